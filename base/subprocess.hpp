@@ -1,0 +1,69 @@
+// Running a child process with limits and a wall-clock timeout.
+//
+// The child gets its own process group; on timeout (or when the caller's
+// cancel flag is set) the whole group gets SIGKILL, and the group is killed
+// again after the main child exits so that stray grandchildren do not outlive
+// it. Output is captured up to a cap. RunProcess blocks the calling thread; it
+// never hangs past timeout + a short drain grace. Thread-safe: may be called
+// from many threads at once (it forks; the child only calls async-signal-safe
+// functions before exec).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.hpp"
+
+namespace accelopt {
+
+struct ProcessLimits {
+  // Each limit is applied with setrlimit in the child when set.
+  std::optional<uint64_t> address_space_bytes;  // RLIMIT_AS
+  std::optional<uint64_t> cpu_seconds;          // RLIMIT_CPU
+  std::optional<uint64_t> file_size_bytes;      // RLIMIT_FSIZE
+  std::optional<uint64_t> open_files;           // RLIMIT_NOFILE
+  std::optional<uint64_t> processes;            // RLIMIT_NPROC (not enforced for root)
+  std::optional<uint64_t> core_bytes = 0;       // RLIMIT_CORE: no core dumps by default
+};
+
+struct ProcessSpec {
+  std::vector<std::string> argv;                 // argv[0] is looked up in PATH
+  std::map<std::string, std::string> env_set;    // added to / overriding the inherited env
+  bool clear_env = false;                        // start from an empty env (then env_set)
+  std::string cwd;                               // empty: inherit
+  std::string stdin_data;                        // written to the child's stdin, then closed
+  std::chrono::milliseconds timeout{60000};      // wall clock; <= 0 means none
+  ProcessLimits limits;
+  bool private_network = false;                  // unshare(CLONE_NEWNET) when permitted
+  size_t max_output_bytes = 1 << 20;             // per stream; the rest is discarded
+  const std::atomic<bool>* cancel = nullptr;     // when it becomes true, the group is killed
+};
+
+struct ProcessResult {
+  enum class Outcome { kExited, kSignaled, kTimedOut, kCancelled };
+  Outcome outcome = Outcome::kExited;
+  int exit_code = -1;           // when kExited
+  int signal = 0;               // when kSignaled
+  std::string stdout_data;
+  std::string stderr_data;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+  bool network_isolated = false;  // private_network was asked for and granted
+  std::chrono::nanoseconds wall{0};
+
+  bool Succeeded() const { return outcome == Outcome::kExited && exit_code == 0; }
+  // "exited with code 2", "killed by signal 11 (Segmentation fault)", "timed out after 5.0 s"
+  std::string Describe() const;
+};
+
+// Starts argv and waits. A non-ok Status only when the process could not be
+// started (fork/pipe failure, argv empty); exec failure in the child is an
+// exit with code 127 and a message on stderr.
+Result<ProcessResult> RunProcess(const ProcessSpec& spec);
+
+}  // namespace accelopt
