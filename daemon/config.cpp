@@ -1,0 +1,190 @@
+#include "daemon/config.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "base/env.hpp"
+#include "base/log.hpp"
+
+namespace accelopt::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+
+Status CheckKeys(const json& obj, const std::string& where, const std::set<std::string>& allowed) {
+  if (!obj.is_object()) return InvalidArgument(where + ": must be an object");
+  for (const auto& [k, v] : obj.items()) {
+    if (!allowed.count(k)) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      return InvalidArgument((where.empty() ? k : where + "." + k) + ": unknown key (expected one of: " + list + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+template <typename T>
+Status Get(const json& obj, const std::string& key, const std::string& where, T& out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return Status::Ok();
+  std::string field = where.empty() ? key : where + "." + key;
+  try {
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!it->is_string()) return InvalidArgument(field + ": must be a string");
+    } else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned>) {
+      if (!it->is_number_integer()) return InvalidArgument(field + ": must be an integer");
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (!it->is_number()) return InvalidArgument(field + ": must be a number");
+    }
+    out = it->get<T>();
+  } catch (const json::exception&) {
+    return InvalidArgument(field + ": wrong type");
+  }
+  return Status::Ok();
+}
+
+std::string Resolve(const std::string& base, const std::string& p) {
+  if (p.empty() || p[0] == '/') return p;
+  return (fs::path(base) / p).lexically_normal().string();
+}
+
+}  // namespace
+
+Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_dir) {
+  DaemonConfig c;
+  ACCELOPT_RETURN_IF_ERROR(CheckKeys(j, "", {"state_dir", "listen", "providers", "roles", "evaluators", "suites",
+                                             "search", "memory", "limits"}));
+  ACCELOPT_RETURN_IF_ERROR(Get(j, "state_dir", "", c.state_dir));
+  c.state_dir = Resolve(base_dir, c.state_dir);
+  if (c.state_dir.empty()) return InvalidArgument("state_dir: must not be empty");
+
+  if (j.contains("listen")) {
+    const json& l = j["listen"];
+    ACCELOPT_RETURN_IF_ERROR(CheckKeys(l, "listen", {"unix", "unix_mode", "tcp", "tcp_token_env", "tcp_token_file"}));
+    ACCELOPT_RETURN_IF_ERROR(Get(l, "unix", "listen", c.unix_socket));
+    std::string mode;
+    ACCELOPT_RETURN_IF_ERROR(Get(l, "unix_mode", "listen", mode));
+    if (!mode.empty()) {
+      char* end = nullptr;
+      unsigned long m = std::strtoul(mode.c_str(), &end, 8);
+      if (*end || m > 0777) return InvalidArgument("listen.unix_mode: must be an octal string like \"0660\"");
+      if (m & 0007) return InvalidArgument("listen.unix_mode: the socket must not be world-accessible");
+      c.unix_mode = static_cast<unsigned>(m);
+    }
+    ACCELOPT_RETURN_IF_ERROR(Get(l, "tcp", "listen", c.tcp));
+    ACCELOPT_RETURN_IF_ERROR(Get(l, "tcp_token_env", "listen", c.tcp_token_env));
+    ACCELOPT_RETURN_IF_ERROR(Get(l, "tcp_token_file", "listen", c.tcp_token_file));
+    if (!c.tcp.empty()) {
+      auto colon = c.tcp.rfind(':');
+      if (colon == std::string::npos || colon + 1 == c.tcp.size())
+        return InvalidArgument("listen.tcp: must be host:port, e.g. 127.0.0.1:7070");
+      if (c.tcp_token_env.empty() && c.tcp_token_file.empty())
+        return InvalidArgument("listen.tcp: TCP needs a bearer token: set listen.tcp_token_env or listen.tcp_token_file");
+    }
+  }
+  c.unix_socket = Resolve(base_dir, c.unix_socket);
+
+  if (j.contains("providers")) {
+    if (!j["providers"].is_object()) return InvalidArgument("providers: must be an object");
+    c.providers = j["providers"];
+  }
+
+  if (j.contains("roles")) {
+    const json& r = j["roles"];
+    ACCELOPT_RETURN_IF_ERROR(CheckKeys(r, "roles", {"planner", "executor", "summarizer"}));
+    for (const auto& [name, rj] : r.items()) {
+      std::string where = "roles." + name;
+      ACCELOPT_RETURN_IF_ERROR(CheckKeys(rj, where, {"provider", "model", "temperature", "max_tokens", "reasoning_effort"}));
+      RoleConfig rc;
+      ACCELOPT_RETURN_IF_ERROR(Get(rj, "provider", where, rc.provider));
+      ACCELOPT_RETURN_IF_ERROR(Get(rj, "model", where, rc.model));
+      ACCELOPT_RETURN_IF_ERROR(Get(rj, "temperature", where, rc.temperature));
+      ACCELOPT_RETURN_IF_ERROR(Get(rj, "max_tokens", where, rc.max_tokens));
+      ACCELOPT_RETURN_IF_ERROR(Get(rj, "reasoning_effort", where, rc.reasoning_effort));
+      if (rc.provider.empty()) return InvalidArgument(where + ".provider: required");
+      if (rc.model.empty()) return InvalidArgument(where + ".model: required");
+      if (!c.providers.contains(rc.provider))
+        return InvalidArgument(where + ".provider: no provider named '" + rc.provider + "' in providers");
+      if (rc.max_tokens <= 0) return InvalidArgument(where + ".max_tokens: must be positive");
+      if (rc.temperature < 0 || rc.temperature > 2) return InvalidArgument(where + ".temperature: must be in [0, 2]");
+      c.roles[name] = rc;
+    }
+  }
+
+  if (j.contains("evaluators")) {
+    const json& e = j["evaluators"];
+    ACCELOPT_RETURN_IF_ERROR(CheckKeys(e, "evaluators", {"cpu", "cuda", "nki"}));
+    for (const auto& [name, ej] : e.items()) {
+      std::string where = "evaluators." + name;
+      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, {"slots", "cache_dir"}));
+      BackendConfig bc;
+      ACCELOPT_RETURN_IF_ERROR(Get(ej, "slots", where, bc.slots));
+      ACCELOPT_RETURN_IF_ERROR(Get(ej, "cache_dir", where, bc.cache_dir));
+      if (bc.slots < 1 || bc.slots > 256) return InvalidArgument(where + ".slots: must be between 1 and 256");
+      bc.cache_dir = bc.cache_dir.empty() ? c.state_dir + "/cache/" + name : Resolve(base_dir, bc.cache_dir);
+      c.evaluators[name] = bc;
+    }
+  }
+  if (c.evaluators.empty()) c.evaluators["cpu"] = BackendConfig{1, c.state_dir + "/cache/cpu"};
+
+  if (j.contains("suites")) {
+    const json& s = j["suites"];
+    if (!s.is_object()) return InvalidArgument("suites: must be an object of name -> folder");
+    for (const auto& [name, v] : s.items()) {
+      if (!v.is_string()) return InvalidArgument("suites." + name + ": must be a folder path");
+      c.suites[name] = Resolve(base_dir, v.get<std::string>());
+    }
+  }
+
+  if (j.contains("search")) {
+    if (!j["search"].is_object()) return InvalidArgument("search: must be an object");
+    c.search = j["search"];
+  }
+  if (j.contains("memory")) {
+    ACCELOPT_RETURN_IF_ERROR(CheckKeys(j["memory"], "memory", {"default_bank"}));
+    ACCELOPT_RETURN_IF_ERROR(Get(j["memory"], "default_bank", "memory", c.default_memory_bank));
+  }
+  if (j.contains("limits")) {
+    ACCELOPT_RETURN_IF_ERROR(CheckKeys(j["limits"], "limits", {"max_active_campaigns", "llm_share_per_campaign"}));
+    ACCELOPT_RETURN_IF_ERROR(Get(j["limits"], "max_active_campaigns", "limits", c.max_active_campaigns));
+    ACCELOPT_RETURN_IF_ERROR(Get(j["limits"], "llm_share_per_campaign", "limits", c.llm_share_per_campaign));
+    if (c.max_active_campaigns < 1) return InvalidArgument("limits.max_active_campaigns: must be at least 1");
+    if (c.llm_share_per_campaign <= 0 || c.llm_share_per_campaign > 1)
+      return InvalidArgument("limits.llm_share_per_campaign: must be in (0, 1]");
+  }
+  return c;
+}
+
+Result<DaemonConfig> LoadDaemonConfig(const std::string& path) {
+  auto j = ReadJsonFile(path);
+  if (!j.ok()) return j.status();
+  auto base = fs::path(path).parent_path().string();
+  auto c = ParseDaemonConfig(*j, base.empty() ? "." : base);
+  if (!c.ok()) return c.status().WithContext(path);
+  return c;
+}
+
+Result<std::string> LoadTcpToken(const DaemonConfig& config) {
+  std::string token;
+  if (!config.tcp_token_env.empty()) {
+    const char* v = std::getenv(config.tcp_token_env.c_str());
+    if (!v || !*v) return InvalidArgument("listen.tcp_token_env: environment variable " + config.tcp_token_env + " is not set");
+    token = v;
+  } else if (!config.tcp_token_file.empty()) {
+    std::string path = config.tcp_token_file;
+    if (path[0] != '/') {
+      const char* creds = std::getenv("CREDENTIALS_DIRECTORY");
+      if (creds) path = std::string(creds) + "/" + path;
+    }
+    auto data = Env::Default()->ReadFile(path);
+    if (!data.ok()) return InvalidArgument("listen.tcp_token_file: cannot read " + path);
+    token = *data;
+    while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
+  }
+  if (!token.empty() && token.size() < 16) return InvalidArgument("listen: the TCP token must be at least 16 characters");
+  RegisterSecret(token);
+  return token;
+}
+
+}  // namespace accelopt::daemon

@@ -1,0 +1,56 @@
+// acceloptd's configuration: one JSON file, comments allowed, unknown keys
+// are errors. Every error names the exact field ("listen.tcp: ...").
+//
+// Sections that belong to other parts are validated by them: "providers" by
+// llm/ (the daemon passes the raw JSON on) and the search defaults by
+// workflows/. This file owns the daemon's own fields and their defaults.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "base/json.hpp"
+#include "base/status.hpp"
+
+namespace accelopt::daemon {
+
+struct RoleConfig {
+  std::string provider;            // a key of "providers"
+  std::string model;               // a model of that provider
+  double temperature = 1.0;
+  int max_tokens = 16384;
+  std::string reasoning_effort;    // "", "low", "medium", "high"
+};
+
+struct BackendConfig {
+  int slots = 1;                   // evaluations at once on this backend
+  std::string cache_dir;           // default: <state_dir>/cache/<backend>
+};
+
+struct DaemonConfig {
+  std::string state_dir = "/var/lib/accelopt";
+  std::string unix_socket = "/run/accelopt/acceloptd.sock";
+  unsigned unix_mode = 0660;
+  std::string tcp;                 // "host:port"; empty: no TCP
+  std::string tcp_token_env;       // name of an env var holding the token
+  std::string tcp_token_file;      // or a file (relative: $CREDENTIALS_DIRECTORY)
+  json providers = json::object(); // validated by llm/
+  std::map<std::string, RoleConfig> roles;          // planner, executor, summarizer
+  std::map<std::string, BackendConfig> evaluators;  // "cpu", ...
+  std::map<std::string, std::string> suites;        // name -> folder
+  json search = json::object();    // default search parameters for campaigns
+  std::string default_memory_bank = "default";
+  int max_active_campaigns = 8;
+  double llm_share_per_campaign = 0.5;  // fairness: at most this share of a provider's slots per campaign
+};
+
+// Parses and validates. `base_dir` resolves relative paths (the config
+// file's folder).
+Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_dir);
+Result<DaemonConfig> LoadDaemonConfig(const std::string& path);
+
+// Reads the TCP bearer token from the env var or file named in the config.
+// Registers it as a secret. Empty when none is configured.
+Result<std::string> LoadTcpToken(const DaemonConfig& config);
+
+}  // namespace accelopt::daemon

@@ -1,0 +1,217 @@
+#include "daemon/http_server.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/json.hpp"
+#include "base/log.hpp"
+
+namespace accelopt::daemon {
+namespace beast = boost::beast;
+using tcp = net::ip::tcp;
+using unix_proto = net::local::stream_protocol;
+
+HttpResponse JsonResponse(http::status status, const std::string& body, unsigned version,
+                          bool keep_alive) {
+  HttpResponse res{status, version};
+  res.set(http::field::server, "acceloptd");
+  res.set(http::field::content_type, "application/json");
+  res.keep_alive(keep_alive);
+  res.body() = body;
+  res.prepare_payload();
+  return res;
+}
+
+namespace {
+
+HttpResponse ErrorResponse(http::status status, const char* code, const std::string& message,
+                           unsigned version) {
+  json j = {{"error", {{"code", code}, {"message", message}}}};
+  return JsonResponse(status, Dump(j), version, false);
+}
+
+// One connection. Stream is beast::tcp_stream or a basic_stream over a
+// Unix socket; both have expires_after and an executor that is a strand.
+template <class Stream>
+class Session : public std::enable_shared_from_this<Session<Stream>> {
+ public:
+  Session(Stream stream, HttpHandler* handler, const HttpServerOptions* opts, bool require_token)
+      : stream_(std::move(stream)), handler_(handler), opts_(opts), require_token_(require_token) {}
+
+  void Start() {
+    net::dispatch(stream_.get_executor(), [self = this->shared_from_this()] { self->Read(); });
+  }
+
+ private:
+  void Read() {
+    parser_.emplace();
+    parser_->body_limit(opts_->body_limit);
+    parser_->header_limit(64 * 1024);
+    stream_.expires_after(opts_->read_timeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                       self->OnRead(ec);
+                     });
+  }
+
+  void OnRead(beast::error_code ec) {
+    if (ec == http::error::end_of_stream || ec == net::error::eof) return Close();
+    if (ec == http::error::body_limit) {
+      return Write(ErrorResponse(http::status::payload_too_large, "body_too_large",
+                                 "request body exceeds " + std::to_string(opts_->body_limit) + " bytes", 11));
+    }
+    if (ec) {
+      if (ec != beast::error::timeout && ec != net::error::operation_aborted) {
+        // Malformed request: answer 400 once, then close.
+        return Write(ErrorResponse(http::status::bad_request, "bad_request", "malformed HTTP request", 11));
+      }
+      return Close();
+    }
+    HttpRequest req = parser_->release();
+    stream_.expires_never();  // a long-poll answer may take a while
+    unsigned version = req.version();
+    if (require_token_) {
+      auto it = req.find(http::field::authorization);
+      std::string expected = "Bearer " + opts_->bearer_token;
+      bool ok = it != req.end() && it->value().size() == expected.size() &&
+                CRYPTO_memcmp_like(std::string(it->value()), expected);
+      if (!ok) {
+        auto res = ErrorResponse(http::status::unauthorized, "unauthorized",
+                                 "missing or wrong bearer token", version);
+        res.set(http::field::www_authenticate, "Bearer");
+        return Write(std::move(res));
+      }
+    }
+    keep_alive_ = req.keep_alive();
+    auto self = this->shared_from_this();
+    Respond respond = [self, version](HttpResponse res) {
+      net::post(self->stream_.get_executor(), [self, version, res = std::move(res)]() mutable {
+        res.version(version);
+        res.keep_alive(self->keep_alive_ && res.keep_alive());
+        self->Write(std::move(res));
+      });
+    };
+    try {
+      (*handler_)(std::move(req), std::move(respond));
+    } catch (const std::exception& e) {
+      LogError(std::string("http handler threw: ") + e.what());
+      Write(ErrorResponse(http::status::internal_server_error, "internal", "internal error", version));
+    }
+  }
+
+  static bool CRYPTO_memcmp_like(const std::string& a, const std::string& b) {
+    unsigned char diff = 0;
+    for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return diff == 0;
+  }
+
+  void Write(HttpResponse res) {
+    auto sp = std::make_shared<HttpResponse>(std::move(res));
+    bool close = !sp->keep_alive();
+    stream_.expires_after(std::chrono::seconds(60));
+    http::async_write(stream_, *sp, [self = this->shared_from_this(), sp, close](beast::error_code ec, size_t) {
+      if (ec || close) return self->Close();
+      self->Read();
+    });
+  }
+
+  void Close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(net::socket_base::shutdown_send, ec);
+    stream_.socket().close(ec);
+  }
+
+  Stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  HttpHandler* handler_;
+  const HttpServerOptions* opts_;
+  bool require_token_;
+  bool keep_alive_ = true;
+};
+
+using UnixStream = beast::basic_stream<unix_proto, net::any_io_executor, beast::unlimited_rate_policy>;
+
+}  // namespace
+
+struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
+  net::io_context& ioc;
+  HttpHandler handler;
+  HttpServerOptions opts;
+  std::optional<unix_proto::acceptor> unix_acceptor;
+  std::optional<tcp::acceptor> tcp_acceptor;
+  std::string unix_path;
+
+  Impl(net::io_context& i, HttpHandler h, HttpServerOptions o) : ioc(i), handler(std::move(h)), opts(std::move(o)) {}
+
+  void AcceptUnix() {
+    unix_acceptor->async_accept(net::make_strand(ioc), [self = shared_from_this()](beast::error_code ec, unix_proto::socket s) {
+      if (ec == net::error::operation_aborted || !self->unix_acceptor || !self->unix_acceptor->is_open()) return;
+      if (!ec) {
+        std::make_shared<Session<UnixStream>>(UnixStream(std::move(s)), &self->handler, &self->opts, false)->Start();
+      }
+      self->AcceptUnix();
+    });
+  }
+
+  void AcceptTcp() {
+    tcp_acceptor->async_accept(net::make_strand(ioc), [self = shared_from_this()](beast::error_code ec, tcp::socket s) {
+      if (ec == net::error::operation_aborted || !self->tcp_acceptor || !self->tcp_acceptor->is_open()) return;
+      if (!ec) {
+        std::make_shared<Session<beast::tcp_stream>>(beast::tcp_stream(std::move(s)), &self->handler, &self->opts, true)->Start();
+      }
+      self->AcceptTcp();
+    });
+  }
+};
+
+HttpServer::HttpServer(net::io_context& ioc, HttpHandler handler, HttpServerOptions options)
+    : impl_(std::make_shared<Impl>(ioc, std::move(handler), std::move(options))) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+Status HttpServer::ListenUnix(const std::string& path, unsigned mode) {
+  beast::error_code ec;
+  ::unlink(path.c_str());  // a stale socket from a dead daemon; the state-dir lock guards a live one
+  impl_->unix_acceptor.emplace(impl_->ioc);
+  unix_proto::endpoint ep(path);
+  impl_->unix_acceptor->open(ep.protocol(), ec);
+  if (!ec) impl_->unix_acceptor->bind(ep, ec);
+  if (ec) return IOError("cannot bind unix socket " + path + ": " + ec.message());
+  if (::chmod(path.c_str(), mode) != 0) return IOError("cannot chmod " + path);
+  impl_->unix_acceptor->listen(net::socket_base::max_listen_connections, ec);
+  if (ec) return IOError("cannot listen on " + path + ": " + ec.message());
+  impl_->unix_path = path;
+  impl_->AcceptUnix();
+  return Status::Ok();
+}
+
+Status HttpServer::ListenTcp(const std::string& host, unsigned short port) {
+  if (impl_->opts.bearer_token.empty()) {
+    return FailedPrecondition("TCP listening requires a bearer token (listen.tcp_token_env or listen.tcp_token_file)");
+  }
+  beast::error_code ec;
+  auto addr = net::ip::make_address(host, ec);
+  if (ec) return InvalidArgument("bad TCP listen address '" + host + "'");
+  tcp::endpoint ep(addr, port);
+  impl_->tcp_acceptor.emplace(impl_->ioc);
+  impl_->tcp_acceptor->open(ep.protocol(), ec);
+  if (!ec) impl_->tcp_acceptor->set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) impl_->tcp_acceptor->bind(ep, ec);
+  if (!ec) impl_->tcp_acceptor->listen(net::socket_base::max_listen_connections, ec);
+  if (ec) return IOError("cannot listen on " + host + ":" + std::to_string(port) + ": " + ec.message());
+  tcp_port_ = impl_->tcp_acceptor->local_endpoint().port();
+  impl_->AcceptTcp();
+  return Status::Ok();
+}
+
+void HttpServer::Stop() {
+  beast::error_code ec;
+  if (impl_->unix_acceptor && impl_->unix_acceptor->is_open()) {
+    impl_->unix_acceptor->close(ec);
+    if (!impl_->unix_path.empty()) ::unlink(impl_->unix_path.c_str());
+  }
+  if (impl_->tcp_acceptor && impl_->tcp_acceptor->is_open()) impl_->tcp_acceptor->close(ec);
+}
+
+}  // namespace accelopt::daemon
