@@ -1,0 +1,281 @@
+// Campaign subcommands: submit, list, get, events, wait, cancel/pause/resume,
+// best, report.
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.hpp"
+
+namespace accelopt::cli {
+namespace {
+
+bool IsTerminal(const std::string& state) {
+  return state == "completed" || state == "failed" || state == "cancelled" || state == "budget_exhausted";
+}
+
+std::string Path(const std::string& id, const std::string& rest = "") { return "/v1/campaigns/" + id + rest; }
+
+// --set a.b=3 writes 3 (parsed as JSON if it parses, else a string) at a.b.
+void ApplySet(json& spec, const std::string& kv) {
+  auto eq = kv.find('=');
+  std::string key = kv.substr(0, eq);
+  std::string val = eq == std::string::npos ? "true" : kv.substr(eq + 1);
+  auto parsed = ParseJson(val);
+  json* node = &spec;
+  size_t pos = 0;
+  while (true) {
+    auto dot = key.find('.', pos);
+    std::string part = key.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+    if (dot == std::string::npos) {
+      (*node)[part] = parsed.ok() ? *parsed : json(val);
+      break;
+    }
+    node = &(*node)[part];
+    pos = dot + 1;
+  }
+}
+
+void PrintSummary(const json& c) {
+  std::cout << "campaign " << c.value("id", "?") << ": " << c.value("state", "?") << "\n";
+  if (c.contains("spend")) {
+    const auto& s = c["spend"];
+    std::cout << "spend: $" << FormatDouble(s.value("cost_usd", 0.0), 4) << ", " << s.value("tokens", 0)
+              << " tokens, " << s.value("llm_calls", 0) << " LLM calls, " << s.value("evaluations", 0)
+              << " evaluations\n";
+  }
+  if (c.contains("error") && !c["error"].is_null()) std::cout << "error: " << JsonToCell(c["error"]) << "\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : c.value("problems", json::array())) {
+    rows.push_back({p.value("name", "?"), std::to_string(p.value("iteration", 0)) + "/" + std::to_string(p.value("iterations", 0)),
+                    p.contains("baseline_us") && p["baseline_us"].is_number() ? FormatMicros(p["baseline_us"].get<double>()) : "-",
+                    p.contains("best_us") && p["best_us"].is_number() ? FormatMicros(p["best_us"].get<double>()) : "-",
+                    p.contains("speedup") && p["speedup"].is_number() ? FormatDouble(p["speedup"].get<double>()) + "x" : "-",
+                    p.contains("percent_of_peak") && p["percent_of_peak"].is_number() ? FormatDouble(p["percent_of_peak"].get<double>(), 1) + "%" : "-",
+                    p.value("status", "")});
+  }
+  if (!rows.empty()) PrintTable({"PROBLEM", "ITER", "BASELINE", "BEST", "SPEEDUP", "%PEAK", "STATUS"}, rows);
+}
+
+}  // namespace
+
+int ExitCodeForState(const std::string& state) {
+  if (state == "failed") return kExitFailed;
+  if (state == "cancelled") return kExitCancelled;
+  if (state == "budget_exhausted") return kExitBudget;
+  return kExitOk;
+}
+
+int CmdSubmit(ApiClient& api, const Options& o) {
+  json spec = json::object();
+  if (!o.args.empty()) {
+    auto j = ReadJsonFile(o.args[0]);
+    if (!j.ok()) {
+      std::cerr << "acceloptctl: " << j.status().message() << "\n";
+      return kExitUsage;
+    }
+    spec = *j;
+  }
+  if (!o.problems.empty()) spec["problems"] = o.problems;
+  for (const auto& s : o.sets) ApplySet(spec, s);
+  json body = {{"spec", spec}};
+  if (!o.idempotency_key.empty()) body["idempotency_key"] = o.idempotency_key;
+  auto r = api.Call("POST", "/v1/campaigns", &body);
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  std::string id = r->body.value("id", "");
+  if (o.json_output && !o.wait && !o.follow) {
+    std::cout << Dump(r->body, 2) << "\n";
+  } else if (!o.json_output) {
+    std::cerr << (r->body.value("created", true) ? "submitted campaign " : "already submitted: campaign ") << id << "\n";
+    if (!o.wait && !o.follow) std::cout << id << "\n";
+  }
+  if (o.wait || o.follow) return FollowCampaign(api, id, o, o.follow);
+  return kExitOk;
+}
+
+int CmdList(ApiClient& api, const Options& o) {
+  auto r = api.Call("GET", "/v1/campaigns");
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  if (o.json_output) {
+    std::cout << Dump(r->body, 2) << "\n";
+    return kExitOk;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : r->body.value("campaigns", json::array())) {
+    const auto spend = c.value("spend", json::object());
+    rows.push_back({c.value("id", "?"), c.value("state", "?"), std::to_string(c.value("problems", json::array()).size()),
+                    "$" + FormatDouble(spend.value("cost_usd", 0.0), 4), std::to_string(spend.value("llm_calls", 0)),
+                    std::to_string(spend.value("evaluations", 0))});
+  }
+  PrintTable({"ID", "STATE", "PROBLEMS", "COST", "LLM CALLS", "EVALS"}, rows);
+  return kExitOk;
+}
+
+int CmdGet(ApiClient& api, const Options& o) {
+  if (o.args.empty()) { std::cerr << "acceloptctl get: campaign id required\n"; return kExitUsage; }
+  auto r = api.Call("GET", Path(o.args[0]));
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  if (o.json_output) std::cout << Dump(r->body, 2) << "\n"; else PrintSummary(r->body);
+  return kExitOk;
+}
+
+int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool print_events) {
+  using clock = std::chrono::steady_clock;
+  auto deadline = o.timeout_s > 0 ? clock::now() + std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000))
+                                  : clock::time_point::max();
+  int64_t after = 0;
+  bool tty = isatty(2);
+  while (true) {
+    auto r = api.Call("GET", Path(id, "/events?after=" + std::to_string(after) + "&wait=10&limit=500"), nullptr,
+                      std::chrono::seconds(40));
+    if (!r.ok()) return TransportError(r.status());
+    if (r->http_status >= 300) return ReplyError(*r);
+    for (const auto& e : r->body.value("events", json::array())) {
+      if (print_events) {
+        if (o.json_output) {
+          std::cout << Dump(e) << "\n";
+        } else {
+          std::cout << e.value("version", 0) << "  " << e.value("type", "?") << "  "
+                    << Dump(e.value("data", json::object())).substr(0, 160) << "\n";
+        }
+        std::cout.flush();
+      }
+    }
+    after = r->body.value("next", after);
+    auto s = api.Call("GET", Path(id));
+    if (!s.ok()) return TransportError(s.status());
+    if (s->http_status >= 300) return ReplyError(*s);
+    std::string state = s->body.value("state", "");
+    if (!print_events && tty) {
+      std::string line;
+      for (const auto& p : s->body.value("problems", json::array())) {
+        line += p.value("name", "?") + " " + std::to_string(p.value("iteration", 0)) + "/" +
+                std::to_string(p.value("iterations", 0));
+        if (p.contains("speedup") && p["speedup"].is_number()) line += " " + FormatDouble(p["speedup"].get<double>()) + "x";
+        line += "  ";
+      }
+      std::cerr << "\r\033[K[" << state << "] " << line.substr(0, 150) << std::flush;
+    }
+    if (IsTerminal(state)) {
+      if (!print_events && tty) std::cerr << "\n";
+      if (o.json_output && !print_events) std::cout << Dump(s->body, 2) << "\n";
+      else if (!print_events) PrintSummary(s->body);
+      else std::cerr << "campaign " << id << " ended: " << state << "\n";
+      return ExitCodeForState(state);
+    }
+    if (clock::now() >= deadline) {
+      std::cerr << "\nacceloptctl: timed out waiting for campaign " << id << " (state " << state << ")\n";
+      return kExitTimeout;
+    }
+  }
+}
+
+int CmdEvents(ApiClient& api, const Options& o) {
+  if (o.args.empty()) { std::cerr << "acceloptctl events: campaign id required\n"; return kExitUsage; }
+  if (o.follow) return FollowCampaign(api, o.args[0], o, true);
+  auto r = api.Call("GET", Path(o.args[0], "/events?after=0&limit=100000"));
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  for (const auto& e : r->body.value("events", json::array())) {
+    if (o.json_output) std::cout << Dump(e) << "\n";
+    else std::cout << e.value("version", 0) << "  " << e.value("type", "?") << "  " << Dump(e.value("data", json::object())).substr(0, 160) << "\n";
+  }
+  return kExitOk;
+}
+
+int CmdWait(ApiClient& api, const Options& o) {
+  if (o.args.empty()) { std::cerr << "acceloptctl wait: campaign id required\n"; return kExitUsage; }
+  return FollowCampaign(api, o.args[0], o, false);
+}
+
+int CmdControl(ApiClient& api, const Options& o, const std::string& action) {
+  if (o.args.empty()) { std::cerr << "acceloptctl " << action << ": campaign id required\n"; return kExitUsage; }
+  auto r = api.Call("POST", Path(o.args[0], "/" + action));
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  if (o.json_output) std::cout << Dump(r->body, 2) << "\n";
+  else std::cerr << "campaign " << o.args[0] << ": " << r->body.value("state", "?") << "\n";
+  return kExitOk;
+}
+
+int CmdBest(ApiClient& api, const Options& o) {
+  if (o.args.empty()) { std::cerr << "acceloptctl best: campaign id required\n"; return kExitUsage; }
+  auto r = api.Call("GET", Path(o.args[0], "/best"));
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  if (!o.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out_dir, ec);
+    if (ec) { std::cerr << "acceloptctl best: cannot create " << o.out_dir << ": " << ec.message() << "\n"; return kExitError; }
+    for (const auto& b : r->body.value("best", json::array())) {
+      std::string name = b.value("problem", "kernel");
+      std::string path = o.out_dir + "/" + name + ".cpp";
+      std::ofstream(path) << b.value("source", "");
+      std::cerr << "wrote " << path << "\n";
+    }
+  }
+  if (o.json_output) {
+    std::cout << Dump(r->body, 2) << "\n";
+  } else {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& b : r->body.value("best", json::array())) {
+      rows.push_back({b.value("problem", "?"), b.value("candidate", "-"),
+                      b.contains("latency_us") && b["latency_us"].is_number() ? FormatMicros(b["latency_us"].get<double>()) : "-",
+                      b.contains("speedup") && b["speedup"].is_number() ? FormatDouble(b["speedup"].get<double>()) + "x" : "-",
+                      b.contains("percent_of_peak") && b["percent_of_peak"].is_number() ? FormatDouble(b["percent_of_peak"].get<double>(), 1) + "%" : "-"});
+    }
+    PrintTable({"PROBLEM", "CANDIDATE", "LATENCY", "SPEEDUP", "%PEAK"}, rows);
+  }
+  return kExitOk;
+}
+
+int CmdReport(ApiClient& api, const Options& o) {
+  if (o.args.empty()) { std::cerr << "acceloptctl report: campaign id required\n"; return kExitUsage; }
+  auto r = api.Call("GET", Path(o.args[0], "/report"));
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  if (o.json_output) {
+    std::cout << Dump(r->body, 2) << "\n";
+    return kExitOk;
+  }
+  const json& rep = r->body;
+  // % of peak per problem per iteration.
+  size_t iters = 0;
+  for (const auto& p : rep.value("problems", json::array()))
+    iters = std::max(iters, p.value("percent_of_peak_by_iteration", json::array()).size());
+  std::vector<std::string> headers = {"PROBLEM", "BASELINE%"};
+  for (size_t i = 0; i < iters; ++i) headers.push_back("it" + std::to_string(i));
+  headers.push_back("SPEEDUP");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : rep.value("problems", json::array())) {
+    std::vector<std::string> row = {p.value("problem", "?"), JsonToCell(p.value("baseline_percent_of_peak", json()))};
+    auto by = p.value("percent_of_peak_by_iteration", json::array());
+    for (size_t i = 0; i < iters; ++i) row.push_back(i < by.size() ? JsonToCell(by[i]) : "");
+    row.push_back(p.contains("speedup") && p["speedup"].is_number() ? FormatDouble(p["speedup"].get<double>()) + "x" : "-");
+    rows.push_back(row);
+  }
+  std::cout << "% of peak per problem and iteration\n";
+  PrintTable(headers, rows);
+  if (rep.contains("geomean_percent_of_peak"))
+    std::cout << "geometric mean: " << JsonToCell(rep["geomean_baseline_percent_of_peak"]) << "% -> "
+              << JsonToCell(rep["geomean_percent_of_peak"]) << "% of peak\n";
+  std::vector<std::vector<std::string>> cost_rows;
+  for (const auto& c : rep.value("cost", json::array())) {
+    cost_rows.push_back({c.value("role", "?"), c.value("model", "?"), std::to_string(c.value("calls", 0)),
+                         std::to_string(c.value("input_tokens", 0)), std::to_string(c.value("output_tokens", 0)),
+                         "$" + FormatDouble(c.value("cost_usd", 0.0), 4)});
+  }
+  if (!cost_rows.empty()) {
+    std::cout << "\ncost per role and model\n";
+    PrintTable({"ROLE", "MODEL", "CALLS", "IN TOKENS", "OUT TOKENS", "COST"}, cost_rows);
+  }
+  return kExitOk;
+}
+
+}  // namespace accelopt::cli

@@ -1,0 +1,53 @@
+// acceloptctl's subcommands, as a table (after ninja's tools). Each command
+// takes the parsed options and a connected client and returns an exit code
+// (see output.hpp).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/api_client.hpp"
+#include "cli/output.hpp"
+
+namespace accelopt::cli {
+
+struct Options {
+  bool json_output = false;        // -o json
+  std::vector<std::string> args;   // positional arguments after the subcommand
+  std::string idempotency_key;     // submit
+  bool wait = false;               // submit --wait
+  bool follow = false;             // submit --follow, events -f
+  double timeout_s = 0;            // wait/--wait: 0 = forever
+  std::string out_dir;             // best --out
+  std::vector<std::string> sets;   // submit --set key=value (JSON values allowed)
+  std::vector<std::string> problems;  // submit --problem
+  std::string file;                // memory import FILE, redistill spec
+  std::string format;              // memory import --format accelopt|bank
+};
+
+// Maps an API reply to an exit code, printing the error on stderr.
+int ReplyError(const ApiReply& reply);
+// Prints a Status (unreachable, timeout) and returns its exit code.
+int TransportError(const Status& status);
+
+int CmdSubmit(ApiClient& api, const Options& o);
+int CmdList(ApiClient& api, const Options& o);
+int CmdGet(ApiClient& api, const Options& o);
+int CmdEvents(ApiClient& api, const Options& o);
+int CmdWait(ApiClient& api, const Options& o);
+int CmdControl(ApiClient& api, const Options& o, const std::string& action);  // cancel|pause|resume
+int CmdBest(ApiClient& api, const Options& o);
+int CmdReport(ApiClient& api, const Options& o);
+int CmdMemory(ApiClient& api, const Options& o);
+int CmdSuites(ApiClient& api, const Options& o);
+int CmdBaseline(ApiClient& api, const Options& o);
+int CmdCalibrate(ApiClient& api, const Options& o);
+int CmdHealth(ApiClient& api, const Options& o);
+
+// Follows a campaign's events until it ends, drawing progress on stderr.
+// Returns the exit code for the campaign's final state.
+int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool print_events);
+int ExitCodeForState(const std::string& state);
+
+}  // namespace accelopt::cli

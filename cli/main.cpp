@@ -1,0 +1,115 @@
+// acceloptctl: drive acceloptd over its HTTP API.
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "base/env.hpp"
+#include "cli/commands.hpp"
+
+using namespace accelopt::cli;
+
+int main(int argc, char** argv) {
+  CLI::App app{"acceloptctl: submit and follow kernel-optimization campaigns on acceloptd"};
+  app.footer(std::string(kExitCodesHelp) +
+             "\nEnvironment: ACCELOPT_SOCKET (Unix socket), ACCELOPT_URL (http://host:port),\n"
+             "  ACCELOPT_TOKEN_FILE (bearer token for TCP; the token itself is never printed).");
+  app.require_subcommand(1);
+  std::string socket_path = std::getenv("ACCELOPT_SOCKET") ? std::getenv("ACCELOPT_SOCKET") : "/run/accelopt/acceloptd.sock";
+  std::string url = std::getenv("ACCELOPT_URL") ? std::getenv("ACCELOPT_URL") : "";
+  std::string token_file = std::getenv("ACCELOPT_TOKEN_FILE") ? std::getenv("ACCELOPT_TOKEN_FILE") : "";
+  std::string output = "table";
+  app.add_option("--socket", socket_path, "acceloptd's Unix socket")->capture_default_str();
+  app.add_option("--url", url, "acceloptd over TCP, e.g. http://127.0.0.1:7070 (needs a token file)");
+  app.add_option("--token-file", token_file, "file holding the bearer token for --url");
+  app.add_option("-o,--output", output, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+
+  Options o;
+  auto positional = [&](CLI::App* c, const std::string& name, const std::string& help, bool required = true) {
+    auto* opt = c->add_option(name, o.args, help);
+    if (required) opt->required();
+  };
+
+  auto* submit = app.add_subcommand("submit", "submit a campaign from a spec file and/or flags");
+  positional(submit, "spec", "campaign spec (JSON), e.g. /etc/accelopt/quick.json", false);
+  submit->add_option("--idempotency-key", o.idempotency_key, "a repeated submit with this key returns the first campaign");
+  submit->add_option("--problem", o.problems, "problem to optimize (repeatable), e.g. cpu/silu");
+  submit->add_option("--set", o.sets, "override a spec field: --set search.T=4 (repeatable)");
+  submit->add_flag("--wait", o.wait, "wait until the campaign ends, then print its summary");
+  submit->add_flag("--follow", o.follow, "print the campaign's events until it ends");
+  submit->add_option("--timeout", o.timeout_s, "with --wait/--follow: give up after this many seconds");
+
+  auto* list = app.add_subcommand("list", "list campaigns");
+  auto* get = app.add_subcommand("get", "show one campaign");
+  positional(get, "id", "campaign id");
+  auto* events = app.add_subcommand("events", "print a campaign's events");
+  positional(events, "id", "campaign id");
+  events->add_flag("-f,--follow", o.follow, "keep printing new events until the campaign ends");
+  auto* wait = app.add_subcommand("wait", "wait for a campaign to end (progress on stderr)");
+  positional(wait, "id", "campaign id");
+  wait->add_option("--timeout", o.timeout_s, "give up after this many seconds (exit 7)");
+  auto* cancel = app.add_subcommand("cancel", "cancel a campaign");
+  positional(cancel, "id", "campaign id");
+  auto* pause = app.add_subcommand("pause", "pause a campaign (in-flight work finishes)");
+  positional(pause, "id", "campaign id");
+  auto* resume = app.add_subcommand("resume", "resume a paused campaign");
+  positional(resume, "id", "campaign id");
+  auto* best = app.add_subcommand("best", "show the best kernel of each problem; --out writes them");
+  positional(best, "id", "campaign id");
+  best->add_option("--out", o.out_dir, "folder to write <problem>.cpp files into");
+  auto* report = app.add_subcommand("report", "% of peak per problem per iteration, speedups, cost per role");
+  positional(report, "id", "campaign id");
+  auto* memory = app.add_subcommand("memory", "optimization memory banks: list | show BANK | export BANK | import BANK --file F | rebuild BANK | redistill BANK [--file SPEC]");
+  positional(memory, "args", "subcommand and bank");
+  memory->add_option("--file", o.file, "input file for import / redistill");
+  memory->add_option("--format", o.format, "import format: bank or accelopt (AccelOpt experience list); default auto");
+  auto* suites = app.add_subcommand("suites", "list suites and problems");
+  auto* baseline = app.add_subcommand("baseline", "evaluate every baseline of a suite");
+  positional(baseline, "suite", "suite name (default cpu)", false);
+  auto* calibrate = app.add_subcommand("calibrate", "measure the machine's peaks for a backend");
+  positional(calibrate, "backend", "backend (default cpu)", false);
+  auto* health = app.add_subcommand("health", "is the daemon healthy? (exit 0 if so)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitUsage;
+  }
+  o.json_output = output == "json";
+
+  Endpoint ep;
+  ep.socket_path = socket_path;
+  ep.url = url;
+  if (!url.empty()) {
+    if (token_file.empty()) {
+      std::cerr << "acceloptctl: --url needs --token-file (or ACCELOPT_TOKEN_FILE)\n";
+      return kExitUsage;
+    }
+    auto t = accelopt::Env::Default()->ReadFile(token_file);
+    if (!t.ok()) {
+      std::cerr << "acceloptctl: cannot read token file " << token_file << "\n";
+      return kExitUsage;
+    }
+    ep.token = *t;
+    while (!ep.token.empty() && (ep.token.back() == '\n' || ep.token.back() == '\r')) ep.token.pop_back();
+  }
+  ApiClient api(ep);
+
+  if (submit->parsed()) return CmdSubmit(api, o);
+  if (list->parsed()) return CmdList(api, o);
+  if (get->parsed()) return CmdGet(api, o);
+  if (events->parsed()) return CmdEvents(api, o);
+  if (wait->parsed()) return CmdWait(api, o);
+  if (cancel->parsed()) return CmdControl(api, o, "cancel");
+  if (pause->parsed()) return CmdControl(api, o, "pause");
+  if (resume->parsed()) return CmdControl(api, o, "resume");
+  if (best->parsed()) return CmdBest(api, o);
+  if (report->parsed()) return CmdReport(api, o);
+  if (memory->parsed()) return CmdMemory(api, o);
+  if (suites->parsed()) return CmdSuites(api, o);
+  if (baseline->parsed()) return CmdBaseline(api, o);
+  if (calibrate->parsed()) return CmdCalibrate(api, o);
+  if (health->parsed()) return CmdHealth(api, o);
+  return kExitUsage;
+}

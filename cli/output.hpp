@@ -1,0 +1,34 @@
+// How acceloptctl prints: tables for people (stdout), JSON with -o json
+// (stdout), messages on stderr. Exit codes are documented here and in --help.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/json.hpp"
+
+namespace accelopt::cli {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitError = 1,          // the daemon answered with an error
+  kExitUsage = 2,          // bad command line
+  kExitUnreachable = 3,    // no daemon at the socket / URL
+  kExitNotFound = 4,       // no such campaign, bank, suite
+  kExitFailed = 5,         // the campaign ended failed
+  kExitCancelled = 6,      // the campaign was cancelled
+  kExitTimeout = 7,        // --timeout passed while waiting
+  kExitBudget = 8,         // the campaign ended because a budget ran out
+};
+
+extern const char* kExitCodesHelp;
+
+// Prints rows under headers with aligned columns.
+void PrintTable(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows);
+
+// Short human forms of numbers.
+std::string FormatDouble(double v, int precision = 2);
+std::string FormatMicros(double us);
+std::string JsonToCell(const json& v);
+
+}  // namespace accelopt::cli

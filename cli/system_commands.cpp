@@ -1,0 +1,151 @@
+// Memory banks, suites, baseline profiling, calibration, health; and the
+// shared error printing.
+#include <iostream>
+
+#include "cli/commands.hpp"
+
+namespace accelopt::cli {
+
+int ReplyError(const ApiReply& reply) {
+  std::string code = "error", message;
+  if (reply.body.contains("error") && reply.body["error"].is_object()) {
+    code = reply.body["error"].value("code", "error");
+    message = reply.body["error"].value("message", "");
+  } else {
+    message = Dump(reply.body);
+  }
+  std::cerr << "acceloptctl: " << code << ": " << message << " (HTTP " << reply.http_status << ")\n";
+  if (reply.http_status == 404) return kExitNotFound;
+  return kExitError;
+}
+
+int TransportError(const Status& status) {
+  std::cerr << "acceloptctl: " << status.message() << "\n";
+  if (status.code() == Code::kTimeout) return kExitTimeout;
+  return kExitUnreachable;
+}
+
+namespace {
+
+int Simple(ApiClient& api, const Options& o, const std::string& method, const std::string& path,
+           const json* body = nullptr, std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+  auto r = api.Call(method, path, body, timeout);
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  std::cout << Dump(r->body, 2) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int CmdMemory(ApiClient& api, const Options& o) {
+  if (o.args.empty()) {
+    std::cerr << "acceloptctl memory: one of list, show, export, import, rebuild, redistill\n";
+    return kExitUsage;
+  }
+  const std::string& sub = o.args[0];
+  auto need_bank = [&]() -> bool {
+    if (o.args.size() < 2) {
+      std::cerr << "acceloptctl memory " << sub << ": bank name required\n";
+      return false;
+    }
+    return true;
+  };
+  if (sub == "list") {
+    auto r = api.Call("GET", "/v1/memory");
+    if (!r.ok()) return TransportError(r.status());
+    if (r->http_status >= 300) return ReplyError(*r);
+    if (o.json_output) { std::cout << Dump(r->body, 2) << "\n"; return kExitOk; }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& b : r->body.value("banks", json::array()))
+      rows.push_back({b.value("bank", "?"), std::to_string(b.value("version", 0)), std::to_string(b.value("items", 0))});
+    PrintTable({"BANK", "VERSION", "ITEMS"}, rows);
+    return kExitOk;
+  }
+  if (sub == "show") {
+    if (!need_bank()) return kExitUsage;
+    auto r = api.Call("GET", "/v1/memory/" + o.args[1]);
+    if (!r.ok()) return TransportError(r.status());
+    if (r->http_status >= 300) return ReplyError(*r);
+    if (o.json_output) { std::cout << Dump(r->body, 2) << "\n"; return kExitOk; }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& it : r->body.value("items", json::array()))
+      rows.push_back({it.value("id", "?"), it.value("title", ""), JsonToCell(it.value("speedup", json())),
+                      JsonToCell(it.value("credit", json())), it.value("retired", false) ? "retired" : ""});
+    PrintTable({"ID", "TITLE", "SPEEDUP", "CREDIT", ""}, rows);
+    return kExitOk;
+  }
+  if (sub == "export") {
+    if (!need_bank()) return kExitUsage;
+    return Simple(api, o, "GET", "/v1/memory/" + o.args[1] + "/export");
+  }
+  if (sub == "import") {
+    if (!need_bank()) return kExitUsage;
+    if (o.file.empty()) { std::cerr << "acceloptctl memory import: --file FILE required\n"; return kExitUsage; }
+    auto j = ReadJsonFile(o.file);
+    if (!j.ok()) { std::cerr << "acceloptctl: " << j.status().message() << "\n"; return kExitUsage; }
+    json body = {{"data", *j}, {"format", o.format.empty() ? "auto" : o.format}};
+    return Simple(api, o, "POST", "/v1/memory/" + o.args[1] + "/import", &body);
+  }
+  if (sub == "rebuild") {
+    if (!need_bank()) return kExitUsage;
+    return Simple(api, o, "POST", "/v1/memory/" + o.args[1] + "/rebuild");
+  }
+  if (sub == "redistill") {
+    if (!need_bank()) return kExitUsage;
+    json body = json::object();
+    if (!o.file.empty()) {
+      auto j = ReadJsonFile(o.file);
+      if (!j.ok()) { std::cerr << "acceloptctl: " << j.status().message() << "\n"; return kExitUsage; }
+      body = *j;
+    }
+    return Simple(api, o, "POST", "/v1/memory/" + o.args[1] + "/redistill", &body, std::chrono::minutes(30));
+  }
+  std::cerr << "acceloptctl memory: unknown subcommand '" << sub << "'\n";
+  return kExitUsage;
+}
+
+int CmdSuites(ApiClient& api, const Options& o) {
+  auto r = api.Call("GET", "/v1/suites");
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  if (o.json_output) { std::cout << Dump(r->body, 2) << "\n"; return kExitOk; }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& s : r->body.value("suites", json::array()))
+    for (const auto& p : s.value("problems", json::array()))
+      rows.push_back({s.value("name", "?"), p.value("name", "?"), p.value("bound", ""), p.value("workload", "").substr(0, 60)});
+  PrintTable({"SUITE", "PROBLEM", "BOUND", "WORKLOAD"}, rows);
+  return kExitOk;
+}
+
+int CmdBaseline(ApiClient& api, const Options& o) {
+  json body = {{"suite", o.args.empty() ? "cpu" : o.args[0]}};
+  if (!o.json_output) std::cerr << "profiling baselines of suite " << body["suite"].get<std::string>() << "...\n";
+  auto r = api.Call("POST", "/v1/baseline", &body, std::chrono::minutes(30));
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  if (o.json_output) { std::cout << Dump(r->body, 2) << "\n"; return kExitOk; }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : r->body.value("problems", json::array())) {
+    rows.push_back({p.value("problem", "?"), p.value("status", "?"),
+                    p.contains("latency_us") && p["latency_us"].is_number() ? FormatMicros(p["latency_us"].get<double>()) : "-",
+                    p.contains("percent_of_peak") && p["percent_of_peak"].is_number() ? FormatDouble(p["percent_of_peak"].get<double>(), 1) + "%" : "-"});
+  }
+  PrintTable({"PROBLEM", "STATUS", "LATENCY", "%PEAK"}, rows);
+  return kExitOk;
+}
+
+int CmdCalibrate(ApiClient& api, const Options& o) {
+  json body = {{"backend", o.args.empty() ? "cpu" : o.args[0]}};
+  return Simple(api, o, "POST", "/v1/calibrate", &body, std::chrono::minutes(5));
+}
+
+int CmdHealth(ApiClient& api, const Options& o) {
+  auto r = api.Call("GET", "/v1/health");
+  if (!r.ok()) return TransportError(r.status());
+  if (o.json_output) std::cout << Dump(r->body, 2) << "\n";
+  else std::cout << r->body.value("status", "?") << "\n";
+  return r->http_status == 200 ? kExitOk : kExitError;
+}
+
+}  // namespace accelopt::cli
