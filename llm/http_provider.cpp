@@ -1,0 +1,303 @@
+#include "llm/http_provider.hpp"
+
+#include <set>
+
+#include "base/log.hpp"
+#include "llm/pricing.hpp"
+#include "llm/retry.hpp"
+
+namespace accelopt::llm {
+
+struct HttpProvider::CallState {
+  LlmRequest request;
+  LlmCallback done;
+  std::shared_ptr<CancelToken> token;
+  std::vector<LlmAttempt> attempts;
+  int64_t start_nanos = 0;
+  Millis next_backoff{0};
+  bool holds_slot = false;
+  bool delivered = false;  // transport thread only
+};
+
+struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared> {
+  ProviderConfig config;
+  std::unique_ptr<HttpCodec> codec;
+  std::shared_ptr<CurlTransport> transport;
+  Env* env;
+
+  mutable std::mutex mu;
+  std::condition_variable cv;
+  bool stopping = false;                               // guarded by mu
+  size_t active = 0;                                   // slots in use; guarded by mu
+  std::deque<std::shared_ptr<CallState>> queue;        // guarded by mu
+  std::set<std::shared_ptr<CallState>> live;           // not yet delivered; guarded by mu
+
+  Millis Elapsed(const CallState& s) const {
+    return std::chrono::duration_cast<Millis>(std::chrono::nanoseconds(env->MonotonicNanos() - s.start_nanos));
+  }
+
+  LlmError MakeError(LlmErrorKind kind, bool retryable, int status, const std::string& message) const {
+    LlmError e;
+    e.kind = kind;
+    e.retryable = retryable;
+    e.http_status = status;
+    e.message = ScrubSecrets("provider '" + config.name + "': " + message);
+    return e;
+  }
+
+  void Finish(const std::shared_ptr<CallState>& s, LlmResult result) {
+    if (s->delivered) return;
+    s->delivered = true;
+    const Millis latency = Elapsed(*s);
+    if (result.ok()) {
+      result.response().latency = latency;
+      result.response().attempts = s->attempts;
+      ApplyPrice(config, s->request.model, &result.response());
+    } else {
+      result.error().attempts = s->attempts;
+      if (result.error().partial) {
+        result.error().partial->latency = latency;
+        result.error().partial->attempts = s->attempts;
+        ApplyPrice(config, s->request.model, &*result.error().partial);
+      }
+    }
+    auto done = std::move(s->done);
+    try {
+      done(std::move(result));
+    } catch (const std::exception& ex) {
+      LogError(std::string("llm callback threw: ") + ex.what());
+    } catch (...) {
+      LogError("llm callback threw");
+    }
+    std::shared_ptr<CallState> next;
+    {
+      std::lock_guard lock(mu);
+      live.erase(s);
+      if (s->holds_slot) {
+        s->holds_slot = false;
+        --active;
+        if (!queue.empty() && !stopping) {
+          next = std::move(queue.front());
+          queue.pop_front();
+          next->holds_slot = true;
+          ++active;
+        }
+      }
+    }
+    cv.notify_all();
+    if (next) {
+      auto self = shared_from_this();
+      transport->Post([self, next] { self->StartAttempt(next); });
+    }
+  }
+
+  void StartAttempt(const std::shared_ptr<CallState>& s) {
+    if (s->delivered) return;
+    if (s->token->cancelled()) {
+      Finish(s, MakeError(LlmErrorKind::kCancelled, false, 0, "cancelled"));
+      return;
+    }
+    auto http = codec->Build(s->request);
+    if (!http.ok()) {
+      Finish(s, MakeError(LlmErrorKind::kInvalidRequest, false, 0, http.status().message()));
+      return;
+    }
+    auto self = shared_from_this();
+    transport->Start(std::move(*http), s->token,
+                     [self, s](HttpResponse r) { self->OnResponse(s, std::move(r)); });
+  }
+
+  void OnResponse(const std::shared_ptr<CallState>& s, HttpResponse r) {
+    LlmAttempt at;
+    at.status = r.status;
+    at.latency = r.latency;
+    at.backoff = s->next_backoff;
+
+    std::optional<LlmError> error;
+    bool retry = false;
+    switch (r.error) {
+      case TransportError::kNone: break;
+      case TransportError::kCancelled:
+        error = MakeError(LlmErrorKind::kCancelled, false, r.status, "cancelled");
+        break;
+      case TransportError::kConnect:
+      case TransportError::kNetwork:
+        error = MakeError(LlmErrorKind::kNetwork, true, r.status, r.error_message);
+        retry = true;
+        break;
+      case TransportError::kTimeout:
+      case TransportError::kStall:
+        error = MakeError(LlmErrorKind::kTimeout, true, r.status, r.error_message);
+        retry = true;
+        break;
+      case TransportError::kTooLarge:
+        error = MakeError(LlmErrorKind::kTooLarge, false, r.status, r.error_message);
+        break;
+      case TransportError::kInvalid:
+        error = MakeError(LlmErrorKind::kConfig, false, 0, r.error_message);
+        break;
+    }
+    std::optional<LlmResponse> success;
+    if (!error) {
+      if (r.status >= 200 && r.status < 300) {
+        auto parsed = codec->ParseSuccess(r.body);
+        if (!parsed.ok()) {
+          error = MakeError(LlmErrorKind::kMalformed, false, r.status, parsed.status().message());
+        } else if (parsed->finish_reason == "length") {
+          error = MakeError(LlmErrorKind::kTruncated, false, r.status,
+                            "reply cut off at max_tokens=" + std::to_string(s->request.max_tokens) +
+                                " (" + std::to_string(parsed->text.size()) + " bytes of text)");
+          error->partial = std::move(*parsed);
+        } else if (parsed->text.empty()) {
+          error = MakeError(LlmErrorKind::kEmptyReply, false, r.status,
+                            "reply has no text (finish_reason '" + parsed->finish_reason + "')");
+          error->partial = std::move(*parsed);
+        } else {
+          success = std::move(*parsed);
+        }
+      } else {
+        std::string m = ErrorMessageFromBody(r.body);
+        std::string what = "HTTP " + std::to_string(r.status) + (m.empty() ? "" : ": " + m);
+        LlmErrorKind kind = LlmErrorKind::kClientError;
+        if (r.status == 429) kind = LlmErrorKind::kRateLimited;
+        else if (r.status == 408) kind = LlmErrorKind::kTimeout;
+        else if (r.status >= 500) kind = LlmErrorKind::kServerError;
+        else if (r.status == 401 || r.status == 403) kind = LlmErrorKind::kAuth;
+        retry = IsRetryableHttpStatus(r.status);
+        error = MakeError(kind, retry, r.status, what);
+      }
+    }
+    at.error = error ? error->message : "";
+    s->attempts.push_back(at);
+
+    if (success) {
+      Finish(s, std::move(*success));
+      return;
+    }
+    const int made = static_cast<int>(s->attempts.size());
+    if (retry && made < config.retry.max_attempts && !s->token->cancelled()) {
+      auto delay = RetryDelay(config.retry, made, r.retry_after, env->RandomU64());
+      if (!delay) {
+        error->message = ScrubSecrets(error->message + "; Retry-After " +
+                                      std::to_string(r.retry_after->count()) +
+                                      " ms exceeds max_retry_after_ms");
+        Finish(s, std::move(*error));
+        return;
+      }
+      s->next_backoff = *delay;
+      auto self = shared_from_this();
+      transport->After(*delay, s->token, [self, s] { self->StartAttempt(s); });
+      return;
+    }
+    if (retry && made >= config.retry.max_attempts) {
+      error->message = ScrubSecrets(error->message + " (after " + std::to_string(made) + " attempts)");
+    }
+    Finish(s, std::move(*error));
+  }
+};
+
+HttpProvider::HttpProvider(ProviderConfig config, std::unique_ptr<HttpCodec> codec,
+                           std::shared_ptr<CurlTransport> transport, Env* env)
+    : name_(config.name), kind_(config.kind), shared_(std::make_shared<Shared>()) {
+  shared_->config = std::move(config);
+  shared_->codec = std::move(codec);
+  shared_->transport = std::move(transport);
+  shared_->env = env;
+}
+
+HttpProvider::~HttpProvider() {
+  std::vector<std::shared_ptr<CallState>> to_cancel;
+  std::deque<std::shared_ptr<CallState>> queued;
+  {
+    std::lock_guard lock(shared_->mu);
+    shared_->stopping = true;
+    queued.swap(shared_->queue);
+    to_cancel.assign(shared_->live.begin(), shared_->live.end());
+  }
+  for (auto& s : to_cancel) s->token->Cancel();
+  auto shared = shared_;
+  for (auto& s : queued) {
+    shared_->transport->Post([shared, s] {
+      shared->Finish(s, shared->MakeError(LlmErrorKind::kCancelled, false, 0, "provider shut down"));
+    });
+  }
+  std::unique_lock lock(shared_->mu);
+  shared_->cv.wait(lock, [&] { return shared_->live.empty(); });
+}
+
+CallHandle HttpProvider::Call(LlmRequest request, LlmCallback done, const std::atomic<bool>* cancel) {
+  auto s = std::make_shared<CallState>();
+  s->request = std::move(request);
+  s->done = std::move(done);
+  s->token = std::make_shared<CancelToken>(cancel);
+  s->start_nanos = shared_->env->MonotonicNanos();
+  std::weak_ptr<Shared> weak_shared = shared_;
+  std::weak_ptr<CallState> weak_state = s;
+  s->token->SetWakeHook([weak_shared, weak_state] {
+    auto sh = weak_shared.lock();
+    auto st = weak_state.lock();
+    if (!sh || !st) return;
+    bool was_queued = false;
+    {
+      std::lock_guard lock(sh->mu);
+      for (auto it = sh->queue.begin(); it != sh->queue.end(); ++it) {
+        if (*it == st) {
+          sh->queue.erase(it);
+          was_queued = true;
+          break;
+        }
+      }
+    }
+    if (was_queued) {
+      sh->transport->Post([sh, st] {
+        sh->Finish(st, sh->MakeError(LlmErrorKind::kCancelled, false, 0, "cancelled"));
+      });
+    } else {
+      sh->transport->Wakeup();
+    }
+  });
+
+  std::string invalid;
+  if (s->request.model.empty()) invalid = "request has no model";
+  else if (s->request.user.empty()) invalid = "request has no user message";
+  else if (s->request.max_tokens <= 0) invalid = "max_tokens must be > 0";
+
+  auto shared = shared_;
+  bool start_now = false;
+  bool stopped = false;
+  {
+    std::lock_guard lock(shared->mu);
+    shared->live.insert(s);
+    if (shared->stopping) {
+      stopped = true;
+    } else if (invalid.empty()) {
+      if (shared->active < static_cast<size_t>(shared->config.max_concurrency)) {
+        ++shared->active;
+        s->holds_slot = true;
+        start_now = true;
+      } else {
+        shared->queue.push_back(s);
+      }
+    }
+  }
+  if (stopped || !invalid.empty()) {
+    LlmError e = stopped ? shared->MakeError(LlmErrorKind::kCancelled, false, 0, "provider shut down")
+                         : shared->MakeError(LlmErrorKind::kInvalidRequest, false, 0, invalid);
+    shared->transport->Post([shared, s, e] { shared->Finish(s, e); });
+  } else if (start_now) {
+    shared->transport->Post([shared, s] { shared->StartAttempt(s); });
+  }
+  return CallHandle(s->token);
+}
+
+size_t HttpProvider::active() const {
+  std::lock_guard lock(shared_->mu);
+  return shared_->active;
+}
+
+size_t HttpProvider::queued() const {
+  std::lock_guard lock(shared_->mu);
+  return shared_->queue.size();
+}
+
+}  // namespace accelopt::llm
