@@ -1,0 +1,124 @@
+// The campaign workflow: start, decide, resume. Pure and deterministic: no
+// I/O, no clock, no threads; randomness from the recorded seed and the
+// activity id (rng.hpp); time only from Event::recorded_at_us.
+//
+// The runtime's loop (daemon/):
+//
+//   cmds = StartCampaign(id, spec, sources, hardware, check)   // once
+//   append cmds; state = Fold(log)
+//   for a in PendingActivities(state, blobs): run a            // resume only
+//   loop:
+//     for c in Decide(state, blobs):
+//       put c.blobs; append c.event (blobs and event may share one batch);
+//       Apply(state, c.event);
+//       if c.run: start c.run (bounded concurrency)
+//     wait for any activity to finish; append its completion event
+//     (LlmCallCompletedEvent + reply blob, EvaluationCompletedEvent, ...);
+//     Apply it; until state.finished()
+//
+// Commands must be appended in the order Decide returns them. Decide never
+// returns an ActivityScheduled for an activity the state already holds:
+// after a restart, whatever was scheduled but not completed is re-run from
+// PendingActivities (same id, so it is recognizably the same activity), and
+// a completed LLM call is never repeated (its reply is in the log).
+// Calling Decide twice on the same state returns the same commands; calling
+// it after appending them returns only what became possible since.
+//
+// When the campaign has finished (state.finished()), Decide returns nothing;
+// the runtime should cancel whatever is still running (wall-time budget,
+// cancellation) and may still append the completions of calls that finish,
+// so their cost is counted.
+//
+// Thread safety: pure functions of their arguments.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/json.hpp"
+#include "base/status.hpp"
+#include "workflows/beam.hpp"
+#include "workflows/blob_source.hpp"
+#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_state.hpp"
+#include "workflows/event.hpp"
+#include "workflows/memory_policy.hpp"
+#include "workflows/problem.hpp"
+
+namespace accelopt::workflows {
+
+struct Blob {
+  std::string sha256;
+  std::string content;
+};
+
+// An activity for the runtime to run.
+//  kLlm:        request = {"provider", "model", "temperature", "max_tokens",
+//                          "reasoning", "system", "user"}
+//  kEvaluation: request = {"backend", "problem" (the problem id, e.g.
+//                          "suites/cpu/silu"), "source", "settings"}
+//               (docs/contracts.md)
+// Its completion is appended with LlmCallCompletedEvent/LlmCallFailedEvent
+// or EvaluationCompletedEvent/EvaluationFailedEvent (event.hpp).
+struct ActivityRequest {
+  std::string activity_id;
+  ActivityKind kind = ActivityKind::kLlm;
+  std::string role;
+  json request;
+};
+
+// One decision: store `blobs`, append `event` to the campaign's stream, and
+// then, when `run` is set (the event is ActivityScheduled), run it.
+struct Command {
+  Event event;
+  std::vector<Blob> blobs;
+  std::optional<ActivityRequest> run;
+};
+
+// The first command of a campaign: CampaignStarted, with the problems'
+// reference and baseline texts as blobs. Everything is checked before
+// anything runs: Validate(spec, check_model); `campaign_id` non-empty from
+// [A-Za-z0-9._-]; every spec problem present in `sources` (else
+// "unknown problem"); each problem well-formed with a baseline that defines
+// its function; the budget large enough for the first steps (one evaluation
+// per problem, the first planner call) — else kInvalidArgument/kNotFound/
+// kResourceExhausted naming what is wrong. `hardware` is the backend's facts
+// (JSON object) shown to the agents.
+Result<Command> StartCampaign(const std::string& campaign_id, const CampaignSpec& spec,
+                              const std::vector<ProblemSource>& sources, const json& hardware,
+                              const ModelCheck& check_model = {});
+
+// What to do next; see the loop above. kCorruption when a needed blob is
+// missing from `blobs`.
+Result<std::vector<Command>> Decide(const CampaignState& state, const BlobSource& blobs);
+
+// Activities scheduled but not completed, in scheduling order, with their
+// requests rebuilt from the log (prompts from blobs).
+Result<std::vector<ActivityRequest>> PendingActivities(const CampaignState& state,
+                                                       const BlobSource& blobs);
+
+// When the wall-time budget ends (started_at + max_wall_s), if there is one.
+// The runtime arms a timer and appends DeadlineReachedEvent() when it fires,
+// so that Decide sees the time and ends the campaign.
+std::optional<int64_t> WallDeadlineUs(const CampaignState& state);
+
+// The search policies of a mode ("paper"). REQUIRES: a known mode.
+const BeamPolicy& BeamPolicyFor(const std::string& mode);
+const MemoryPolicy& MemoryPolicyFor(const std::string& mode);
+
+// The (parent, plan) groups of an iteration, as the policies see them.
+std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& it);
+
+// Deterministic ids (the campaign id is the prefix of every id):
+//   <c>/p<p>/it<i>/beam/b<b>            beam member
+//   <c>/p<p>/it<i>/measure/b<b>         (re-)measurement of a beam member
+//   <c>/p<p>/it<i>/plan/b<b>/n<n>       planner call
+//   <c>/p<p>/it<i>/exec/b<b>/n<n>/k<k>  executor call
+//   <c>/p<p>/it<i>/cand/b<b>/n<n>/k<k>  candidate
+//   <c>/p<p>/it<i>/eval/b<b>/n<n>/k<k>  candidate evaluation
+//   <c>/p<p>/it<i>/summ/m<m>            summarizer call for pair m
+//   <c>/p<p>/it<i>/mem/m<m>             memory item from pair m
+std::string IterationPrefix(const std::string& campaign_id, int problem, int iteration);
+
+}  // namespace accelopt::workflows

@@ -1,0 +1,113 @@
+// CampaignSpec: what a user asks for — problems, search parameters, one
+// model per role, a seed and a budget — and its validation.
+//
+// JSON form (every key optional unless marked; unknown keys are an error so
+// typos do not silently fall back to defaults):
+//
+//   {"mode": "paper",                        // search mode; only "paper" now
+//    "suite": "suites/cpu",                  // prefix for bare problem names
+//    "problems": ["silu", "suites/cpu/rmsnorm"],          // REQUIRED, non-empty
+//    "search": {"T": 16, "B": 6, "N": 12, "K": 2, "TopK": 8, "ExpN": 16,
+//               "positive_threshold": 1.04, "negative_threshold": 1.15},
+//    "roles": {                                           // REQUIRED, all three
+//      "planner":    {"provider": "openai", "model": "gpt-x",   // both REQUIRED
+//                     "temperature": 1.0, "max_tokens": 8192,
+//                     "reasoning": null,                   // passed through
+//                     "pricing": {"input_usd_per_mtok": 1.0,
+//                                 "output_usd_per_mtok": 4.0}},
+//      "executor": {...}, "summarizer": {...}},
+//    "seed": 0,
+//    "budget": {"max_cost_usd": 5.0, "max_tokens": 1000000, "max_llm_calls": 500,
+//               "max_evaluations": 1000, "max_wall_s": 3600},   // absent = no cap
+//    "evaluation": {"timeout_s": 180}}      // settings passed to every evaluation
+//
+// `pricing` is normally filled in by the runtime from llm/'s price table
+// before the campaign starts, so the recorded spec holds the prices used for
+// reservations. A cost cap needs pricing on every role.
+//
+// Thread safety: plain values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/json.hpp"
+#include "base/status.hpp"
+
+namespace accelopt::workflows {
+
+// Paper defaults (ALGORITHM.md, NKIBench runs).
+struct SearchParams {
+  int T = 16;     // iterations, iteration 0 included
+  int B = 6;      // beam width
+  int N = 12;     // plans per beam member
+  int K = 2;      // executor samples per plan
+  int TopK = 8;   // new memory items per iteration
+  int ExpN = 16;  // memory capacity
+  double positive_threshold = 1.04;  // speedup > this makes a positive item
+  double negative_threshold = 1.15;  // speedup < 1/this makes a negative item
+};
+
+struct Pricing {
+  double input_usd_per_mtok = 0;
+  double output_usd_per_mtok = 0;
+};
+
+struct RoleSpec {
+  std::string provider;
+  std::string model;
+  double temperature = 1.0;
+  int max_tokens = 8192;          // also the output bound used for reservations
+  json reasoning = nullptr;       // provider-specific (e.g. "high"); null = default
+  std::optional<Pricing> pricing;
+};
+
+// A cap that is absent does not limit. Present caps must be > 0.
+struct BudgetSpec {
+  std::optional<double> max_cost_usd;
+  std::optional<int64_t> max_tokens;
+  std::optional<int64_t> max_llm_calls;
+  std::optional<int64_t> max_evaluations;
+  std::optional<double> max_wall_s;
+};
+
+inline constexpr const char kModePaper[] = "paper";
+
+inline constexpr const char kRolePlanner[] = "planner";
+inline constexpr const char kRoleExecutor[] = "executor";
+inline constexpr const char kRoleSummarizer[] = "summarizer";
+
+struct CampaignSpec {
+  std::string mode = kModePaper;
+  std::vector<std::string> problems;  // resolved ids, e.g. "suites/cpu/silu"
+  SearchParams search;
+  RoleSpec planner, executor, summarizer;
+  uint64_t seed = 0;
+  BudgetSpec budget;
+  json evaluation = json::object();
+
+  // REQUIRES: role is one of kRolePlanner/kRoleExecutor/kRoleSummarizer.
+  const RoleSpec& Role(const std::string& role) const;
+};
+
+// Parses the JSON form above (bare problem names get "<suite>/" in front).
+// Type errors and unknown keys are kInvalidArgument naming the key.
+Result<CampaignSpec> ParseCampaignSpec(const json& j);
+json ToJson(const CampaignSpec& spec);
+
+// Asks the runtime whether a provider/model pair exists (llm/'s provider
+// table). Return a non-ok Status with a clear message when it does not.
+using ModelCheck = std::function<Status(const std::string& provider, const std::string& model)>;
+
+// Checks everything that can be checked without I/O: known mode, non-empty
+// problems without duplicates, positive search parameters (T,B,N,K,TopK,ExpN
+// >= 1, thresholds >= 1, TopK <= ExpN), every role with provider and model,
+// max_tokens >= 1, temperature >= 0, pricing >= 0 and present on every role
+// when max_cost_usd is set, budget caps > 0. `check_model` (may be empty)
+// is asked for each role. Returns the first error, with the field's name.
+Status Validate(const CampaignSpec& spec, const ModelCheck& check_model = {});
+
+}  // namespace accelopt::workflows

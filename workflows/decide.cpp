@@ -1,0 +1,456 @@
+// Decide: the campaign's next steps, computed on a scratch copy of the state
+// into which every decided event is folded at once, so that one call returns
+// a consistent batch (budget reservations included).
+#include <map>
+
+#include "base/sha256.hpp"
+#include "workflows/campaign.hpp"
+#include "workflows/parse.hpp"
+#include "workflows/prompts.hpp"
+
+namespace accelopt::workflows {
+
+namespace {
+
+class Decider {
+ public:
+  Decider(const CampaignState& state, const BlobSource& blobs) : st_(state), blobs_(blobs) {}
+
+  Result<std::vector<Command>> Run() {
+    if (!st_.started || st_.finished()) return std::move(out_);
+    if (auto deadline = WallDeadlineUs(st_); deadline && st_.now_us >= *deadline) {
+      ACCELOPT_RETURN_IF_ERROR(Exhausted(kBudgetWallTime));
+      return std::move(out_);
+    }
+    while (true) {
+      progressed_ = false;
+      for (int p = 0; p < static_cast<int>(st_.problems.size()); ++p) {
+        ACCELOPT_RETURN_IF_ERROR(StepProblem(p));
+      }
+      if (AllProblemsDone()) {
+        ACCELOPT_RETURN_IF_ERROR(Finish());
+        break;
+      }
+      if (!progressed_) break;
+    }
+    if (!st_.finished() && blocked_ && st_.in_flight == 0) {
+      ACCELOPT_RETURN_IF_ERROR(Exhausted(*blocked_));
+    }
+    return std::move(out_);
+  }
+
+ private:
+  const CampaignSpec& spec() const { return st_.spec; }
+
+  Status Emit(Command c) {
+    ACCELOPT_RETURN_IF_ERROR(Apply(st_, c.event));
+    for (const Blob& b : c.blobs) new_blobs_.emplace(b.sha256, b.content);
+    out_.push_back(std::move(c));
+    progressed_ = true;
+    return Status::Ok();
+  }
+
+  Status EmitEvent(const char* type, json data) {
+    Command c;
+    c.event.type = type;
+    c.event.data = std::move(data);
+    return Emit(std::move(c));
+  }
+
+  Result<std::string> Text(const std::string& sha256) const {
+    if (auto it = new_blobs_.find(sha256); it != new_blobs_.end()) return it->second;
+    if (auto text = blobs_.Get(sha256)) return std::move(*text);
+    return Corruption("blob " + sha256 + " is missing");
+  }
+
+  const ActivityRecord* Activity(const std::string& id) const {
+    auto it = st_.activities.find(id);
+    return it == st_.activities.end() ? nullptr : &it->second;
+  }
+  bool Done(const std::string& id) const {
+    const ActivityRecord* a = Activity(id);
+    return a && a->status != ActivityStatus::kScheduled;
+  }
+
+  json Header(const std::string& id, const char* kind, const std::string& role,
+              const char* purpose, int p, int i, const json& indices, const Amounts& reservation,
+              const json& payload) const {
+    json d = {{"activity_id", id}, {"kind", kind},     {"role", role},
+              {"purpose", purpose}, {"problem", p},    {"iteration", i},
+              {"reservation", ToJson(reservation)},    {"payload", payload}};
+    for (const auto& [k, v] : indices.items()) d[k] = v;
+    return d;
+  }
+
+  // Schedules unless the budget says no (then records why and returns Ok).
+  Status ScheduleLlm(const std::string& id, const std::string& role, const char* purpose, int p,
+                     int i, const json& indices, const ChatPrompt& prompt) {
+    const RoleSpec& r = spec().Role(role);
+    const Amounts reservation = LlmReservation(r, prompt.bytes());
+    if (auto blocked = st_.budget.Blocks(spec().budget, reservation)) {
+      if (!blocked_) blocked_ = *blocked;
+      return Status::Ok();
+    }
+    Command c;
+    const std::string sys = Sha256Hex(prompt.system), user = Sha256Hex(prompt.user);
+    json payload = {{"provider", r.provider},   {"model", r.model},
+                    {"temperature", r.temperature}, {"max_tokens", r.max_tokens},
+                    {"reasoning", r.reasoning}, {"system_sha256", sys},
+                    {"user_sha256", user},      {"prompt_bytes", prompt.bytes()}};
+    json request = payload;
+    request.erase("system_sha256");
+    request.erase("user_sha256");
+    request.erase("prompt_bytes");
+    request["system"] = prompt.system;
+    request["user"] = prompt.user;
+    c.event.type = event_type::kActivityScheduled;
+    c.event.data = Header(id, "llm", role, purpose, p, i, indices, reservation, payload);
+    c.blobs.push_back({sys, prompt.system});
+    if (user != sys) c.blobs.push_back({user, prompt.user});
+    c.run = ActivityRequest{id, ActivityKind::kLlm, role, std::move(request)};
+    return Emit(std::move(c));
+  }
+
+  Status ScheduleEvaluation(const std::string& id, const char* purpose, int p, int i,
+                            const json& indices, const std::string& source_sha256) {
+    const Amounts reservation = EvaluationReservation();
+    if (auto blocked = st_.budget.Blocks(spec().budget, reservation)) {
+      if (!blocked_) blocked_ = *blocked;
+      return Status::Ok();
+    }
+    ACCELOPT_ASSIGN_OR_RETURN(std::string source, Text(source_sha256));
+    const ProblemInfo& info = st_.problems[p].info;
+    json payload = {{"backend", info.backend},
+                    {"problem", info.id},
+                    {"source_sha256", source_sha256},
+                    {"settings", spec().evaluation}};
+    json request = payload;
+    request.erase("source_sha256");
+    request["source"] = std::move(source);
+    Command c;
+    c.event.type = event_type::kActivityScheduled;
+    c.event.data = Header(id, "evaluation", kRoleEvaluator, purpose, p, i, indices, reservation,
+                          payload);
+    c.run = ActivityRequest{id, ActivityKind::kEvaluation, kRoleEvaluator, std::move(request)};
+    return Emit(std::move(c));
+  }
+
+  IterationState& It(int p, int i) { return st_.problems[p].iterations[i]; }
+
+  Status StepProblem(int p) {
+    if (st_.problems[p].status != kStatusRunning) return Status::Ok();
+    if (st_.problems[p].iterations.empty()) {
+      ACCELOPT_RETURN_IF_ERROR(
+          EmitEvent(event_type::kIterationStarted, {{"problem", p}, {"iteration", 0}}));
+    }
+    const int i = static_cast<int>(st_.problems[p].iterations.size()) - 1;
+    const std::string pre = IterationPrefix(st_.campaign_id, p, i);
+    const SearchParams& sp = spec().search;
+
+    if (!It(p, i).beam_selected) ACCELOPT_RETURN_IF_ERROR(SelectBeam(p, i, pre));
+    if (i > 0 && !It(p, i).pairs_selected) {
+      const auto groups = BuildGroups(spec(), It(p, i - 1));
+      json pairs = json::array();
+      for (const MemoryPair& pair : MemoryPolicyFor(spec().mode).SelectPairs(groups, sp)) {
+        pairs.push_back(ToJson(pair));
+      }
+      ACCELOPT_RETURN_IF_ERROR(EmitEvent(event_type::kMemoryPairsSelected,
+                                         {{"problem", p}, {"iteration", i}, {"pairs", pairs}}));
+    }
+    const int width = static_cast<int>(It(p, i).beam.size());
+
+    // (Re-)measure the beam.
+    for (int b = 0; b < width; ++b) {
+      if (It(p, i).beam[b].measure_scheduled) continue;
+      ACCELOPT_RETURN_IF_ERROR(ScheduleEvaluation(pre + "/measure/b" + std::to_string(b),
+                                                  kPurposeMeasure, p, i, {{"beam", b}},
+                                                  It(p, i).beam[b].source_sha256));
+    }
+    // Summarize last iteration's pairs, then update the memory.
+    for (size_t m = 0; m < It(p, i).pairs.size(); ++m) {
+      if (It(p, i).pair_scheduled[m]) continue;
+      const MemoryPair pair = It(p, i).pairs[m];
+      ACCELOPT_ASSIGN_OR_RETURN(std::string slow, Text(pair.slow_sha256));
+      ACCELOPT_ASSIGN_OR_RETURN(std::string fast, Text(pair.fast_sha256));
+      ChatPrompt prompt = SummarizerPrompt(st_.problems[p].info, slow, fast, pair.speedup);
+      ACCELOPT_RETURN_IF_ERROR(ScheduleLlm(pre + "/summ/m" + std::to_string(m), kRoleSummarizer,
+                                           kPurposeSummarize, p, i,
+                                           {{"pair", static_cast<int>(m)}}, prompt));
+    }
+    if (i > 0 && !It(p, i).memory_updated) ACCELOPT_RETURN_IF_ERROR(MaybeUpdateMemory(p, i, pre));
+
+    // A baseline that does not pass ends the problem.
+    if (i == 0 && It(p, i).beam[0].measured && !It(p, i).beam[0].measurement.correct) {
+      const Measurement& m = It(p, i).beam[0].measurement;
+      return EmitEvent(event_type::kProblemCompleted,
+                       {{"problem", p},
+                        {"status", kStatusFailed},
+                        {"reason", "the baseline did not pass: " + m.status +
+                                       (m.reason.empty() ? "" : ": " + m.reason)}});
+    }
+    const bool memory_ready = i == 0 || It(p, i).memory_updated;
+
+    for (int b = 0; b < width; ++b) {
+      const std::string bn = "/b" + std::to_string(b);
+      for (int n = 0; n < sp.N; ++n) {
+        const std::string nn = bn + "/n" + std::to_string(n);
+        const std::string plan_id = pre + "/plan" + nn;
+        // Plan.
+        if (!It(p, i).plans[PlanIndex(spec(), b, n)].scheduled) {
+          if (!It(p, i).beam[b].measured || !memory_ready) continue;
+          ACCELOPT_RETURN_IF_ERROR(SchedulePlanner(p, i, b, n, plan_id));
+          continue;  // its reply comes later
+        }
+        if (!It(p, i).plans[PlanIndex(spec(), b, n)].proposed) {
+          if (!Done(plan_id)) continue;
+          ACCELOPT_RETURN_IF_ERROR(ProposePlan(p, i, b, n, plan_id));
+        }
+        const PlanRecord plan = It(p, i).plans[PlanIndex(spec(), b, n)];
+        if (!plan.ok) continue;
+        for (int k = 0; k < sp.K; ++k) {
+          const std::string nk = nn + "/k" + std::to_string(k);
+          const int ci = CandidateIndex(spec(), b, n, k);
+          const json indices = {{"beam", b}, {"plan", n}, {"sample", k}};
+          if (!It(p, i).candidates[ci].exec_scheduled) {
+            ACCELOPT_RETURN_IF_ERROR(ScheduleExecutor(p, i, b, plan, pre + "/exec" + nk, indices));
+            continue;
+          }
+          if (!It(p, i).candidates[ci].proposed) {
+            if (!Done(pre + "/exec" + nk)) continue;
+            ACCELOPT_RETURN_IF_ERROR(ProposeCandidate(p, i, pre, nk, indices));
+          }
+          const CandidateRecord& c = It(p, i).candidates[ci];
+          if (c.ok && !c.eval_scheduled) {
+            const std::string src = c.source_sha256;
+            ACCELOPT_RETURN_IF_ERROR(
+                ScheduleEvaluation(pre + "/eval" + nk, kPurposeEvaluate, p, i, indices, src));
+          }
+        }
+      }
+    }
+
+    if (!IterationDone(It(p, i), memory_ready)) return Status::Ok();
+    if (i + 1 < sp.T) {
+      return EmitEvent(event_type::kIterationStarted, {{"problem", p}, {"iteration", i + 1}});
+    }
+    return EmitEvent(event_type::kProblemCompleted,
+                     {{"problem", p}, {"status", kStatusCompleted}, {"reason", ""}});
+  }
+
+  Status SelectBeam(int p, int i, const std::string& pre) {
+    json members = json::array();
+    if (i == 0) {
+      members.push_back({{"beam_id", pre + "/beam/b0"},
+                         {"source_sha256", st_.problems[p].info.baseline_sha256},
+                         {"origin", "baseline"},
+                         {"parent_beam_id", ""},
+                         {"standin", false},
+                         {"latency_us", 0.0}});
+    } else {
+      const auto groups = BuildGroups(spec(), It(p, i - 1));
+      const auto picks = BeamPolicyFor(spec().mode).Select(groups, spec().search.B);
+      for (size_t j = 0; j < picks.size(); ++j) {
+        const BeamPick& pick = picks[j];
+        members.push_back({{"beam_id", pre + "/beam/b" + std::to_string(j)},
+                           {"source_sha256", pick.source_sha256},
+                           {"origin", pick.origin},
+                           {"parent_beam_id", groups[pick.group_index].parent_beam_id},
+                           {"standin", pick.standin},
+                           {"latency_us", pick.latency_us}});
+      }
+    }
+    return EmitEvent(event_type::kBeamSelected,
+                     {{"problem", p}, {"iteration", i}, {"members", members}});
+  }
+
+  Status MaybeUpdateMemory(int p, int i, const std::string& pre) {
+    const IterationState& it = It(p, i);
+    for (size_t m = 0; m < it.pairs.size(); ++m) {
+      if (!Done(pre + "/summ/m" + std::to_string(m))) return Status::Ok();
+    }
+    const ProblemState& ps = st_.problems[p];
+    json added = json::array(), failed = json::array();
+    for (size_t m = 0; m < it.pairs.size(); ++m) {
+      const std::string id = pre + "/summ/m" + std::to_string(m);
+      const ActivityRecord* a = Activity(id);
+      if (a->status != ActivityStatus::kCompleted) {
+        failed.push_back({{"pair", m}, {"error", a->completion.value("error", "llm call failed")}});
+        continue;
+      }
+      ACCELOPT_ASSIGN_OR_RETURN(std::string reply, Text(a->response_sha256));
+      auto summary = ParseSummarizerReply(reply);
+      if (!summary.ok()) {
+        failed.push_back({{"pair", m}, {"error", summary.status().message()}});
+        continue;
+      }
+      MemoryItem item;
+      item.id = pre + "/mem/m" + std::to_string(m);
+      item.kind = it.pairs[m].kind;
+      item.title = summary->title;
+      item.description = summary->description;
+      item.slow_snippet = summary->slow_snippet;
+      item.fast_snippet = summary->fast_snippet;
+      item.no_optimization = summary->no_optimization;
+      item.problem = ps.info.id;
+      item.iteration = i;
+      item.summarizer_activity = id;
+      item.pair = it.pairs[m];
+      added.push_back(ToJson(item));
+    }
+    const size_t cap = static_cast<size_t>(spec().search.ExpN);
+    while (added.size() > cap) added.erase(added.size() - 1);
+    Rng rng(spec().seed, pre + "/memory");
+    json retained = json::array();
+    for (size_t idx : MemoryPolicyFor(spec().mode)
+                          .Retain(ps.memory.size(), added.size(), spec().search, rng)) {
+      retained.push_back(ps.memory[idx].id);
+    }
+    return EmitEvent(event_type::kMemoryUpdated, {{"problem", p},
+                                                  {"iteration", i},
+                                                  {"added", added},
+                                                  {"retained", retained},
+                                                  {"failed", failed}});
+  }
+
+  Status SchedulePlanner(int p, int i, int b, int n, const std::string& plan_id) {
+    const ProblemState& ps = st_.problems[p];
+    const BeamMember& member = It(p, i).beam[b];
+    ACCELOPT_ASSIGN_OR_RETURN(std::string reference, Text(ps.info.reference_sha256));
+    ACCELOPT_ASSIGN_OR_RETURN(std::string kernel, Text(member.source_sha256));
+    KernelContext ctx{ps.info, st_.hardware, reference, kernel};
+    Rng rng(spec().seed, plan_id);
+    ChatPrompt prompt = PlannerPrompt(ctx, member.measurement.profile, ps.memory, rng);
+    return ScheduleLlm(plan_id, kRolePlanner, kPurposePlan, p, i, {{"beam", b}, {"plan", n}},
+                       prompt);
+  }
+
+  Status ProposePlan(int p, int i, int b, int n, const std::string& plan_id) {
+    const ActivityRecord* a = Activity(plan_id);
+    json d = {{"problem", p}, {"iteration", i}, {"beam", b}, {"plan", n},
+              {"activity_id", plan_id}};
+    if (a->status != ActivityStatus::kCompleted) {
+      d["ok"] = false;
+      d["error"] = std::string(kLlmFailed) + ": " + a->completion.value("error", "");
+    } else {
+      ACCELOPT_ASSIGN_OR_RETURN(std::string reply, Text(a->response_sha256));
+      auto plan = ParsePlannerReply(reply);
+      d["ok"] = plan.ok();
+      if (plan.ok()) {
+        d["title"] = plan->title;
+        d["description"] = plan->description;
+      } else {
+        d["error"] = plan.status().message();
+      }
+    }
+    return EmitEvent(event_type::kPlanProposed, std::move(d));
+  }
+
+  Status ScheduleExecutor(int p, int i, int b, const PlanRecord& plan, const std::string& id,
+                          const json& indices) {
+    const ProblemState& ps = st_.problems[p];
+    ACCELOPT_ASSIGN_OR_RETURN(std::string reference, Text(ps.info.reference_sha256));
+    ACCELOPT_ASSIGN_OR_RETURN(std::string kernel, Text(It(p, i).beam[b].source_sha256));
+    KernelContext ctx{ps.info, st_.hardware, reference, kernel};
+    ChatPrompt prompt = ExecutorPrompt(ctx, Plan{plan.title, plan.description});
+    return ScheduleLlm(id, kRoleExecutor, kPurposeExecute, p, i, indices, prompt);
+  }
+
+  Status ProposeCandidate(int p, int i, const std::string& pre, const std::string& nk,
+                          const json& indices) {
+    const std::string exec_id = pre + "/exec" + nk;
+    const ActivityRecord* a = Activity(exec_id);
+    json d = {{"problem", p},
+              {"iteration", i},
+              {"candidate_id", pre + "/cand" + nk},
+              {"executor_activity", exec_id}};
+    for (const auto& [k, v] : indices.items()) d[k] = v;
+    Command c;
+    if (a->status != ActivityStatus::kCompleted) {
+      d["ok"] = false;
+      d["failure"] = kLlmFailed;
+      d["detail"] = a->completion.value("error", "");
+      d["source_sha256"] = "";
+    } else {
+      ACCELOPT_ASSIGN_OR_RETURN(std::string reply, Text(a->response_sha256));
+      ParsedCode code = ParseExecutorReply(reply, st_.problems[p].info.function);
+      d["ok"] = code.ok();
+      d["failure"] = code.failure;
+      d["detail"] = code.detail;
+      if (code.code.empty()) {
+        d["source_sha256"] = "";
+      } else {
+        const std::string h = Sha256Hex(code.code);
+        d["source_sha256"] = h;
+        c.blobs.push_back({h, std::move(code.code)});
+      }
+    }
+    c.event.type = event_type::kCandidateProposed;
+    c.event.data = std::move(d);
+    return Emit(std::move(c));
+  }
+
+  bool IterationDone(const IterationState& it, bool memory_ready) const {
+    if (!it.beam_selected || !memory_ready) return false;
+    for (const BeamMember& b : it.beam) {
+      if (!b.measured) return false;
+    }
+    const int K = spec().search.K;
+    for (size_t pi = 0; pi < it.plans.size(); ++pi) {
+      const PlanRecord& plan = it.plans[pi];
+      if (!plan.proposed) return false;
+      if (!plan.ok) continue;
+      for (int k = 0; k < K; ++k) {
+        const CandidateRecord& c = it.candidates[pi * K + k];
+        if (!c.proposed || (c.ok && !c.evaluated)) return false;
+      }
+    }
+    return true;
+  }
+
+  bool AllProblemsDone() const {
+    for (const ProblemState& ps : st_.problems) {
+      if (ps.status == kStatusRunning) return false;
+    }
+    return true;
+  }
+
+  Status Finish() {
+    std::string reasons;
+    bool any_completed = false;
+    for (const ProblemState& ps : st_.problems) {
+      if (ps.status == kStatusCompleted) any_completed = true;
+      if (!ps.reason.empty()) reasons += (reasons.empty() ? "" : "; ") + ps.info.id + ": " + ps.reason;
+    }
+    if (!any_completed) {
+      return EmitEvent(event_type::kCampaignFailed,
+                       {{"reason", "every problem failed: " + reasons}});
+    }
+    return EmitEvent(event_type::kCampaignCompleted, {{"status", kStatusCompleted}, {"reason", ""}});
+  }
+
+  Status Exhausted(const std::string& resource) {
+    ACCELOPT_RETURN_IF_ERROR(EmitEvent(event_type::kBudgetExhausted,
+                                       {{"resource", resource},
+                                        {"spent", ToJson(st_.budget.spent)},
+                                        {"reserved", ToJson(st_.budget.reserved)},
+                                        {"in_flight", st_.in_flight}}));
+    return EmitEvent(event_type::kCampaignCompleted,
+                     {{"status", kStatusBudgetExhausted},
+                      {"reason", "the " + resource + " budget is exhausted"}});
+  }
+
+  CampaignState st_;
+  const BlobSource& blobs_;
+  std::map<std::string, std::string> new_blobs_;
+  std::vector<Command> out_;
+  bool progressed_ = false;
+  std::optional<std::string> blocked_;
+};
+
+}  // namespace
+
+Result<std::vector<Command>> Decide(const CampaignState& state, const BlobSource& blobs) {
+  return Decider(state, blobs).Run();
+}
+
+}  // namespace accelopt::workflows

@@ -1,0 +1,35 @@
+// An iteration's outcome as the search policies see it: one Group per
+// (parent beam member, plan), holding that plan's K executor samples.
+// Built by the campaign from its state; policies are pure functions of it,
+// so they can be tested on hand-built cases.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace accelopt::workflows {
+
+struct Sample {
+  std::string candidate_id;
+  std::string source_sha256;  // empty when the executor produced no usable code
+  bool correct = false;       // compiled, passed the check, timed
+  double latency_us = 0;      // meaningful only when correct
+};
+
+struct Group {
+  int parent_index = 0;              // index of the parent in the iteration's beam
+  std::string parent_beam_id;
+  std::string parent_source_sha256;
+  double parent_latency_us = 0;      // the parent's (re-)measured latency
+  int plan_index = 0;
+  std::string plan_id;               // the planner activity id
+  std::vector<Sample> samples;       // in sample order (k = 0..K-1)
+
+  // The fastest correct sample, or nullptr when none is correct (a failed
+  // group). Ties: the earlier sample.
+  const Sample* Fastest() const;
+  // The slowest correct sample, or nullptr. Ties: the earlier sample.
+  const Sample* Slowest() const;
+};
+
+}  // namespace accelopt::workflows

@@ -1,0 +1,136 @@
+#include "workflows/memory_policy.hpp"
+
+#include <algorithm>
+
+namespace accelopt::workflows {
+
+json ToJson(const MemoryPair& p) {
+  return {{"kind", p.kind},
+          {"group_index", p.group_index},
+          {"child_candidate_id", p.child_candidate_id},
+          {"parent_beam_id", p.parent_beam_id},
+          {"plan_id", p.plan_id},
+          {"slow_id", p.slow_id},
+          {"slow_sha256", p.slow_sha256},
+          {"fast_id", p.fast_id},
+          {"fast_sha256", p.fast_sha256},
+          {"slow_latency_us", p.slow_latency_us},
+          {"fast_latency_us", p.fast_latency_us},
+          {"speedup", p.speedup},
+          {"child_speedup", p.child_speedup}};
+}
+
+MemoryPair MemoryPairFromJson(const json& j) {
+  MemoryPair p;
+  p.kind = j.at("kind").get<std::string>();
+  p.group_index = j.at("group_index").get<int>();
+  p.child_candidate_id = j.at("child_candidate_id").get<std::string>();
+  p.parent_beam_id = j.at("parent_beam_id").get<std::string>();
+  p.plan_id = j.at("plan_id").get<std::string>();
+  p.slow_id = j.at("slow_id").get<std::string>();
+  p.slow_sha256 = j.at("slow_sha256").get<std::string>();
+  p.fast_id = j.at("fast_id").get<std::string>();
+  p.fast_sha256 = j.at("fast_sha256").get<std::string>();
+  p.slow_latency_us = j.at("slow_latency_us").get<double>();
+  p.fast_latency_us = j.at("fast_latency_us").get<double>();
+  p.speedup = j.at("speedup").get<double>();
+  p.child_speedup = j.at("child_speedup").get<double>();
+  return p;
+}
+
+json ToJson(const MemoryItem& m) {
+  return {{"id", m.id},
+          {"kind", m.kind},
+          {"title", m.title},
+          {"description", m.description},
+          {"slow_snippet", m.slow_snippet},
+          {"fast_snippet", m.fast_snippet},
+          {"no_optimization", m.no_optimization},
+          {"problem", m.problem},
+          {"iteration", m.iteration},
+          {"summarizer_activity", m.summarizer_activity},
+          {"pair", ToJson(m.pair)}};
+}
+
+MemoryItem MemoryItemFromJson(const json& j) {
+  MemoryItem m;
+  m.id = j.at("id").get<std::string>();
+  m.kind = j.at("kind").get<std::string>();
+  m.title = j.at("title").get<std::string>();
+  m.description = j.at("description").get<std::string>();
+  m.slow_snippet = j.at("slow_snippet").get<std::string>();
+  m.fast_snippet = j.at("fast_snippet").get<std::string>();
+  m.no_optimization = j.at("no_optimization").get<bool>();
+  m.problem = j.at("problem").get<std::string>();
+  m.iteration = j.at("iteration").get<int>();
+  m.summarizer_activity = j.at("summarizer_activity").get<std::string>();
+  m.pair = MemoryPairFromJson(j.at("pair"));
+  return m;
+}
+
+std::vector<MemoryPair> PaperMemoryPolicy::SelectPairs(const std::vector<Group>& groups,
+                                                       const SearchParams& params) const {
+  std::vector<MemoryPair> positives, negatives;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const Group& g = groups[i];
+    const Sample* fastest = g.Fastest();
+    if (!fastest) continue;  // failed group: nothing to learn from
+    const bool beat_parent = fastest->latency_us < g.parent_latency_us;
+    const Sample* kept = beat_parent ? fastest : g.Slowest();
+    MemoryPair p;
+    p.group_index = static_cast<int>(i);
+    p.child_candidate_id = kept->candidate_id;
+    p.parent_beam_id = g.parent_beam_id;
+    p.plan_id = g.plan_id;
+    p.child_speedup = g.parent_latency_us / kept->latency_us;
+    if (p.child_speedup > params.positive_threshold) {
+      p.kind = kPositive;
+      p.slow_id = g.parent_beam_id;
+      p.slow_sha256 = g.parent_source_sha256;
+      p.slow_latency_us = g.parent_latency_us;
+      p.fast_id = kept->candidate_id;
+      p.fast_sha256 = kept->source_sha256;
+      p.fast_latency_us = kept->latency_us;
+      p.speedup = p.child_speedup;
+      positives.push_back(std::move(p));
+    } else if (p.child_speedup < 1.0 / params.negative_threshold) {
+      p.kind = kNegative;
+      p.slow_id = kept->candidate_id;
+      p.slow_sha256 = kept->source_sha256;
+      p.slow_latency_us = kept->latency_us;
+      p.fast_id = g.parent_beam_id;
+      p.fast_sha256 = g.parent_source_sha256;
+      p.fast_latency_us = g.parent_latency_us;
+      p.speedup = 1.0 / p.child_speedup;
+      negatives.push_back(std::move(p));
+    }
+  }
+  std::stable_sort(positives.begin(), positives.end(),
+                   [](const MemoryPair& a, const MemoryPair& b) {
+                     return a.child_speedup > b.child_speedup;
+                   });
+  std::stable_sort(negatives.begin(), negatives.end(),
+                   [](const MemoryPair& a, const MemoryPair& b) {
+                     return a.child_speedup < b.child_speedup;
+                   });
+  const size_t top_k = static_cast<size_t>(std::max(params.TopK, 0));
+  std::vector<MemoryPair> out;
+  for (auto& p : positives) {
+    if (out.size() >= top_k / 2) break;
+    out.push_back(std::move(p));
+  }
+  for (auto& p : negatives) {
+    if (out.size() >= top_k) break;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<size_t> PaperMemoryPolicy::Retain(size_t n_old, size_t n_new,
+                                              const SearchParams& params, Rng& rng) const {
+  const size_t cap = static_cast<size_t>(std::max(params.ExpN, 0));
+  const size_t room = n_new >= cap ? 0 : cap - n_new;
+  return rng.Sample(n_old, room);
+}
+
+}  // namespace accelopt::workflows

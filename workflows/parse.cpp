@@ -1,0 +1,245 @@
+#include "workflows/parse.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace accelopt::workflows {
+
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// Splits into lines without their '\n' (a trailing '\r' is dropped too).
+std::vector<std::string_view> Lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    if (end == text.size()) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+// A fence line: optional indentation, then ``` or ~~~ (3 or more).
+bool IsFence(std::string_view line, std::string* fence, std::string* info) {
+  std::string_view t = line;
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+  if (t.size() < 3) return false;
+  const char c = t.front();
+  if (c != '`' && c != '~') return false;
+  size_t n = 0;
+  while (n < t.size() && t[n] == c) ++n;
+  if (n < 3) return false;
+  *fence = std::string(n, c);
+  *info = std::string(Trim(t.substr(n)));
+  return true;
+}
+
+// Removes // and /* */ comments and the contents of string/char literals, so
+// that a name inside a comment or string does not count as a definition.
+std::string StripCommentsAndLiterals(std::string_view code) {
+  std::string out;
+  out.reserve(code.size());
+  size_t i = 0;
+  while (i < code.size()) {
+    if (code.compare(i, 2, "//") == 0) {
+      while (i < code.size() && code[i] != '\n') ++i;
+    } else if (code.compare(i, 2, "/*") == 0) {
+      size_t end = code.find("*/", i + 2);
+      i = end == std::string_view::npos ? code.size() : end + 2;
+      out += ' ';
+    } else if (code[i] == '"' || code[i] == '\'') {
+      const char q = code[i];
+      out += q;
+      ++i;
+      while (i < code.size() && code[i] != q && code[i] != '\n') {
+        if (code[i] == '\\') ++i;
+        ++i;
+      }
+      out += q;  // keep the quotes: `extern "C"` becomes `extern ""`
+      ++i;
+    } else {
+      out += code[i++];
+    }
+  }
+  return out;
+}
+
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string StripMarkdownLine(std::string_view line) {
+  std::string_view t = Trim(line);
+  while (!t.empty() && (t.front() == '#' || t.front() == '*' || t.front() == '_' ||
+                        t.front() == '>' || t.front() == '-')) {
+    t.remove_prefix(1);
+  }
+  t = Trim(t);
+  for (std::string_view prefix : {"title:", "plan:", "step 1:", "step:"}) {
+    if (Lower(t.substr(0, prefix.size())) == prefix) {
+      t = Trim(t.substr(prefix.size()));
+      break;
+    }
+  }
+  while (!t.empty() && (t.front() == '*' || t.front() == '_')) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == '*' || t.back() == '_' || t.back() == '#')) t.remove_suffix(1);
+  return std::string(Trim(t));
+}
+
+}  // namespace
+
+std::vector<FencedBlock> FencedBlocks(std::string_view text) {
+  std::vector<FencedBlock> blocks;
+  std::optional<FencedBlock> open;
+  std::string open_fence;
+  for (std::string_view line : Lines(text)) {
+    std::string fence, info;
+    if (!open) {
+      if (IsFence(line, &fence, &info)) {
+        open = FencedBlock{info, "", false};
+        open_fence = fence;
+      }
+      continue;
+    }
+    if (IsFence(line, &fence, &info) && info.empty() && fence[0] == open_fence[0] &&
+        fence.size() >= open_fence.size()) {
+      open->terminated = true;
+      blocks.push_back(std::move(*open));
+      open.reset();
+      continue;
+    }
+    open->body.append(line);
+    open->body += '\n';
+  }
+  if (open) blocks.push_back(std::move(*open));
+  return blocks;
+}
+
+bool DefinesExternCFunction(std::string_view code, const std::string& name) {
+  if (name.empty()) return false;
+  const std::string s = StripCommentsAndLiterals(code);
+  if (s.find("extern \"\"") == std::string::npos) return false;  // extern "C" (literal emptied)
+  size_t pos = 0;
+  while ((pos = s.find(name, pos)) != std::string::npos) {
+    const size_t after = pos + name.size();
+    const bool starts = pos == 0 || !IsIdentChar(s[pos - 1]);
+    pos = after;
+    if (!starts || (after < s.size() && IsIdentChar(s[after]))) continue;
+    size_t i = after;
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    if (i >= s.size() || s[i] != '(') continue;
+    int depth = 0;
+    for (; i < s.size(); ++i) {
+      if (s[i] == '(') ++depth;
+      if (s[i] == ')' && --depth == 0) break;
+    }
+    if (i >= s.size()) return false;
+    ++i;
+    // Skip qualifiers between ')' and '{' (noexcept, attributes, ...).
+    while (i < s.size() && s[i] != '{' && s[i] != ';' && s[i] != '(' && s[i] != ')') ++i;
+    if (i < s.size() && s[i] == '{') return true;
+  }
+  return false;
+}
+
+ParsedCode ParseExecutorReply(std::string_view reply, const std::string& function) {
+  ParsedCode out;
+  std::vector<FencedBlock> blocks = FencedBlocks(reply);
+  if (blocks.empty()) {
+    out.failure = kNoCodeBlock;
+    out.detail = "the reply has no fenced code block";
+    return out;
+  }
+  out.code = std::move(blocks.front().body);
+  if (!blocks.front().terminated) {
+    out.failure = kTruncatedCode;
+    out.detail = "the first code block is not closed (reply cut off?)";
+    return out;
+  }
+  if (!DefinesExternCFunction(out.code, function)) {
+    out.failure = kMissingFunction;
+    out.detail = "the code does not define extern \"C\" " + function + "(...)";
+  }
+  return out;
+}
+
+Result<Plan> ParsePlannerReply(std::string_view reply) {
+  std::vector<std::string_view> lines = Lines(reply);
+  size_t i = 0;
+  Plan plan;
+  for (; i < lines.size(); ++i) {
+    plan.title = StripMarkdownLine(lines[i]);
+    if (!plan.title.empty()) break;
+  }
+  if (plan.title.empty()) return InvalidArgument("the planner's reply is empty");
+  std::string rest;
+  for (++i; i < lines.size(); ++i) {
+    rest.append(lines[i]);
+    rest += '\n';
+  }
+  plan.description = std::string(Trim(rest));
+  return plan;
+}
+
+Result<Summary> ParseSummarizerReply(std::string_view reply) {
+  std::string_view text = Trim(reply);
+  if (text.empty()) return InvalidArgument("the summarizer's reply is empty");
+  Summary s;
+  const std::string lower = Lower(text);
+  std::vector<FencedBlock> blocks = FencedBlocks(text);
+  if (lower.find("no optimization found") != std::string::npos && blocks.size() < 2) {
+    s.no_optimization = true;
+    s.title = "No optimization found";
+    return s;
+  }
+  // Prose = everything before the first fence line.
+  std::string prose;
+  for (std::string_view line : Lines(text)) {
+    std::string fence, info;
+    if (IsFence(line, &fence, &info)) break;
+    prose.append(line);
+    prose += '\n';
+  }
+  const size_t bold = prose.find("**");
+  const size_t bold_end = bold == std::string::npos ? bold : prose.find("**", bold + 2);
+  if (bold_end != std::string::npos && bold_end > bold + 2) {
+    s.title = std::string(Trim(std::string_view(prose).substr(bold + 2, bold_end - bold - 2)));
+    std::string before = prose.substr(0, bold);
+    std::string after = prose.substr(bold_end + 2);
+    s.description = std::string(Trim(std::string(Trim(before)) + "\n" + after));
+  } else {
+    std::vector<std::string_view> lines = Lines(prose);
+    size_t i = 0;
+    for (; i < lines.size(); ++i) {
+      s.title = StripMarkdownLine(lines[i]);
+      if (!s.title.empty()) break;
+    }
+    std::string rest;
+    for (++i; i < lines.size(); ++i) {
+      rest.append(lines[i]);
+      rest += '\n';
+    }
+    s.description = std::string(Trim(rest));
+  }
+  if (!blocks.empty()) s.slow_snippet = blocks[0].body;
+  if (blocks.size() > 1) s.fast_snippet = blocks[1].body;
+  if (s.title.empty()) s.title = "Untitled optimization";
+  return s;
+}
+
+}  // namespace accelopt::workflows

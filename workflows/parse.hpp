@@ -1,0 +1,69 @@
+// Parsing LLM replies: executor code, planner plans, summarizer summaries.
+// A reply that cannot be used is a value (an error Status or a failure
+// field), never an exception: it becomes a recorded failed candidate or a
+// failed plan.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.hpp"
+
+namespace accelopt::workflows {
+
+// Fenced blocks (``` or ~~~, optional info string such as "cpp") in order.
+// An unterminated last block is returned with `terminated = false`.
+struct FencedBlock {
+  std::string info;
+  std::string body;
+  bool terminated = true;
+};
+std::vector<FencedBlock> FencedBlocks(std::string_view text);
+
+// Failure reasons of CandidateProposed.failure.
+inline constexpr const char kNoCodeBlock[] = "no_code_block";
+inline constexpr const char kTruncatedCode[] = "truncated_code_block";
+inline constexpr const char kMissingFunction[] = "missing_function";
+inline constexpr const char kLlmFailed[] = "llm_failed";
+
+struct ParsedCode {
+  std::string code;
+  std::string failure;  // empty when usable, else one of the reasons above
+  std::string detail;   // one line a person can read
+  bool ok() const { return failure.empty(); }
+};
+
+// Takes the first fenced block of an executor reply and checks that it
+// defines `extern "C"` function `function` (a definition with a body, not
+// just a declaration; comments are ignored).
+ParsedCode ParseExecutorReply(std::string_view reply, const std::string& function);
+
+// True when `code` defines function `name` with C linkage, as above.
+bool DefinesExternCFunction(std::string_view code, const std::string& name);
+
+struct Plan {
+  std::string title;        // one line, markdown stripped
+  std::string description;  // the rest (may be empty)
+};
+// First non-empty line is the title ("#", "**", "Title:", "Plan:" stripped);
+// the remainder is the description. Empty replies are kInvalidArgument.
+Result<Plan> ParsePlannerReply(std::string_view reply);
+
+struct Summary {
+  std::string title;
+  std::string description;
+  std::string slow_snippet;
+  std::string fast_snippet;
+  bool no_optimization = false;
+};
+// The first bold span (or first line) is the title, the text up to the first
+// fenced block the description, the first two fenced blocks the slow and
+// fast snippets. A reply saying "No optimization found" sets no_optimization.
+// Empty replies are kInvalidArgument.
+Result<Summary> ParseSummarizerReply(std::string_view reply);
+
+}  // namespace accelopt::workflows

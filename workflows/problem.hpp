@@ -1,0 +1,52 @@
+// A benchmark problem as a campaign records it. The workflow cannot read
+// files: the runtime loads suites/<backend>/<name>/ (problem.json,
+// reference.cpp, baseline.cpp; see docs/contracts.md) into a ProblemSource;
+// StartCampaign stores the texts as blobs and records a ProblemInfo per
+// problem in CampaignStarted.
+//
+// Thread safety: plain values and pure functions.
+#pragma once
+
+#include <string>
+
+#include "base/json.hpp"
+#include "base/status.hpp"
+
+namespace accelopt::workflows {
+
+// What the runtime loaded for one spec problem id.
+struct ProblemSource {
+  std::string id;          // as named in the spec, e.g. "suites/cpu/silu"
+  json problem;            // problem.json
+  std::string reference;   // reference.cpp text
+  std::string baseline;    // baseline.cpp text
+};
+
+// What CampaignStarted records per problem.
+struct ProblemInfo {
+  std::string id;
+  std::string name;        // problem.json "name"
+  std::string backend;     // problem.json "backend"
+  std::string function;    // the extern "C" function a kernel must define
+  std::string signature;   // CSignature(problem)
+  json problem;            // problem.json as loaded
+  std::string reference_sha256;
+  std::string baseline_sha256;
+};
+
+json ToJson(const ProblemInfo& p);
+ProblemInfo ProblemInfoFromJson(const json& j);  // throws json::exception on bad input
+
+// The kernel's C declaration from problem.json's params, per
+// docs/contracts.md: inputs `const T*`, outputs `T*`, scalars `T`, dims
+// `int64_t`; float32 → float, float64 → double, int32 → int32_t,
+// int64 → int64_t. E.g.
+//   extern "C" void silu(const float* x, float* out, int64_t M, int64_t N);
+// kInvalidArgument when "function" or "params" is missing or malformed.
+Result<std::string> CSignature(const json& problem);
+
+// Checks a ProblemSource and builds its ProblemInfo (blob hashes = sha256 of
+// the texts). kInvalidArgument naming the problem when something is missing.
+Result<ProblemInfo> DescribeProblem(const ProblemSource& source);
+
+}  // namespace accelopt::workflows

@@ -1,0 +1,34 @@
+// What a campaign produced, derived from its state (and so from its events
+// alone: BuildReport(Fold(events))). Deterministic: the same events in the
+// same order give the same JSON.
+//
+//   {"campaign_id", "status", "reason", "exhausted_resource",
+//    "problems": [{"id", "name", "status", "reason", "iterations_started",
+//                  "baseline": {"latency_us", "percent_of_peak"} | null,
+//                  "best": {"candidate_id" ("baseline" when nothing beat it),
+//                           "source_sha256", "iteration", "latency_us",
+//                           "percent_of_peak"} | null,
+//                  "speedup": baseline latency / best latency | null,
+//                  "percent_of_peak_by_iteration": [best so far after it. 0, 1, ...],
+//                  "candidates": {"proposed", "failed", "evaluated", "correct"}}],
+//    "geomean": {"baseline_percent_of_peak", "best_percent_of_peak", "speedup",
+//                "problems"},    // over problems with a passing baseline
+//    "usage": {"by_role": {role: U}, "by_model": {"provider/model": U},
+//              "total": U, "evaluations": n},
+//    "budget": {"spent": Amounts, "reserved": Amounts}}
+//   U = {"calls", "failed_calls", "input_tokens", "output_tokens", "cost_usd"}
+//
+// The best kernel is the fastest correct candidate (first one on ties) or the
+// baseline. A percent_of_peak of -1 from the evaluator (unknown) is null here.
+//
+// Thread safety: pure function.
+#pragma once
+
+#include "base/json.hpp"
+#include "workflows/campaign_state.hpp"
+
+namespace accelopt::workflows {
+
+json BuildReport(const CampaignState& state);
+
+}  // namespace accelopt::workflows
