@@ -1,0 +1,14 @@
+// transpose_matmul baseline: out = lhs^T @ rhs, textbook triple loop.
+// lhs: [K, M]; rhs: [K, N]; out: [M, N].
+#include <cstdint>
+
+extern "C" void transpose_matmul(const float* lhs, const float* rhs, float* out, int64_t M,
+                                 int64_t K, int64_t N) {
+  for (int64_t i = 0; i < M; ++i) {
+    for (int64_t j = 0; j < N; ++j) {
+      float acc = 0.0f;
+      for (int64_t k = 0; k < K; ++k) acc += lhs[k * M + i] * rhs[k * N + j];
+      out[i * N + j] = acc;
+    }
+  }
+}
