@@ -1,0 +1,256 @@
+// accelopt-eval: evaluate kernels by hand with the cpu backend.
+//
+//   accelopt-eval calibrate [--force]
+//   accelopt-eval run --problem suites/cpu/silu --kernel my_silu.cpp [settings]
+//   accelopt-eval baseline suites/cpu [settings]
+//
+// Common options: -o table|json (default table), --cache-dir DIR (default
+// $ACCELOPT_CACHE_DIR, else $XDG_CACHE_HOME/accelopt, else ~/.cache/accelopt),
+// --root DIR (problem paths are relative to it; default "."), --compiler CXX.
+// Settings: --timeout S, --min-time S, --max-rounds N, --threads N, --seeds 0,21,...,
+// --settings JSON (any EvalSettings field, see docs/contracts.md).
+//
+// Messages go to stderr; tables or JSON to stdout. Exit codes:
+//   0  success (run: the kernel is correct, status ok)
+//   1  the kernel (or one of the baselines) failed; the result says why
+//   2  usage error
+//   3  internal error (calibration, unreadable problem, missing compiler)
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "base/env.hpp"
+#include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/problem.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace accelopt;
+using namespace accelopt::eval;
+
+namespace {
+
+std::string DefaultCacheDir() {
+  if (const char* d = std::getenv("ACCELOPT_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/accelopt";
+  const char* home = std::getenv("HOME");
+  return std::string(home ? home : "/tmp") + "/.cache/accelopt";
+}
+
+std::string Fixed(double v, int prec) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", prec, v);
+  return b;
+}
+
+struct Common {
+  std::string output = "table", cache_dir, root = ".", compiler = "g++";
+  std::string settings_json, seeds;
+  double timeout = 0, min_time = 0;
+  int max_rounds = 0, threads = -1;
+};
+
+void AddCommon(po::options_description& d, Common& c) {
+  d.add_options()("help,h", "this help")
+      ("output,o", po::value(&c.output)->default_value("table"), "table | json")
+      ("cache-dir", po::value(&c.cache_dir), "cache folder (harness builds, calibration)")
+      ("root", po::value(&c.root)->default_value("."), "folder problem paths are relative to")
+      ("compiler", po::value(&c.compiler)->default_value("g++"), "C++ compiler")
+      ("timeout", po::value(&c.timeout), "settings.timeout_s")
+      ("min-time", po::value(&c.min_time), "settings.min_time_s")
+      ("max-rounds", po::value(&c.max_rounds), "settings.max_rounds")
+      ("threads", po::value(&c.threads), "settings.threads (0 = all cores)")
+      ("seeds", po::value(&c.seeds), "settings.seeds, comma separated")
+      ("settings", po::value(&c.settings_json), "settings as a JSON object");
+}
+
+Result<EvalSettings> MakeSettings(const Common& c) {
+  json s = json::object();
+  if (!c.settings_json.empty()) {
+    ACCELOPT_ASSIGN_OR_RETURN(s, ParseJson(c.settings_json));
+  }
+  if (c.timeout > 0) s["timeout_s"] = c.timeout;
+  if (c.min_time > 0) s["min_time_s"] = c.min_time;
+  if (c.max_rounds > 0) s["max_rounds"] = c.max_rounds;
+  if (c.threads >= 0) s["threads"] = c.threads;
+  if (!c.seeds.empty()) {
+    json seeds = json::array();
+    std::stringstream in(c.seeds);
+    for (std::string x; std::getline(in, x, ',');) seeds.push_back(std::stoull(x));
+    s["seeds"] = seeds;
+  }
+  return EvalSettings::FromJson(s);
+}
+
+cpu::CpuBackendOptions BackendOptions(const Common& c) {
+  cpu::CpuBackendOptions o;
+  o.cache_dir = c.cache_dir.empty() ? DefaultCacheDir() : c.cache_dir;
+  o.root = c.root;
+  o.compiler = c.compiler;
+  return o;
+}
+
+void PrintResultTable(const std::string& name, const EvalResult& r) {
+  std::cout << "problem      " << name << "\n"
+            << "status       " << EvalStatusName(r.status) << "\n"
+            << "reason       " << r.reason << "\n";
+  if (r.latency) {
+    std::cout << "median       " << Fixed(r.latency->median_us, 2) << " us   (min " << Fixed(r.latency->min_us, 2)
+              << ", mean " << Fixed(r.latency->mean_us, 2) << ", spread " << Fixed(100 * r.latency->spread, 2)
+              << "%, " << r.latency->samples_us.size() << " samples, " << r.latency->rounds << " rounds)\n";
+  }
+  if (r.percent_of_peak)
+    std::cout << "% of peak    " << Fixed(*r.percent_of_peak, 2) << "   (roofline " << Fixed(*r.peak_latency_us, 2) << " us)\n";
+  if (r.max_rel_error) std::cout << "max rel err  " << *r.max_rel_error << "\n";
+  for (const auto& [k, v] : r.profile) std::cout << "  " << k << std::string(k.size() < 26 ? 26 - k.size() : 1, ' ') << v << "\n";
+  std::cout << "timings      compile " << Fixed(r.timings.compile_s, 2) << " s, checks " << Fixed(r.timings.check_s, 2)
+            << " s, run " << Fixed(r.timings.measure_s, 2) << " s, total " << Fixed(r.timings.total_s, 2) << " s\n";
+  if (!r.error_text.empty()) std::cout << "---- error text ----\n" << r.error_text << "\n";
+}
+
+int Calibrate(const std::vector<std::string>& args) {
+  Common c;
+  bool force = false;
+  po::options_description d("accelopt-eval calibrate [options]");
+  AddCommon(d, c);
+  d.add_options()("force", po::bool_switch(&force), "measure again even when a calibration exists");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) { std::cout << d; return 0; }
+  auto opts = BackendOptions(c);
+  std::string path = opts.cache_dir + "/calibration.json";
+  cpu::CalibrationOptions co{c.compiler, opts.cache_dir + "/calibrate", 0.2};
+  Result<cpu::Calibration> cal = force ? cpu::Calibrate(co) : cpu::LoadOrCalibrate(path, co);
+  if (!cal.ok()) { std::cerr << "accelopt-eval: " << cal.status() << "\n"; return 3; }
+  if (force) {
+    fs::create_directories(opts.cache_dir);
+    Status st = Env::Default()->WriteFileAtomic(path, Dump(cal->ToJson(), 2) + "\n");
+    if (!st.ok()) { std::cerr << "accelopt-eval: " << st << "\n"; return 3; }
+  }
+  std::cerr << "calibration saved in " << path << "\n";
+  int cores = cal->hardware.value("cores", 1);
+  if (cal->load_average > 0.5 * cores)
+    std::cerr << "warning: load average " << cal->load_average << " on " << cores << " cores while measuring\n";
+  if (c.output == "json") { std::cout << Dump(cal->ToJson(), 2) << "\n"; return 0; }
+  std::cout << "cpu          " << cal->hardware.value("cpu_model", "?") << " (" << cores << " cores, "
+            << cal->hardware.value("simd", "?") << ")\n"
+            << "fingerprint  " << cal->hardware.value("fingerprint", "?") << "\n"
+            << "peak         " << Fixed(cal->peak_gflops, 1) << " GFLOP/s fp32 FMA\n"
+            << "bandwidth    (triad; working set -> GB/s)\n";
+  for (const auto& p : cal->bandwidth)
+    std::cout << "  " << Fixed(p.bytes / 1048576.0, 2) << " MiB" << std::string(10, ' ') << Fixed(p.gbps, 1) << "\n";
+  std::cout << "measured in  " << Fixed(cal->seconds, 1) << " s\n";
+  return 0;
+}
+
+int RunOne(const std::vector<std::string>& args) {
+  Common c;
+  std::string problem, kernel;
+  po::options_description d("accelopt-eval run --problem DIR --kernel FILE [options]");
+  AddCommon(d, c);
+  d.add_options()("problem", po::value(&problem), "problem folder")("kernel", po::value(&kernel), "kernel source file");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) { std::cout << d; return 0; }
+  if (problem.empty() || kernel.empty()) { std::cerr << d; return 2; }
+  auto settings = MakeSettings(c);
+  if (!settings.ok()) { std::cerr << "accelopt-eval: " << settings.status() << "\n"; return 2; }
+  auto source = Env::Default()->ReadFile(kernel);
+  if (!source.ok()) { std::cerr << "accelopt-eval: " << source.status() << "\n"; return 2; }
+  cpu::CpuBackend backend(BackendOptions(c));
+  EvalRequest req{"", "cpu", problem, *source, *settings};
+  EvalResult r = backend.Evaluate(req, nullptr);
+  if (c.output == "json") std::cout << Dump(r.ToJson(), 2) << "\n";
+  else PrintResultTable(problem, r);
+  if (r.status == EvalStatus::kInternalError) return 3;
+  return r.status == EvalStatus::kOk ? 0 : 1;
+}
+
+int Baseline(const std::vector<std::string>& args) {
+  Common c;
+  std::string suite;
+  po::options_description d("accelopt-eval baseline SUITE_DIR [options]");
+  AddCommon(d, c);
+  d.add_options()("suite", po::value(&suite), "suite folder (e.g. suites/cpu)");
+  po::positional_options_description pos;
+  pos.add("suite", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) { std::cout << d; return 0; }
+  if (suite.empty()) { std::cerr << d; return 2; }
+  auto settings = MakeSettings(c);
+  if (!settings.ok()) { std::cerr << "accelopt-eval: " << settings.status() << "\n"; return 2; }
+  fs::path suite_path = fs::path(suite).is_relative() ? fs::path(c.root) / suite : fs::path(suite);
+  auto dirs = ListProblemDirs(suite_path.string());
+  if (!dirs.ok()) { std::cerr << "accelopt-eval: " << dirs.status() << "\n"; return 2; }
+  cpu::CpuBackendOptions opts = BackendOptions(c);
+  opts.root = "/";
+  cpu::CpuBackend backend(opts);
+  json all = json::array();
+  int failures = 0;
+  std::vector<double> percents;
+  if (c.output != "json")
+    std::printf("%-24s %-14s %12s %8s %10s %8s  %s\n", "problem", "status", "median_us", "spread", "% of peak", "bound", "reason");
+  for (const auto& dir : *dirs) {
+    auto problem = LoadProblem(dir);
+    std::string name = fs::path(dir).filename().string();
+    EvalResult r;
+    if (!problem.ok()) {
+      r = EvalResult::Failure(EvalStatus::kInternalError, problem.status().message());
+    } else {
+      auto src = Env::Default()->ReadFile(problem->baseline_path);
+      EvalRequest req{"", "cpu", fs::absolute(dir).string(), src.ok() ? *src : "", *settings};
+      r = backend.Evaluate(req, nullptr);
+    }
+    if (r.status != EvalStatus::kOk) ++failures;
+    if (r.percent_of_peak && *r.percent_of_peak > 0) percents.push_back(*r.percent_of_peak);
+    if (c.output == "json") {
+      all.push_back({{"problem", name}, {"result", r.ToJson()}});
+    } else {
+      std::printf("%-24s %-14s %12s %7s%% %10s %8s  %s\n", name.c_str(), EvalStatusName(r.status),
+                  r.latency ? Fixed(r.latency->median_us, 1).c_str() : "-",
+                  r.latency ? Fixed(100 * r.latency->spread, 2).c_str() : "-",
+                  r.percent_of_peak ? Fixed(*r.percent_of_peak, 3).c_str() : "-",
+                  problem.ok() ? problem->bound.c_str() : "?", r.status == EvalStatus::kOk ? "" : r.reason.substr(0, 100).c_str());
+      std::fflush(stdout);
+    }
+  }
+  double geo = 0;
+  for (double p : percents) geo += std::log(p);
+  geo = percents.empty() ? 0 : std::exp(geo / percents.size());
+  if (c.output == "json") std::cout << Dump({{"problems", all}, {"geomean_percent_of_peak", geo}}, 2) << "\n";
+  else std::printf("geometric mean of %% of peak: %.3f over %zu problems\n", geo, percents.size());
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const char* usage =
+      "usage: accelopt-eval <command> [options]\n"
+      "  calibrate            measure peak FLOP/s and bandwidth (saved in the cache dir)\n"
+      "  run                  evaluate one kernel: --problem DIR --kernel FILE\n"
+      "  baseline SUITE_DIR   evaluate every problem's baseline.cpp\n"
+      "run 'accelopt-eval <command> --help' for options\n";
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") { std::cerr << usage; return args.empty() ? 2 : 0; }
+  std::string cmd = args[0];
+  args.erase(args.begin());
+  try {
+    if (cmd == "calibrate") return Calibrate(args);
+    if (cmd == "run") return RunOne(args);
+    if (cmd == "baseline") return Baseline(args);
+  } catch (const po::error& e) {
+    std::cerr << "accelopt-eval: " << e.what() << "\n";
+    return 2;
+  }
+  std::cerr << "accelopt-eval: unknown command '" << cmd << "'\n" << usage;
+  return 2;
+}

@@ -1,0 +1,290 @@
+#include "evaluators/cpu/cpu_backend.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "base/env.hpp"
+#include "base/log.hpp"
+#include "base/subprocess.hpp"
+#include "evaluators/cpu/static_check.hpp"
+#include "evaluators/cpu/toolchain.hpp"
+#include "evaluators/stats.hpp"
+
+namespace accelopt::eval::cpu {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+// The last "stage ..." line the harness wrote to stderr, as a readable phrase.
+std::string LastStage(const std::string& err, const std::vector<CaseSpec>& cases) {
+  size_t p = err.rfind("stage ");
+  if (p == std::string::npos) return "start-up";
+  std::string s = err.substr(p + 6, err.find('\n', p) - p - 6);
+  if (s.rfind("case ", 0) == 0) {
+    size_t c = std::strtoul(s.c_str() + 5, nullptr, 10);
+    if (c < cases.size()) return "correctness case '" + cases[c].label + "'";
+  }
+  if (s == "load") return "loading the kernel";
+  return s;
+}
+
+// Harness stderr without its progress lines.
+std::string HarnessErrors(const std::string& err) {
+  std::istringstream in(err);
+  std::string line, out;
+  while (std::getline(in, line))
+    if (line.rfind("stage ", 0) != 0) out += line + "\n";
+  return out;
+}
+
+}  // namespace
+
+CpuBackend::CpuBackend(CpuBackendOptions options)
+    : options_(std::move(options)), harnesses_(options_.cache_dir, options_.compiler) {
+  if (options_.calibration_path.empty()) options_.calibration_path = (fs::path(options_.cache_dir) / "calibration.json").string();
+  if (options_.calibration) calibration_ = options_.calibration;
+}
+
+Result<Calibration> CpuBackend::GetCalibration() {
+  std::lock_guard<std::mutex> lock(calibration_mu_);
+  if (calibration_) return *calibration_;
+  CalibrationOptions co;
+  co.compiler = options_.compiler;
+  co.work_dir = (fs::path(options_.cache_dir) / "calibrate").string();
+  ACCELOPT_ASSIGN_OR_RETURN(Calibration c, LoadOrCalibrate(options_.calibration_path, co));
+  calibration_ = c;
+  return c;
+}
+
+EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
+  const auto t_start = Clock::now();
+  const EvalSettings& s = request.settings;
+  EvalResult result;
+  auto finish = [&](EvalResult r) {
+    r.error_text = TruncateErrorText(r.error_text);
+    r.timings.total_s = Since(t_start);
+    return r;
+  };
+  auto cancelled = [&] { return cancel && cancel->load(); };
+  auto fail = [&](EvalStatus st, std::string reason, std::string text = "") {
+    EvalResult r = result;
+    r.status = st;
+    r.reason = std::move(reason);
+    r.error_text = std::move(text);
+    return finish(r);
+  };
+
+  fs::path problem_dir = fs::path(request.problem);
+  if (problem_dir.is_relative()) problem_dir = fs::path(options_.root) / problem_dir;
+  auto problem = LoadProblem(problem_dir.string());
+  if (!problem.ok()) return fail(EvalStatus::kInternalError, "cannot load the problem: " + problem.status().message());
+  if (problem->backend != "cpu") return fail(EvalStatus::kInternalError, "problem " + problem->name + " is not a cpu problem");
+  auto calibration = GetCalibration();
+  if (!calibration.ok()) return fail(EvalStatus::kInternalError, "calibration failed: " + calibration.status().message());
+  result.hardware = calibration->hardware;
+  result.hardware["peak_gflops"] = calibration->peak_gflops;
+
+  // 1. Static checks on the text.
+  auto t_check = Clock::now();
+  if (s.static_checks) {
+    Status st = CheckSource(request.source);
+    if (!st.ok()) return fail(EvalStatus::kStaticCheckFailed, st.message());
+  }
+  double check_s = Since(t_check);
+  if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
+
+  // 2. Compile.
+  std::string work = (fs::path(options_.cache_dir) / "work" /
+                      (std::to_string(getpid()) + "-" + std::to_string(Env::Default()->RandomU64() % 1000000000000ULL)))
+                         .string();
+  struct Cleanup {
+    std::string dir; bool keep;
+    ~Cleanup() { std::error_code ec; if (!keep) fs::remove_all(dir, ec); }
+  } cleanup{work, options_.keep_work_dirs};
+  Env* env = Env::Default();
+  if (Status st = env->CreateDirs(work); !st.ok()) return fail(EvalStatus::kInternalError, st.ToString());
+  std::string src = work + "/kernel.cpp", so = work + "/kernel.so";
+  if (Status st = env->WriteFileAtomic(src, request.source); !st.ok()) return fail(EvalStatus::kInternalError, st.ToString());
+  std::vector<std::string> args = KernelFlags();
+  args.insert(args.end(), {"-fPIC", "-shared", "-o", so, src});
+  auto cc = RunCompiler(options_.compiler, args, s.compile_timeout_s, cancel);
+  if (!cc.ok()) return fail(EvalStatus::kInternalError, "cannot run the compiler: " + cc.status().message());
+  result.timings.compile_s = cc->seconds;
+  std::string compiler_text = Replace(cc->output, work + "/", "");
+  if (cc->cancelled) return fail(EvalStatus::kCancelled, "cancelled while compiling");
+  if (cc->timed_out) {
+    return fail(EvalStatus::kCompileError, "compilation timed out after " + std::to_string(s.compile_timeout_s) + " s",
+                compiler_text);
+  }
+  if (!cc->ok) {
+    std::string line = cc->describe;
+    std::istringstream lines(compiler_text);
+    for (std::string l; std::getline(lines, l);)
+      if (l.find("error") != std::string::npos) { line = l; break; }
+    return fail(EvalStatus::kCompileError, "compilation failed: " + line.substr(0, 300), compiler_text);
+  }
+  result.compiled = true;
+
+  // 3. Checks on the object.
+  t_check = Clock::now();
+  if (s.static_checks) {
+    auto syms = UndefinedSymbols(so);
+    if (!syms.ok()) return fail(EvalStatus::kInternalError, syms.status().message());
+    if (Status st = CheckSymbols(*syms); !st.ok()) return fail(EvalStatus::kStaticCheckFailed, st.message());
+    if (Status st = CheckInstructions(so); !st.ok()) {
+      return fail(st.code() == Code::kUnavailable ? EvalStatus::kInternalError : EvalStatus::kStaticCheckFailed,
+                  st.message());
+    }
+  }
+  // 4. Harness and references (cached per problem).
+  auto harness = harnesses_.Get(*problem, cancel);
+  if (!harness.ok()) {
+    if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
+    std::string msg = harness.status().message();
+    return fail(EvalStatus::kInternalError, msg.substr(0, msg.find('\n')), msg);
+  }
+  std::vector<CaseSpec> cases = MakeCases(*problem, s);
+  auto refs = harnesses_.References(*problem, *harness, cases, cancel);
+  if (!refs.ok()) {
+    if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
+    return fail(EvalStatus::kInternalError, refs.status().message());
+  }
+  check_s += Since(t_check);
+  result.timings.check_s = check_s;
+
+  // 5. Run.
+  std::string nonce = std::to_string(Env::Default()->RandomU64());
+  ProcessSpec spec;
+  spec.argv = {harness->exe};
+  spec.stdin_data = JobText(*problem, "run", nonce, so, cases, *refs, s);
+  spec.clear_env = true;
+  spec.env_set["PATH"] = "/usr/bin:/bin";
+  if (s.threads > 0) spec.env_set["OMP_NUM_THREADS"] = std::to_string(s.threads);
+  spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
+  int cores = calibration->hardware.value("cores", 1);
+  spec.limits.address_space_bytes = s.memory_limit_mb << 20;
+  spec.limits.cpu_seconds = static_cast<uint64_t>(std::ceil(s.timeout_s * std::max(1, cores) + 10));
+  spec.limits.file_size_bytes = 1 << 20;
+  spec.limits.open_files = 64;
+  spec.private_network = true;
+  spec.cancel = cancel;
+  spec.max_output_bytes = 8 << 20;
+  auto t_run = Clock::now();
+  auto run = RunProcess(spec);
+  result.timings.measure_s = Since(t_run);
+  if (!run.ok()) return fail(EvalStatus::kInternalError, "cannot start the harness: " + run.status().message());
+  result.sandbox = {{"network_isolated", run->network_isolated},
+                    {"memory_limit_mb", s.memory_limit_mb},
+                    {"timeout_s", s.timeout_s}};
+  const std::string stage = LastStage(run->stderr_data, cases);
+  const std::string errors = HarnessErrors(run->stderr_data);
+  using O = ProcessResult::Outcome;
+  if (run->outcome == O::kCancelled) return fail(EvalStatus::kCancelled, "cancelled while running");
+  if (run->outcome == O::kTimedOut) {
+    std::ostringstream m;
+    m << "timed out: still running after " << s.timeout_s << " s, during " << stage;
+    return fail(EvalStatus::kTimeout, m.str(), errors);
+  }
+  if (run->outcome == O::kSignaled) {
+    int sig = run->signal;
+    std::string why = run->Describe();
+    if (errors.find("bad_alloc") != std::string::npos)
+      why = "ran out of memory (limit " + std::to_string(s.memory_limit_mb) + " MB): " + why;
+    else if (sig == SIGXCPU || sig == SIGKILL)
+      why += " (CPU time limit or out of memory)";
+    return fail(EvalStatus::kRuntimeError, "the kernel crashed: " + why + " during " + stage, errors);
+  }
+  if (run->exit_code == 77) {
+    std::string line = errors.substr(0, errors.find('\n'));
+    return fail(EvalStatus::kRuntimeError, "the kernel was stopped by the sandbox: " + line + " during " + stage, errors);
+  }
+  if (run->exit_code == 2) return fail(EvalStatus::kInternalError, "harness error during " + stage, errors);
+  const std::string marker = "ACCELOPT " + nonce + " ";
+  size_t at = run->stdout_data.rfind(marker);
+  if (at == std::string::npos) {
+    return fail(EvalStatus::kRuntimeError,
+                "the harness ended without a result (" + run->Describe() + ") during " + stage, errors);
+  }
+  std::string line = run->stdout_data.substr(at + marker.size());
+  line = line.substr(0, line.find('\n'));
+  auto parsed = ParseJson(line);
+  if (!parsed.ok()) return fail(EvalStatus::kInternalError, "unreadable harness result: " + parsed.status().message(), line);
+  const json& h = *parsed;
+  result.sandbox["seccomp"] = h.value("seccomp", false);
+  if (!h.value("ok", false)) {
+    int c = h.value("case", -1);
+    std::string msg = h.value("message", std::string("?"));
+    std::string where = (c >= 0 && static_cast<size_t>(c) < cases.size()) ? "case '" + cases[c].label + "': " : "";
+    if (h.value("failure", "") == "load_error") return fail(EvalStatus::kRuntimeError, msg, errors);
+    return fail(EvalStatus::kWrongResult, where + msg, where + msg + "\n" + errors);
+  }
+  result.correct = true;
+  result.max_rel_error = h.value("max_rel_error", 0.0);
+
+  // 6. Statistics, profile, roofline.
+  LatencyStats lat;
+  for (const auto& v : h.at("samples_ns")) lat.samples_us.push_back(v.get<double>() / 1000.0);
+  lat.rounds = h.value("rounds", 0);
+  lat.median_us = stats::Median(lat.samples_us);
+  lat.min_us = stats::Min(lat.samples_us);
+  lat.mean_us = stats::Mean(lat.samples_us);
+  lat.spread = stats::Spread(lat.samples_us);
+  result.latency = lat;
+  const Calibration& cal = *calibration;
+  double t = lat.median_us * 1e-6;
+  double bw = cal.BandwidthGbpsFor(problem->bytes);
+  auto& pr = result.profile;
+  pr["flops"] = problem->flops;
+  pr["bytes"] = problem->bytes;
+  pr["arithmetic_intensity"] = problem->flops / problem->bytes;
+  if (t > 0) {
+    pr["achieved_gflops"] = problem->flops / t / 1e9;
+    pr["achieved_gbps"] = problem->bytes / t / 1e9;
+    pr["compute_utilization_pct"] = 100 * problem->flops / t / 1e9 / cal.peak_gflops;
+    pr["memory_utilization_pct"] = bw > 0 ? 100 * problem->bytes / t / 1e9 / bw : 0;
+  }
+  pr["roofline_compute_us"] = problem->flops / (cal.peak_gflops * 1e9) * 1e6;
+  pr["roofline_memory_us"] = bw > 0 ? problem->bytes / (bw * 1e9) * 1e6 : 0;
+  pr["roofline_bandwidth_gbps"] = bw;
+  pr["avg_cores_busy"] = h.value("avg_cores_busy", 0.0);
+  pr["omp_max_threads"] = h.value("omp_max_threads", 0);
+  pr["harness_max_rss_mb"] = h.value("maxrss_kb", 0.0) / 1024.0;
+  pr["timing_calls"] = h.value("calls", 0);
+  struct stat st{};
+  if (stat(so.c_str(), &st) == 0) pr["kernel_object_bytes"] = static_cast<double>(st.st_size);
+  double peak_us = cal.PeakLatencyUs(problem->flops, problem->bytes);
+  result.peak_latency_us = peak_us;
+  if (lat.median_us > 0) result.percent_of_peak = 100 * peak_us / lat.median_us;
+  result.status = EvalStatus::kOk;
+  result.reason = "correct on " + std::to_string(cases.size()) + " cases; median " +
+                  std::to_string(lat.median_us) + " us";
+  if (result.percent_of_peak && *result.percent_of_peak > 100 * s.roofline_slack) {
+    result.status = EvalStatus::kSuspicious;
+    std::ostringstream m;
+    m << "faster than the roofline: median " << lat.median_us << " us < peak latency " << peak_us
+      << " us (" << *result.percent_of_peak << "% of peak); a kernel cannot beat the hardware — check for skipped work";
+    result.reason = m.str();
+  } else if (s.baseline_latency_us && lat.median_us > 0 && *s.baseline_latency_us / lat.median_us > s.max_speedup) {
+    result.status = EvalStatus::kSuspicious;
+    std::ostringstream m;
+    m << "implausible speedup " << *s.baseline_latency_us / lat.median_us << "x over the baseline (limit "
+      << s.max_speedup << "x)";
+    result.reason = m.str();
+  }
+  return finish(result);
+}
+
+}  // namespace accelopt::eval::cpu

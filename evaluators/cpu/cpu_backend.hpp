@@ -1,0 +1,64 @@
+// The cpu backend: evaluates a C++ kernel for a problem under suites/cpu/.
+//
+// One evaluation:
+//   1. load the problem (problem.hpp) and the calibration (lazily, once);
+//   2. static source checks (static_check.hpp);
+//   3. compile the candidate as a shared object (toolchain.hpp, KernelFlags,
+//      settings.compile_timeout_s); compiler errors come back in the result;
+//   4. undefined-symbol allow-list and instruction checks on the object;
+//   5. get the problem's harness and reference outputs (built/computed once,
+//      cached: harness_builder.hpp);
+//   6. run the harness on the candidate in a child process: own process
+//      group, RLIMIT_AS = settings.memory_limit_mb, RLIMIT_CPU, RLIMIT_FSIZE,
+//      RLIMIT_NOFILE, private network namespace, empty environment, killed at
+//      settings.timeout_s; inside it, seccomp forbids processes, sockets and
+//      file writes before the kernel is loaded, and file opens after;
+//   7. turn what happened into an EvalResult: status, reason, error text,
+//      latency statistics, profile, roofline and percent of peak (status
+//      "suspicious" when faster than the roofline or than max_speedup x the
+//      baseline latency carried by the request).
+//
+// Thread safety: Evaluate may be called from many threads at once; each call
+// works in its own folder under <cache_dir>/work/.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "evaluators/backend.hpp"
+#include "evaluators/cpu/calibration.hpp"
+#include "evaluators/cpu/harness_builder.hpp"
+
+namespace accelopt::eval::cpu {
+
+struct CpuBackendOptions {
+  std::string root = ".";        // relative problem paths are resolved against this folder
+  std::string cache_dir;         // REQUIRED: harness builds, reference outputs, work folders
+  std::string calibration_path;  // default: <cache_dir>/calibration.json
+  std::string compiler = "g++";
+  // When set, used instead of loading/measuring (tests, or a daemon that
+  // already recorded a calibration event).
+  std::optional<Calibration> calibration;
+  bool keep_work_dirs = false;   // keep <cache_dir>/work/<id>/ for debugging
+};
+
+class CpuBackend : public Backend {
+ public:
+  explicit CpuBackend(CpuBackendOptions options);
+
+  std::string name() const override { return "cpu"; }
+  EvalResult Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) override;
+
+  // The calibration in use (loads or measures it on first call).
+  Result<Calibration> GetCalibration();
+
+ private:
+  CpuBackendOptions options_;
+  HarnessCache harnesses_;
+  std::mutex calibration_mu_;
+  std::optional<Calibration> calibration_;
+};
+
+}  // namespace accelopt::eval::cpu

@@ -1,0 +1,21 @@
+// What machine and toolchain an evaluation ran on, and a fingerprint of it.
+//
+// HardwareInfo(): {"cpu_model", "cores" (online CPUs this process may use),
+// "simd" ("avx512" | "avx2" | "sse"), "l3_bytes", "memory_bytes", "compiler"
+// (the kernel compiler's version line), "kernel" (uname release),
+// "fingerprint"}. The fingerprint is the sha256 of the fields that change
+// results (model, cores, simd, memory, compiler); calibrations are valid for
+// one fingerprint only.
+//
+// Thread safety: reentrant (reads /proc and /sys; runs `<compiler> --version`).
+#pragma once
+
+#include <string>
+
+#include "base/json.hpp"
+
+namespace accelopt::eval::cpu {
+
+json HardwareInfo(const std::string& compiler = "g++");
+
+}  // namespace accelopt::eval::cpu

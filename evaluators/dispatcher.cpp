@@ -1,0 +1,143 @@
+#include "evaluators/dispatcher.hpp"
+
+#include <algorithm>
+
+namespace accelopt::eval {
+namespace {
+EvalResult CancelledResult() {
+  return EvalResult::Failure(EvalStatus::kCancelled, "cancelled before it ran");
+}
+}  // namespace
+
+Dispatcher::Dispatcher(std::vector<BackendSlots> backends) {
+  for (auto& b : backends) {
+    auto pool = std::make_unique<Pool>();
+    pool->backend = b.backend;
+    Pool* raw = pool.get();
+    std::string name = b.backend->name();
+    pools_[name] = std::move(pool);
+    for (int i = 0; i < std::max(1, b.slots); ++i) {
+      raw->workers.emplace_back([this, raw] { WorkerLoop(raw); });
+    }
+  }
+}
+
+Dispatcher::~Dispatcher() { Shutdown(); }
+
+Result<uint64_t> Dispatcher::Submit(EvalRequest request, std::string client, Callback done) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return FailedPrecondition("dispatcher is shut down");
+  auto it = pools_.find(request.backend);
+  if (it == pools_.end()) return NotFound("no evaluation backend '" + request.backend + "'");
+  Pool* pool = it->second.get();
+  uint64_t ticket = next_ticket_++;
+  auto& q = pool->queues[client];
+  if (q.empty()) pool->turn.push_back(client);
+  q.push_back(Job{ticket, std::move(request), std::move(done), std::make_shared<std::atomic<bool>>(false)});
+  cv_.notify_all();
+  return ticket;
+}
+
+bool Dispatcher::PopLocked(Pool* pool, Job* out) {
+  if (pool->turn.empty()) return false;
+  std::string client = pool->turn.front();
+  pool->turn.pop_front();
+  auto& q = pool->queues[client];
+  *out = std::move(q.front());
+  q.pop_front();
+  if (q.empty()) pool->queues.erase(client);
+  else pool->turn.push_back(client);  // next job of this client waits for the others' turns
+  return true;
+}
+
+void Dispatcher::WorkerLoop(Pool* pool) {
+  while (true) {
+    Job job;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !pool->turn.empty(); });
+      if (stopping_) return;
+      PopLocked(pool, &job);
+      pool->running[job.ticket] = job.cancel;
+    }
+    EvalResult result;
+    try {
+      result = pool->backend->Evaluate(job.request, job.cancel.get());
+    } catch (const std::exception& e) {
+      result = EvalResult::Failure(EvalStatus::kInternalError, std::string("backend threw: ") + e.what());
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      pool->running.erase(job.ticket);
+    }
+    if (job.done) job.done(job.ticket, std::move(result));
+  }
+}
+
+bool Dispatcher::Cancel(uint64_t ticket) {
+  Callback done;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [name, pool] : pools_) {
+      if (auto r = pool->running.find(ticket); r != pool->running.end()) {
+        r->second->store(true);
+        return true;
+      }
+      for (auto qit = pool->queues.begin(); qit != pool->queues.end(); ++qit) {
+        auto& q = qit->second;
+        auto jit = std::find_if(q.begin(), q.end(), [&](const Job& j) { return j.ticket == ticket; });
+        if (jit == q.end()) continue;
+        done = std::move(jit->done);
+        q.erase(jit);
+        if (q.empty()) {
+          pool->turn.erase(std::remove(pool->turn.begin(), pool->turn.end(), qit->first), pool->turn.end());
+          pool->queues.erase(qit);
+        }
+        goto found;
+      }
+    }
+    return false;
+  }
+found:
+  if (done) done(ticket, CancelledResult());
+  return true;
+}
+
+size_t Dispatcher::Queued(const std::string& backend) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pools_.find(backend);
+  if (it == pools_.end()) return 0;
+  size_t n = 0;
+  for (const auto& [c, q] : it->second->queues) n += q.size();
+  return n;
+}
+
+size_t Dispatcher::Running(const std::string& backend) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pools_.find(backend);
+  return it == pools_.end() ? 0 : it->second->running.size();
+}
+
+void Dispatcher::Shutdown() {
+  std::vector<std::pair<uint64_t, Callback>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_ && pools_.empty()) return;
+    stopping_ = true;
+    for (auto& [name, pool] : pools_) {
+      for (auto& [c, q] : pool->queues)
+        for (auto& j : q) dropped.emplace_back(j.ticket, std::move(j.done));
+      pool->queues.clear();
+      pool->turn.clear();
+      for (auto& [t, flag] : pool->running) flag->store(true);
+    }
+    cv_.notify_all();
+  }
+  for (auto& [t, done] : dropped)
+    if (done) done(t, CancelledResult());
+  for (auto& [name, pool] : pools_)
+    for (auto& w : pool->workers)
+      if (w.joinable()) w.join();
+}
+
+}  // namespace accelopt::eval
