@@ -1,0 +1,210 @@
+// A small simulated campaign (2 problems, T=3, B=2, N=2, K=2) driven to the
+// end by the in-memory runtime: it completes, finds the scripted faster
+// kernels, records bad replies as failed candidates, and its report follows
+// from its events.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <map>
+
+#include "workflows/parse.hpp"
+#include "workflows/report.hpp"
+#include "world.hpp"
+
+namespace accelopt::workflows::testing {
+namespace {
+
+struct Ran {
+  World world;
+  CampaignSpec spec;
+  Sim sim;
+  Ran(uint64_t order_seed = 1)
+      : world(MakeWorld()), spec(SmallSpec(world)), sim(spec, MakeScript(world), order_seed) {}
+};
+
+BOOST_AUTO_TEST_CASE(small_campaign_completes_and_finds_faster_kernels) {
+  Ran r;
+  REQUIRE_OK(r.sim.Start("c1", r.world.sources, r.world.hardware));
+  REQUIRE_OK(r.sim.RunToEnd());
+  const CampaignState& st = r.sim.state();
+  BOOST_TEST(st.status == kStatusCompleted);
+  BOOST_TEST(st.in_flight == 0);
+  BOOST_TEST(st.budget.reserved.llm_calls == 0);
+  BOOST_TEST(st.budget.reserved.cost_nusd == 0);
+  const int T = r.spec.search.T;
+  for (const ProblemState& ps : st.problems) {
+    BOOST_TEST(ps.status == kStatusCompleted);
+    BOOST_TEST(static_cast<int>(ps.iterations.size()) == T);
+    // Each iteration adds one level to the best kernel (the scripted n0/k0).
+    const IterationState& last = ps.iterations.back();
+    int best_level = -1;
+    for (const CandidateRecord& c : last.candidates) {
+      if (c.ok && c.measurement.correct) {
+        best_level = std::max(best_level, LevelOf(*r.sim.blobs().Get(c.source_sha256)));
+      }
+    }
+    BOOST_TEST(best_level == T);
+    // Paper beam: the fastest group first.
+    for (int i = 1; i < T; ++i) {
+      const auto& beam = ps.iterations[i].beam;
+      BOOST_REQUIRE_EQUAL(beam.size(), 2u);
+      BOOST_TEST(LevelOf(*r.sim.blobs().Get(beam[0].source_sha256)) == i);
+      BOOST_TEST(beam[0].selection_latency_us <= beam[1].selection_latency_us);
+    }
+    // Memory: a positive and a negative item per iteration >= 1, capped.
+    BOOST_TEST(ps.memory.size() <= static_cast<size_t>(r.spec.search.ExpN));
+    BOOST_TEST(!ps.memory.empty());
+  }
+
+  // Bad replies are recorded failed candidates, not errors.
+  std::map<std::string, int> failures;
+  for (const Event& e : r.sim.log()) {
+    if (e.type == event_type::kCandidateProposed && !e.data["ok"].get<bool>()) {
+      ++failures[e.data["failure"].get<std::string>()];
+    }
+  }
+  BOOST_TEST(failures[kNoCodeBlock] > 0);
+  BOOST_TEST(failures[kMissingFunction] > 0);
+
+  // The report: speedup 1.5^T per problem, % of peak rising each iteration.
+  const json report = BuildReport(st);
+  BOOST_TEST(report["status"] == "completed");
+  double log_speedup = 0;
+  for (const json& p : report["problems"]) {
+    const double expected = std::pow(kLevelFactor, T);
+    BOOST_TEST(p["speedup"].get<double>() == expected, boost::test_tools::tolerance(1e-9));
+    const std::string best = *r.sim.blobs().Get(p["best"]["source_sha256"].get<std::string>());
+    BOOST_TEST(LevelOf(best) == T);
+    const json& pct = p["percent_of_peak_by_iteration"];
+    BOOST_REQUIRE_EQUAL(pct.size(), static_cast<size_t>(T));
+    // Baseline = 10% of peak; after iteration i the best is level i+1.
+    BOOST_TEST(p["baseline"]["percent_of_peak"].get<double>() == 10.0,
+               boost::test_tools::tolerance(1e-9));
+    for (int i = 0; i < T; ++i) {
+      BOOST_TEST(pct[i].get<double>() == 10.0 * std::pow(kLevelFactor, i + 1),
+                 boost::test_tools::tolerance(1e-9));
+    }
+    log_speedup += std::log(p["speedup"].get<double>());
+  }
+  BOOST_TEST(report["geomean"]["speedup"].get<double>() == std::exp(log_speedup / 2),
+             boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(report["geomean"]["best_percent_of_peak"].get<double>() ==
+                 10.0 * std::pow(kLevelFactor, T),
+             boost::test_tools::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_CASE(report_usage_follows_from_events) {
+  Ran r;
+  REQUIRE_OK(r.sim.Start("c1", r.world.sources, r.world.hardware));
+  REQUIRE_OK(r.sim.RunToEnd());
+  // Recompute cost, tokens and calls per role and per model straight from the
+  // event list, independently of the fold.
+  std::map<std::string, std::string> role_of, model_of;
+  std::map<std::string, double> cost_by_role, cost_by_model;
+  std::map<std::string, int64_t> in_by_role, out_by_role, calls_by_role;
+  int64_t evaluations = 0;
+  for (const Event& e : r.sim.log()) {
+    if (e.type == event_type::kActivityScheduled) {
+      role_of[e.data["activity_id"]] = e.data["role"];
+      if (e.data["kind"] == "llm") {
+        model_of[e.data["activity_id"]] = e.data["payload"]["provider"].get<std::string>() + "/" +
+                                          e.data["payload"]["model"].get<std::string>();
+      }
+    } else if (e.type == event_type::kLlmCallCompleted || e.type == event_type::kLlmCallFailed) {
+      const std::string id = e.data["activity_id"];
+      cost_by_role[role_of[id]] += e.data["cost_usd"].get<double>();
+      cost_by_model[model_of[id]] += e.data["cost_usd"].get<double>();
+      in_by_role[role_of[id]] += e.data["usage"]["input_tokens"].get<int64_t>();
+      out_by_role[role_of[id]] += e.data["usage"]["output_tokens"].get<int64_t>();
+      ++calls_by_role[role_of[id]];
+    } else if (e.type == event_type::kEvaluationCompleted) {
+      ++evaluations;
+    }
+  }
+  auto folded = Fold(r.sim.log());
+  BOOST_REQUIRE(folded.ok());
+  const json report = BuildReport(*folded);
+  BOOST_TEST(report == BuildReport(r.sim.state()));  // live state == replayed state
+  const json& usage = report["usage"];
+  BOOST_TEST(usage["by_role"].size() == 3u);
+  double total = 0;
+  for (const auto& [role, cost] : cost_by_role) {
+    BOOST_TEST(usage["by_role"][role]["cost_usd"].get<double>() == cost,
+               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(usage["by_role"][role]["input_tokens"].get<int64_t>() == in_by_role[role]);
+    BOOST_TEST(usage["by_role"][role]["output_tokens"].get<int64_t>() == out_by_role[role]);
+    BOOST_TEST(usage["by_role"][role]["calls"].get<int64_t>() == calls_by_role[role]);
+    BOOST_TEST(cost > 0);
+    total += cost;
+  }
+  for (const auto& [model, cost] : cost_by_model) {
+    BOOST_TEST(usage["by_model"][model]["cost_usd"].get<double>() == cost,
+               boost::test_tools::tolerance(1e-9));
+  }
+  BOOST_TEST(usage["total"]["cost_usd"].get<double>() == total, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(usage["evaluations"].get<int64_t>() == evaluations);
+}
+
+BOOST_AUTO_TEST_CASE(completion_order_does_not_change_the_outcome) {
+  Ran a(1), b(99);
+  REQUIRE_OK(a.sim.Start("c1", a.world.sources, a.world.hardware));
+  REQUIRE_OK(b.sim.Start("c1", b.world.sources, b.world.hardware));
+  REQUIRE_OK(a.sim.RunToEnd());
+  REQUIRE_OK(b.sim.RunToEnd());
+  BOOST_TEST(a.sim.log().size() == b.sim.log().size());
+  BOOST_TEST(BuildReport(a.sim.state()) == BuildReport(b.sim.state()));
+}
+
+BOOST_AUTO_TEST_CASE(failing_baseline_fails_its_problem_only) {
+  Ran r;
+  Script script = MakeScript(r.world);
+  auto evaluate = script.evaluate;
+  script.evaluate = [evaluate](const ActivityRequest& a) {
+    json result = evaluate(a);
+    if (a.request["problem"] == "suites/cpu/gelu") {
+      result["status"] = "wrong_result";
+      result["correct"] = false;
+      result["reason"] = "max relative error 0.3";
+    }
+    return result;
+  };
+  Sim sim(r.spec, script, 3);
+  REQUIRE_OK(sim.Start("c1", r.world.sources, r.world.hardware));
+  REQUIRE_OK(sim.RunToEnd());
+  BOOST_TEST(sim.state().status == kStatusCompleted);
+  BOOST_TEST(sim.state().problems[0].status == kStatusCompleted);
+  BOOST_TEST(sim.state().problems[1].status == kStatusFailed);
+  BOOST_TEST(sim.state().problems[1].reason.find("wrong_result") != std::string::npos);
+  // No planner call was made for the failed problem.
+  for (const auto& [id, n] : sim.llm_requests()) BOOST_TEST(id.find("c1/p1/") != 0u);
+}
+
+BOOST_AUTO_TEST_CASE(llm_failures_are_recorded_not_fatal) {
+  Ran r;
+  Script script = MakeScript(r.world);
+  auto llm = script.llm;
+  script.llm = [llm](const ActivityRequest& a) {
+    // Every executor call of the second plan, and one planner call, fail.
+    if ((a.role == kRoleExecutor && a.activity_id.find("/n1/") != std::string::npos) ||
+        a.activity_id == "c1/p0/it1/plan/b1/n0") {
+      return ScriptedReply{false, "", "HTTP 500 after 3 attempts"};
+    }
+    return llm(a);
+  };
+  Sim sim(r.spec, script, 5);
+  REQUIRE_OK(sim.Start("c1", r.world.sources, r.world.hardware));
+  REQUIRE_OK(sim.RunToEnd());
+  BOOST_TEST(sim.state().status == kStatusCompleted);
+  int llm_failed = 0, failed_plans = 0;
+  for (const Event& e : sim.log()) {
+    if (e.type == event_type::kCandidateProposed && e.data["failure"] == kLlmFailed) ++llm_failed;
+    if (e.type == event_type::kPlanProposed && !e.data["ok"].get<bool>()) ++failed_plans;
+  }
+  BOOST_TEST(llm_failed > 0);
+  BOOST_TEST(failed_plans == 1);
+  const json report = BuildReport(sim.state());
+  BOOST_TEST(report["usage"]["by_role"]["executor"]["failed_calls"].get<int64_t>() == llm_failed);
+}
+
+}  // namespace
+}  // namespace accelopt::workflows::testing

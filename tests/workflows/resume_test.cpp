@@ -1,0 +1,133 @@
+// Resume: the campaign is stopped after every single event boundary, folded
+// back from that prefix of its log, and driven on (pending activities re-run
+// first, completions in another order). It must end in the same state as the
+// uninterrupted run, and no LLM call whose reply was in the prefix may be
+// requested again.
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "workflows/report.hpp"
+#include "world.hpp"
+
+namespace accelopt::workflows::testing {
+namespace {
+
+// The log as a multiset of (type, data): the same things happened, in any
+// order.
+std::vector<std::string> Canonical(const std::vector<Event>& log) {
+  std::vector<std::string> out;
+  for (const Event& e : log) out.push_back(e.type + " " + Dump(e.data));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+BOOST_AUTO_TEST_CASE(stopped_at_every_event_boundary_resumes_to_the_same_end) {
+  const World world = MakeWorld();
+  const CampaignSpec spec = SmallSpec(world);
+  // Keep a few activities in flight at every cut, as a real runtime would.
+  Sim full(spec, MakeScript(world), /*order_seed=*/11, /*max_in_flight=*/4);
+  REQUIRE_OK(full.Start("c1", world.sources, world.hardware));
+  REQUIRE_OK(full.RunToEnd());
+  BOOST_REQUIRE(full.state().status == kStatusCompleted);
+  const json want_report = BuildReport(full.state());
+  const std::vector<std::string> want_events = Canonical(full.log());
+  const size_t n = full.log().size();
+  BOOST_TEST_MESSAGE("uninterrupted run: " << n << " events");
+
+  size_t resumed_with_pending = 0;
+  for (size_t cut = 1; cut <= n; ++cut) {
+    Sim resumed(spec, MakeScript(world), /*order_seed=*/1000 + cut, /*max_in_flight=*/3);
+    REQUIRE_OK(resumed.ResumeFrom(full, cut));
+    // Activities whose LLM reply is already in the prefix.
+    std::set<std::string> answered;
+    size_t pending = 0;
+    for (size_t i = 0; i < cut; ++i) {
+      const Event& e = full.log()[i];
+      if (e.type == event_type::kLlmCallCompleted || e.type == event_type::kLlmCallFailed) {
+        answered.insert(e.data["activity_id"].get<std::string>());
+      }
+    }
+    pending = resumed.state().in_flight;
+    if (pending > 0) ++resumed_with_pending;
+    REQUIRE_OK(resumed.RunToEnd());
+
+    BOOST_REQUIRE_MESSAGE(BuildReport(resumed.state()) == want_report,
+                          "different final report after a stop at event " << cut);
+    BOOST_REQUIRE_MESSAGE(Canonical(resumed.log()) == want_events,
+                          "different events after a stop at event " << cut);
+    for (const auto& [id, count] : resumed.llm_requests()) {
+      BOOST_REQUIRE_MESSAGE(!answered.count(id),
+                            "LLM call " << id << " requested again after a stop at " << cut);
+      BOOST_REQUIRE_MESSAGE(count == 1, "LLM call " << id << " requested " << count << " times");
+    }
+  }
+  // The cuts did land while work was in flight.
+  BOOST_TEST(resumed_with_pending > n / 2);
+}
+
+BOOST_AUTO_TEST_CASE(decide_is_idempotent_and_never_reschedules) {
+  const World world = MakeWorld();
+  const CampaignSpec spec = SmallSpec(world);
+  Sim full(spec, MakeScript(world), 5, 4);
+  REQUIRE_OK(full.Start("c1", world.sources, world.hardware));
+  REQUIRE_OK(full.RunToEnd());
+  for (size_t cut = 1; cut <= full.log().size(); cut += 7) {
+    auto st = Fold(std::vector<Event>(full.log().begin(), full.log().begin() + cut));
+    BOOST_REQUIRE(st.ok());
+    auto a = Decide(*st, full.blobs());
+    auto b = Decide(*st, full.blobs());
+    BOOST_REQUIRE(a.ok());
+    BOOST_REQUIRE(b.ok());
+    BOOST_REQUIRE_EQUAL(a->size(), b->size());
+    for (size_t i = 0; i < a->size(); ++i) {
+      BOOST_TEST((*a)[i].event.type == (*b)[i].event.type);
+      BOOST_TEST((*a)[i].event.data == (*b)[i].event.data);
+      if ((*a)[i].event.type == event_type::kActivityScheduled) {
+        BOOST_TEST(!st->activities.count((*a)[i].event.data["activity_id"].get<std::string>()));
+      }
+    }
+    // After appending the decisions, deciding again schedules nothing twice.
+    CampaignState next = *st;
+    for (const Command& c : *a) REQUIRE_OK(Apply(next, c.event));
+    auto again = Decide(next, full.blobs());
+    BOOST_REQUIRE(again.ok());
+    BOOST_TEST(again->empty());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(pending_activities_rebuild_the_original_requests) {
+  const World world = MakeWorld();
+  const CampaignSpec spec = SmallSpec(world);
+  Sim full(spec, MakeScript(world), 5, 4);
+  REQUIRE_OK(full.Start("c1", world.sources, world.hardware));
+  // Run a little, recording the requests as first decided.
+  std::map<std::string, json> decided;
+  auto st = Fold(full.log());
+  BOOST_REQUIRE(st.ok());
+  CampaignState state = *st;
+  auto cmds = Decide(state, full.blobs());
+  BOOST_REQUIRE(cmds.ok());
+  MapBlobSource blobs;
+  for (const auto& s : world.sources) {
+    blobs.Put(s.reference);
+    blobs.Put(s.baseline);
+  }
+  for (const Command& c : *cmds) {
+    for (const Blob& b : c.blobs) blobs.Put(b.content);
+    REQUIRE_OK(Apply(state, c.event));
+    if (c.run) decided[c.run->activity_id] = c.run->request;
+  }
+  BOOST_REQUIRE(!decided.empty());
+  auto pending = PendingActivities(state, blobs);
+  BOOST_REQUIRE(pending.ok());
+  BOOST_TEST(pending->size() == decided.size());
+  for (const ActivityRequest& r : *pending) BOOST_TEST(r.request == decided.at(r.activity_id));
+  // A missing blob is a loud error, not a silently different request.
+  MapBlobSource empty;
+  BOOST_TEST(!PendingActivities(state, empty).ok());
+}
+
+}  // namespace
+}  // namespace accelopt::workflows::testing

@@ -1,0 +1,103 @@
+#include "sim.hpp"
+
+#include "base/sha256.hpp"
+#include "workflows/budget.hpp"
+#include "workflows/rng.hpp"
+
+namespace accelopt::workflows::testing {
+
+Sim::Sim(CampaignSpec spec, Script script, uint64_t order_seed, size_t max_in_flight)
+    : spec_(std::move(spec)),
+      script_(std::move(script)),
+      order_seed_(order_seed),
+      max_in_flight_(max_in_flight) {}
+
+void Sim::PutBlob(const std::string& content) {
+  if (!blobs_.Get(Sha256Hex(content))) blob_log_.emplace_back(log_.size(), content);
+  blobs_.Put(content);
+}
+
+Status Sim::Append(Event e) {
+  clock_us_ += 1000;
+  e.recorded_at_us = clock_us_;
+  ACCELOPT_RETURN_IF_ERROR(Apply(state_, e));
+  log_.push_back(std::move(e));
+  return Status::Ok();
+}
+
+Status Sim::Start(const std::string& campaign_id, const std::vector<ProblemSource>& sources,
+                  const json& hardware) {
+  ACCELOPT_ASSIGN_OR_RETURN(Command start, StartCampaign(campaign_id, spec_, sources, hardware));
+  for (const Blob& b : start.blobs) PutBlob(b.content);
+  return Append(start.event);
+}
+
+Status Sim::ResumeFrom(const Sim& other, size_t n) {
+  for (const auto& [at, content] : other.blob_log_) {
+    if (at < n) PutBlob(content);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    ACCELOPT_RETURN_IF_ERROR(Append(other.log_[i]));
+  }
+  clock_us_ = other.clock_us_;
+  ACCELOPT_ASSIGN_OR_RETURN(auto pending, PendingActivities(state_, blobs_));
+  in_flight_ = std::move(pending);
+  return Status::Ok();
+}
+
+Status Sim::RunOne(const ActivityRequest& a) {
+  if (a.kind == ActivityKind::kEvaluation) {
+    return Append(EvaluationCompletedEvent(a.activity_id, script_.evaluate(a)));
+  }
+  ++llm_requests_[a.activity_id];
+  ScriptedReply reply = script_.llm(a);
+  const RoleSpec& role = spec_.Role(a.role);
+  const std::string prompt = a.request.at("system").get<std::string>() +
+                             a.request.at("user").get<std::string>();
+  LlmUsage usage;
+  if (script_.worst_case_usage) {
+    usage.input_tokens = PromptTokenBound(prompt.size());
+    usage.output_tokens = role.max_tokens;
+  } else {
+    usage.input_tokens = static_cast<int64_t>(prompt.size() / 4);
+    usage.output_tokens = std::min<int64_t>(role.max_tokens, reply.text.size() / 4 + 1);
+  }
+  const double cost = CostOf(role, usage.input_tokens, usage.output_tokens);
+  if (!reply.ok) {
+    return Append(LlmCallFailedEvent(a.activity_id, reply.error, usage, cost, 3));
+  }
+  PutBlob(reply.text);
+  return Append(LlmCallCompletedEvent(a.activity_id, Sha256Hex(reply.text), usage, cost, 1.5, 1,
+                                      role.provider, role.model));
+}
+
+Status Sim::RunToEnd(const std::function<void(const CampaignState&)>& on_event) {
+  for (int guard = 0; guard < 1'000'000; ++guard) {
+    if (!state_.finished()) {
+      ACCELOPT_ASSIGN_OR_RETURN(std::vector<Command> cmds, Decide(state_, blobs_));
+      for (Command& c : cmds) {
+        for (const Blob& b : c.blobs) PutBlob(b.content);
+        ACCELOPT_RETURN_IF_ERROR(Append(c.event));
+        if (on_event) on_event(state_);
+        if (c.run) in_flight_.push_back(*c.run);
+      }
+      max_seen_in_flight_ = std::max(max_seen_in_flight_, in_flight_.size());
+    }
+    if (in_flight_.empty()) {
+      if (state_.finished()) return Status::Ok();
+      return Internal("stuck: nothing in flight and Decide returned nothing");
+    }
+    // Complete one activity, chosen at random among those in flight (the
+    // oldest ones only, when max_in_flight_ is small).
+    Rng rng(order_seed_, std::to_string(draws_++));
+    const size_t window = std::min(in_flight_.size(), max_in_flight_);
+    const size_t pick = rng.Uniform(window);
+    ActivityRequest a = in_flight_[pick];
+    in_flight_.erase(in_flight_.begin() + static_cast<long>(pick));
+    ACCELOPT_RETURN_IF_ERROR(RunOne(a));
+    if (on_event) on_event(state_);
+  }
+  return Internal("did not finish");
+}
+
+}  // namespace accelopt::workflows::testing

@@ -1,0 +1,48 @@
+// A small scripted world for campaign tests: two cpu problems whose kernels
+// carry a "LEVEL=<L>" marker, an executor that (by plan and sample) writes a
+// faster kernel, a slower one, a reply without code, or the wrong function,
+// and an evaluator whose latency follows the marker:
+//   latency = base / 1.5^L  (x 1.5 more for a SLOW variant)
+// so the best reachable after T iterations is LEVEL=T, a speedup of 1.5^T.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#define REQUIRE_OK(expr)                                  \
+  do {                                                    \
+    ::accelopt::Status _st = (expr);                      \
+    BOOST_REQUIRE_MESSAGE(_st.ok(), _st.ToString());      \
+  } while (0)
+
+namespace accelopt::workflows::testing {
+
+inline constexpr double kLevelFactor = 1.5;
+
+struct World {
+  std::vector<ProblemSource> sources;
+  json hardware;
+  std::map<std::string, double> base_latency_us;  // by problem id
+  double peak_fraction = 0.1;                      // peak latency = base * this
+};
+
+World MakeWorld();
+
+// 2 problems, T=3, B=2, N=2, K=2 unless changed; priced roles.
+CampaignSpec SmallSpec(const World& w);
+
+// role by content: see world.cpp.
+Script MakeScript(const World& w);
+
+// LEVEL=<L> marker of a kernel source (-1 when absent), and whether SLOW.
+int LevelOf(const std::string& source);
+bool IsSlow(const std::string& source);
+
+// A kernel source of `function` at `level`.
+std::string Kernel(const std::string& function, int level, bool slow = false);
+
+}  // namespace accelopt::workflows::testing
