@@ -20,6 +20,7 @@ Usage:
     suites/cpu/check.py --no-time          # correctness only
     suites/cpu/check.py --seeds 0,21 --keep-build /tmp/chk
     suites/cpu/check.py gqa_full --kernel /tmp/no_max.cpp   # must FAIL
+    suites/cpu/check.py --known-wrong      # every <problem>/known_wrong/*.cpp must FAIL
 
 Exit status: 0 when every problem passes, 1 otherwise.
 """
@@ -283,6 +284,50 @@ def check_problem(folder, args, build):
     return p, rows
 
 
+def rejections(p, rows):
+    """Why a run fails: the (case, reason) pairs, deduplicated over seeds."""
+    out = []
+    for r in rows:
+        if "case" not in r:
+            continue
+        if not (r["rel_l2"] < p["tolerance"]):
+            out.append((r["case"], f"rel_l2 {r['rel_l2']:.3g}"))
+        if r["inputs_changed"]:
+            out.append((r["case"], "modified an input"))
+    seen, unique = set(), []
+    for case, why in out:
+        if case not in seen:
+            seen.add(case)
+            unique.append(f"{case} ({why})")
+    return unique
+
+
+def check_known_wrong(names, args, build):
+    """Each known-wrong kernel must be rejected; returns the exit status."""
+    args.time = False
+    all_ok = True
+    for name in names:
+        folder = os.path.join(args.suite, name)
+        wrong_dir = os.path.join(folder, "known_wrong")
+        if not os.path.isdir(wrong_dir):
+            continue
+        for f in sorted(os.listdir(wrong_dir)):
+            if not f.endswith(".cpp"):
+                continue
+            args.kernel = os.path.join(wrong_dir, f)
+            label = f"{name}/{f}"
+            try:
+                p, rows = check_problem(folder, args, build)
+            except (ValueError, subprocess.TimeoutExpired, json.JSONDecodeError, OSError) as e:
+                all_ok = False
+                print(f"{label:48} ERROR {str(e).splitlines()[0]}")
+                continue
+            why = rejections(p, rows)
+            all_ok &= bool(why)
+            print(f"{label:48} {'rejected by ' + ', '.join(why) if why else 'NOT REJECTED'}")
+    return 0 if all_ok else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("problems", nargs="*", help="problem names (default: every folder with a problem.json)")
@@ -294,6 +339,9 @@ def main():
     ap.add_argument("--keep-build", help="write drivers and binaries here instead of a temp folder")
     ap.add_argument("--kernel", help="check this source instead of baseline.cpp (one problem only); "
                     "use it to confirm that a known-wrong kernel is rejected")
+    ap.add_argument("--known-wrong", action="store_true",
+                    help="instead of the baselines, check every <problem>/known_wrong/*.cpp and "
+                    "succeed only if each one is rejected")
     ap.add_argument("--json", action="store_true", help="print one JSON object per problem instead of a table")
     args = ap.parse_args()
     args.seeds = [int(s) for s in args.seeds.split(",") if s]
@@ -303,6 +351,8 @@ def main():
                                     if os.path.isfile(os.path.join(args.suite, d, "problem.json")))
     build = args.keep_build or tempfile.mkdtemp(prefix="suite-check-")
     os.makedirs(build, exist_ok=True)
+    if args.known_wrong:
+        return check_known_wrong(names, args, build)
     if not args.json:
         print(f"{'problem':24} {'dims':34} {'ms/call':>8} {'GFLOP/s':>8} {'GB/s':>6} "
               f"{'default err':>11} {'worst adversarial':>28} {'tol':>7}  result")
