@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ using Millis = std::chrono::milliseconds;
 
 enum class ProviderKind { kOpenAi, kAnthropic, kBedrock, kCommand, kReplay };
 const char* ProviderKindName(ProviderKind kind);  // "openai", ...
+inline std::ostream& operator<<(std::ostream& os, ProviderKind k) { return os << ProviderKindName(k); }
 
 struct Timeouts {
   Millis connect{10'000};  // TCP + TLS connect

@@ -22,7 +22,10 @@ struct HttpProvider::CallState {
 struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared> {
   ProviderConfig config;
   std::unique_ptr<HttpCodec> codec;
-  std::shared_ptr<CurlTransport> transport;
+  // Not owned: HttpProvider::transport_ keeps it alive until every call is
+  // delivered. Shared itself may be released last on the transport thread,
+  // which must therefore never drop the last reference to the transport.
+  CurlTransport* transport = nullptr;
   Env* env;
 
   mutable std::mutex mu;
@@ -198,10 +201,10 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
 
 HttpProvider::HttpProvider(ProviderConfig config, std::unique_ptr<HttpCodec> codec,
                            std::shared_ptr<CurlTransport> transport, Env* env)
-    : name_(config.name), kind_(config.kind), shared_(std::make_shared<Shared>()) {
+    : name_(config.name), kind_(config.kind), transport_(transport), shared_(std::make_shared<Shared>()) {
   shared_->config = std::move(config);
   shared_->codec = std::move(codec);
-  shared_->transport = std::move(transport);
+  shared_->transport = transport_.get();
   shared_->env = env;
 }
 
@@ -223,6 +226,7 @@ HttpProvider::~HttpProvider() {
   }
   std::unique_lock lock(shared_->mu);
   shared_->cv.wait(lock, [&] { return shared_->live.empty(); });
+  shared_->transport = nullptr;  // late CallHandle::Cancel() calls become no-ops
 }
 
 CallHandle HttpProvider::Call(LlmRequest request, LlmCallback done, const std::atomic<bool>* cancel) {
@@ -237,24 +241,19 @@ CallHandle HttpProvider::Call(LlmRequest request, LlmCallback done, const std::a
     auto sh = weak_shared.lock();
     auto st = weak_state.lock();
     if (!sh || !st) return;
-    bool was_queued = false;
-    {
-      std::lock_guard lock(sh->mu);
-      for (auto it = sh->queue.begin(); it != sh->queue.end(); ++it) {
-        if (*it == st) {
-          sh->queue.erase(it);
-          was_queued = true;
-          break;
-        }
+    // Under mu: ~HttpProvider clears `transport` under mu before it may go away.
+    std::lock_guard lock(sh->mu);
+    if (!sh->transport) return;
+    for (auto it = sh->queue.begin(); it != sh->queue.end(); ++it) {
+      if (*it == st) {
+        sh->queue.erase(it);
+        sh->transport->Post([sh, st] {
+          sh->Finish(st, sh->MakeError(LlmErrorKind::kCancelled, false, 0, "cancelled"));
+        });
+        return;
       }
     }
-    if (was_queued) {
-      sh->transport->Post([sh, st] {
-        sh->Finish(st, sh->MakeError(LlmErrorKind::kCancelled, false, 0, "cancelled"));
-      });
-    } else {
-      sh->transport->Wakeup();
-    }
+    sh->transport->Wakeup();
   });
 
   std::string invalid;

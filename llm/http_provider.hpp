@@ -45,6 +45,7 @@ class HttpProvider : public Provider {
   struct Shared;
   std::string name_;
   ProviderKind kind_;
+  std::shared_ptr<CurlTransport> transport_;  // released after all calls are delivered
   std::shared_ptr<Shared> shared_;
 };
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,7 @@ enum class LlmErrorKind {
 
 // Stable lower_snake name ("rate_limited"), used in events and metrics.
 const char* LlmErrorKindName(LlmErrorKind kind);
+inline std::ostream& operator<<(std::ostream& os, LlmErrorKind k) { return os << LlmErrorKindName(k); }
 
 struct LlmError {
   LlmErrorKind kind = LlmErrorKind::kNetwork;

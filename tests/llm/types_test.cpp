@@ -1,0 +1,124 @@
+#include <boost/test/unit_test.hpp>
+
+#include "base/sha256.hpp"
+#include "llm/pricing.hpp"
+#include "llm/retry.hpp"
+#include "llm/types.hpp"
+
+namespace accelopt::llm {
+namespace {
+
+LlmRequest Base() {
+  LlmRequest r;
+  r.provider = "local";
+  r.model = "gpt-oss-120b";
+  r.system = "You are the planner.";
+  r.user = "Make it faster.";
+  r.max_tokens = 1000;
+  return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(types)
+
+BOOST_AUTO_TEST_CASE(request_hash_is_sha256_of_documented_canonical_json) {
+  LlmRequest r = Base();
+  r.temperature = 0.7;
+  r.stop = {"```"};
+  // The canonical form: sorted keys, unset optionals omitted, "v": 1.
+  const std::string expected_canonical =
+      R"({"max_tokens":1000,"model":"gpt-oss-120b","provider":"local","stop":["```"],)"
+      R"("system":"You are the planner.","temperature":0.7,"user":"Make it faster.","v":1})";
+  BOOST_TEST(Dump(CanonicalRequestJson(r)) == expected_canonical);
+  BOOST_TEST(RequestHash(r) == Sha256Hex(expected_canonical));
+}
+
+BOOST_AUTO_TEST_CASE(request_hash_changes_with_every_field_that_affects_the_reply) {
+  const std::string h0 = RequestHash(Base());
+  BOOST_TEST(RequestHash(Base()) == h0);
+  auto differs = [&](auto mutate) {
+    LlmRequest r = Base();
+    mutate(r);
+    return RequestHash(r) != h0;
+  };
+  BOOST_TEST(differs([](LlmRequest& r) { r.provider = "other"; }));
+  BOOST_TEST(differs([](LlmRequest& r) { r.model = "qwen3-coder"; }));
+  BOOST_TEST(differs([](LlmRequest& r) { r.system += " "; }));
+  BOOST_TEST(differs([](LlmRequest& r) { r.user = "Make it slower."; }));
+  BOOST_TEST(differs([](LlmRequest& r) { r.max_tokens = 1001; }));
+  BOOST_TEST(differs([](LlmRequest& r) { r.temperature = 0.0; }));
+  BOOST_TEST(differs([](LlmRequest& r) { r.reasoning_effort = "high"; }));
+  BOOST_TEST(differs([](LlmRequest& r) { r.thinking_budget = 2048; }));
+  BOOST_TEST(differs([](LlmRequest& r) { r.stop = {"END"}; }));
+  BOOST_TEST(differs([](LlmRequest& r) { r.request_id = "campaign-1/it2/executor/3"; }));
+}
+
+BOOST_AUTO_TEST_CASE(request_and_response_round_trip_through_json) {
+  LlmRequest r = Base();
+  r.temperature = 1.0;
+  r.thinking_budget = 4096;
+  r.stop = {"a", "b"};
+  r.request_id = "x";
+  auto back = RequestFromJson(ToJson(r));
+  BOOST_REQUIRE(back.ok());
+  BOOST_TEST(RequestHash(*back) == RequestHash(r));
+
+  LlmResponse resp;
+  resp.text = "```cpp\nint main(){}\n```";
+  resp.reasoning = "think";
+  resp.finish_reason = "stop";
+  resp.input_tokens = 100;
+  resp.output_tokens = 50;
+  resp.cached_tokens = 20;
+  resp.cost_usd = 0.25;
+  resp.cost_known = true;
+  resp.attempts = {{503, "server_error", std::chrono::milliseconds(12), std::chrono::milliseconds(0)},
+                   {200, "", std::chrono::milliseconds(30), std::chrono::milliseconds(7)}};
+  auto rb = ResponseFromJson(ToJson(resp));
+  BOOST_REQUIRE(rb.ok());
+  BOOST_TEST(Dump(ToJson(*rb)) == Dump(ToJson(resp)));
+  BOOST_TEST(!ResponseFromJson(json{{"reasoning", "no text"}}).ok());
+  BOOST_TEST(!ResponseFromJson(json{{"text", 5}}).ok());
+}
+
+BOOST_AUTO_TEST_CASE(cost_uses_cached_price_for_cached_tokens) {
+  ModelPrice p{1.0, 4.0, 0.25};
+  // 1M input of which 400k cached, 500k output.
+  const double cost = CostUsd(p, 1'000'000, 500'000, 400'000);
+  BOOST_TEST(cost == 0.6 * 1.0 + 0.4 * 0.25 + 0.5 * 4.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(CostUsd(p, 10, 0, 50) == 10 * 0.25 / 1e6, boost::test_tools::tolerance(1e-15));
+}
+
+BOOST_AUTO_TEST_CASE(backoff_is_capped_full_jitter_and_honours_retry_after) {
+  RetryPolicy p;
+  p.base = Millis(100);
+  p.cap = Millis(1000);
+  p.max_retry_after = Millis(5000);
+  for (int retry = 1; retry <= 10; ++retry) {
+    int64_t ceiling = std::min<int64_t>(1000, 100LL << (retry - 1));
+    int64_t seen_max = 0;
+    for (uint64_t rnd = 0; rnd < 5000; rnd += 7) {
+      auto d = FullJitterBackoff(p, retry, rnd * 2654435761u);
+      BOOST_TEST(d.count() >= 0);
+      BOOST_TEST(d.count() <= ceiling);
+      seen_max = std::max(seen_max, static_cast<int64_t>(d.count()));
+    }
+    BOOST_TEST(seen_max > ceiling / 2);  // the range is actually used
+  }
+  auto d = RetryDelay(p, 1, Millis(3000), 1);
+  BOOST_REQUIRE(d.has_value());
+  BOOST_TEST(d->count() >= 3000);
+  BOOST_TEST(!RetryDelay(p, 1, Millis(6000), 1).has_value());
+  BOOST_TEST(IsRetryableHttpStatus(429));
+  BOOST_TEST(IsRetryableHttpStatus(408));
+  BOOST_TEST(IsRetryableHttpStatus(503));
+  BOOST_TEST(IsRetryableHttpStatus(529));
+  BOOST_TEST(!IsRetryableHttpStatus(400));
+  BOOST_TEST(!IsRetryableHttpStatus(401));
+  BOOST_TEST(!IsRetryableHttpStatus(404));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace accelopt::llm
