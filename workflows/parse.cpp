@@ -86,7 +86,7 @@ bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) ||
 std::string StripMarkdownLine(std::string_view line) {
   std::string_view t = Trim(line);
   while (!t.empty() && (t.front() == '#' || t.front() == '*' || t.front() == '_' ||
-                        t.front() == '>' || t.front() == '-')) {
+                        t.front() == '>' || t.front() == '-' || t.front() == ' ')) {
     t.remove_prefix(1);
   }
   t = Trim(t);
@@ -96,7 +96,9 @@ std::string StripMarkdownLine(std::string_view line) {
       break;
     }
   }
-  while (!t.empty() && (t.front() == '*' || t.front() == '_')) t.remove_prefix(1);
+  while (!t.empty() && (t.front() == '*' || t.front() == '_' || t.front() == ' ')) {
+    t.remove_prefix(1);
+  }
   while (!t.empty() && (t.back() == '*' || t.back() == '_' || t.back() == '#')) t.remove_suffix(1);
   return std::string(Trim(t));
 }

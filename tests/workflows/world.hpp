@@ -42,6 +42,13 @@ Script MakeScript(const World& w);
 int LevelOf(const std::string& source);
 bool IsSlow(const std::string& source);
 
+// True when `text` contains `what` (logs both when not).
+inline bool Mentions(const std::string& text, const std::string& what) {
+  const bool ok = text.find(what) != std::string::npos;
+  if (!ok) BOOST_TEST_MESSAGE("'" << text << "' does not mention '" << what << "'");
+  return ok;
+}
+
 // A kernel source of `function` at `level`.
 std::string Kernel(const std::string& function, int level, bool slow = false);
 

@@ -1,0 +1,129 @@
+// The fold: event registry, loud errors on unknown or contradictory events,
+// prompts and deterministic randomness.
+#include <boost/test/unit_test.hpp>
+
+#include <set>
+
+#include "workflows/prompts.hpp"
+#include "world.hpp"
+
+namespace accelopt::workflows::testing {
+namespace {
+
+BOOST_AUTO_TEST_CASE(every_event_type_is_registered_once_and_folds) {
+  std::set<std::string> names;
+  for (const auto& t : CampaignEventTypes()) {
+    BOOST_TEST(names.insert(t.name).second);
+    BOOST_TEST(t.schema_version == 1);
+  }
+  // Every type a simulated run appends is registered.
+  const World world = MakeWorld();
+  Sim sim(SmallSpec(world), MakeScript(world), 1);
+  REQUIRE_OK(sim.Start("c1", world.sources, world.hardware));
+  REQUIRE_OK(sim.RunToEnd());
+  for (const Event& e : sim.log()) BOOST_TEST(IsCampaignEventType(e.type), e.type);
+  BOOST_TEST(CampaignStream("c1") == "campaign-c1");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_or_contradictory_events_are_loud) {
+  const World world = MakeWorld();
+  Sim sim(SmallSpec(world), MakeScript(world), 1);
+  REQUIRE_OK(sim.Start("c1", world.sources, world.hardware));
+  REQUIRE_OK(sim.RunToEnd());
+  const std::vector<Event>& log = sim.log();
+
+  CampaignState st;
+  BOOST_TEST(Apply(st, Event{"SomethingHappened", json::object()}).code() == Code::kCorruption);
+  BOOST_TEST(Apply(st, log[1]).code() == Code::kCorruption);  // before CampaignStarted
+  Event future = log[0];
+  future.schema_version = 2;
+  BOOST_TEST(Apply(st, future).code() == Code::kCorruption);
+
+  // A completion applied twice, or for an unknown activity.
+  for (size_t i = 0; i < log.size(); ++i) {
+    if (log[i].type != event_type::kLlmCallCompleted) continue;
+    auto prefix = Fold(std::vector<Event>(log.begin(), log.begin() + i + 1));
+    BOOST_REQUIRE(prefix.ok());
+    CampaignState twice = *prefix;
+    BOOST_TEST(Apply(twice, log[i]).code() == Code::kCorruption);
+    Event other = log[i];
+    other.data["activity_id"] = "c1/nosuch";
+    BOOST_TEST(Apply(twice, other).code() == Code::kCorruption);
+    Event malformed = log[i];
+    malformed.data.erase("response_sha256");
+    malformed.data["activity_id"] = "x";
+    BOOST_TEST(Apply(twice, malformed).code() == Code::kCorruption);
+    break;
+  }
+  // The full log folds to the live state.
+  auto folded = Fold(log);
+  BOOST_REQUIRE(folded.ok());
+  BOOST_TEST(folded->events_applied == static_cast<int64_t>(log.size()));
+  BOOST_TEST(folded->status == sim.state().status);
+  // Nothing may follow a terminal event except late completions.
+  CampaignState done = *folded;
+  BOOST_TEST(Apply(done, CampaignCancelledEvent("late")).code() == Code::kCorruption);
+}
+
+BOOST_AUTO_TEST_CASE(rng_is_deterministic_per_seed_and_key) {
+  Rng a(3, "k"), b(3, "k"), c(4, "k"), d(3, "k2");
+  const uint64_t x = a.NextU64();
+  BOOST_TEST(x == b.NextU64());
+  BOOST_TEST(x != c.NextU64());
+  BOOST_TEST(x != d.NextU64());
+  Rng e(9, "u");
+  for (int i = 0; i < 1000; ++i) BOOST_TEST(e.Uniform(7) < 7u);
+  auto s = Rng(1, "s").Sample(5, 9);
+  BOOST_TEST(std::set<size_t>(s.begin(), s.end()).size() == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(prompts_carry_what_each_agent_needs) {
+  const World world = MakeWorld();
+  auto info = DescribeProblem(world.sources[0]);
+  BOOST_REQUIRE(info.ok());
+  const std::string kernel = Kernel("silu", 2);
+  KernelContext ctx{*info, world.hardware, world.sources[0].reference, kernel};
+  MemoryItem item;
+  item.title = "Fuse the passes";
+  item.kind = kPositive;
+  item.description = "One pass instead of two.";
+  item.fast_snippet = "fused();";
+  item.pair.speedup = 1.8;
+  json profile = {{"bytes_dram", 100}, {"flops", 200}, {"arithmetic_intensity", 2},
+                  {"latency_us", 5},   {"spill_bytes", 0}, {"cache_misses", 7}};
+  Rng r1(1, "c/p0/it1/plan/b0/n0");
+  ChatPrompt plan = PlannerPrompt(ctx, profile, {item}, r1);
+  BOOST_TEST(Mentions(plan.system, "# Experiences"));
+  BOOST_TEST(Mentions(plan.system, "Fuse the passes"));
+  BOOST_TEST(Mentions(plan.system, "AVX-512"));  // hardware facts
+  BOOST_TEST(Mentions(plan.system, "Only use APIs"));
+  BOOST_TEST(Mentions(plan.system, "precision"));
+  BOOST_TEST(Mentions(plan.user, kernel));
+  BOOST_TEST(Mentions(plan.user, world.sources[0].reference));
+  BOOST_TEST(Mentions(plan.user, info->signature));
+  BOOST_TEST(Mentions(plan.user, "spill_bytes"));
+  BOOST_TEST(plan.user.find("latency_us") == std::string::npos);  // latency not shown
+  // The profile order is shuffled by the activity id, deterministically.
+  Rng r1b(1, "c/p0/it1/plan/b0/n0");
+  BOOST_TEST(PlannerPrompt(ctx, profile, {item}, r1b).user == plan.user);
+  bool differs = false;
+  for (int n = 1; n < 6 && !differs; ++n) {
+    Rng rn(1, "c/p0/it1/plan/b0/n" + std::to_string(n));
+    differs = PlannerPrompt(ctx, profile, {item}, rn).user != plan.user;
+  }
+  BOOST_TEST(differs);
+
+  ChatPrompt exec = ExecutorPrompt(ctx, Plan{"Tile it", "Blocks of 64."});
+  BOOST_TEST(Mentions(exec.user, "Tile it"));
+  BOOST_TEST(Mentions(exec.user, kernel));
+  BOOST_TEST(Mentions(exec.user, info->signature));
+  BOOST_TEST(exec.system.find("Experiences") == std::string::npos);  // no memory
+  BOOST_TEST(exec.user.find("spill_bytes") == std::string::npos);    // no profile
+
+  ChatPrompt summ = SummarizerPrompt(*info, "slow()", "fast()", 1.2345);
+  BOOST_TEST(Mentions(summ.user, "1.234x faster"));
+  BOOST_TEST(Mentions(summ.user, "No optimization found"));
+}
+
+}  // namespace
+}  // namespace accelopt::workflows::testing
