@@ -191,16 +191,25 @@ Result<Problem> ParseProblem(const json& j, const std::string& dir) {
       const json& a = j["adversarial"][i];
       const std::string f = "adversarial[" + std::to_string(i) + "]";
       if (!a.is_object()) return fail(Err(f, "must be an object {param, distribution}"));
-      AdversarialCase c;
-      if (Status s = GetString(a, "param", f + ".", true, &c.param); !s.ok()) return fail(s);
+      std::string param, name;
+      if (Status s = GetString(a, "param", f + ".", true, &param); !s.ok()) return fail(s);
+      if (Status s = GetString(a, "case", f + ".", false, &name); !s.ok()) return fail(s);
       bool is_input = false;
-      for (const auto& prm : p.params) is_input |= prm.name == c.param && prm.kind == ParamKind::kInput;
-      if (!is_input) return fail(Err(f + ".param", "'" + c.param + "' is not an input"));
+      for (const auto& prm : p.params) is_input |= prm.name == param && prm.kind == ParamKind::kInput;
+      if (!is_input) return fail(Err(f + ".param", "'" + param + "' is not an input"));
       if (!a.contains("distribution")) return fail(Err(f + ".distribution", "missing"));
       auto d = Distribution::FromJson(a["distribution"], f + ".distribution");
       if (!d.ok()) return fail(d.status());
-      c.distribution = *d;
-      p.adversarial.push_back(c);
+      AdversarialCase* target = nullptr;
+      if (!name.empty())
+        for (auto& c : p.adversarial) if (c.name == name) target = &c;
+      if (!target) {
+        p.adversarial.push_back(AdversarialCase{name, {}});
+        target = &p.adversarial.back();
+      }
+      for (const auto& [prev, unused] : target->overrides)
+        if (prev == param) return fail(Err(f + ".param", "'" + param + "' appears twice in case '" + name + "'"));
+      target->overrides.emplace_back(param, *d);
     }
   }
   p.reference_path = (fs::path(dir) / "reference.cpp").string();

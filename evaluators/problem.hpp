@@ -45,9 +45,12 @@ struct Param {
   int64_t elements = 0;                    // arrays: product of the resolved shape
 };
 
+// One adversarial test case: some inputs drawn from other distributions
+// together. problem.json entries {"case", "param", "distribution"} that share
+// a "case" name form one case; an entry without "case" is a case of its own.
 struct AdversarialCase {
-  std::string param;          // an input's name
-  Distribution distribution;  // replaces that input's distribution
+  std::string name;  // the "case" name, or "" for a single-entry case
+  std::vector<std::pair<std::string, Distribution>> overrides;  // input name -> distribution
 };
 
 struct Problem {

@@ -61,9 +61,13 @@ std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& sett
       const auto& a = problem.adversarial[k];
       CaseSpec c;
       c.seed = settings.seeds[0] + 7919 * (k + 1);
-      for (size_t i = 0; i < problem.params.size(); ++i)
-        if (problem.params[i].name == a.param) c.overrides.emplace_back(static_cast<int>(i), a.distribution);
-      c.label = "adversarial: " + a.param + " ~ " + DistLabel(a.distribution);
+      std::string what;
+      for (const auto& [param, dist] : a.overrides) {
+        for (size_t i = 0; i < problem.params.size(); ++i)
+          if (problem.params[i].name == param) c.overrides.emplace_back(static_cast<int>(i), dist);
+        what += (what.empty() ? "" : ", ") + param + " ~ " + DistLabel(dist);
+      }
+      c.label = "adversarial" + (a.name.empty() ? std::string() : " '" + a.name + "'") + ": " + what;
       cases.push_back(c);
     }
   }

@@ -1,0 +1,166 @@
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <regex>
+#include <thread>
+
+#include "evaluators/problem.hpp"
+#include "tests/evaluators/cpu_test_util.hpp"
+
+using namespace accelopt;
+using namespace accelopt::eval;
+using namespace accelopt::eval::cpu;
+using namespace accelopt::eval::cpu::testutil;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kProblems = "tests/evaluators/problems/";
+
+std::string Describe(const EvalResult& r) {
+  return std::string(EvalStatusName(r.status)) + ": " + r.reason + "\n" + r.error_text.substr(0, 1500);
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cpu_backend)
+
+BOOST_AUTO_TEST_CASE(test_problem_baselines_pass_their_own_problems) {
+  CpuBackend backend = MakeBackend();
+  for (const char* name : {"silu", "matmul", "softmax"}) {
+    std::string dir = kProblems + name;
+    EvalResult r = backend.Evaluate(Request(dir, ReadText(Src() + "/" + dir + "/baseline.cpp"), QuickSettings()), nullptr);
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST((r.status == EvalStatus::kOk), Describe(r));
+      BOOST_TEST(r.compiled);
+      BOOST_TEST(r.correct);
+      BOOST_REQUIRE(r.latency.has_value());
+      BOOST_TEST(r.latency->median_us > 0);
+      BOOST_TEST(r.latency->samples_us.size() >= 3u);
+      BOOST_TEST(*r.max_rel_error < 2e-5);
+      BOOST_TEST(r.percent_of_peak.has_value());
+      BOOST_TEST(r.profile.count("achieved_gflops") == 1u);
+      BOOST_TEST(r.sandbox.value("seccomp", false));
+      BOOST_TEST(r.timings.total_s >= r.timings.measure_s);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_honestly_faster_matmul_passes_and_is_measured_faster) {
+  CpuBackend backend = MakeBackend();
+  EvalSettings s = QuickSettings();
+  s.min_samples = 5;
+  s.max_rounds = 2;
+  std::string dir = kProblems + "matmul";
+  EvalResult base = backend.Evaluate(Request(dir, ReadText(Src() + "/" + dir + "/baseline.cpp"), s), nullptr);
+  EvalResult fast = backend.Evaluate(Request(dir, ReadText(Src() + "/tests/evaluators/kernels/fast_matmul.cpp"), s), nullptr);
+  BOOST_REQUIRE_MESSAGE(base.status == EvalStatus::kOk, Describe(base));
+  BOOST_REQUIRE_MESSAGE(fast.status == EvalStatus::kOk, Describe(fast));
+  BOOST_TEST_MESSAGE("matmul baseline " << base.latency->median_us << " us, fast " << fast.latency->median_us << " us");
+  BOOST_TEST(fast.latency->median_us < base.latency->median_us);
+  BOOST_TEST(*fast.percent_of_peak > *base.percent_of_peak);
+}
+
+// Every file under tests/evaluators/cheats/ declares, in its first comment
+// lines, the problem it targets, the status it must get and a piece of the
+// reason; optional settings override the quick defaults.
+BOOST_AUTO_TEST_CASE(every_cheat_is_rejected_with_a_clear_reason) {
+  CpuBackend backend = MakeBackend();
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(Src() + "/tests/evaluators/cheats"))
+    if (e.path().extension() == ".cpp") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  BOOST_TEST(files.size() >= 15u);
+  static const std::regex kHeader(R"(^// (problem|expect|reason|settings): (.*)$)");
+  for (const auto& f : files) {
+    std::string text = ReadText(f.string());
+    std::map<std::string, std::string> h;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch m;
+      if (std::regex_match(line, m, kHeader)) h[m[1]] = m[2];
+    }
+    BOOST_TEST_CONTEXT(f.filename().string()) {
+      BOOST_REQUIRE(h.count("problem") && h.count("expect") && h.count("reason"));
+      EvalSettings s = QuickSettings();
+      if (h.count("settings")) {
+        json merged = s.ToJson();
+        merged.update(*ParseJson(h["settings"]));
+        auto parsed = EvalSettings::FromJson(merged);
+        BOOST_REQUIRE(parsed.ok());
+        s = *parsed;
+      }
+      auto t0 = std::chrono::steady_clock::now();
+      EvalResult r = backend.Evaluate(Request(kProblems + h["problem"], text, s), nullptr);
+      double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      BOOST_TEST(EvalStatusName(r.status) == h["expect"], Describe(r));
+      BOOST_TEST(r.reason.find(h["reason"]) != std::string::npos, "reason: " << r.reason);
+      BOOST_TEST(!r.correct);
+      BOOST_TEST(took < s.timeout_s + s.compile_timeout_s + 30);  // the evaluator itself never hangs
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(faster_than_the_roofline_is_suspicious) {
+  Calibration slow = GenerousCalibration();
+  slow.peak_gflops = 1e-3;  // a machine this slow could not run silu in microseconds
+  slow.bandwidth = {{1, 1e-3}};
+  CpuBackend backend = MakeBackend(slow);
+  std::string dir = kProblems + "silu";
+  EvalResult r = backend.Evaluate(Request(dir, ReadText(Src() + "/" + dir + "/baseline.cpp"), QuickSettings()), nullptr);
+  BOOST_TEST((r.status == EvalStatus::kSuspicious), Describe(r));
+  BOOST_TEST(r.reason.find("roofline") != std::string::npos);
+  BOOST_TEST(*r.percent_of_peak > 100);
+
+  CpuBackend normal = MakeBackend();
+  EvalSettings s = QuickSettings();
+  s.baseline_latency_us = 1e9;  // "the baseline took 1000 s": any real kernel is implausibly faster
+  EvalResult r2 = normal.Evaluate(Request(dir, ReadText(Src() + "/" + dir + "/baseline.cpp"), s), nullptr);
+  BOOST_TEST((r2.status == EvalStatus::kSuspicious), Describe(r2));
+  BOOST_TEST(r2.reason.find("implausible speedup") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(cancel_stops_a_running_evaluation) {
+  CpuBackend backend = MakeBackend();
+  EvalSettings s = QuickSettings();
+  s.timeout_s = 120;
+  std::atomic<bool> cancel{false};
+  std::thread t([&] { std::this_thread::sleep_for(std::chrono::seconds(3)); cancel = true; });
+  auto t0 = std::chrono::steady_clock::now();
+  EvalResult r = backend.Evaluate(
+      Request(kProblems + "silu", ReadText(Src() + "/tests/evaluators/cheats/spin_forever.cpp"), s), &cancel);
+  t.join();
+  BOOST_TEST((r.status == EvalStatus::kCancelled), Describe(r));
+  BOOST_TEST((std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30)));
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_problem_is_an_internal_error_not_a_crash) {
+  CpuBackend backend = MakeBackend();
+  EvalResult r = backend.Evaluate(Request("tests/evaluators/problems/nope", "int x;", QuickSettings()), nullptr);
+  BOOST_TEST((r.status == EvalStatus::kInternalError));
+  BOOST_TEST(r.reason.find("problem.json") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(calibration_measures_saves_and_reloads) {
+  std::string dir = CacheDir() + "/calibration-test";
+  fs::remove_all(dir);
+  CalibrationOptions co;
+  co.work_dir = dir + "/work";
+  co.budget_s = 0.05;
+  auto t0 = std::chrono::steady_clock::now();
+  auto c = LoadOrCalibrate(dir + "/calibration.json", co);
+  BOOST_REQUIRE_MESSAGE(c.ok(), c.status().ToString());
+  BOOST_TEST((std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)));
+  BOOST_TEST(c->peak_gflops > 0.1);
+  BOOST_TEST(c->bandwidth.size() == 6u);
+  for (const auto& p : c->bandwidth) BOOST_TEST(p.gbps > 0.01);
+  BOOST_TEST(c->hardware.value("fingerprint", "").size() == 64u);
+  BOOST_TEST(fs::exists(dir + "/calibration.json"));
+  auto again = LoadOrCalibrate(dir + "/calibration.json", co);  // from the file: identical
+  BOOST_REQUIRE(again.ok());
+  BOOST_TEST(again->peak_gflops == c->peak_gflops);
+  BOOST_TEST(again->measured_at_unix == c->measured_at_unix);
+  // The roofline takes the larger of compute time and memory time.
+  double lat = c->PeakLatencyUs(1e9, 1e3);
+  BOOST_TEST(lat == 1e9 / (c->peak_gflops * 1e9) * 1e6, boost::test_tools::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,93 @@
+#include <boost/test/unit_test.hpp>
+
+#include "evaluators/protocol.hpp"
+#include "evaluators/stats.hpp"
+
+using namespace accelopt;
+using namespace accelopt::eval;
+
+BOOST_AUTO_TEST_SUITE(protocol)
+
+BOOST_AUTO_TEST_CASE(request_round_trip_keeps_every_setting) {
+  auto j = ParseJson(R"({"backend": "cpu", "problem": "suites/cpu/silu", "source": "int x;",
+    "settings": {"timeout_s": 5, "seeds": [1, 2], "min_time_s": 0.05, "threads": 1,
+                 "baseline_latency_us": 120.5, "static_checks": false}})");
+  BOOST_REQUIRE(j.ok());
+  auto r = EvalRequest::FromJson(*j);
+  BOOST_REQUIRE_MESSAGE(r.ok(), r.status().ToString());
+  BOOST_TEST(r->settings.timeout_s == 5);
+  BOOST_TEST(r->settings.seeds.size() == 2u);
+  BOOST_TEST(*r->settings.baseline_latency_us == 120.5);
+  BOOST_TEST(!r->settings.static_checks);
+  BOOST_TEST(r->settings.max_rounds == 3);  // default kept
+  auto again = EvalRequest::FromJson(r->ToJson());
+  BOOST_REQUIRE(again.ok());
+  BOOST_TEST(Dump(again->ToJson()) == Dump(r->ToJson()));
+}
+
+BOOST_AUTO_TEST_CASE(errors_name_the_field) {
+  auto bad = [](const char* text) {
+    auto j = ParseJson(text);
+    BOOST_REQUIRE(j.ok());
+    auto r = EvalRequest::FromJson(*j);
+    BOOST_REQUIRE(!r.ok());
+    return r.status().message();
+  };
+  BOOST_TEST(bad(R"({"backend": "cpu", "problem": "p", "source": "s", "settings": {"min_time": 1}})")
+                 .find("settings.min_time") != std::string::npos);
+  BOOST_TEST(bad(R"({"backend": "cpu", "problem": "p", "source": "s", "settings": {"timeout_s": -1}})")
+                 .find("settings.timeout_s") != std::string::npos);
+  BOOST_TEST(bad(R"({"backend": "cpu", "problem": "p"})").find("source") != std::string::npos);
+  BOOST_TEST(bad(R"({"backend": "cpu", "problem": "p", "source": "s", "settings": {"seeds": []}})")
+                 .find("settings.seeds") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(result_round_trip_and_status_names) {
+  EvalResult r;
+  r.status = EvalStatus::kSuspicious;
+  r.compiled = r.correct = true;
+  r.reason = "too fast";
+  r.error_text = std::string("bad utf8 \xff\xfe here");
+  LatencyStats l;
+  l.median_us = 10; l.min_us = 9; l.mean_us = 11; l.spread = 0.02; l.rounds = 2; l.samples_us = {9, 10, 14};
+  r.latency = l;
+  r.profile["achieved_gflops"] = 3.5;
+  r.percent_of_peak = 120;
+  r.peak_latency_us = 12;
+  std::string text = Dump(r.ToJson());  // must not throw on the bad bytes
+  auto parsed = ParseJson(text);
+  BOOST_REQUIRE(parsed.ok());
+  auto back = EvalResult::FromJson(*parsed);
+  BOOST_REQUIRE_MESSAGE(back.ok(), back.status().ToString());
+  BOOST_TEST(EvalStatusName(back->status) == std::string("suspicious"));
+  BOOST_TEST(back->latency->samples_us.size() == 3u);
+  BOOST_TEST(back->profile.at("achieved_gflops") == 3.5);
+  BOOST_TEST(*back->percent_of_peak == 120);
+  BOOST_TEST(!back->max_rel_error.has_value());
+  for (int i = 0; i <= static_cast<int>(EvalStatus::kCancelled); ++i) {
+    auto s = static_cast<EvalStatus>(i);
+    BOOST_TEST((*ParseEvalStatus(EvalStatusName(s)) == s));
+  }
+  BOOST_TEST(!ParseEvalStatus("fine").ok());
+}
+
+BOOST_AUTO_TEST_CASE(error_text_is_truncated_keeping_head_and_tail) {
+  std::string text = "HEAD" + std::string(100000, 'x') + "TAIL";
+  std::string t = TruncateErrorText(text, 1000);
+  BOOST_TEST(t.size() < 1100u);
+  BOOST_TEST(t.rfind("HEAD", 0) == 0u);
+  BOOST_TEST(t.substr(t.size() - 4) == "TAIL");
+  BOOST_TEST(t.find("bytes cut") != std::string::npos);
+  BOOST_TEST(TruncateErrorText("short", 1000) == "short");
+}
+
+BOOST_AUTO_TEST_CASE(spread_reflects_noise_of_the_median) {
+  std::vector<double> tight(50, 100.0), noisy;
+  for (int i = 0; i < 50; ++i) noisy.push_back(100.0 + (i % 10) * 5);
+  BOOST_TEST(stats::Spread(tight) == 0.0);
+  BOOST_TEST(stats::Spread(noisy) > 0.05);
+  BOOST_TEST(stats::Median({3, 1, 2}) == 2.0);
+  BOOST_TEST(stats::Spread({5}) == 1.0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
