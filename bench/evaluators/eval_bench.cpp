@@ -1,0 +1,96 @@
+// eval_bench: how repeatable and how costly is one cpu evaluation?
+//
+//   eval_bench [--runs N] [--cache-dir DIR] [problem_dir kernel.cpp]...
+//
+// Default kernels: the suite's silu baseline (memory bound, ~30 ms), the test
+// matmul baseline (compute bound) and the test silu baseline (small, ~0.5 ms).
+// For each, N evaluations (default 10) in one run with the default settings
+// (what the daemon uses), then:
+//   repeatability: coefficient of variation of the reported median latency
+//                  across the N evaluations (target <= 2%);
+//   overhead:      per evaluation, wall time beyond the timed kernel calls:
+//                  compile, checks (static + cached harness/references), and
+//                  the harness run minus the timed samples (process start,
+//                  correctness cases, input restores and output checks).
+// A calibration is measured once (or loaded) first; its time is printed.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/stats.hpp"
+
+using namespace accelopt;
+using namespace accelopt::eval;
+
+static std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int main(int argc, char** argv) {
+  int runs = 10;
+  std::string cache = std::string(ACCELOPT_BINARY_DIR) + "/eval-bench-cache";
+  std::vector<std::pair<std::string, std::string>> kernels;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--cache-dir") && i + 1 < argc) cache = argv[++i];
+    else if (i + 1 < argc) { kernels.emplace_back(argv[i], argv[i + 1]); ++i; }
+  }
+  const std::string src = ACCELOPT_SOURCE_DIR;
+  if (kernels.empty()) {
+    kernels = {{src + "/suites/cpu/silu", src + "/suites/cpu/silu/baseline.cpp"},
+               {src + "/tests/evaluators/problems/matmul", src + "/tests/evaluators/problems/matmul/baseline.cpp"},
+               {src + "/tests/evaluators/problems/silu", src + "/tests/evaluators/problems/silu/baseline.cpp"}};
+  }
+  cpu::CpuBackendOptions o;
+  o.cache_dir = cache;
+  cpu::CpuBackend backend(o);
+  auto t0 = std::chrono::steady_clock::now();
+  auto cal = backend.GetCalibration();
+  if (!cal.ok()) { std::fprintf(stderr, "calibration: %s\n", cal.status().ToString().c_str()); return 1; }
+  std::printf("calibration: %.1f GFLOP/s, %zu bandwidth points, %.2f s (load average %.2f when measured)\n",
+              cal->peak_gflops, cal->bandwidth.size(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), cal->load_average);
+  std::printf("%-34s %4s %12s %7s %9s | %8s %8s %8s %9s %9s %7s\n", "kernel", "runs", "median_us", "cv%",
+              "spread%", "compile", "checks", "run-kern", "overhead", "kernel_s", "ratio");
+  bool all_ok = true;
+  for (const auto& [problem, kernel] : kernels) {
+    EvalRequest req{"bench", "cpu", problem, ReadText(kernel), EvalSettings{}};
+    backend.Evaluate(req, nullptr);  // first: builds the harness and references (not counted)
+    std::vector<double> medians, spreads, compile, checks, run_extra, overhead, kernel_time;
+    for (int r = 0; r < runs; ++r) {
+      EvalResult res = backend.Evaluate(req, nullptr);
+      if (!res.latency || !res.correct) {
+        std::fprintf(stderr, "%s: %s: %s\n", problem.c_str(), EvalStatusName(res.status), res.reason.c_str());
+        all_ok = false;
+        break;
+      }
+      double sampled = 0;
+      for (double s : res.latency->samples_us) sampled += s * 1e-6;
+      medians.push_back(res.latency->median_us);
+      spreads.push_back(res.latency->spread);
+      compile.push_back(res.timings.compile_s);
+      checks.push_back(res.timings.check_s);
+      run_extra.push_back(res.timings.measure_s - sampled);
+      overhead.push_back(res.timings.total_s - sampled);
+      kernel_time.push_back(sampled);
+    }
+    if (medians.empty()) continue;
+    std::string name = problem.substr(problem.find_last_of('/', problem.find_last_of('/') - 1) + 1);
+    double cv = 100 * eval::stats::CoefficientOfVariation(medians);
+    std::printf("%-34s %4zu %12.1f %7.2f %9.2f | %8.3f %8.3f %8.3f %9.3f %9.3f %7.2f  %s\n", name.c_str(),
+                medians.size(), eval::stats::Median(medians), cv, 100 * eval::stats::Median(spreads),
+                eval::stats::Mean(compile), eval::stats::Mean(checks), eval::stats::Mean(run_extra),
+                eval::stats::Mean(overhead), eval::stats::Mean(kernel_time),
+                eval::stats::Mean(overhead) / eval::stats::Mean(kernel_time), cv <= 2.0 ? "cv ok" : "cv > 2%");
+  }
+  std::printf("columns: seconds per evaluation (means); overhead = total - timed kernel calls; ratio = overhead / timed kernel time\n");
+  return all_ok ? 0 : 1;
+}
