@@ -164,6 +164,35 @@ uint64_t StreamSeed(uint64_t seed, int param, uint64_t salt) {
   return m.Next();
 }
 
+// Counter-based: element k depends only on (stream, k), two normals per
+// Box-Muller pair; no sequential generator state in the loop.
+inline uint64_t Mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+inline double U01(uint64_t stream, uint64_t k) {  // (0, 1]
+  return (static_cast<double>(Mix(stream + 0x9e3779b97f4a7c15ULL * (k + 1)) >> 11) + 1.0) * 0x1.0p-53;
+}
+void FillDist(float* x, int64_t n, const Dist& d, uint64_t stream) {
+  if (d.kind == "normal" || d.kind == "abs_normal") {
+    const double mean = d.kind == "normal" ? d.a : 0, sd = d.kind == "normal" ? d.b : d.a;
+    for (int64_t k = 0; k < n; k += 2) {
+      double r = std::sqrt(-2 * std::log(U01(stream, k))), t = 2 * M_PI * U01(stream, k + 1);
+      double v0 = mean + sd * r * std::cos(t), v1 = mean + sd * r * std::sin(t);
+      if (d.kind == "abs_normal") { v0 = std::fabs(v0) + d.b; v1 = std::fabs(v1) + d.b; }
+      x[k] = static_cast<float>(v0);
+      if (k + 1 < n) x[k + 1] = static_cast<float>(v1);
+    }
+  } else if (d.kind == "uniform") {
+    for (int64_t k = 0; k < n; ++k) x[k] = static_cast<float>(d.a + (d.b - d.a) * (U01(stream, k) - 0x1.0p-53));
+  } else if (d.kind == "constant") {
+    for (int64_t k = 0; k < n; ++k) x[k] = static_cast<float>(d.a);
+  } else {
+    Die("unknown distribution " + d.kind);
+  }
+}
+
 // Fills every input of `c` in place (same buffers every case).
 void DrawInputs(const Job& job, const Case& c, std::vector<float*>& bufs) {
   for (size_t i = 0; i < job.params.size(); ++i) {
@@ -171,9 +200,8 @@ void DrawInputs(const Job& job, const Case& c, std::vector<float*>& bufs) {
     if (p.kind != 'i') continue;
     Dist d = p.dist;
     for (const auto& [idx, od] : c.overrides) if (idx == static_cast<int>(i)) d = od;
-    SplitMix rng{StreamSeed(c.seed, static_cast<int>(i), 0)};
     float* x = bufs[i];
-    for (int64_t k = 0; k < p.elements; ++k) x[k] = static_cast<float>(rng.Draw(d));
+    FillDist(x, p.elements, d, StreamSeed(c.seed, static_cast<int>(i), 0));
     if (c.perturb) {  // change a few elements somewhere inside; the rest stays bit-identical
       SplitMix prng{StreamSeed(c.seed, static_cast<int>(i), 0x9e7u)};
       for (int k = 0; k < 3; ++k) {
