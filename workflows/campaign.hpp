@@ -4,25 +4,31 @@
 //
 // The runtime's loop (daemon/):
 //
-//   cmds = StartCampaign(id, spec, sources, hardware, check)   // once
-//   append cmds; state = Fold(log)
-//   for a in PendingActivities(state, blobs): run a            // resume only
-//   loop:
-//     for c in Decide(state, blobs):
-//       put c.blobs; append c.event (blobs and event may share one batch);
-//       Apply(state, c.event);
-//       if c.run: start c.run (bounded concurrency)
-//     wait for any activity to finish; append its completion event
-//     (LlmCallCompletedEvent + reply blob, EvaluationCompletedEvent, ...);
-//     Apply it; until state.finished()
+//   cmd = StartCampaign(id, spec, sources, hardware, check)    // once
+//   put cmd.blobs; append cmd.event; state = Fold(log)
+//   for a in PendingActivities(state, blobs): start a          // after a restart
+//   until state.finished():
+//     while (cmds = Decide(state, blobs)) is not empty:        // rounds
+//       for c in cmds (in order):
+//         put c.blobs; append c.event (blobs and event may share one batch,
+//         a round may be one batch); Apply(state, c.event);
+//         if c.run: start c.run (bounded concurrency)
+//     wait for an activity to finish; append its completion (reply blob +
+//     LlmCallCompletedEvent, EvaluationCompletedEvent, ...); Apply it
 //
-// Commands must be appended in the order Decide returns them. Decide never
-// returns an ActivityScheduled for an activity the state already holds:
-// after a restart, whatever was scheduled but not completed is re-run from
-// PendingActivities (same id, so it is recognizably the same activity), and
-// a completed LLM call is never repeated (its reply is in the log).
-// Calling Decide twice on the same state returns the same commands; calling
-// it after appending them returns only what became possible since.
+// Decide returns one round: every step that is possible on the state as
+// given, each item (beam member, plan, sample, pair) moving at most one step
+// (e.g. CandidateProposed in one round, its evaluation in the next). It does
+// not copy the state, so a round costs time in the size of the current
+// iterations, not of the campaign's history.
+//
+// Commands must be appended in the order Decide returns them, and a round's
+// commands all appended before the next Decide. Decide never returns an
+// ActivityScheduled for an activity the state already holds: after a
+// restart, whatever was scheduled but not completed is re-run from
+// PendingActivities (same id, so it is recognizably the same activity), and a
+// completed LLM call is never repeated (its reply is in the log). Calling
+// Decide twice on the same state returns the same commands.
 //
 // When the campaign has finished (state.finished()), Decide returns nothing;
 // the runtime should cancel whatever is still running (wall-time budget,
@@ -89,8 +95,8 @@ Result<Command> StartCampaign(const std::string& campaign_id, const CampaignSpec
                               const std::vector<ProblemSource>& sources, const json& hardware,
                               const ModelCheck& check_model = {});
 
-// What to do next; see the loop above. kCorruption when a needed blob is
-// missing from `blobs`.
+// The next round of decisions; see the loop above. kCorruption when a needed
+// blob is missing from `blobs`.
 Result<std::vector<Command>> Decide(const CampaignState& state, const BlobSource& blobs);
 
 // Activities scheduled but not completed, in scheduling order, with their

@@ -209,6 +209,14 @@ Status ApplyLlmDone(CampaignState& s, const Event& e, bool ok) {
   actual.llm_calls = 1;
   s.budget.Settle(a->reservation, actual);
   --s.in_flight;
+  IterationState& it = s.problems.at(a->problem).iterations.at(a->iteration);
+  if (a->purpose == kPurposePlan) {
+    it.plans.at(PlanIndex(s.spec, a->beam, a->plan)).call_done = true;
+  } else if (a->purpose == kPurposeExecute) {
+    it.candidates.at(CandidateIndex(s.spec, a->beam, a->plan, a->sample)).exec_done = true;
+  } else if (a->purpose == kPurposeSummarize) {
+    it.pair_done.at(a->pair) = true;
+  }
   return Status::Ok();
 }
 
@@ -293,6 +301,7 @@ Status ApplyOne(CampaignState& s, const Event& e) {
     if (it->pairs_selected) return Bad(e, "pairs already selected");
     for (const json& p : e.data.at("pairs")) it->pairs.push_back(MemoryPairFromJson(p));
     it->pair_scheduled.assign(it->pairs.size(), false);
+    it->pair_done.assign(it->pairs.size(), false);
     it->pairs_selected = true;
     return Status::Ok();
   }

@@ -83,6 +83,7 @@ struct BeamMember {
 
 struct PlanRecord {
   bool scheduled = false;
+  bool call_done = false;  // the planner call completed or failed
   bool proposed = false;
   bool ok = false;
   std::string title, description, error;
@@ -91,6 +92,7 @@ struct PlanRecord {
 struct CandidateRecord {
   std::string id;
   bool exec_scheduled = false;
+  bool exec_done = false;          // the executor call completed or failed
   bool proposed = false;
   bool ok = false;                 // usable code; evaluated next
   std::string failure, detail;     // when !ok
@@ -107,6 +109,7 @@ struct IterationState {
   bool pairs_selected = false;
   std::vector<MemoryPair> pairs;
   std::vector<bool> pair_scheduled;
+  std::vector<bool> pair_done;     // the summarizer call completed or failed
   bool memory_updated = false;
   std::vector<PlanRecord> plans;            // beam.size() * N
   std::vector<CandidateRecord> candidates;  // beam.size() * N * K

@@ -1,8 +1,9 @@
-// Decide: the campaign's next steps, computed on a scratch copy of the state
-// into which every decided event is folded at once, so that one call returns
-// a consistent batch (budget reservations included).
-#include <map>
-
+// Decide: one round of decisions, each computed from the state as given (no
+// copy of the state: a campaign at paper scale holds ~10^5 activities). Every
+// item (beam member, plan, candidate, pair) moves at most one step per round;
+// a step that depends on another (an evaluation on its CandidateProposed)
+// comes in the next round. Reservations of the round are summed in a local
+// ledger so that the round as a whole keeps every cap.
 #include "base/sha256.hpp"
 #include "workflows/campaign.hpp"
 #include "workflows/parse.hpp"
@@ -14,27 +15,25 @@ namespace {
 
 class Decider {
  public:
-  Decider(const CampaignState& state, const BlobSource& blobs) : st_(state), blobs_(blobs) {}
+  Decider(const CampaignState& state, const BlobSource& blobs)
+      : st_(state), blobs_(blobs), budget_(state.budget) {}
 
   Result<std::vector<Command>> Run() {
     if (!st_.started || st_.finished()) return std::move(out_);
     if (auto deadline = WallDeadlineUs(st_); deadline && st_.now_us >= *deadline) {
-      ACCELOPT_RETURN_IF_ERROR(Exhausted(kBudgetWallTime));
+      Exhausted(kBudgetWallTime);
       return std::move(out_);
     }
-    while (true) {
-      progressed_ = false;
-      for (int p = 0; p < static_cast<int>(st_.problems.size()); ++p) {
-        ACCELOPT_RETURN_IF_ERROR(StepProblem(p));
-      }
-      if (AllProblemsDone()) {
-        ACCELOPT_RETURN_IF_ERROR(Finish());
-        break;
-      }
-      if (!progressed_) break;
+    bool all_done = true;
+    for (int p = 0; p < static_cast<int>(st_.problems.size()); ++p) {
+      if (st_.problems[p].status != kStatusRunning) continue;
+      all_done = false;
+      ACCELOPT_RETURN_IF_ERROR(StepProblem(p));
     }
-    if (!st_.finished() && blocked_ && st_.in_flight == 0) {
-      ACCELOPT_RETURN_IF_ERROR(Exhausted(*blocked_));
+    if (all_done) {
+      Finish();
+    } else if (out_.empty() && blocked_ && st_.in_flight == 0) {
+      Exhausted(*blocked_);
     }
     return std::move(out_);
   }
@@ -42,34 +41,26 @@ class Decider {
  private:
   const CampaignSpec& spec() const { return st_.spec; }
 
-  Status Emit(Command c) {
-    ACCELOPT_RETURN_IF_ERROR(Apply(st_, c.event));
-    for (const Blob& b : c.blobs) new_blobs_.emplace(b.sha256, b.content);
-    out_.push_back(std::move(c));
-    progressed_ = true;
-    return Status::Ok();
-  }
+  void Emit(Command c) { out_.push_back(std::move(c)); }
 
   Status EmitEvent(const char* type, json data) {
     Command c;
     c.event.type = type;
     c.event.data = std::move(data);
-    return Emit(std::move(c));
+    Emit(std::move(c));
+    return Status::Ok();
   }
 
   Result<std::string> Text(const std::string& sha256) const {
-    if (auto it = new_blobs_.find(sha256); it != new_blobs_.end()) return it->second;
     if (auto text = blobs_.Get(sha256)) return std::move(*text);
     return Corruption("blob " + sha256 + " is missing");
   }
 
-  const ActivityRecord* Activity(const std::string& id) const {
+  // REQUIRES: the activity was scheduled (the state says its call is done).
+  Result<const ActivityRecord*> Activity(const std::string& id) const {
     auto it = st_.activities.find(id);
-    return it == st_.activities.end() ? nullptr : &it->second;
-  }
-  bool Done(const std::string& id) const {
-    const ActivityRecord* a = Activity(id);
-    return a && a->status != ActivityStatus::kScheduled;
+    if (it == st_.activities.end()) return Internal("activity " + id + " is not in the state");
+    return &it->second;
   }
 
   json Header(const std::string& id, const char* kind, const std::string& role,
@@ -87,10 +78,11 @@ class Decider {
                      int i, const json& indices, const ChatPrompt& prompt) {
     const RoleSpec& r = spec().Role(role);
     const Amounts reservation = LlmReservation(r, prompt.bytes());
-    if (auto blocked = st_.budget.Blocks(spec().budget, reservation)) {
+    if (auto blocked = budget_.Blocks(spec().budget, reservation)) {
       if (!blocked_) blocked_ = *blocked;
       return Status::Ok();
     }
+    budget_.Reserve(reservation);
     Command c;
     const std::string sys = Sha256Hex(prompt.system), user = Sha256Hex(prompt.user);
     json payload = {{"provider", r.provider},   {"model", r.model},
@@ -108,16 +100,18 @@ class Decider {
     c.blobs.push_back({sys, prompt.system});
     if (user != sys) c.blobs.push_back({user, prompt.user});
     c.run = ActivityRequest{id, ActivityKind::kLlm, role, std::move(request)};
-    return Emit(std::move(c));
+    Emit(std::move(c));
+    return Status::Ok();
   }
 
   Status ScheduleEvaluation(const std::string& id, const char* purpose, int p, int i,
                             const json& indices, const std::string& source_sha256) {
     const Amounts reservation = EvaluationReservation();
-    if (auto blocked = st_.budget.Blocks(spec().budget, reservation)) {
+    if (auto blocked = budget_.Blocks(spec().budget, reservation)) {
       if (!blocked_) blocked_ = *blocked;
       return Status::Ok();
     }
+    budget_.Reserve(reservation);
     ACCELOPT_ASSIGN_OR_RETURN(std::string source, Text(source_sha256));
     const ProblemInfo& info = st_.problems[p].info;
     json payload = {{"backend", info.backend},
@@ -132,109 +126,110 @@ class Decider {
     c.event.data = Header(id, "evaluation", kRoleEvaluator, purpose, p, i, indices, reservation,
                           payload);
     c.run = ActivityRequest{id, ActivityKind::kEvaluation, kRoleEvaluator, std::move(request)};
-    return Emit(std::move(c));
+    Emit(std::move(c));
+    return Status::Ok();
   }
 
-  IterationState& It(int p, int i) { return st_.problems[p].iterations[i]; }
+  const IterationState& It(int p, int i) const { return st_.problems[p].iterations[i]; }
 
+  // One round for problem p: structural steps (a new iteration, the beam,
+  // the memory) end the round for the problem; item steps run side by side.
   Status StepProblem(int p) {
-    if (st_.problems[p].status != kStatusRunning) return Status::Ok();
-    if (st_.problems[p].iterations.empty()) {
-      ACCELOPT_RETURN_IF_ERROR(
-          EmitEvent(event_type::kIterationStarted, {{"problem", p}, {"iteration", 0}}));
+    const ProblemState& ps = st_.problems[p];
+    if (ps.iterations.empty()) {
+      return EmitEvent(event_type::kIterationStarted, {{"problem", p}, {"iteration", 0}});
     }
-    const int i = static_cast<int>(st_.problems[p].iterations.size()) - 1;
+    const int i = static_cast<int>(ps.iterations.size()) - 1;
+    const IterationState& it = ps.iterations[i];
     const std::string pre = IterationPrefix(st_.campaign_id, p, i);
     const SearchParams& sp = spec().search;
 
-    if (!It(p, i).beam_selected) ACCELOPT_RETURN_IF_ERROR(SelectBeam(p, i, pre));
-    if (i > 0 && !It(p, i).pairs_selected) {
+    if (!it.beam_selected) return SelectBeam(p, i, pre);
+    if (i > 0 && !it.pairs_selected) {
       const auto groups = BuildGroups(spec(), It(p, i - 1));
       json pairs = json::array();
       for (const MemoryPair& pair : MemoryPolicyFor(spec().mode).SelectPairs(groups, sp)) {
         pairs.push_back(ToJson(pair));
       }
-      ACCELOPT_RETURN_IF_ERROR(EmitEvent(event_type::kMemoryPairsSelected,
-                                         {{"problem", p}, {"iteration", i}, {"pairs", pairs}}));
+      return EmitEvent(event_type::kMemoryPairsSelected,
+                       {{"problem", p}, {"iteration", i}, {"pairs", pairs}});
     }
-    const int width = static_cast<int>(It(p, i).beam.size());
-
-    // (Re-)measure the beam.
-    for (int b = 0; b < width; ++b) {
-      if (It(p, i).beam[b].measure_scheduled) continue;
-      ACCELOPT_RETURN_IF_ERROR(ScheduleEvaluation(pre + "/measure/b" + std::to_string(b),
-                                                  kPurposeMeasure, p, i, {{"beam", b}},
-                                                  It(p, i).beam[b].source_sha256));
-    }
-    // Summarize last iteration's pairs, then update the memory.
-    for (size_t m = 0; m < It(p, i).pairs.size(); ++m) {
-      if (It(p, i).pair_scheduled[m]) continue;
-      const MemoryPair pair = It(p, i).pairs[m];
-      ACCELOPT_ASSIGN_OR_RETURN(std::string slow, Text(pair.slow_sha256));
-      ACCELOPT_ASSIGN_OR_RETURN(std::string fast, Text(pair.fast_sha256));
-      ChatPrompt prompt = SummarizerPrompt(st_.problems[p].info, slow, fast, pair.speedup);
-      ACCELOPT_RETURN_IF_ERROR(ScheduleLlm(pre + "/summ/m" + std::to_string(m), kRoleSummarizer,
-                                           kPurposeSummarize, p, i,
-                                           {{"pair", static_cast<int>(m)}}, prompt));
-    }
-    if (i > 0 && !It(p, i).memory_updated) ACCELOPT_RETURN_IF_ERROR(MaybeUpdateMemory(p, i, pre));
-
     // A baseline that does not pass ends the problem.
-    if (i == 0 && It(p, i).beam[0].measured && !It(p, i).beam[0].measurement.correct) {
-      const Measurement& m = It(p, i).beam[0].measurement;
+    if (i == 0 && it.beam[0].measured && !it.beam[0].measurement.correct) {
+      const Measurement& m = it.beam[0].measurement;
       return EmitEvent(event_type::kProblemCompleted,
                        {{"problem", p},
                         {"status", kStatusFailed},
                         {"reason", "the baseline did not pass: " + m.status +
                                        (m.reason.empty() ? "" : ": " + m.reason)}});
     }
-    const bool memory_ready = i == 0 || It(p, i).memory_updated;
+    if (i > 0 && !it.memory_updated) {
+      bool all_summarized = true;
+      for (bool done : it.pair_done) all_summarized = all_summarized && done;
+      if (all_summarized) return UpdateMemory(p, i, pre);
+    }
+    if (IterationDone(it)) {
+      if (i + 1 < sp.T) {
+        return EmitEvent(event_type::kIterationStarted, {{"problem", p}, {"iteration", i + 1}});
+      }
+      return EmitEvent(event_type::kProblemCompleted,
+                       {{"problem", p}, {"status", kStatusCompleted}, {"reason", ""}});
+    }
 
+    const int width = static_cast<int>(it.beam.size());
+    // (Re-)measure the beam.
     for (int b = 0; b < width; ++b) {
-      const std::string bn = "/b" + std::to_string(b);
+      if (it.beam[b].measure_scheduled) continue;
+      ACCELOPT_RETURN_IF_ERROR(ScheduleEvaluation(pre + "/measure/b" + std::to_string(b),
+                                                  kPurposeMeasure, p, i, {{"beam", b}},
+                                                  it.beam[b].source_sha256));
+    }
+    // Summarize the last iteration's pairs.
+    for (size_t m = 0; m < it.pairs.size(); ++m) {
+      if (it.pair_scheduled[m]) continue;
+      const MemoryPair& pair = it.pairs[m];
+      ACCELOPT_ASSIGN_OR_RETURN(std::string slow, Text(pair.slow_sha256));
+      ACCELOPT_ASSIGN_OR_RETURN(std::string fast, Text(pair.fast_sha256));
+      ChatPrompt prompt = SummarizerPrompt(ps.info, slow, fast, pair.speedup);
+      ACCELOPT_RETURN_IF_ERROR(ScheduleLlm(pre + "/summ/m" + std::to_string(m), kRoleSummarizer,
+                                           kPurposeSummarize, p, i,
+                                           {{"pair", static_cast<int>(m)}}, prompt));
+    }
+    const bool memory_ready = i == 0 || it.memory_updated;
+    // Plans, executor samples, evaluations: each moves one step.
+    for (int b = 0; b < width; ++b) {
       for (int n = 0; n < sp.N; ++n) {
-        const std::string nn = bn + "/n" + std::to_string(n);
-        const std::string plan_id = pre + "/plan" + nn;
-        // Plan.
-        if (!It(p, i).plans[PlanIndex(spec(), b, n)].scheduled) {
-          if (!It(p, i).beam[b].measured || !memory_ready) continue;
-          ACCELOPT_RETURN_IF_ERROR(SchedulePlanner(p, i, b, n, plan_id));
-          continue;  // its reply comes later
+        const PlanRecord& plan = it.plans[PlanIndex(spec(), b, n)];
+        if (!plan.scheduled) {
+          if (it.beam[b].measured && memory_ready) {
+            ACCELOPT_RETURN_IF_ERROR(SchedulePlanner(p, i, b, n, pre));
+          }
+          continue;
         }
-        if (!It(p, i).plans[PlanIndex(spec(), b, n)].proposed) {
-          if (!Done(plan_id)) continue;
-          ACCELOPT_RETURN_IF_ERROR(ProposePlan(p, i, b, n, plan_id));
+        if (!plan.proposed) {
+          if (plan.call_done) ACCELOPT_RETURN_IF_ERROR(ProposePlan(p, i, b, n, pre));
+          continue;
         }
-        const PlanRecord plan = It(p, i).plans[PlanIndex(spec(), b, n)];
         if (!plan.ok) continue;
         for (int k = 0; k < sp.K; ++k) {
-          const std::string nk = nn + "/k" + std::to_string(k);
-          const int ci = CandidateIndex(spec(), b, n, k);
+          const CandidateRecord& c = it.candidates[CandidateIndex(spec(), b, n, k)];
+          if (c.proposed && (!c.ok || c.eval_scheduled)) continue;  // nothing left to do
+          if (c.exec_scheduled && !c.exec_done) continue;           // in flight
+          const std::string nk =
+              "/b" + std::to_string(b) + "/n" + std::to_string(n) + "/k" + std::to_string(k);
           const json indices = {{"beam", b}, {"plan", n}, {"sample", k}};
-          if (!It(p, i).candidates[ci].exec_scheduled) {
+          if (!c.exec_scheduled) {
             ACCELOPT_RETURN_IF_ERROR(ScheduleExecutor(p, i, b, plan, pre + "/exec" + nk, indices));
-            continue;
-          }
-          if (!It(p, i).candidates[ci].proposed) {
-            if (!Done(pre + "/exec" + nk)) continue;
+          } else if (!c.proposed) {
             ACCELOPT_RETURN_IF_ERROR(ProposeCandidate(p, i, pre, nk, indices));
-          }
-          const CandidateRecord& c = It(p, i).candidates[ci];
-          if (c.ok && !c.eval_scheduled) {
-            const std::string src = c.source_sha256;
-            ACCELOPT_RETURN_IF_ERROR(
-                ScheduleEvaluation(pre + "/eval" + nk, kPurposeEvaluate, p, i, indices, src));
+          } else {
+            ACCELOPT_RETURN_IF_ERROR(ScheduleEvaluation(pre + "/eval" + nk, kPurposeEvaluate, p,
+                                                        i, indices, c.source_sha256));
           }
         }
       }
     }
-
-    if (!IterationDone(It(p, i), memory_ready)) return Status::Ok();
-    if (i + 1 < sp.T) {
-      return EmitEvent(event_type::kIterationStarted, {{"problem", p}, {"iteration", i + 1}});
-    }
-    return EmitEvent(event_type::kProblemCompleted,
-                     {{"problem", p}, {"status", kStatusCompleted}, {"reason", ""}});
+    return Status::Ok();
   }
 
   Status SelectBeam(int p, int i, const std::string& pre) {
@@ -263,16 +258,13 @@ class Decider {
                      {{"problem", p}, {"iteration", i}, {"members", members}});
   }
 
-  Status MaybeUpdateMemory(int p, int i, const std::string& pre) {
+  Status UpdateMemory(int p, int i, const std::string& pre) {
     const IterationState& it = It(p, i);
-    for (size_t m = 0; m < it.pairs.size(); ++m) {
-      if (!Done(pre + "/summ/m" + std::to_string(m))) return Status::Ok();
-    }
     const ProblemState& ps = st_.problems[p];
     json added = json::array(), failed = json::array();
     for (size_t m = 0; m < it.pairs.size(); ++m) {
       const std::string id = pre + "/summ/m" + std::to_string(m);
-      const ActivityRecord* a = Activity(id);
+      ACCELOPT_ASSIGN_OR_RETURN(const ActivityRecord* a, Activity(id));
       if (a->status != ActivityStatus::kCompleted) {
         failed.push_back({{"pair", m}, {"error", a->completion.value("error", "llm call failed")}});
         continue;
@@ -312,7 +304,12 @@ class Decider {
                                                   {"failed", failed}});
   }
 
-  Status SchedulePlanner(int p, int i, int b, int n, const std::string& plan_id) {
+  static std::string PlanId(const std::string& pre, int b, int n) {
+    return pre + "/plan/b" + std::to_string(b) + "/n" + std::to_string(n);
+  }
+
+  Status SchedulePlanner(int p, int i, int b, int n, const std::string& pre) {
+    const std::string plan_id = PlanId(pre, b, n);
     const ProblemState& ps = st_.problems[p];
     const BeamMember& member = It(p, i).beam[b];
     ACCELOPT_ASSIGN_OR_RETURN(std::string reference, Text(ps.info.reference_sha256));
@@ -324,8 +321,9 @@ class Decider {
                        prompt);
   }
 
-  Status ProposePlan(int p, int i, int b, int n, const std::string& plan_id) {
-    const ActivityRecord* a = Activity(plan_id);
+  Status ProposePlan(int p, int i, int b, int n, const std::string& pre) {
+    const std::string plan_id = PlanId(pre, b, n);
+    ACCELOPT_ASSIGN_OR_RETURN(const ActivityRecord* a, Activity(plan_id));
     json d = {{"problem", p}, {"iteration", i}, {"beam", b}, {"plan", n},
               {"activity_id", plan_id}};
     if (a->status != ActivityStatus::kCompleted) {
@@ -358,7 +356,7 @@ class Decider {
   Status ProposeCandidate(int p, int i, const std::string& pre, const std::string& nk,
                           const json& indices) {
     const std::string exec_id = pre + "/exec" + nk;
-    const ActivityRecord* a = Activity(exec_id);
+    ACCELOPT_ASSIGN_OR_RETURN(const ActivityRecord* a, Activity(exec_id));
     json d = {{"problem", p},
               {"iteration", i},
               {"candidate_id", pre + "/cand" + nk},
@@ -386,11 +384,12 @@ class Decider {
     }
     c.event.type = event_type::kCandidateProposed;
     c.event.data = std::move(d);
-    return Emit(std::move(c));
+    Emit(std::move(c));
+    return Status::Ok();
   }
 
-  bool IterationDone(const IterationState& it, bool memory_ready) const {
-    if (!it.beam_selected || !memory_ready) return false;
+  bool IterationDone(const IterationState& it) const {
+    if (!it.beam_selected || (it.iteration > 0 && !it.memory_updated)) return false;
     for (const BeamMember& b : it.beam) {
       if (!b.measured) return false;
     }
@@ -407,14 +406,7 @@ class Decider {
     return true;
   }
 
-  bool AllProblemsDone() const {
-    for (const ProblemState& ps : st_.problems) {
-      if (ps.status == kStatusRunning) return false;
-    }
-    return true;
-  }
-
-  Status Finish() {
+  void Finish() {
     std::string reasons;
     bool any_completed = false;
     for (const ProblemState& ps : st_.problems) {
@@ -422,28 +414,26 @@ class Decider {
       if (!ps.reason.empty()) reasons += (reasons.empty() ? "" : "; ") + ps.info.id + ": " + ps.reason;
     }
     if (!any_completed) {
-      return EmitEvent(event_type::kCampaignFailed,
-                       {{"reason", "every problem failed: " + reasons}});
+      EmitEvent(event_type::kCampaignFailed, {{"reason", "every problem failed: " + reasons}});
+    } else {
+      EmitEvent(event_type::kCampaignCompleted, {{"status", kStatusCompleted}, {"reason", ""}});
     }
-    return EmitEvent(event_type::kCampaignCompleted, {{"status", kStatusCompleted}, {"reason", ""}});
   }
 
-  Status Exhausted(const std::string& resource) {
-    ACCELOPT_RETURN_IF_ERROR(EmitEvent(event_type::kBudgetExhausted,
-                                       {{"resource", resource},
-                                        {"spent", ToJson(st_.budget.spent)},
-                                        {"reserved", ToJson(st_.budget.reserved)},
-                                        {"in_flight", st_.in_flight}}));
-    return EmitEvent(event_type::kCampaignCompleted,
+  void Exhausted(const std::string& resource) {
+    EmitEvent(event_type::kBudgetExhausted, {{"resource", resource},
+                                             {"spent", ToJson(st_.budget.spent)},
+                                             {"reserved", ToJson(st_.budget.reserved)},
+                                             {"in_flight", st_.in_flight}});
+    EmitEvent(event_type::kCampaignCompleted,
                      {{"status", kStatusBudgetExhausted},
                       {"reason", "the " + resource + " budget is exhausted"}});
   }
 
-  CampaignState st_;
+  const CampaignState& st_;
   const BlobSource& blobs_;
-  std::map<std::string, std::string> new_blobs_;
+  BudgetLedger budget_;  // the state's ledger plus this round's reservations
   std::vector<Command> out_;
-  bool progressed_ = false;
   std::optional<std::string> blocked_;
 };
 

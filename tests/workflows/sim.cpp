@@ -73,16 +73,19 @@ Status Sim::RunOne(const ActivityRequest& a) {
 
 Status Sim::RunToEnd(const std::function<void(const CampaignState&)>& on_event) {
   for (int guard = 0; guard < 1'000'000; ++guard) {
-    if (!state_.finished()) {
+    // Decide until nothing more can be decided without a completion.
+    while (!state_.finished()) {
       ACCELOPT_ASSIGN_OR_RETURN(std::vector<Command> cmds, Decide(state_, blobs_));
+      if (cmds.empty()) break;
+      ++decide_rounds_;
       for (Command& c : cmds) {
         for (const Blob& b : c.blobs) PutBlob(b.content);
         ACCELOPT_RETURN_IF_ERROR(Append(c.event));
         if (on_event) on_event(state_);
         if (c.run) in_flight_.push_back(*c.run);
       }
-      max_seen_in_flight_ = std::max(max_seen_in_flight_, in_flight_.size());
     }
+    max_seen_in_flight_ = std::max(max_seen_in_flight_, in_flight_.size());
     if (in_flight_.empty()) {
       if (state_.finished()) return Status::Ok();
       return Internal("stuck: nothing in flight and Decide returned nothing");

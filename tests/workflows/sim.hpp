@@ -48,6 +48,7 @@ class Sim {
   const MapBlobSource& blobs() const { return blobs_; }
   const std::map<std::string, int>& llm_requests() const { return llm_requests_; }
   size_t max_seen_in_flight() const { return max_seen_in_flight_; }
+  int64_t decide_rounds() const { return decide_rounds_; }
 
  private:
   Status Append(Event e);
@@ -68,6 +69,7 @@ class Sim {
   int64_t clock_us_ = 1'700'000'000'000'000;
   uint64_t draws_ = 0;
   size_t max_seen_in_flight_ = 0;
+  int64_t decide_rounds_ = 0;
 };
 
 }  // namespace accelopt::workflows::testing

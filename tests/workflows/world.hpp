@@ -49,6 +49,23 @@ inline bool Mentions(const std::string& text, const std::string& what) {
   return ok;
 }
 
+// Runs Decide rounds on `st` (storing blobs, applying events) until nothing
+// more is decided without a completion; returns every command.
+inline std::vector<Command> DecideAll(CampaignState& st, MapBlobSource& blobs) {
+  std::vector<Command> all;
+  for (int round = 0; round < 100; ++round) {
+    auto cmds = Decide(st, blobs);
+    BOOST_REQUIRE_MESSAGE(cmds.ok(), cmds.status().ToString());
+    if (cmds->empty()) break;
+    for (Command& c : *cmds) {
+      for (const Blob& b : c.blobs) blobs.Put(b.content);
+      REQUIRE_OK(Apply(st, c.event));
+      all.push_back(std::move(c));
+    }
+  }
+  return all;
+}
+
 // A kernel source of `function` at `level`.
 std::string Kernel(const std::string& function, int level, bool slow = false);
 
