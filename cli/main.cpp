@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
              "\nEnvironment: ACCELOPT_SOCKET (Unix socket), ACCELOPT_URL (http://host:port),\n"
              "  ACCELOPT_TOKEN_FILE (bearer token for TCP; the token itself is never printed).");
   app.require_subcommand(1);
+  app.fallthrough();  // global options (-o, --socket) may follow the subcommand
   std::string socket_path = std::getenv("ACCELOPT_SOCKET") ? std::getenv("ACCELOPT_SOCKET") : "/run/accelopt/acceloptd.sock";
   std::string url = std::getenv("ACCELOPT_URL") ? std::getenv("ACCELOPT_URL") : "";
   std::string token_file = std::getenv("ACCELOPT_TOKEN_FILE") ? std::getenv("ACCELOPT_TOKEN_FILE") : "";

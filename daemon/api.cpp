@@ -1,0 +1,281 @@
+#include "daemon/api.hpp"
+
+#include <filesystem>
+
+#include "base/log.hpp"
+#include "workflows/report.hpp"
+
+namespace accelopt::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+
+HttpResponse Ok(const json& j, http::status status = http::status::ok) { return JsonResponse(status, Dump(j)); }
+
+HttpResponse NotFoundCampaign(const std::string& id) {
+  return ApiError(http::status::not_found, "not_found", "no campaign '" + id + "'");
+}
+
+size_t ParseSize(const std::map<std::string, std::string>& q, const std::string& key, size_t def, size_t max) {
+  auto it = q.find(key);
+  if (it == q.end()) return def;
+  try {
+    long long v = std::stoll(it->second);
+    if (v < 0) return def;
+    return std::min<size_t>(static_cast<size_t>(v), max);
+  } catch (...) {
+    return def;
+  }
+}
+
+}  // namespace
+
+Result<json> ParseBody(const HttpRequest& req) {
+  if (req.body().empty()) return json::object();
+  auto j = ParseJson(req.body());
+  if (!j.ok()) return InvalidArgument("request body: " + j.status().message());
+  if (!j->is_object()) return InvalidArgument("request body: must be a JSON object");
+  return j;
+}
+
+Api::Api(ApiDeps deps) : d_(std::move(deps)) { AddRoutes(); }
+
+void Api::Events(const std::string& id, uint64_t after, size_t limit,
+                 std::chrono::steady_clock::time_point deadline, Respond respond) const {
+  auto records = d_.log->ReadStream(workflows::CampaignStream(id), after + 1, limit);
+  if (!records.ok()) return respond(ApiError(records.status()));
+  if (records->empty() && std::chrono::steady_clock::now() < deadline) {
+    auto timer = std::make_shared<net::steady_timer>(*d_.ioc, std::chrono::milliseconds(200));
+    timer->async_wait([this, timer, id, after, limit, deadline, respond](boost::system::error_code) {
+      Events(id, after, limit, deadline, respond);
+    });
+    return;
+  }
+  json events = json::array();
+  uint64_t next = after;
+  for (const auto& r : *records) {
+    events.push_back(store::ToJson(r));
+    next = r.version;
+  }
+  respond(Ok({{"events", events}, {"next", next}}));
+}
+
+void Api::AddRoutes() {
+  using V = http::verb;
+  router_.Add(V::get, "/v1/health", [this](const HttpRequest&, const RouteParams&, Respond respond) {
+    bool healthy = d_.log->Healthy();
+    json j = {{"status", healthy ? "ok" : "unhealthy"},
+              {"store", {{"healthy", healthy}, {"error", healthy ? "" : d_.log->HealthStatus().ToString()},
+                         {"last_global_position", d_.log->LastGlobalPosition()}}},
+              {"campaigns", {{"active", d_.campaigns->Active()}, {"total", d_.campaigns->All().size()}}}};
+    respond(Ok(j, healthy ? http::status::ok : http::status::service_unavailable));
+  });
+
+  router_.Add(V::get, "/metrics", [this](const HttpRequest&, const RouteParams&, Respond respond) {
+    std::map<std::string, int> by_state;
+    for (const auto& r : d_.campaigns->All()) by_state[r->StateName()]++;
+    for (const char* s : {"running", "paused", "completed", "failed", "cancelled", "budget_exhausted"})
+      d_.metrics->Set("accelopt_campaigns", {{"state", s}}, by_state[s]);
+    d_.metrics->Set("accelopt_event_log_last_global_position", {}, static_cast<double>(d_.log->LastGlobalPosition()));
+    d_.metrics->Set("accelopt_event_log_healthy", {}, d_.log->Healthy() ? 1 : 0);
+    for (const auto& [name, b] : d_.config->evaluators) {
+      d_.metrics->Set("accelopt_evaluations_queued", {{"backend", name}}, static_cast<double>(d_.eval->Queued(name)));
+      d_.metrics->Set("accelopt_evaluations_running", {{"backend", name}}, static_cast<double>(d_.eval->Running(name)));
+    }
+    HttpResponse res{http::status::ok, 11};
+    res.set(http::field::content_type, "text/plain; version=0.0.4");
+    res.body() = Redact(d_.metrics->Render());
+    res.prepare_payload();
+    respond(std::move(res));
+  });
+
+  router_.Add(V::post, "/v1/campaigns", [this](const HttpRequest& req, const RouteParams&, Respond respond) {
+    auto body = ParseBody(req);
+    if (!body.ok()) return respond(ApiError(body.status()));
+    if (!body->contains("spec") || !(*body)["spec"].is_object())
+      return respond(ApiError(http::status::bad_request, "invalid_argument", "body.spec: required, a JSON object"));
+    std::string key;
+    if (body->contains("idempotency_key")) {
+      if (!(*body)["idempotency_key"].is_string())
+        return respond(ApiError(http::status::bad_request, "invalid_argument", "body.idempotency_key: must be a string"));
+      key = (*body)["idempotency_key"].get<std::string>();
+    }
+    // Submitting reads problem files and appends durably: off the io thread.
+    json spec = (*body)["spec"];
+    net::post(*d_.ioc, [this, spec, key, respond] {
+      auto r = d_.campaigns->Submit(spec, key);
+      if (!r.ok()) return respond(ApiError(r.status()));
+      respond(Ok({{"id", r->id}, {"created", r->created}}, r->created ? http::status::created : http::status::ok));
+    });
+  });
+
+  router_.Add(V::get, "/v1/campaigns", [this](const HttpRequest&, const RouteParams&, Respond respond) {
+    json list = json::array();
+    for (const auto& r : d_.campaigns->All()) list.push_back(CampaignManager::Summary(*r));
+    respond(Ok({{"campaigns", list}}));
+  });
+
+  router_.Add(V::get, "/v1/campaigns/{id}", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
+    auto r = d_.campaigns->Find(p.path.at("id"));
+    if (!r) return respond(NotFoundCampaign(p.path.at("id")));
+    respond(Ok(CampaignManager::Summary(*r)));
+  });
+
+  for (std::string action : {"cancel", "pause", "resume"}) {
+    router_.Add(V::post, "/v1/campaigns/{id}/" + action, [this, action](const HttpRequest&, const RouteParams& p, Respond respond) {
+      auto r = d_.campaigns->Find(p.path.at("id"));
+      if (!r) return respond(NotFoundCampaign(p.path.at("id")));
+      auto done = [r, respond](Status st) {
+        if (!st.ok()) return respond(ApiError(st));
+        respond(Ok(CampaignManager::Summary(*r)));
+      };
+      if (action == "cancel") r->Cancel("cancelled by the user", done);
+      else if (action == "pause") r->Pause(done);
+      else r->Resume(done);
+    });
+  }
+
+  router_.Add(V::get, "/v1/campaigns/{id}/events", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
+    const std::string& id = p.path.at("id");
+    if (!d_.campaigns->Find(id)) return respond(NotFoundCampaign(id));
+    uint64_t after = ParseSize(p.query, "after", 0, SIZE_MAX);
+    size_t limit = ParseSize(p.query, "limit", 1000, 100000);
+    size_t wait_s = ParseSize(p.query, "wait", 0, 60);
+    Events(id, after, limit, std::chrono::steady_clock::now() + std::chrono::seconds(wait_s), respond);
+  });
+
+  router_.Add(V::get, "/v1/campaigns/{id}/report", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
+    auto r = d_.campaigns->Find(p.path.at("id"));
+    if (!r) return respond(NotFoundCampaign(p.path.at("id")));
+    respond(Ok(workflows::BuildReport(r->Snapshot())));
+  });
+
+  router_.Add(V::get, "/v1/campaigns/{id}/best", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
+    auto r = d_.campaigns->Find(p.path.at("id"));
+    if (!r) return respond(NotFoundCampaign(p.path.at("id")));
+    json report = workflows::BuildReport(r->Snapshot());
+    json best = json::array();
+    for (const auto& pr : report.value("problems", json::array())) {
+      json b = {{"problem", pr.value("name", "")}, {"id", pr.value("id", "")}, {"speedup", pr.value("speedup", json())}};
+      if (pr.contains("best") && pr["best"].is_object()) {
+        const json& x = pr["best"];
+        b["candidate"] = x.value("candidate_id", "");
+        b["latency_us"] = x.value("latency_us", json());
+        b["percent_of_peak"] = x.value("percent_of_peak", json());
+        b["iteration"] = x.value("iteration", json());
+        auto src = d_.log->GetBlob(x.value("source_sha256", ""));
+        b["source"] = src.ok() ? *src : "";
+      }
+      best.push_back(b);
+    }
+    respond(Ok({{"campaign", r->id()}, {"best", best}}));
+  });
+
+  router_.Add(V::get, "/v1/campaigns/{id}/candidates", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
+    auto r = d_.campaigns->Find(p.path.at("id"));
+    if (!r) return respond(NotFoundCampaign(p.path.at("id")));
+    auto state = r->Snapshot();
+    json out = json::array();
+    for (const auto& ps : state.problems) {
+      for (const auto& it : ps.iterations) {
+        for (const auto& c : it.candidates) {
+          if (!c.proposed && !c.exec_scheduled) continue;
+          out.push_back({{"problem", ps.info.name}, {"iteration", it.iteration}, {"id", c.id}, {"ok", c.ok},
+                         {"failure", c.failure}, {"evaluated", c.evaluated}, {"correct", c.measurement.correct},
+                         {"status", c.measurement.status}, {"latency_us", c.measurement.latency_us},
+                         {"source_sha256", c.source_sha256}});
+        }
+      }
+    }
+    respond(Ok({{"campaign", r->id()}, {"candidates", out}}));
+  });
+
+  router_.Add(V::get, "/v1/suites", [this](const HttpRequest&, const RouteParams&, Respond respond) {
+    json suites = json::array();
+    for (const auto& [name, dir] : d_.config->suites) {
+      json problems = json::array();
+      std::error_code ec;
+      std::vector<std::string> names;
+      for (const auto& e : fs::directory_iterator(dir, ec))
+        if (fs::exists(e.path() / "problem.json")) names.push_back(e.path().filename());
+      std::sort(names.begin(), names.end());
+      for (const auto& n : names) {
+        auto pj = ReadJsonFile(dir + "/" + n + "/problem.json");
+        json p = {{"name", n}, {"id", "suites/" + name + "/" + n}};
+        if (pj.ok()) {
+          p["bound"] = pj->value("bound", "");
+          p["workload"] = pj->value("workload", "");
+          p["description"] = pj->value("description", "");
+        }
+        problems.push_back(p);
+      }
+      suites.push_back({{"name", name}, {"dir", dir}, {"problems", problems}});
+    }
+    respond(Ok({{"suites", suites}}));
+  });
+
+  router_.Add(V::post, "/v1/calibrate", [this](const HttpRequest&, const RouteParams&, Respond respond) {
+    respond(Ok({{"backend", "cpu"}, {"calibration", d_.calibration}}));
+  });
+
+  router_.Add(V::post, "/v1/baseline", [this](const HttpRequest& req, const RouteParams&, Respond respond) {
+    auto body = ParseBody(req);
+    if (!body.ok()) return respond(ApiError(body.status()));
+    std::string suite = body->value("suite", "cpu");
+    auto it = d_.config->suites.find(suite);
+    if (it == d_.config->suites.end()) return respond(ApiError(http::status::not_found, "not_found", "no suite '" + suite + "'"));
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(it->second, ec))
+      if (fs::exists(e.path() / "problem.json")) names.push_back(e.path().filename());
+    std::sort(names.begin(), names.end());
+    if (names.empty()) return respond(Ok({{"suite", suite}, {"problems", json::array()}}));
+    struct Gather {
+      std::mutex mu;
+      json rows;
+      size_t left;
+      Respond respond;
+    };
+    auto g = std::make_shared<Gather>();
+    g->rows = json::array();
+    for (size_t i = 0; i < names.size(); ++i) g->rows.push_back(json::object());
+    g->left = names.size();
+    g->respond = respond;
+    for (size_t i = 0; i < names.size(); ++i) {
+      std::string dir = it->second + "/" + names[i];
+      auto src = Env::Default()->ReadFile(dir + "/baseline.cpp");
+      eval::EvalRequest er;
+      er.backend = "cpu";
+      er.problem = dir;
+      er.source = src.ok() ? *src : "";
+      er.id = "baseline/" + names[i];
+      std::string name = names[i];
+      auto finish = [g, i, name, this](eval::EvalResult r) {
+        json row = {{"problem", name}, {"status", eval::EvalStatusName(r.status)}, {"reason", r.reason}};
+        if (r.latency) row["latency_us"] = r.latency->median_us;
+        if (r.percent_of_peak) row["percent_of_peak"] = *r.percent_of_peak;
+        d_.metrics->Add("accelopt_evaluations_total", {{"outcome", eval::EvalStatusName(r.status)}}, 1);
+        std::lock_guard lock(g->mu);
+        g->rows[i] = row;
+        if (--g->left == 0) g->respond(Ok({{"problems", g->rows}}));
+      };
+      auto t = d_.eval->Submit(std::move(er), "baseline", [finish](uint64_t, eval::EvalResult r) { finish(std::move(r)); });
+      if (!t.ok()) finish(eval::EvalResult::Failure(eval::EvalStatus::kInternalError, t.status().message()));
+    }
+  });
+
+  for (const char* path : {"/v1/memory", "/v1/memory/{bank}", "/v1/memory/{bank}/export"}) {
+    router_.Add(V::get, path, [](const HttpRequest&, const RouteParams&, Respond respond) {
+      respond(ApiError(http::status::not_implemented, "unimplemented",
+                       "memory banks are not built yet; campaigns keep the paper's per-problem memory in their own events"));
+    });
+  }
+  for (const char* path : {"/v1/memory/{bank}/import", "/v1/memory/{bank}/rebuild", "/v1/memory/{bank}/redistill"}) {
+    router_.Add(V::post, path, [](const HttpRequest&, const RouteParams&, Respond respond) {
+      respond(ApiError(http::status::not_implemented, "unimplemented",
+                       "memory banks are not built yet; campaigns keep the paper's per-problem memory in their own events"));
+    });
+  }
+}
+
+}  // namespace accelopt::daemon

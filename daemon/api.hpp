@@ -1,0 +1,51 @@
+// The daemon's HTTP API (docs/api.md): routes over a Router, each a thin
+// translation between JSON and the CampaignManager / event log / evaluators.
+//
+// Handlers never block an io thread for long: campaign control answers from
+// the runner's strand, long-polls use timers, baseline profiling answers from
+// the evaluation dispatcher's callbacks.
+//
+// Thread safety: Handle may be called from any io thread.
+#pragma once
+
+#include "base/boost_prelude.hpp"
+
+#include <memory>
+
+#include "daemon/campaign_manager.hpp"
+#include "daemon/metrics.hpp"
+#include "daemon/router.hpp"
+#include "evaluators/dispatcher.hpp"
+#include "store/event_log.hpp"
+
+namespace accelopt::daemon {
+
+struct ApiDeps {
+  net::io_context* ioc = nullptr;
+  store::EventLog* log = nullptr;
+  CampaignManager* campaigns = nullptr;
+  eval::Dispatcher* eval = nullptr;
+  Metrics* metrics = nullptr;
+  const DaemonConfig* config = nullptr;
+  json calibration;                       // the cpu backend's calibration (hardware facts, peaks)
+  std::function<void()> on_calibrate;     // re-measure (optional)
+};
+
+class Api {
+ public:
+  explicit Api(ApiDeps deps);
+  void Handle(HttpRequest&& req, Respond respond) const { router_.Dispatch(std::move(req), std::move(respond)); }
+
+ private:
+  void AddRoutes();
+  void Events(const std::string& id, uint64_t after, size_t limit, std::chrono::steady_clock::time_point deadline,
+              Respond respond) const;
+
+  ApiDeps d_;
+  Router router_;
+};
+
+// Parses a request body as a JSON object; the error names the problem.
+Result<json> ParseBody(const HttpRequest& req);
+
+}  // namespace accelopt::daemon

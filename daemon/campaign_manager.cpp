@@ -1,0 +1,273 @@
+#include "daemon/campaign_manager.hpp"
+
+#include <filesystem>
+
+#include "base/log.hpp"
+#include "base/sha256.hpp"
+#include "llm/config.hpp"
+#include "workflows/campaign_spec.hpp"
+#include "workflows/report.hpp"
+
+namespace accelopt::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr const char kSubmissionsStream[] = "submissions";
+
+std::string NewCampaignId(Env* env) {
+  time_t secs = static_cast<time_t>(env->NowMicros() / 1000000);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  char date[32];
+  strftime(date, sizeof date, "%Y%m%d-%H%M%S", &tm);
+  char rnd[8];
+  snprintf(rnd, sizeof rnd, "%06x", static_cast<unsigned>(env->RandomU64() & 0xffffff));
+  return std::string("c") + date + "-" + rnd;
+}
+
+}  // namespace
+
+CampaignManager::CampaignManager(RuntimeServices services, const DaemonConfig& config, json hardware)
+    : s_(std::move(services)), config_(config), hardware_(std::move(hardware)) {}
+
+std::string CampaignManager::ProblemDir(const std::string& problem_id) const {
+  // "suites/<suite>/<name>" -> config.suites[<suite>]/<name>
+  fs::path p(problem_id);
+  auto it = p.begin();
+  if (it == p.end() || *it != "suites") return "";
+  ++it;
+  if (it == p.end()) return "";
+  auto suite = config_.suites.find(it->string());
+  if (suite == config_.suites.end()) return "";
+  ++it;
+  fs::path rest;
+  for (; it != p.end(); ++it) {
+    if (*it == "..") return "";
+    rest /= *it;
+  }
+  if (rest.empty()) return "";
+  return (fs::path(suite->second) / rest).string();
+}
+
+Result<workflows::ProblemSource> CampaignManager::LoadProblem(const std::string& problem_id) const {
+  std::string dir = ProblemDir(problem_id);
+  if (dir.empty()) return NotFound("unknown problem '" + problem_id + "' (expected suites/<suite>/<name>)");
+  Env* env = s_.env;
+  if (!env->Exists(dir + "/problem.json")) return NotFound("unknown problem '" + problem_id + "': no " + dir + "/problem.json");
+  workflows::ProblemSource src;
+  src.id = problem_id;
+  auto pj = ReadJsonFile(dir + "/problem.json");
+  if (!pj.ok()) return pj.status();
+  src.problem = *pj;
+  auto ref = env->ReadFile(dir + "/reference.cpp");
+  if (!ref.ok()) return ref.status().WithContext(problem_id);
+  auto base = env->ReadFile(dir + "/baseline.cpp");
+  if (!base.ok()) return base.status().WithContext(problem_id);
+  src.reference = *ref;
+  src.baseline = *base;
+  return src;
+}
+
+Result<json> CampaignManager::CompleteSpec(json spec) const {
+  if (!spec.is_object()) return InvalidArgument("spec: must be a JSON object");
+  if (!spec.contains("suite")) spec["suite"] = "suites/cpu";
+  // Roles: the config's mapping, overridden field by field by the spec.
+  json roles = spec.value("roles", json::object());
+  if (!roles.is_object()) return InvalidArgument("roles: must be an object");
+  auto providers = llm::ParseProvidersConfig(config_.providers);
+  if (!providers.ok()) return providers.status();
+  for (const char* role : {workflows::kRolePlanner, workflows::kRoleExecutor, workflows::kRoleSummarizer}) {
+    json r = roles.value(role, json::object());
+    auto cfg = config_.roles.find(role);
+    if (cfg != config_.roles.end()) {
+      if (!r.contains("provider")) r["provider"] = cfg->second.provider;
+      if (!r.contains("model")) r["model"] = cfg->second.model;
+      if (!r.contains("temperature")) r["temperature"] = cfg->second.temperature;
+      if (!r.contains("max_tokens")) r["max_tokens"] = cfg->second.max_tokens;
+      if (!r.contains("reasoning") && !cfg->second.reasoning_effort.empty()) r["reasoning"] = cfg->second.reasoning_effort;
+    }
+    if (!r.contains("provider") || !r.contains("model")) {
+      return InvalidArgument(std::string("roles.") + role + ": no provider/model given and none configured in the daemon's roles");
+    }
+    if (!r.contains("pricing") && r["provider"].is_string() && r["model"].is_string()) {
+      for (const auto& p : *providers) {
+        if (p.name != r["provider"].get<std::string>()) continue;
+        auto m = p.models.find(r["model"].get<std::string>());
+        if (m != p.models.end()) {
+          r["pricing"] = {{"input_usd_per_mtok", m->second.input_per_mtok},
+                          {"output_usd_per_mtok", m->second.output_per_mtok}};
+        }
+      }
+    }
+    roles[role] = r;
+  }
+  spec["roles"] = roles;
+  if (!spec.contains("search") && !config_.search.empty()) spec["search"] = config_.search;
+  else if (spec.contains("search") && spec["search"].is_object()) {
+    json merged = config_.search;
+    for (const auto& [k, v] : spec["search"].items()) merged[k] = v;
+    spec["search"] = merged;
+  }
+  return spec;
+}
+
+Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::string& idempotency_key) {
+  std::lock_guard submit_lock(submit_mu_);
+  if (!s_.log->Healthy()) return Unavailable("the event log is unhealthy; not taking new campaigns: " + s_.log->HealthStatus().message());
+  std::string spec_hash = Sha256Hex(Dump(raw_spec));
+  if (!idempotency_key.empty()) {
+    std::lock_guard lock(mu_);
+    auto it = keys_.find(idempotency_key);
+    if (it != keys_.end()) {
+      if (it->second.second != spec_hash)
+        return Conflict("idempotency key '" + idempotency_key + "' was used for campaign " + it->second.first + " with another spec");
+      return SubmitResult{it->second.first, false};
+    }
+  }
+  ACCELOPT_ASSIGN_OR_RETURN(json full, CompleteSpec(raw_spec));
+  auto spec = workflows::ParseCampaignSpec(full);
+  if (!spec.ok()) return spec.status();
+  std::vector<workflows::ProblemSource> sources;
+  for (const auto& pid : spec->problems) {
+    auto src = LoadProblem(pid);
+    if (!src.ok()) return src.status();
+    sources.push_back(std::move(*src));
+  }
+  auto providers = llm::ParseProvidersConfig(config_.providers);
+  if (!providers.ok()) return providers.status();
+  workflows::ModelCheck check = [&](const std::string& provider, const std::string& model) -> Status {
+    for (const auto& p : *providers) {
+      if (p.name != provider) continue;
+      if (!p.models.empty() && !p.models.count(model)) {
+        std::string known;
+        for (const auto& [m, price] : p.models) known += (known.empty() ? "" : ", ") + m;
+        return InvalidArgument("provider '" + provider + "' has no model '" + model + "' (known: " + known + ")");
+      }
+      return Status::Ok();
+    }
+    return InvalidArgument("unknown provider '" + provider + "'");
+  };
+  std::string id = NewCampaignId(s_.env);
+  auto cmd = workflows::StartCampaign(id, *spec, sources, hardware_, check);
+  if (!cmd.ok()) return cmd.status();
+
+  store::StreamAppend campaign;
+  campaign.stream = workflows::CampaignStream(id);
+  campaign.expected_version = store::kNoStream;
+  campaign.events.push_back(ToNewEvent(cmd->event));
+  for (auto& b : cmd->blobs) campaign.blobs.push_back(b.content);
+  store::StreamAppend submission;
+  submission.stream = kSubmissionsStream;
+  submission.expected_version = store::kAnyVersion;
+  submission.events.push_back(store::NewEvent{runtime_event::kCampaignSubmitted, 0,
+                                              {{"campaign_id", id}, {"idempotency_key", idempotency_key},
+                                               {"spec_sha256", spec_hash}},
+                                              {}, {}});
+  auto r = s_.log->Append({std::move(campaign), std::move(submission)});
+  if (!r.ok()) return r.status();
+  if (!idempotency_key.empty()) {
+    std::lock_guard lock(mu_);
+    keys_[idempotency_key] = {id, spec_hash};
+  }
+  auto runner = CampaignRunner::Load(s_, id);
+  if (!runner.ok()) return runner.status();
+  Adopt(*runner, true);
+  LogInfo("campaign " + id + " submitted (" + std::to_string(spec->problems.size()) + " problems)");
+  return SubmitResult{id, true};
+}
+
+void CampaignManager::Adopt(std::shared_ptr<CampaignRunner> runner, bool start) {
+  std::string id = runner->id();
+  if (s_.metrics) {
+    runner->OnFinished([m = s_.metrics](const std::string&, const std::string& status) {
+      m->Add("accelopt_campaigns_finished_total", {{"status", status}}, 1);
+    });
+  }
+  {
+    std::lock_guard lock(mu_);
+    campaigns_[id] = runner;
+  }
+  if (start) runner->Start();
+}
+
+Status CampaignManager::Recover() {
+  auto subs = s_.log->ReadStream(kSubmissionsStream);
+  if (!subs.ok()) return subs.status();
+  for (const auto& e : *subs) {
+    std::string key = e.data.value("idempotency_key", "");
+    if (!key.empty()) keys_[key] = {e.data.value("campaign_id", ""), e.data.value("spec_sha256", "")};
+  }
+  int resumed = 0;
+  for (const auto& info : s_.log->ListStreams("campaign-")) {
+    std::string id = info.stream.substr(std::string("campaign-").size());
+    auto runner = CampaignRunner::Load(s_, id);
+    if (!runner.ok()) {
+      LogError("cannot load campaign " + id + ": " + runner.status().ToString());
+      continue;
+    }
+    bool run = !(*runner)->Finished();
+    if (run) ++resumed;
+    Adopt(*runner, run);
+  }
+  if (resumed) LogInfo("resumed " + std::to_string(resumed) + " unfinished campaigns");
+  return Status::Ok();
+}
+
+std::shared_ptr<CampaignRunner> CampaignManager::Find(const std::string& id) const {
+  std::lock_guard lock(mu_);
+  auto it = campaigns_.find(id);
+  return it == campaigns_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<CampaignRunner>> CampaignManager::All() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::shared_ptr<CampaignRunner>> out;
+  for (const auto& [id, r] : campaigns_) out.push_back(r);
+  return out;
+}
+
+size_t CampaignManager::Active() const {
+  size_t n = 0;
+  for (const auto& r : All()) n += r->Finished() ? 0 : 1;
+  return n;
+}
+
+void CampaignManager::Shutdown(const std::string& reason) {
+  for (const auto& r : All()) {
+    if (!r->Finished()) r->Interrupt(reason);
+  }
+}
+
+json CampaignManager::Summary(const CampaignRunner& runner) {
+  auto state = runner.Snapshot();
+  json report = workflows::BuildReport(state);
+  json problems = json::array();
+  for (size_t i = 0; i < state.problems.size(); ++i) {
+    const auto& ps = state.problems[i];
+    json p = {{"name", ps.info.name}, {"id", ps.info.id}, {"status", ps.status},
+              {"iteration", static_cast<int>(ps.iterations.size())}, {"iterations", state.spec.search.T}};
+    if (i < report["problems"].size()) {
+      const json& rp = report["problems"][i];
+      if (rp.contains("baseline") && rp["baseline"].is_object()) p["baseline_us"] = rp["baseline"]["latency_us"];
+      if (rp.contains("best") && rp["best"].is_object()) {
+        p["best_us"] = rp["best"]["latency_us"];
+        p["percent_of_peak"] = rp["best"]["percent_of_peak"];
+      }
+      p["speedup"] = rp.value("speedup", json());
+    }
+    problems.push_back(p);
+  }
+  const auto& spent = state.budget.spent;
+  return {{"id", runner.id()},
+          {"state", runner.StateName()},
+          {"reason", state.reason},
+          {"started_at_us", state.started_at_us},
+          {"mode", state.spec.mode},
+          {"problems", problems},
+          {"in_flight", runner.InFlight()},
+          {"spend", {{"cost_usd", spent.cost_usd()}, {"tokens", spent.tokens}, {"llm_calls", spent.llm_calls},
+                     {"evaluations", spent.evaluations}}},
+          {"error", runner.Health().ok() ? json() : json(runner.Health().ToString())}};
+}
+
+}  // namespace accelopt::daemon

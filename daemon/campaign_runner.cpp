@@ -1,0 +1,476 @@
+#include "daemon/campaign_runner.hpp"
+
+#include <future>
+
+#include "base/log.hpp"
+#include "base/sha256.hpp"
+
+namespace accelopt::daemon {
+namespace {
+// Calls a status callback once, outside the runner's lock when possible.
+struct Done {
+  std::function<void(Status)> fn;
+  void set_value(Status s) {
+    if (fn) fn(std::move(s));
+    fn = nullptr;
+  }
+};
+}  // namespace
+
+using workflows::ActivityKind;
+using workflows::ActivityRequest;
+
+bool IsRuntimeEventType(const std::string& t) {
+  return t == runtime_event::kCampaignPaused || t == runtime_event::kCampaignResumed ||
+         t == runtime_event::kCampaignInterrupted || t == runtime_event::kCampaignSubmitted;
+}
+
+workflows::Event ToWorkflowEvent(const store::EventRecord& r) {
+  workflows::Event e;
+  e.type = r.type;
+  e.data = r.data;
+  e.schema_version = r.schema_version;
+  e.recorded_at_us = r.recorded_at_us;
+  return e;
+}
+
+store::NewEvent ToNewEvent(const workflows::Event& e) {
+  store::NewEvent n;
+  n.type = e.type;
+  n.schema_version = e.schema_version;
+  n.data = e.data;
+  return n;
+}
+
+CampaignRunner::CampaignRunner(const RuntimeServices& s, std::string id)
+    : s_(s), id_(std::move(id)), stream_(workflows::CampaignStream(id_)), strand_(net::make_strand(*s.ioc)) {}
+
+Result<std::shared_ptr<CampaignRunner>> CampaignRunner::Load(const RuntimeServices& services,
+                                                             const std::string& campaign_id) {
+  std::shared_ptr<CampaignRunner> r(new CampaignRunner(services, campaign_id));
+  auto records = services.log->ReadStream(r->stream_);
+  if (!records.ok()) return records.status().WithContext("reading " + r->stream_);
+  if (records->empty()) return NotFound("no campaign " + campaign_id);
+  for (const auto& rec : *records) {
+    r->version_ = rec.version;
+    if (rec.type == runtime_event::kCampaignPaused) { r->paused_ = true; continue; }
+    if (rec.type == runtime_event::kCampaignResumed) { r->paused_ = false; continue; }
+    if (IsRuntimeEventType(rec.type)) continue;
+    Status st = workflows::Apply(r->state_, ToWorkflowEvent(rec));
+    if (!st.ok()) return st.WithContext(r->stream_ + " version " + std::to_string(rec.version));
+  }
+  return r;
+}
+
+void CampaignRunner::Post(std::function<void()> fn) {
+  net::post(strand_, [self = shared_from_this(), fn = std::move(fn)] { fn(); });
+}
+
+void CampaignRunner::OnFinished(std::function<void(const std::string&, const std::string&)> fn) {
+  std::lock_guard lock(mu_);
+  on_finished_ = std::move(fn);
+}
+
+std::string CampaignRunner::StateName() const {
+  std::lock_guard lock(mu_);
+  if (!state_.finished() && paused_) return "paused";
+  return state_.status.empty() ? "running" : state_.status;
+}
+
+bool CampaignRunner::Finished() const {
+  std::lock_guard lock(mu_);
+  return state_.finished();
+}
+
+workflows::CampaignState CampaignRunner::Snapshot() const {
+  std::lock_guard lock(mu_);
+  return state_;
+}
+
+size_t CampaignRunner::InFlight() const {
+  std::lock_guard lock(mu_);
+  return in_flight_.size() + llm_queue_.size();
+}
+
+Status CampaignRunner::Health() const {
+  std::lock_guard lock(mu_);
+  return broken_;
+}
+
+void CampaignRunner::Start() {
+  Post([this] {
+    std::vector<ActivityRequest> pending;
+    {
+      std::lock_guard lock(mu_);
+      if (state_.finished() || interrupted_ || !broken_.ok()) {
+        MaybeFinish();
+        return;
+      }
+      auto p = workflows::PendingActivities(state_, *s_.blobs);
+      if (!p.ok()) return Break(p.status());
+      pending = std::move(*p);
+    }
+    if (!pending.empty()) LogInfo("campaign " + id_ + ": resuming " + std::to_string(pending.size()) + " activities");
+    for (const auto& a : pending) Launch(a);
+    Pump();
+  });
+}
+
+Status CampaignRunner::AppendAndApply(std::vector<store::NewEvent> events, std::vector<std::string> blobs,
+                                      std::vector<workflows::Event>* applied) {
+  store::StreamAppend a;
+  a.stream = stream_;
+  a.expected_version = static_cast<int64_t>(version_);
+  a.events = std::move(events);
+  a.blobs = std::move(blobs);
+  std::vector<store::NewEvent> copy = a.events;
+  auto r = s_.log->Append({std::move(a)});
+  if (!r.ok()) return r.status();
+  version_ = r->streams[0].last_version;
+  for (auto& ne : copy) {
+    if (IsRuntimeEventType(ne.type)) continue;
+    workflows::Event e;
+    e.type = ne.type;
+    e.data = ne.data;
+    e.schema_version = ne.schema_version == 0 ? 1 : ne.schema_version;
+    e.recorded_at_us = r->recorded_at_us;
+    Status st = workflows::Apply(state_, e);
+    if (!st.ok()) return st.WithContext("applying " + e.type);
+    if (applied) applied->push_back(std::move(e));
+  }
+  return Status::Ok();
+}
+
+void CampaignRunner::Break(const Status& s) {
+  // REQUIRES: mu_ held.
+  broken_ = s;
+  LogError("campaign " + id_ + " stopped: " + s.ToString());
+  CancelInFlight();
+}
+
+void CampaignRunner::Pump() {
+  std::vector<ActivityRequest> to_launch;
+  {
+    std::lock_guard lock(mu_);
+    if (!broken_.ok() || interrupted_) return;
+    if (state_.finished()) {
+      MaybeFinish();
+      return;
+    }
+    if (paused_) return;
+    for (int round = 0; round < 1000; ++round) {
+      auto cmds = workflows::Decide(state_, *s_.blobs);
+      if (!cmds.ok()) return Break(cmds.status());
+      if (cmds->empty()) break;
+      std::vector<store::NewEvent> events;
+      std::vector<std::string> blobs;
+      for (auto& c : *cmds) {
+        events.push_back(ToNewEvent(c.event));
+        for (auto& b : c.blobs) blobs.push_back(std::move(b.content));
+        if (c.run) to_launch.push_back(*c.run);
+      }
+      Status st = AppendAndApply(std::move(events), std::move(blobs), nullptr);
+      if (!st.ok()) return Break(st);
+      if (state_.finished()) break;
+    }
+  }
+  for (const auto& a : to_launch) Launch(a);
+  std::lock_guard lock(mu_);
+  if (state_.finished()) MaybeFinish();
+  else ArmDeadline();
+}
+
+void CampaignRunner::Launch(const ActivityRequest& a) {
+  if (a.kind == ActivityKind::kLlm) {
+    std::lock_guard lock(mu_);
+    llm_queue_.push_back(a);
+  } else {
+    StartEvaluation(a);
+  }
+  LaunchQueued();
+}
+
+void CampaignRunner::LaunchQueued() {
+  std::vector<ActivityRequest> start;
+  {
+    std::lock_guard lock(mu_);
+    while (!llm_queue_.empty() && llm_running_ < s_.max_llm_in_flight) {
+      start.push_back(std::move(llm_queue_.front()));
+      llm_queue_.pop_front();
+      ++llm_running_;
+    }
+  }
+  for (const auto& a : start) StartLlm(a);
+}
+
+void CampaignRunner::StartLlm(const ActivityRequest& a) {
+  const json& q = a.request;
+  llm::LlmRequest req;
+  try {
+    req.provider = q.at("provider").get<std::string>();
+    req.model = q.at("model").get<std::string>();
+    req.system = q.value("system", "");
+    req.user = q.value("user", "");
+    if (q.contains("temperature") && q["temperature"].is_number()) req.temperature = q["temperature"].get<double>();
+    req.max_tokens = q.value("max_tokens", 4096);
+    if (q.contains("reasoning") && q["reasoning"].is_string()) req.reasoning_effort = q["reasoning"].get<std::string>();
+    if (q.contains("reasoning") && q["reasoning"].is_number_integer()) req.thinking_budget = q["reasoning"].get<int>();
+  } catch (const json::exception& e) {
+    OnLlmDone(a.activity_id, "", llm::LlmError{llm::LlmErrorKind::kInvalidRequest, false, 0,
+                                               std::string("malformed LLM request: ") + e.what(), {}, {}});
+    return;
+  }
+  req.request_id = a.activity_id;
+  std::string hash = llm::RequestHash(req);
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  {
+    std::lock_guard lock(mu_);
+    in_flight_[a.activity_id] = ActivityInFlight{ActivityKind::kLlm, cancel, 0};
+  }
+  if (s_.metrics) s_.metrics->Add("accelopt_llm_requests_started_total", {{"role", a.role}, {"model", req.model}}, 1);
+  std::weak_ptr<CampaignRunner> weak = weak_from_this();
+  std::string id = a.activity_id;
+  s_.llm->Call(std::move(req),
+               [weak, id, hash, cancel](llm::LlmResult r) {
+                 if (auto self = weak.lock()) {
+                   self->Post([self, id, hash, r = std::move(r)]() mutable { self->OnLlmDone(id, hash, std::move(r)); });
+                 }
+               },
+               cancel.get());
+}
+
+void CampaignRunner::StartEvaluation(const ActivityRequest& a) {
+  json q = a.request;
+  if (s_.problem_dir && q.contains("problem") && q["problem"].is_string()) {
+    q["problem"] = s_.problem_dir(q["problem"].get<std::string>());
+  }
+  auto req = eval::EvalRequest::FromJson(q);
+  if (!req.ok()) {
+    OnEvalDone(a.activity_id, eval::EvalResult::Failure(eval::EvalStatus::kInternalError,
+                                                        "bad evaluation request: " + req.status().message()));
+    return;
+  }
+  req->id = a.activity_id;
+  std::weak_ptr<CampaignRunner> weak = weak_from_this();
+  std::string id = a.activity_id;
+  {
+    std::lock_guard lock(mu_);
+    in_flight_[id] = ActivityInFlight{ActivityKind::kEvaluation, nullptr, 0};
+  }
+  auto ticket = s_.eval->Submit(std::move(*req), id_, [weak, id](uint64_t, eval::EvalResult r) {
+    if (auto self = weak.lock()) {
+      self->Post([self, id, r = std::move(r)]() mutable { self->OnEvalDone(id, std::move(r)); });
+    }
+  });
+  std::lock_guard lock(mu_);
+  if (!ticket.ok()) {
+    in_flight_.erase(id);
+    auto status = ticket.status();
+    Post([this, id, status] {
+      OnEvalDone(id, eval::EvalResult::Failure(eval::EvalStatus::kInternalError, status.message()));
+    });
+    return;
+  }
+  auto it = in_flight_.find(id);
+  if (it != in_flight_.end()) it->second.ticket = *ticket;
+}
+
+void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string& request_hash, llm::LlmResult r) {
+  {
+    std::lock_guard lock(mu_);
+    bool was_in_flight = in_flight_.erase(activity_id) > 0;
+    if (was_in_flight) --llm_running_;
+    bool cancelled = !r.ok() && r.error().kind == llm::LlmErrorKind::kCancelled;
+    // A call cancelled by shutdown is re-run on the next start; one cancelled
+    // because the campaign ended has nothing left to record.
+    if (cancelled && (interrupted_ || state_.finished() || !broken_.ok())) {
+      MaybeFinish();
+      return;
+    }
+    if (!broken_.ok()) return;
+    std::vector<std::string> blobs;
+    workflows::Event ev;
+    auto role_model = [&]() -> std::pair<std::string, std::string> {
+      auto it = state_.activities.find(activity_id);
+      if (it == state_.activities.end()) return {"?", "?"};
+      return {it->second.role, it->second.payload.value("model", "?")};
+    };
+    auto [role, model] = role_model();
+    if (r.ok()) {
+      const auto& resp = r.response();
+      std::string text_hash = Sha256Hex(resp.text);
+      blobs.push_back(resp.text);
+      json full = llm::ToJson(resp);
+      std::string full_text = Dump(full);
+      blobs.push_back(full_text);
+      ev = workflows::LlmCallCompletedEvent(activity_id, text_hash,
+                                            workflows::LlmUsage{resp.input_tokens, resp.output_tokens}, resp.cost_usd,
+                                            std::chrono::duration<double>(resp.latency).count(),
+                                            static_cast<int>(resp.attempts.size()), "", resp.model);
+      // Extra fields for people and for the replay provider (the fold ignores them).
+      ev.data["request_sha256"] = request_hash;
+      ev.data["response_json_sha256"] = Sha256Hex(full_text);
+      ev.data["finish_reason"] = resp.finish_reason;
+      ev.data["cached_tokens"] = resp.cached_tokens;
+      if (s_.metrics) {
+        s_.metrics->Add("accelopt_llm_calls_total", {{"role", role}, {"model", model}, {"outcome", "ok"}}, 1);
+        s_.metrics->Add("accelopt_llm_tokens_total", {{"role", role}, {"model", model}, {"kind", "input"}}, resp.input_tokens);
+        s_.metrics->Add("accelopt_llm_tokens_total", {{"role", role}, {"model", model}, {"kind", "output"}}, resp.output_tokens);
+        s_.metrics->Add("accelopt_llm_cost_usd_total", {{"role", role}, {"model", model}}, resp.cost_usd);
+      }
+    } else {
+      const auto& e = r.error();
+      workflows::LlmUsage usage;
+      double cost = 0;
+      if (e.partial) {
+        usage = {e.partial->input_tokens, e.partial->output_tokens};
+        cost = e.partial->cost_usd;
+      }
+      ev = workflows::LlmCallFailedEvent(activity_id, Redact(e.ToString()), usage, cost,
+                                         static_cast<int>(e.attempts.size()));
+      ev.data["request_sha256"] = request_hash;
+      ev.data["error_kind"] = llm::LlmErrorKindName(e.kind);
+      if (s_.metrics) s_.metrics->Add("accelopt_llm_calls_total", {{"role", role}, {"model", model}, {"outcome", llm::LlmErrorKindName(e.kind)}}, 1);
+    }
+    // The provider field names the provider from the request payload.
+    auto it = state_.activities.find(activity_id);
+    if (it != state_.activities.end() && ev.data.contains("provider")) ev.data["provider"] = it->second.payload.value("provider", "");
+    Status st = AppendAndApply({ToNewEvent(ev)}, std::move(blobs), nullptr);
+    if (!st.ok()) return Break(st);
+  }
+  LaunchQueued();
+  Pump();
+}
+
+void CampaignRunner::OnEvalDone(const std::string& activity_id, eval::EvalResult r) {
+  {
+    std::lock_guard lock(mu_);
+    in_flight_.erase(activity_id);
+    bool cancelled = r.status == eval::EvalStatus::kCancelled;
+    if (cancelled && (interrupted_ || state_.finished() || !broken_.ok())) {
+      MaybeFinish();
+      return;
+    }
+    if (!broken_.ok()) return;
+    if (s_.metrics) s_.metrics->Add("accelopt_evaluations_total", {{"outcome", eval::EvalStatusName(r.status)}}, 1);
+    auto ev = workflows::EvaluationCompletedEvent(activity_id, r.ToJson());
+    Status st = AppendAndApply({ToNewEvent(ev)}, {}, nullptr);
+    if (!st.ok()) return Break(st);
+  }
+  Pump();
+}
+
+void CampaignRunner::ArmDeadline() {
+  // REQUIRES: mu_ held.
+  if (deadline_timer_ || state_.finished()) return;
+  auto deadline = workflows::WallDeadlineUs(state_);
+  if (!deadline) return;
+  int64_t now = s_.env->NowMicros();
+  deadline_timer_ = std::make_unique<net::steady_timer>(strand_);
+  deadline_timer_->expires_after(std::chrono::microseconds(std::max<int64_t>(0, *deadline - now) + 1000));
+  std::weak_ptr<CampaignRunner> weak = weak_from_this();
+  deadline_timer_->async_wait([weak](boost::system::error_code ec) {
+    if (ec) return;
+    auto self = weak.lock();
+    if (!self) return;
+    {
+      std::lock_guard lock(self->mu_);
+      if (self->state_.finished() || self->interrupted_ || !self->broken_.ok()) return;
+      Status st = self->AppendAndApply({ToNewEvent(workflows::DeadlineReachedEvent())}, {}, nullptr);
+      if (!st.ok()) return self->Break(st);
+    }
+    self->Pump();
+  });
+}
+
+void CampaignRunner::CancelInFlight() {
+  // REQUIRES: mu_ held.
+  for (auto& [id, f] : in_flight_) {
+    if (f.cancel) f.cancel->store(true);
+    if (f.ticket) s_.eval->Cancel(f.ticket);
+  }
+  llm_queue_.clear();
+}
+
+void CampaignRunner::MaybeFinish() {
+  // REQUIRES: mu_ held.
+  if (!state_.finished() || finished_notified_) return;
+  finished_notified_ = true;
+  CancelInFlight();
+  if (deadline_timer_) deadline_timer_->cancel();
+  LogInfo("campaign " + id_ + " ended: " + state_.status + (state_.reason.empty() ? "" : " (" + state_.reason + ")"));
+  if (on_finished_) {
+    auto fn = on_finished_;
+    auto status = state_.status;
+    net::post(*s_.ioc, [fn, id = id_, status] { fn(id, status); });
+  }
+}
+
+void CampaignRunner::Cancel(const std::string& reason, StatusCallback done_cb) {
+  Post([this, reason, done_cb] {
+    Done done{done_cb};
+    std::lock_guard lock(mu_);
+    if (state_.finished()) return done.set_value(FailedPrecondition("campaign " + id_ + " has already ended (" + state_.status + ")"));
+    Status st = AppendAndApply({ToNewEvent(workflows::CampaignCancelledEvent(reason))}, {}, nullptr);
+    if (!st.ok()) {
+      Break(st);
+      return done.set_value(st);
+    }
+    MaybeFinish();
+    done.set_value(Status::Ok());
+  });
+}
+
+void CampaignRunner::Pause(StatusCallback done_cb) {
+  Post([this, done_cb] {
+    Done done{done_cb};
+    std::lock_guard lock(mu_);
+    if (state_.finished()) return done.set_value(FailedPrecondition("campaign " + id_ + " has already ended"));
+    if (paused_) return done.set_value(Status::Ok());
+    store::NewEvent e{runtime_event::kCampaignPaused, 0, json::object(), {}, {}};
+    Status st = AppendAndApply({e}, {}, nullptr);
+    if (st.ok()) paused_ = true;
+    done.set_value(st);
+  });
+}
+
+void CampaignRunner::Resume(StatusCallback done_cb) {
+  Post([this, done_cb] {
+    Done done{done_cb};
+    Status result;
+    {
+      std::lock_guard lock(mu_);
+      if (state_.finished()) return done.set_value(FailedPrecondition("campaign " + id_ + " has already ended"));
+      if (!paused_) return done.set_value(Status::Ok());
+      store::NewEvent e{runtime_event::kCampaignResumed, 0, json::object(), {}, {}};
+      result = AppendAndApply({e}, {}, nullptr);
+      if (result.ok()) paused_ = false;
+    }
+    done.set_value(result);
+    if (result.ok()) Pump();
+  });
+}
+
+void CampaignRunner::Interrupt(const std::string& reason) {
+  std::promise<void> done;
+  auto fut = done.get_future();
+  Post([this, reason, &done] {
+    std::lock_guard lock(mu_);
+    if (interrupted_) return done.set_value();
+    interrupted_ = true;
+    if (!state_.finished() && broken_.ok() && s_.log->Healthy()) {
+      json ids = json::array();
+      for (const auto& [id, f] : in_flight_) ids.push_back(id);
+      for (const auto& a : llm_queue_) ids.push_back(a.activity_id);
+      store::NewEvent e{runtime_event::kCampaignInterrupted, 0, {{"reason", reason}, {"in_flight", ids}}, {}, {}};
+      Status st = AppendAndApply({e}, {}, nullptr);
+      if (!st.ok()) LogWarning("campaign " + id_ + ": could not record the interruption: " + st.ToString());
+    }
+    CancelInFlight();
+    if (deadline_timer_) deadline_timer_->cancel();
+    done.set_value();
+  });
+  fut.wait();
+}
+
+}  // namespace accelopt::daemon

@@ -1,0 +1,148 @@
+// CampaignRunner: the runtime that drives one campaign's workflow (see
+// workflows/campaign.hpp for the loop it implements).
+//
+// It folds the campaign's stream, asks workflows::Decide what to do, appends
+// the decisions (ActivityScheduled before any activity runs; prompts and
+// sources as blobs in the same atomic batch), runs LLM calls and evaluations
+// with bounded concurrency, and appends each completion with its reply blob,
+// usage, cost, latency and attempts. After a restart, Load() folds the log
+// and Start() re-runs every activity that was scheduled but not completed;
+// a completed LLM call is never sent again (its reply is in the log).
+//
+// Pause/resume and interruptions are runtime facts, not workflow decisions:
+// they are recorded as CampaignPaused / CampaignResumed /
+// CampaignInterrupted events in the same stream, which the fold skips.
+//
+// Threading: all work runs on the runner's strand of the daemon's
+// io_context; completions from the LLM transport and evaluation workers are
+// posted to it. Public methods are thread-safe. Appends block the strand for
+// one group commit (milliseconds).
+#pragma once
+
+#include "base/boost_prelude.hpp"
+
+#include <boost/asio.hpp>
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "base/env.hpp"
+#include "base/json.hpp"
+#include "daemon/metrics.hpp"
+#include "evaluators/dispatcher.hpp"
+#include "llm/client.hpp"
+#include "store/event_log.hpp"
+#include "workflows/blob_source.hpp"
+#include "workflows/campaign.hpp"
+#include "workflows/campaign_state.hpp"
+
+namespace accelopt::daemon {
+
+namespace net = boost::asio;
+
+// Event types the runtime itself appends to a campaign stream (skipped by the
+// workflow fold) and to the "submissions" stream.
+namespace runtime_event {
+inline constexpr const char kCampaignPaused[] = "CampaignPaused";
+inline constexpr const char kCampaignResumed[] = "CampaignResumed";
+inline constexpr const char kCampaignInterrupted[] = "CampaignInterrupted";
+inline constexpr const char kCampaignSubmitted[] = "CampaignSubmitted";
+}  // namespace runtime_event
+bool IsRuntimeEventType(const std::string& type);
+
+struct RuntimeServices {
+  store::EventLog* log = nullptr;                  // not owned
+  const workflows::BlobSource* blobs = nullptr;    // not owned
+  llm::ProviderSet* llm = nullptr;                 // not owned
+  eval::Dispatcher* eval = nullptr;                // not owned
+  Metrics* metrics = nullptr;                      // not owned, may be null
+  net::io_context* ioc = nullptr;                  // not owned
+  Env* env = nullptr;                              // clock for the wall deadline
+  // Problem id ("suites/cpu/silu") → the folder the evaluator reads.
+  std::function<std::string(const std::string& problem_id)> problem_dir;
+  int max_llm_in_flight = 8;                       // per campaign (fair sharing)
+};
+
+class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
+ public:
+  // Folds the stream of `campaign_id`. kNotFound for an empty stream.
+  static Result<std::shared_ptr<CampaignRunner>> Load(const RuntimeServices& services,
+                                                      const std::string& campaign_id);
+
+  // Starts (or resumes) driving, unless finished or paused.
+  void Start();
+  using StatusCallback = std::function<void(Status)>;
+  // Records a cancellation; in-flight work is cancelled. `done` runs on the
+  // runner's strand (FailedPrecondition when the campaign already ended).
+  void Cancel(const std::string& reason, StatusCallback done);
+  void Pause(StatusCallback done);
+  void Resume(StatusCallback done);
+  // Daemon shutdown: stop starting work, cancel in-flight activities (they
+  // are re-run on the next start), record CampaignInterrupted.
+  void Interrupt(const std::string& reason);
+
+  // Called once (on the strand) when the campaign reaches a terminal state.
+  void OnFinished(std::function<void(const std::string& id, const std::string& status)> fn);
+
+  const std::string& id() const { return id_; }
+  // running | paused | completed | failed | cancelled | budget_exhausted
+  std::string StateName() const;
+  bool Finished() const;
+  // A copy of the folded state (for summaries and reports).
+  workflows::CampaignState Snapshot() const;
+  size_t InFlight() const;
+  // The last error that stopped this runner (store failure, corrupt log).
+  Status Health() const;
+
+ private:
+  CampaignRunner(const RuntimeServices& s, std::string id);
+
+  void Post(std::function<void()> fn);
+  void Pump();                       // strand only
+  Status AppendAndApply(std::vector<store::NewEvent> events, std::vector<std::string> blobs,
+                        std::vector<workflows::Event>* applied);  // strand only, REQUIRES mu_
+  void Launch(const workflows::ActivityRequest& a);  // strand only
+  void LaunchQueued();
+  void StartLlm(const workflows::ActivityRequest& a);
+  void StartEvaluation(const workflows::ActivityRequest& a);
+  void OnLlmDone(const std::string& activity_id, const std::string& request_hash, llm::LlmResult r);
+  void OnEvalDone(const std::string& activity_id, eval::EvalResult r);
+  void ArmDeadline();
+  void CancelInFlight();
+  void Break(const Status& s);
+  void MaybeFinish();
+
+  RuntimeServices s_;
+  std::string id_;
+  std::string stream_;
+  net::strand<net::io_context::executor_type> strand_;
+  std::unique_ptr<net::steady_timer> deadline_timer_;
+
+  mutable std::mutex mu_;
+  workflows::CampaignState state_;
+  uint64_t version_ = 0;             // the stream's head as we know it
+  bool paused_ = false;
+  bool interrupted_ = false;
+  bool finished_notified_ = false;
+  Status broken_;
+  struct ActivityInFlight {
+    workflows::ActivityKind kind;
+    std::shared_ptr<std::atomic<bool>> cancel;
+    uint64_t ticket = 0;  // evaluations
+  };
+  std::map<std::string, ActivityInFlight> in_flight_;
+  std::deque<workflows::ActivityRequest> llm_queue_;  // waiting for a per-campaign LLM slot
+  int llm_running_ = 0;
+  std::function<void(const std::string&, const std::string&)> on_finished_;
+};
+
+// Converts between the store's records and the workflow's events.
+workflows::Event ToWorkflowEvent(const store::EventRecord& r);
+store::NewEvent ToNewEvent(const workflows::Event& e);
+
+}  // namespace accelopt::daemon

@@ -1,0 +1,237 @@
+#include "daemon/daemon.hpp"
+
+#include <csignal>
+#include <filesystem>
+#include <thread>
+
+#include "base/boost_prelude.hpp"
+#include "base/log.hpp"
+#include "daemon/api.hpp"
+#include "daemon/campaign_manager.hpp"
+#include "daemon/http_server.hpp"
+#include "daemon/notify.hpp"
+#include "daemon/state_lock.hpp"
+#include "daemon/store_blob_source.hpp"
+#include "evaluators/cpu/cpu_backend.hpp"
+#include "llm/client.hpp"
+#include "store/event_log.hpp"
+#include "workflows/event.hpp"
+
+namespace accelopt::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Request hash → recorded response JSON, from the LLM calls in the log
+// (the replay provider). Index built on first use, refreshed on a miss.
+class ReplayIndex {
+ public:
+  explicit ReplayIndex(store::EventLog* log) : log_(log) {}
+  std::optional<std::string> Lookup(const std::string& hash) {
+    std::lock_guard lock(mu_);
+    auto find = [&]() -> std::optional<std::string> {
+      auto it = index_.find(hash);
+      if (it == index_.end()) return std::nullopt;
+      auto blob = log_->GetBlob(it->second);
+      if (!blob.ok()) return std::nullopt;
+      return *blob;
+    };
+    if (auto r = find()) return r;
+    auto events = log_->ReadAll(scanned_ + 1);
+    if (!events.ok()) return std::nullopt;
+    for (const auto& e : *events) {
+      scanned_ = e.global_position;
+      if (e.type != workflows::event_type::kLlmCallCompleted) continue;
+      std::string h = e.data.value("request_sha256", "");
+      std::string resp = e.data.value("response_json_sha256", "");
+      if (!h.empty() && !resp.empty()) index_.emplace(h, resp);
+    }
+    return find();
+  }
+
+ private:
+  store::EventLog* log_;
+  std::mutex mu_;
+  std::map<std::string, std::string> index_;
+  uint64_t scanned_ = 0;
+};
+
+}  // namespace
+
+int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
+  Env* env = Env::Default();
+  if (Status st = env->CreateDirs(config.state_dir); !st.ok()) {
+    LogError(st.ToString());
+    return 1;
+  }
+  auto lock = StateLock::Acquire(config.state_dir);
+  if (!lock.ok()) {
+    LogError(lock.status().message());
+    return 1;
+  }
+  auto token = LoadTcpToken(config);
+  if (!token.ok()) {
+    LogError(token.status().message());
+    return 1;
+  }
+
+  store::EventTypeRegistry registry;
+  for (const auto& t : workflows::CampaignEventTypes()) (void)registry.Register(t.name, t.schema_version);
+  for (const char* t : {runtime_event::kCampaignPaused, runtime_event::kCampaignResumed,
+                        runtime_event::kCampaignInterrupted, runtime_event::kCampaignSubmitted})
+    (void)registry.Register(t, 1);
+  store::EventLog::Options lo;
+  lo.create_if_missing = true;
+  lo.registry = &registry;
+  NotifyStatus("replaying the event log");
+  auto log = store::EventLog::Open(config.state_dir + "/events", lo);
+  if (!log.ok()) {
+    LogError("cannot open the event log: " + log.status().ToString());
+    return 1;
+  }
+  LogInfo("event log open at " + config.state_dir + "/events, " + std::to_string((*log)->LastGlobalPosition()) + " events");
+
+  ReplayIndex replay(log->get());
+  llm::ProviderSetOptions po;
+  po.env = env;
+  po.replay_lookup = [&replay](const std::string& h) { return replay.Lookup(h); };
+  auto providers = llm::ProviderSet::Create(config.providers, po);
+  if (!providers.ok()) {
+    LogError("providers: " + providers.status().message());
+    return 1;
+  }
+
+  std::vector<eval::Dispatcher::BackendSlots> backends;
+  json hardware = json::object();
+  std::shared_ptr<eval::cpu::CpuBackend> cpu;
+  for (const auto& [name, bc] : config.evaluators) {
+    if (name != "cpu") {
+      LogWarning("evaluator backend '" + name + "' is not built on this machine; skipped");
+      continue;
+    }
+    (void)env->CreateDirs(bc.cache_dir);
+    eval::cpu::CpuBackendOptions co;
+    co.root = "/";
+    co.cache_dir = bc.cache_dir;
+    cpu = std::make_shared<eval::cpu::CpuBackend>(co);
+    NotifyStatus("calibrating the cpu backend");
+    auto cal = cpu->GetCalibration();
+    if (!cal.ok()) {
+      LogError("cpu calibration failed: " + cal.status().ToString());
+      return 1;
+    }
+    hardware = cal->ToJson();
+    backends.push_back({cpu, bc.slots});
+  }
+  eval::Dispatcher dispatcher(backends);
+
+  net::io_context ioc;
+  auto work = net::make_work_guard(ioc);
+  Metrics metrics;
+  metrics.Describe("accelopt_campaigns", "gauge", "campaigns by state");
+  metrics.Describe("accelopt_llm_calls_total", "counter", "LLM calls by role, model and outcome");
+  metrics.Describe("accelopt_llm_tokens_total", "counter", "LLM tokens by role, model and kind");
+  metrics.Describe("accelopt_llm_cost_usd_total", "counter", "LLM cost in USD by role and model");
+  metrics.Describe("accelopt_evaluations_total", "counter", "evaluations by outcome");
+  metrics.Describe("accelopt_evaluations_queued", "gauge", "evaluations waiting for a slot");
+  metrics.Describe("accelopt_evaluations_running", "gauge", "evaluations running");
+  metrics.Describe("accelopt_event_log_last_global_position", "gauge", "events in the log");
+  metrics.Describe("accelopt_event_log_healthy", "gauge", "1 while the event log accepts writes");
+
+  StoreBlobSource blobs(log->get());
+  RuntimeServices rs;
+  rs.log = log->get();
+  rs.blobs = &blobs;
+  rs.llm = providers->get();
+  rs.eval = &dispatcher;
+  rs.metrics = &metrics;
+  rs.ioc = &ioc;
+  rs.env = env;
+  CampaignManager* manager_ptr = nullptr;
+  rs.problem_dir = [&manager_ptr](const std::string& id) { return manager_ptr->ProblemDir(id); };
+  CampaignManager manager(rs, config, hardware);
+  manager_ptr = &manager;
+
+  std::vector<std::thread> threads;
+  for (int i = 0; i < std::max(2, options.io_threads); ++i) threads.emplace_back([&ioc] { ioc.run(); });
+
+  if (Status st = manager.Recover(); !st.ok()) {
+    LogError("recovering campaigns: " + st.ToString());
+  }
+
+  ApiDeps ad;
+  ad.ioc = &ioc;
+  ad.log = log->get();
+  ad.campaigns = &manager;
+  ad.eval = &dispatcher;
+  ad.metrics = &metrics;
+  ad.config = &config;
+  ad.calibration = hardware;
+  Api api(ad);
+  HttpServerOptions so;
+  so.bearer_token = *token;
+  HttpServer server(ioc, [&api](HttpRequest&& req, Respond respond) { api.Handle(std::move(req), std::move(respond)); }, so);
+
+  int exit_code = 0;
+  std::promise<void> bound;
+  net::post(ioc, [&] {
+    std::error_code ec;
+    fs::create_directories(fs::path(config.unix_socket).parent_path(), ec);
+    Status st = server.ListenUnix(config.unix_socket, config.unix_mode);
+    if (st.ok() && !config.tcp.empty()) {
+      auto colon = config.tcp.rfind(':');
+      st = server.ListenTcp(config.tcp.substr(0, colon), static_cast<unsigned short>(std::stoi(config.tcp.substr(colon + 1))));
+    }
+    if (!st.ok()) {
+      LogError(st.ToString());
+      exit_code = 1;
+    }
+    bound.set_value();
+  });
+  bound.get_future().wait();
+
+  net::signal_set signals(ioc, SIGINT, SIGTERM);
+  std::promise<int> stop;
+  auto stop_future = stop.get_future();
+  std::atomic<bool> stopping{false};
+  if (exit_code != 0) {
+    stopping = true;
+    stop.set_value(SIGTERM);
+  } else {
+    signals.async_wait([&](boost::system::error_code ec, int sig) {
+      if (!stopping.exchange(true)) stop.set_value(ec ? SIGTERM : sig);
+    });
+    LogInfo("acceloptd ready on " + config.unix_socket + (config.tcp.empty() ? "" : " and " + config.tcp));
+    NotifyReady("serving " + std::to_string(manager.All().size()) + " campaigns");
+  }
+
+  // Watchdog: ping while the event log's writer is healthy.
+  net::steady_timer watchdog(ioc);
+  std::function<void()> ping;
+  if (auto interval = WatchdogPingInterval()) {
+    ping = [&, interval] {
+      if ((*log)->Healthy()) NotifyWatchdog();
+      watchdog.expires_after(*interval);
+      watchdog.async_wait([&](boost::system::error_code ec) {
+        if (!ec && !stopping) ping();
+      });
+    };
+    net::post(ioc, ping);
+  }
+
+  int sig = stop_future.get();
+  LogInfo(std::string("stopping (") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ")");
+  NotifyStopping();
+  net::post(ioc, [&] { server.Stop(); signals.cancel(); watchdog.cancel(); });
+  manager.Shutdown("daemon stopped");
+  dispatcher.Shutdown();
+  providers->reset();
+  work.reset();
+  ioc.stop();
+  for (auto& t : threads) t.join();
+  (*log)->Close();
+  LogInfo("stopped");
+  return exit_code;
+}
+
+}  // namespace accelopt::daemon

@@ -1,0 +1,29 @@
+// Daemon: acceloptd's wiring. Owns the state-directory lock, the event log,
+// the LLM providers, the evaluation backends and their slots, the campaigns,
+// the HTTP API and the systemd notifications, and runs them on an io_context.
+//
+// Start-up order: lock the state dir → open the log (replay) → providers →
+// evaluators (calibration) → resume unfinished campaigns → bind sockets →
+// READY=1. Shutdown (SIGTERM/SIGINT): STOPPING=1 → stop accepting → record
+// interruptions and stop children → close the log → exit 0.
+//
+// Thread safety: Run() once, from the main thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/status.hpp"
+#include "daemon/config.hpp"
+
+namespace accelopt::daemon {
+
+struct DaemonOptions {
+  int io_threads = 4;
+};
+
+// Runs until SIGTERM/SIGINT. Returns the process exit code; start-up errors
+// are logged with the reason.
+int RunDaemon(const DaemonConfig& config, const DaemonOptions& options);
+
+}  // namespace accelopt::daemon

@@ -1,0 +1,44 @@
+// acceloptd: the accelopt daemon. See daemon/daemon.hpp and docs/.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "base/log.hpp"
+#include "daemon/config.hpp"
+#include "daemon/daemon.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"acceloptd: runs LLM kernel-optimization campaigns, recording every step in an event log"};
+  std::string config_path = "/etc/accelopt/acceloptd.json";
+  std::string check_path;
+  bool version = false;
+  app.add_option("-c,--config", config_path, "configuration file (JSON, comments allowed)")->capture_default_str();
+  app.add_option("--check-config", check_path, "validate a configuration file and exit (0 when valid)");
+  app.add_flag("--version", version, "print the version and exit");
+  app.footer("Signals: SIGTERM/SIGINT stop taking work, interrupt campaigns (they resume at the next start) and exit 0.\n"
+             "Logs go to stderr with syslog priority prefixes; secrets never appear in them.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (version) {
+    std::cout << "acceloptd 0.1.0\n";
+    return 0;
+  }
+  if (!check_path.empty()) {
+    auto c = accelopt::daemon::LoadDaemonConfig(check_path);
+    if (!c.ok()) {
+      std::cerr << "acceloptd: " << c.status().message() << "\n";
+      return 1;
+    }
+    std::cout << check_path << ": ok\n";
+    return 0;
+  }
+  auto config = accelopt::daemon::LoadDaemonConfig(config_path);
+  if (!config.ok()) {
+    accelopt::LogError(config.status().message());
+    return 1;
+  }
+  return accelopt::daemon::RunDaemon(*config, {});
+}
