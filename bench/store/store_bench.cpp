@@ -91,7 +91,7 @@ double Appenders(const std::string& dir, int threads, double seconds, const Even
     ts.emplace_back([&, t] {
       uint64_t i = 0;
       while (Clock::now() < deadline) {
-        StreamAppend a{"bench-" + std::to_string(t), kAnyVersion, {NewEvent{"CandidateEvaluated", 0, SampleData(i++)}}, {}};
+        StreamAppend a{"bench-" + std::to_string(t), kAnyVersion, {NewEvent{"CandidateEvaluated", 0, SampleData(i++), {}, {}}}, {}};
         auto r = (*log)->Append({std::move(a)});
         if (!r.ok()) {
           failed = true;
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
     for (uint64_t i = 0; i < events; i += per_append) {
       StreamAppend a{"replay-" + std::to_string((i / per_append) % 100), kAnyVersion, {}, {}};
       for (uint64_t k = i; k < std::min(events, i + per_append); ++k) {
-        a.events.push_back(NewEvent{"CandidateEvaluated", 0, SampleData(k)});
+        a.events.push_back(NewEvent{"CandidateEvaluated", 0, SampleData(k), {}, {}});
       }
       if (!(*log)->Append({std::move(a)}).ok()) return 1;
     }
