@@ -50,6 +50,7 @@ std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& i
         s.source_sha256 = c.source_sha256;
         s.correct = c.ok && c.evaluated && c.measurement.correct;
         s.latency_us = c.measurement.latency_us;
+        s.spread = c.measurement.spread;
         g.samples.push_back(std::move(s));
       }
       groups.push_back(std::move(g));

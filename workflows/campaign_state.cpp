@@ -36,6 +36,7 @@ Measurement ReadEvaluationResult(const json& result) {
   double latency = 0;
   if (result.contains("latency") && result["latency"].is_object()) {
     const json& l = result["latency"];
+    if (l.contains("spread") && l["spread"].is_number()) m.spread = l["spread"].get<double>();
     if (l.contains("median_us") && l["median_us"].is_number()) {
       latency = l["median_us"].get<double>();
     } else if (l.contains("mean_us") && l["mean_us"].is_number()) {

@@ -59,6 +59,7 @@ struct ActivityRecord {
 struct Measurement {
   bool correct = false;       // status "ok" and correct, with a positive latency
   double latency_us = 0;      // latency.median_us (mean_us if no median)
+  double spread = 0;          // latency.spread, the relative noise (0 if absent)
   double percent_of_peak = -1;  // -1 when unknown
   std::string status;         // result status, or "evaluation_failed"
   std::string reason;

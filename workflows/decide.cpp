@@ -190,7 +190,10 @@ class Decider {
       const MemoryPair& pair = it.pairs[m];
       ACCELOPT_ASSIGN_OR_RETURN(std::string slow, Text(pair.slow_sha256));
       ACCELOPT_ASSIGN_OR_RETURN(std::string fast, Text(pair.fast_sha256));
-      ChatPrompt prompt = SummarizerPrompt(ps.info, slow, fast, pair.speedup);
+      // The published code never filled the speedup in; "paper" keeps that.
+      const std::optional<double> told =
+          spec().mode == kModePaper ? std::nullopt : std::optional<double>(pair.speedup);
+      ChatPrompt prompt = SummarizerPrompt(ps.info, slow, fast, told);
       ACCELOPT_RETURN_IF_ERROR(ScheduleLlm(pre + "/summ/m" + std::to_string(m), kRoleSummarizer,
                                            kPurposeSummarize, p, i,
                                            {{"pair", static_cast<int>(m)}}, prompt));

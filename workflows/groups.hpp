@@ -14,6 +14,7 @@ struct Sample {
   std::string source_sha256;  // empty when the executor produced no usable code
   bool correct = false;       // compiled, passed the check, timed
   double latency_us = 0;      // meaningful only when correct
+  double spread = 0;          // relative noise of latency_us (docs/contracts.md)
 };
 
 struct Group {

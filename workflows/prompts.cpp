@@ -88,16 +88,16 @@ std::string HardwareSection(const KernelContext& ctx) {
   return "# Hardware facts (" + ctx.problem.backend + ")\n" + facts;
 }
 
+// Every item reads slow → fast (a negative pair has the slower child as
+// "slow" and its parent as "fast"), as the paper's memory does; kinds and
+// measured speedups are not shown.
 std::string RenderMemory(const std::vector<MemoryItem>& memory) {
   std::string out = "# Experiences\n";
   if (memory.empty()) return out + "(none yet)\n";
-  out +=
-      "Earlier rewrites of this kernel and what they did. Positive items sped the kernel up; "
-      "negative items slowed it down — avoid repeating them.\n";
+  out += "Rewrites of kernels like this one, each from a slower version to a faster one.\n";
   int n = 0;
   for (const MemoryItem& m : memory) {
-    out += "\n## " + std::to_string(++n) + ". " + m.title + " (" + m.kind + ", " +
-           FormatSpeedup(m.pair.speedup) + "x from slow to fast)\n";
+    out += "\n## " + std::to_string(++n) + ". " + m.title + "\n";
     if (!m.description.empty()) out += m.description + "\n";
     if (!m.slow_snippet.empty()) out += "Slow:\n" + Fence(m.slow_snippet);
     if (!m.fast_snippet.empty()) out += "Fast:\n" + Fence(m.fast_snippet);
@@ -167,7 +167,7 @@ ChatPrompt ExecutorPrompt(const KernelContext& ctx, const Plan& plan) {
 }
 
 ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_code,
-                            std::string_view fast_code, double speedup) {
+                            std::string_view fast_code, std::optional<double> speedup) {
   ChatPrompt p;
   p.system =
       "You distill kernel rewrites into reusable optimization experience for the " +
@@ -177,7 +177,11 @@ ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_co
   p.user = "# Problem: " + problem.name + "\n";
   p.user += "\n## Slow kernel\n" + Fence(slow_code);
   p.user += "\n## Fast kernel\n" + Fence(fast_code);
-  p.user += "\nThe fast kernel is " + FormatSpeedup(speedup) + "x faster than the slow one.\n";
+  if (speedup) {
+    p.user += "\nThe fast kernel is " + FormatSpeedup(*speedup) + "x faster than the slow one.\n";
+  } else {
+    p.user += "\nThe fast kernel is faster than the slow one.\n";
+  }
   p.user +=
       "\n# Task\nReply with a short bold title (**like this**), then a general description of "
       "the rewrite that made the difference, then the relevant part of the slow code and of the "

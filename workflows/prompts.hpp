@@ -19,6 +19,7 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,8 +57,9 @@ ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
 
 ChatPrompt ExecutorPrompt(const KernelContext& ctx, const Plan& plan);
 
-// `speedup` = slow latency / fast latency (>= 1).
+// `speedup` = slow latency / fast latency (>= 1), or nullopt to leave it out
+// (the published code never filled it in; "paper" mode does the same).
 ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_code,
-                            std::string_view fast_code, double speedup);
+                            std::string_view fast_code, std::optional<double> speedup);
 
 }  // namespace accelopt::workflows

@@ -7,7 +7,7 @@
 
 #include "workflows/budget.hpp"
 #include "workflows/report.hpp"
-#include "world.hpp"
+#include "test_util.hpp"
 
 namespace accelopt::workflows::testing {
 namespace {

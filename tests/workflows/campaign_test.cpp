@@ -9,7 +9,7 @@
 
 #include "workflows/parse.hpp"
 #include "workflows/report.hpp"
-#include "world.hpp"
+#include "test_util.hpp"
 
 namespace accelopt::workflows::testing {
 namespace {

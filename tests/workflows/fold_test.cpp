@@ -5,7 +5,7 @@
 #include <set>
 
 #include "workflows/prompts.hpp"
-#include "world.hpp"
+#include "test_util.hpp"
 
 namespace accelopt::workflows::testing {
 namespace {
@@ -122,6 +122,10 @@ BOOST_AUTO_TEST_CASE(prompts_carry_what_each_agent_needs) {
 
   ChatPrompt summ = SummarizerPrompt(*info, "slow()", "fast()", 1.2345);
   BOOST_TEST(Mentions(summ.user, "1.234x faster"));
+  // Paper mode: the speedup is left out, as in the published code.
+  ChatPrompt paper = SummarizerPrompt(*info, "slow()", "fast()", std::nullopt);
+  BOOST_TEST(paper.user.find("x faster") == std::string::npos);
+  BOOST_TEST(Mentions(paper.user, "slow()"));
   BOOST_TEST(Mentions(summ.user, "No optimization found"));
 }
 

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "workflows/report.hpp"
-#include "world.hpp"
+#include "test_util.hpp"
 
 namespace accelopt::workflows::testing {
 namespace {

@@ -75,7 +75,14 @@ Status Sim::RunToEnd(const std::function<void(const CampaignState&)>& on_event) 
   for (int guard = 0; guard < 1'000'000; ++guard) {
     // Decide until nothing more can be decided without a completion.
     while (!state_.finished()) {
-      ACCELOPT_ASSIGN_OR_RETURN(std::vector<Command> cmds, Decide(state_, blobs_));
+      const auto t0 = std::chrono::steady_clock::now();
+      auto decided = Decide(state_, blobs_);
+      if (on_decide) {
+        on_decide(state_, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - t0)
+                              .count());
+      }
+      ACCELOPT_ASSIGN_OR_RETURN(std::vector<Command> cmds, std::move(decided));
       if (cmds.empty()) break;
       ++decide_rounds_;
       for (Command& c : cmds) {

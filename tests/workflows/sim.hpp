@@ -4,6 +4,7 @@
 // random order (as slow replies would). Counts LLM requests per activity.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <string>
@@ -42,6 +43,9 @@ class Sim {
   // Drives until the campaign finishes. `on_event` (may be empty) sees the
   // state after every appended event.
   Status RunToEnd(const std::function<void(const CampaignState&)>& on_event = {});
+
+  // Called after every Decide call with its duration (benchmarks).
+  std::function<void(const CampaignState&, int64_t nanos)> on_decide;
 
   const std::vector<Event>& log() const { return log_; }
   const CampaignState& state() const { return state_; }

@@ -2,7 +2,7 @@
 // clear error before anything runs.
 #include <boost/test/unit_test.hpp>
 
-#include "world.hpp"
+#include "test_util.hpp"
 
 namespace accelopt::workflows::testing {
 namespace {

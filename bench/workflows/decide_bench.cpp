@@ -1,0 +1,76 @@
+// How the workflow's cost grows with a campaign's history: runs a simulated
+// campaign at paper width (B=6, N=12, K=2) and prints, side by side, the cost
+// of a Decide round early and late in the campaign, and of folding the log.
+// A late/early ratio near 1 means deciding does not slow down as the log
+// grows. Not a test; prints ratios.
+//   workflows_bench [T (default 16)] [problems (default 2)]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "world.hpp"
+
+using namespace accelopt::workflows;
+using namespace accelopt::workflows::testing;
+
+int main(int argc, char** argv) {
+  const int T = argc > 1 ? std::atoi(argv[1]) : 16;
+  const int problems = argc > 2 ? std::atoi(argv[2]) : 2;
+  World world = MakeWorld();
+  while (static_cast<int>(world.sources.size()) < problems) {
+    ProblemSource s = world.sources[world.sources.size() % 2];
+    s.id += "_" + std::to_string(world.sources.size());
+    world.base_latency_us[s.id] = 500;
+    world.sources.push_back(s);
+  }
+  world.sources.resize(problems);
+  CampaignSpec spec = SmallSpec(world);
+  spec.problems.clear();
+  for (const auto& s : world.sources) spec.problems.push_back(s.id);
+  spec.search = SearchParams{};  // the paper's B, N, K, TopK, ExpN
+  spec.search.T = T;
+
+  Sim sim(spec, MakeScript(world), 1, /*max_in_flight=*/64);
+  // Decide time by the iteration problem 0 is in.
+  std::vector<double> ns_by_iteration(T + 1, 0);
+  std::vector<int64_t> calls_by_iteration(T + 1, 0);
+  sim.on_decide = [&](const CampaignState& st, int64_t ns) {
+    const int it = st.problems.empty() ? 0 : static_cast<int>(st.problems[0].iterations.size());
+    ns_by_iteration[std::min(it, T)] += static_cast<double>(ns);
+    ++calls_by_iteration[std::min(it, T)];
+  };
+  if (!sim.Start("bench", world.sources, world.hardware).ok()) return 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  accelopt::Status st = sim.RunToEnd();
+  const double run_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!st.ok() || sim.state().status != kStatusCompleted) {
+    std::fprintf(stderr, "campaign did not complete: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  const auto f0 = std::chrono::steady_clock::now();
+  auto folded = Fold(sim.log());
+  const double fold_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
+  if (!folded.ok()) return 1;
+
+  auto mean_us = [&](int from, int to) {
+    double ns = 0;
+    int64_t n = 0;
+    for (int i = from; i <= to && i <= T; ++i) {
+      ns += ns_by_iteration[i];
+      n += calls_by_iteration[i];
+    }
+    return n ? ns / n / 1e3 : 0.0;
+  };
+  const double early = mean_us(1, 2), late = mean_us(T - 1, T);
+  std::printf("campaign: %d problems, T=%d B=6 N=12 K=2: %zu events, %zu activities, "
+              "%.1f s simulated run\n",
+              problems, T, sim.log().size(), sim.state().activities.size(), run_s);
+  std::printf("fold: %.2f us/event (%.3f s for the whole log)\n",
+              fold_s * 1e6 / sim.log().size(), fold_s);
+  std::printf("decide round: early (iterations 0-1) %.1f us, late (iterations %d-%d) %.1f us, "
+              "late/early = %.2f\n",
+              early, T - 2, T - 1, late, early > 0 ? late / early : 0.0);
+  return 0;
+}
