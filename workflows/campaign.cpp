@@ -139,6 +139,7 @@ Result<Command> StartCampaign(const std::string& campaign_id, const CampaignSpec
 Result<std::vector<ActivityRequest>> PendingActivities(const CampaignState& state,
                                                        const BlobSource& blobs) {
   std::vector<const ActivityRecord*> pending;
+  if (state.finished()) return std::vector<ActivityRequest>{};
   for (const auto& [id, a] : state.activities) {
     if (a.status == ActivityStatus::kScheduled) pending.push_back(&a);
   }

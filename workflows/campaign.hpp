@@ -100,7 +100,8 @@ Result<Command> StartCampaign(const std::string& campaign_id, const CampaignSpec
 Result<std::vector<Command>> Decide(const CampaignState& state, const BlobSource& blobs);
 
 // Activities scheduled but not completed, in scheduling order, with their
-// requests rebuilt from the log (prompts from blobs).
+// requests rebuilt from the log (prompts from blobs). Empty once the
+// campaign has finished: nothing of a finished campaign is re-run.
 Result<std::vector<ActivityRequest>> PendingActivities(const CampaignState& state,
                                                        const BlobSource& blobs);
 
