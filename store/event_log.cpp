@@ -243,7 +243,7 @@ void EventLog::ProcessGroup(std::deque<Request>& group) {
   int64_t now = std::max(env_->NowMicros(), last_recorded_at_);
   std::string key, value;
 
-  std::unique_lock<std::mutex> heads_lock(heads_mu_);
+  // Only this thread changes heads_, so it may read them without the lock.
   auto head_of = [&](const std::string& s) -> uint64_t {
     if (auto it = new_heads.find(s); it != new_heads.end()) return it->second;
     auto it = heads_.find(s);
@@ -307,7 +307,6 @@ void EventLog::ProcessGroup(std::deque<Request>& group) {
     }
     results.emplace_back(std::move(res));
   }
-  heads_lock.unlock();
 
   uint64_t last = next_global - 1;
   if (!new_heads.empty()) {

@@ -231,7 +231,8 @@ class EventLog {
   std::unique_ptr<StoreDb> db_;
   std::unique_ptr<ProjectionSet> projections_;
 
-  // Committed state, updated by the writer after each durable write.
+  // Committed state, updated by the writer after each durable write. The
+  // writer changes heads_ under heads_mu_; it alone may read it without.
   mutable std::mutex heads_mu_;
   std::map<std::string, uint64_t> heads_;
   std::atomic<uint64_t> last_global_{0};

@@ -126,7 +126,7 @@ BOOST_AUTO_TEST_CASE(a_torn_write_ahead_log_recovers_to_a_consistent_prefix) {
     BOOST_REQUIRE_EQUAL(all->size(), last);
     for (uint64_t i = 0; i < last; ++i) BOOST_REQUIRE_EQUAL((*all)[i].data["i"].get<uint64_t>(), i);
     VerifyReport r = Verify(*(*log)->store_db(), &TestRegistry());
-    BOOST_REQUIRE_MESSAGE(r.ok(), "cut at " << cut << ": " << r.problems.front());
+    BOOST_REQUIRE_MESSAGE(r.ok(), "cut at " << cut << ": " << FirstProblem(r));
     // The recovered log takes new appends.
     BOOST_REQUIRE((*log)->Append({To("s0", static_cast<int64_t>((*log)->Head("s0")), {Ev("Tick", {{"i", last}})})}).ok());
     log->reset();

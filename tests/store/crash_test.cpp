@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(acknowledged_events_survive_sigkill) {
     }
     BOOST_REQUIRE_EQUAL(l.ListStreams().size(), heads.size());
     VerifyReport report = Verify(*l.store_db(), &TestRegistry());
-    BOOST_REQUIRE_MESSAGE(report.ok(), "verify after kill " << round << ": " << report.problems.front());
+    BOOST_REQUIRE_MESSAGE(report.ok(), "verify after kill " << round << ": " << FirstProblem(report));
   }
   BOOST_TEST_MESSAGE(kills << " kills, " << acked.size() << " acknowledged events checked");
   // The test is only meaningful if the child got to append most times.

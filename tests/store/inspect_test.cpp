@@ -56,7 +56,7 @@ BOOST_AUTO_TEST_CASE(verify_passes_a_good_store_and_stats_count_it) {
   MakeStore(dir.path());
   auto db = OpenDb(dir.path(), true);
   VerifyReport r = Verify(*db, &TestRegistry());
-  BOOST_TEST(r.ok(), (r.problems.empty() ? "" : r.problems.front()));
+  BOOST_TEST(r.ok(), FirstProblem(r));
   BOOST_TEST(r.events == 10u);
   BOOST_TEST(r.streams == 2u);
   BOOST_TEST(r.blobs == 1u);
@@ -128,7 +128,7 @@ BOOST_AUTO_TEST_CASE(verify_finds_each_kind_of_damage) {
     bool named = false;
     for (const auto& p : r.problems) named |= p.find(d.expect) != std::string::npos;
     BOOST_TEST(named, d.what << ": no problem mentions '" << d.expect << "'; first: "
-                             << (r.problems.empty() ? "" : r.problems.front()));
+                             << FirstProblem(r));
   }
 }
 

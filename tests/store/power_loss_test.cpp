@@ -45,7 +45,7 @@ void CheckAfterRestart(const std::string& dir, const std::map<uint64_t, Acked>& 
     BOOST_REQUIRE_EQUAL(e.data.value("tag", int64_t{-1}), a.tag);
   }
   VerifyReport report = Verify(*(*log)->store_db(), &TestRegistry());
-  BOOST_REQUIRE_MESSAGE(report.ok(), report.problems.front());
+  BOOST_REQUIRE_MESSAGE(report.ok(), FirstProblem(report));
 }
 
 // Appends from `threads` threads until appends fail; records what was acknowledged.

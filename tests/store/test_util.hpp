@@ -72,6 +72,12 @@ inline EventLog::Options DefaultOptions() {
   return o;
 }
 
+// The first problem of a VerifyReport, or "" (for messages).
+template <typename Report>
+std::string FirstProblem(const Report& r) {
+  return r.problems.empty() ? std::string() : r.problems.front();
+}
+
 inline int StressScale() {
   const char* v = std::getenv("ACCELOPT_STRESS_SCALE");
   int s = v && *v ? std::atoi(v) : 1;
