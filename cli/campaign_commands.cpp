@@ -245,35 +245,48 @@ int CmdReport(ApiClient& api, const Options& o) {
     return kExitOk;
   }
   const json& rep = r->body;
-  // % of peak per problem per iteration.
+  auto pct = [](const json& v) { return v.is_number() ? FormatDouble(v.get<double>(), 2) + "%" : std::string("-"); };
+  std::cout << "campaign " << rep.value("campaign_id", "?") << ": " << rep.value("status", "?");
+  if (!rep.value("reason", "").empty()) std::cout << " (" << rep.value("reason", "") << ")";
+  std::cout << "\n\n% of peak per problem, best so far after each iteration\n";
   size_t iters = 0;
   for (const auto& p : rep.value("problems", json::array()))
     iters = std::max(iters, p.value("percent_of_peak_by_iteration", json::array()).size());
-  std::vector<std::string> headers = {"PROBLEM", "BASELINE%"};
+  std::vector<std::string> headers = {"PROBLEM", "BASELINE"};
   for (size_t i = 0; i < iters; ++i) headers.push_back("it" + std::to_string(i));
-  headers.push_back("SPEEDUP");
+  headers.insert(headers.end(), {"SPEEDUP", "STATUS"});
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : rep.value("problems", json::array())) {
-    std::vector<std::string> row = {p.value("problem", "?"), JsonToCell(p.value("baseline_percent_of_peak", json()))};
+    json base = p.value("baseline", json());
+    std::vector<std::string> row = {p.value("name", "?"), base.is_object() ? pct(base.value("percent_of_peak", json())) : "-"};
     auto by = p.value("percent_of_peak_by_iteration", json::array());
-    for (size_t i = 0; i < iters; ++i) row.push_back(i < by.size() ? JsonToCell(by[i]) : "");
+    for (size_t i = 0; i < iters; ++i) row.push_back(i < by.size() ? pct(by[i]) : "");
     row.push_back(p.contains("speedup") && p["speedup"].is_number() ? FormatDouble(p["speedup"].get<double>()) + "x" : "-");
+    row.push_back(p.value("status", ""));
     rows.push_back(row);
   }
-  std::cout << "% of peak per problem and iteration\n";
   PrintTable(headers, rows);
-  if (rep.contains("geomean_percent_of_peak"))
-    std::cout << "geometric mean: " << JsonToCell(rep["geomean_baseline_percent_of_peak"]) << "% -> "
-              << JsonToCell(rep["geomean_percent_of_peak"]) << "% of peak\n";
-  std::vector<std::vector<std::string>> cost_rows;
-  for (const auto& c : rep.value("cost", json::array())) {
-    cost_rows.push_back({c.value("role", "?"), c.value("model", "?"), std::to_string(c.value("calls", 0)),
-                         std::to_string(c.value("input_tokens", 0)), std::to_string(c.value("output_tokens", 0)),
-                         "$" + FormatDouble(c.value("cost_usd", 0.0), 4)});
+  if (rep.contains("geomean") && rep["geomean"].is_object()) {
+    const json& g = rep["geomean"];
+    std::cout << "geometric mean over " << g.value("problems", 0) << " problems: " << pct(g.value("baseline_percent_of_peak", json()))
+              << " -> " << pct(g.value("best_percent_of_peak", json())) << " of peak, speedup "
+              << (g.contains("speedup") && g["speedup"].is_number() ? FormatDouble(g["speedup"].get<double>()) + "x" : "-") << "\n";
   }
+  std::vector<std::vector<std::string>> cost_rows;
+  auto usage_rows = [&](const json& by, const std::string& kind) {
+    for (const auto& [name, u] : by.items()) {
+      cost_rows.push_back({kind, name, std::to_string(u.value("calls", 0)), std::to_string(u.value("failed_calls", 0)),
+                           std::to_string(u.value("input_tokens", 0)), std::to_string(u.value("output_tokens", 0)),
+                           "$" + FormatDouble(u.value("cost_usd", 0.0), 4)});
+    }
+  };
+  json usage = rep.value("usage", json::object());
+  usage_rows(usage.value("by_role", json::object()), "role");
+  usage_rows(usage.value("by_model", json::object()), "model");
+  if (usage.contains("total")) usage_rows(json{{"all", usage["total"]}}, "total");
   if (!cost_rows.empty()) {
-    std::cout << "\ncost per role and model\n";
-    PrintTable({"ROLE", "MODEL", "CALLS", "IN TOKENS", "OUT TOKENS", "COST"}, cost_rows);
+    std::cout << "\nLLM usage and cost (" << usage.value("evaluations", 0) << " evaluations)\n";
+    PrintTable({"BY", "NAME", "CALLS", "FAILED", "IN TOKENS", "OUT TOKENS", "COST"}, cost_rows);
   }
   return kExitOk;
 }

@@ -6,16 +6,6 @@
 #include "base/sha256.hpp"
 
 namespace accelopt::daemon {
-namespace {
-// Calls a status callback once, outside the runner's lock when possible.
-struct Done {
-  std::function<void(Status)> fn;
-  void set_value(Status s) {
-    if (fn) fn(std::move(s));
-    fn = nullptr;
-  }
-};
-}  // namespace
 
 using workflows::ActivityKind;
 using workflows::ActivityRequest;
@@ -406,48 +396,61 @@ void CampaignRunner::MaybeFinish() {
   }
 }
 
-void CampaignRunner::Cancel(const std::string& reason, StatusCallback done_cb) {
-  Post([this, reason, done_cb] {
-    Done done{done_cb};
-    std::lock_guard lock(mu_);
-    if (state_.finished()) return done.set_value(FailedPrecondition("campaign " + id_ + " has already ended (" + state_.status + ")"));
-    Status st = AppendAndApply({ToNewEvent(workflows::CampaignCancelledEvent(reason))}, {}, nullptr);
-    if (!st.ok()) {
-      Break(st);
-      return done.set_value(st);
-    }
-    MaybeFinish();
-    done.set_value(Status::Ok());
-  });
-}
-
-void CampaignRunner::Pause(StatusCallback done_cb) {
-  Post([this, done_cb] {
-    Done done{done_cb};
-    std::lock_guard lock(mu_);
-    if (state_.finished()) return done.set_value(FailedPrecondition("campaign " + id_ + " has already ended"));
-    if (paused_) return done.set_value(Status::Ok());
-    store::NewEvent e{runtime_event::kCampaignPaused, 0, json::object(), {}, {}};
-    Status st = AppendAndApply({e}, {}, nullptr);
-    if (st.ok()) paused_ = true;
-    done.set_value(st);
-  });
-}
-
-void CampaignRunner::Resume(StatusCallback done_cb) {
-  Post([this, done_cb] {
-    Done done{done_cb};
+// The control operations compute their status under the lock and call the
+// callback after releasing it (the callback may read the runner).
+void CampaignRunner::Cancel(const std::string& reason, StatusCallback done) {
+  Post([this, reason, done] {
     Status result;
     {
       std::lock_guard lock(mu_);
-      if (state_.finished()) return done.set_value(FailedPrecondition("campaign " + id_ + " has already ended"));
-      if (!paused_) return done.set_value(Status::Ok());
-      store::NewEvent e{runtime_event::kCampaignResumed, 0, json::object(), {}, {}};
-      result = AppendAndApply({e}, {}, nullptr);
-      if (result.ok()) paused_ = false;
+      if (state_.finished()) {
+        result = FailedPrecondition("campaign " + id_ + " has already ended (" + state_.status + ")");
+      } else {
+        result = AppendAndApply({ToNewEvent(workflows::CampaignCancelledEvent(reason))}, {}, nullptr);
+        if (!result.ok()) Break(result);
+        else MaybeFinish();
+      }
     }
-    done.set_value(result);
-    if (result.ok()) Pump();
+    if (done) done(result);
+  });
+}
+
+void CampaignRunner::Pause(StatusCallback done) {
+  Post([this, done] {
+    Status result;
+    {
+      std::lock_guard lock(mu_);
+      if (state_.finished()) {
+        result = FailedPrecondition("campaign " + id_ + " has already ended (" + state_.status + ")");
+      } else if (!paused_) {
+        store::NewEvent e{runtime_event::kCampaignPaused, 0, json::object(), {}, {}};
+        result = AppendAndApply({e}, {}, nullptr);
+        if (result.ok()) paused_ = true;
+      }
+    }
+    if (done) done(result);
+  });
+}
+
+void CampaignRunner::Resume(StatusCallback done) {
+  Post([this, done] {
+    Status result;
+    bool pump = false;
+    {
+      std::lock_guard lock(mu_);
+      if (state_.finished()) {
+        result = FailedPrecondition("campaign " + id_ + " has already ended (" + state_.status + ")");
+      } else if (paused_) {
+        store::NewEvent e{runtime_event::kCampaignResumed, 0, json::object(), {}, {}};
+        result = AppendAndApply({e}, {}, nullptr);
+        if (result.ok()) {
+          paused_ = false;
+          pump = true;
+        }
+      }
+    }
+    if (pump) Pump();
+    if (done) done(result);
   });
 }
 

@@ -1,0 +1,256 @@
+#include "tests/daemon/daemon_fixture.hpp"
+
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "base/env.hpp"
+#include "base/subprocess.hpp"
+
+extern char** environ;
+
+namespace accelopt::testing {
+namespace fs = std::filesystem;
+
+std::string AcceloptdPath() { return ACCELOPTD_PATH; }
+std::string AcceloptctlPath() { return ACCELOPTCTL_PATH; }
+std::string FakeServerPath() { return FAKE_LLM_SERVER_PATH; }
+std::string SourceDir() { return ACCELOPT_SOURCE_DIR; }
+
+Child::Child(const std::vector<std::string>& argv, const std::string& stdout_path,
+             const std::vector<std::string>& extra_env) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+  for (const auto& e : extra_env) env_strings.push_back(e);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  int rc = posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  BOOST_REQUIRE_MESSAGE(rc == 0, "posix_spawn " + argv[0] + " failed");
+}
+
+Child& Child::operator=(Child&& o) noexcept {
+  if (this != &o) {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    pid_ = o.pid_;
+    o.pid_ = -1;
+  }
+  return *this;
+}
+
+Child::~Child() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+void Child::Signal(int sig) const {
+  if (pid_ > 0) kill(pid_, sig);
+}
+
+int Child::Wait(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (pid_ > 0) {
+    int status = 0;
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      pid_ = -1;
+      if (WIFEXITED(status)) return WEXITSTATUS(status);
+      return 128 + WTERMSIG(status);
+    }
+    if (std::chrono::steady_clock::now() > deadline) return -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return -1;
+}
+
+json CtlResult::Json() const { return json::parse(out); }
+
+DaemonFixture::DaemonFixture(const json& script, const json& overrides) {
+  char tmpl[] = "/tmp/accelopt-daemon-test-XXXXXX";
+  dir = mkdtemp(tmpl);
+  socket = dir + "/acceloptd.sock";
+  daemon_log = dir + "/daemon.log";
+  std::ofstream(dir + "/script.json") << script.dump(1);
+  fake = Child({FakeServerPath(), "--script", dir + "/script.json", "--port", "0"}, dir + "/fake.out");
+  // The fake server prints its port on its first line.
+  for (int i = 0; i < 500 && fake_port == 0; ++i) {
+    std::ifstream in(dir + "/fake.out");
+    std::string line;
+    if (std::getline(in, line) && !line.empty() && std::isdigit(static_cast<unsigned char>(line[0]))) fake_port = std::stoi(line);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  BOOST_REQUIRE_MESSAGE(fake_port > 0, "fake LLM server did not start");
+  json config = {
+      {"state_dir", dir + "/state"},
+      {"listen", {{"unix", socket}}},
+      {"providers",
+       {{"fake",
+         {{"kind", "openai"},
+          {"base_url", "http://127.0.0.1:" + std::to_string(fake_port) + "/v1"},
+          {"max_concurrency", 8},
+          {"retry", {{"max_attempts", 3}, {"base_ms", 50}, {"cap_ms", 200}}},
+          {"models", {{"fake-model", {{"input_per_mtok", 1.0}, {"output_per_mtok", 2.0}}}}}}}}},
+      {"roles",
+       {{"planner", {{"provider", "fake"}, {"model", "fake-model"}}},
+        {"executor", {{"provider", "fake"}, {"model", "fake-model"}}},
+        {"summarizer", {{"provider", "fake"}, {"model", "fake-model"}}}}},
+      {"evaluators", {{"cpu", {{"slots", 1}, {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"}}}}},
+      {"suites", {{"test", SourceDir() + "/tests/evaluators/problems"}, {"cpu", SourceDir() + "/suites/cpu"}}}};
+  for (const auto& [k, v] : overrides.items()) config[k] = v;
+  config_path = dir + "/acceloptd.json";
+  std::ofstream(config_path) << config.dump(1);
+}
+
+DaemonFixture::~DaemonFixture() {
+  daemon = Child();
+  fake = Child();
+  std::error_code ec;
+  if (!std::getenv("ACCELOPT_KEEP_TEST_DIRS")) fs::remove_all(dir, ec);
+}
+
+void DaemonFixture::StartDaemon(const std::vector<std::string>& extra_env) {
+  daemon = Child({AcceloptdPath(), "--config", config_path}, daemon_log, extra_env);
+  for (int i = 0; i < 3000; ++i) {
+    if (Ctl({"health"}, 5).exit_code == 0) return;
+    if (daemon.Wait(std::chrono::milliseconds(0)) >= 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::ifstream in(daemon_log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  BOOST_FAIL("acceloptd did not become healthy; log:\n" + ss.str());
+}
+
+int DaemonFixture::StopDaemon() {
+  daemon.Signal(SIGTERM);
+  return daemon.Wait(std::chrono::seconds(60));
+}
+
+void DaemonFixture::KillDaemon() {
+  daemon.Signal(SIGKILL);
+  daemon.Wait(std::chrono::seconds(10));
+}
+
+CtlResult DaemonFixture::Ctl(const std::vector<std::string>& args, int timeout_s) const {
+  ProcessSpec spec;
+  spec.argv = {AcceloptctlPath(), "--socket", socket};
+  for (const auto& a : args) spec.argv.push_back(a);
+  spec.timeout = std::chrono::seconds(timeout_s);
+  spec.max_output_bytes = 64 << 20;
+  auto r = RunProcess(spec);
+  CtlResult out;
+  if (!r.ok()) return out;
+  out.exit_code = r->outcome == ProcessResult::Outcome::kExited ? r->exit_code : -1;
+  out.out = r->stdout_data;
+  out.err = r->stderr_data;
+  return out;
+}
+
+namespace {
+size_t Collect(char* d, size_t s, size_t n, void* u) {
+  static_cast<std::string*>(u)->append(d, s * n);
+  return s * n;
+}
+}  // namespace
+
+std::pair<long, std::string> DaemonFixture::Http(const std::string& method, const std::string& path,
+                                                 const std::string& body) const {
+  CURL* c = curl_easy_init();
+  std::string url = "http://localhost" + path, out;
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, socket.c_str());
+  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
+  curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, Collect);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &out);
+  if (!body.empty() || method == "POST") {
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  }
+  long status = 0;
+  if (curl_easy_perform(c) == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  curl_easy_cleanup(c);
+  return {status, out};
+}
+
+json DaemonFixture::FakeRequests() const {
+  CURL* c = curl_easy_init();
+  std::string url = "http://127.0.0.1:" + std::to_string(fake_port) + "/_fake/requests", out;
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, Collect);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &out);
+  curl_easy_perform(c);
+  curl_easy_cleanup(c);
+  return json::parse(out);
+}
+
+json SmallSpec(const std::vector<std::string>& problems, int T, int B, int N, int K) {
+  return {{"suite", "suites/test"},
+          {"problems", problems},
+          {"search", {{"T", T}, {"B", B}, {"N", N}, {"K", K}, {"TopK", 4}, {"ExpN", 8}}},
+          {"seed", 7},
+          {"evaluation", {{"min_time_s", 0.02}, {"max_rounds", 1}}}};
+}
+
+json StandardScript(int latency_ms) {
+  const std::string fast_matmul =
+      "#include <cstdint>\n"
+      "extern \"C\" void matmul(const float* A, const float* B, float* out, int64_t M, int64_t K, int64_t N) {\n"
+      "  for (int64_t i = 0; i < M; ++i) {\n"
+      "    float* o = out + i * N;\n"
+      "    for (int64_t j = 0; j < N; ++j) o[j] = 0.0f;\n"
+      "    for (int64_t k = 0; k < K; ++k) {\n"
+      "      const float a = A[i * K + k];\n"
+      "      const float* b = B + k * N;\n"
+      "      for (int64_t j = 0; j < N; ++j) o[j] += a * b[j];\n"
+      "    }\n"
+      "  }\n"
+      "}\n";
+  const std::string silu =
+      "#include <cmath>\n#include <cstdint>\n"
+      "extern \"C\" void silu(const float* x, float* out, int64_t M, int64_t N) {\n"
+      "  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i] / (1.0f + std::exp(-x[i]));\n"
+      "}\n";
+  return {{"rules",
+           {{{"name", "plan"},
+             {"match", {{"system_contains", "planning the next optimization"}}},
+             {"latency_ms", latency_ms},
+             {"reply", {{"text", "Reorder the loops to i-k-j\nStream rows of B contiguously."}, {"input_tokens", 1000}, {"output_tokens", 50}}}},
+            {{"name", "exec-matmul"},
+             {"match", {{"system_contains", "implements one optimization plan"}, {"user_contains", "void matmul"}}},
+             {"latency_ms", latency_ms},
+             {"reply", {{"text", "Here it is.\n```cpp\n" + fast_matmul + "```\n"}, {"input_tokens", 1500}, {"output_tokens", 300}}}},
+            {{"name", "exec-silu"},
+             {"match", {{"system_contains", "implements one optimization plan"}, {"user_contains", "void silu"}}},
+             {"latency_ms", latency_ms},
+             {"reply", {{"text", "```cpp\n" + silu + "```\n"}, {"input_tokens", 1500}, {"output_tokens", 200}}}},
+            {{"name", "summarize"},
+             {"match", {{"system_contains", "distill"}}},
+             {"latency_ms", latency_ms},
+             {"reply", {{"text", "**Loop interchange**\nWalk memory contiguously in the inner loop.\n```cpp\nslow\n```\n```cpp\nfast\n```\n"},
+                        {"input_tokens", 2000}, {"output_tokens", 100}}}}}}};
+}
+
+}  // namespace accelopt::testing

@@ -1,0 +1,227 @@
+// The daemon as an operator meets it: API errors, TCP tokens, config
+// validation, the state-directory lock, sd_notify, systemd units.
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "base/subprocess.hpp"
+#include "daemon/config.hpp"
+#include "daemon/router.hpp"
+#include "tests/daemon/daemon_fixture.hpp"
+
+using namespace accelopt;
+using namespace accelopt::testing;
+namespace fs = std::filesystem;
+
+BOOST_AUTO_TEST_CASE(api_errors_are_json_and_the_daemon_stays_up) {
+  DaemonFixture f(StandardScript(5));
+  f.StartDaemon();
+  struct Case {
+    std::string method, path, body;
+    long status;
+    std::string code;
+  };
+  std::vector<Case> cases = {
+      {"POST", "/v1/campaigns", "{not json", 400, "invalid_argument"},
+      {"POST", "/v1/campaigns", "[1,2]", 400, "invalid_argument"},
+      {"POST", "/v1/campaigns", R"({"spec": 3})", 400, "invalid_argument"},
+      {"POST", "/v1/campaigns", R"({"spec": {"problems": ["silu"]}, "idempotency_key": 5})", 400, "invalid_argument"},
+      {"POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": ["nope"]}})", 404, "not_found"},
+      {"POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": ["silu"], "search": {"T": 0}}})", 400, "invalid_argument"},
+      {"POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": ["silu"], "roles": {"planner": {"model": "no-such-model"}}}})", 400, "invalid_argument"},
+      {"POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": ["silu"], "budget": {"max_cost_usd": -1}}})", 400, "invalid_argument"},
+      {"GET", "/v1/nope", "", 404, "not_found"},
+      {"DELETE", "/v1/campaigns", "", 405, "method_not_allowed"},
+      {"GET", "/v1/campaigns/unknown", "", 404, "not_found"},
+      {"POST", "/v1/campaigns", std::string(9 << 20, 'x'), 413, "body_too_large"},
+  };
+  for (const auto& c : cases) {
+    auto [status, body] = f.Http(c.method, c.path, c.body);
+    BOOST_TEST_CONTEXT(c.method << " " << c.path << " " << c.body.substr(0, 80)) {
+      BOOST_TEST(status == c.status);
+      auto j = json::parse(body, nullptr, false);
+      BOOST_REQUIRE(!j.is_discarded());
+      BOOST_TEST(j["error"]["code"] == c.code);
+      BOOST_TEST(!j["error"]["message"].get<std::string>().empty());
+    }
+  }
+  BOOST_TEST(f.Ctl({"health"}).exit_code == 0);
+  // The socket is not world-accessible.
+  struct stat st;
+  BOOST_REQUIRE(stat(f.socket.c_str(), &st) == 0);
+  BOOST_TEST((st.st_mode & 0007) == 0u);
+  // /metrics speaks Prometheus text.
+  auto [status, metrics] = f.Http("GET", "/metrics");
+  BOOST_TEST(status == 200);
+  BOOST_TEST(metrics.find("# TYPE accelopt_campaigns gauge") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(tcp_requires_the_bearer_token) {
+  const std::string token = "test-token-0123456789abcdef";
+  int port = 0;
+  {
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+    close(s);
+  }
+  DaemonFixture f(StandardScript(5));
+  auto cfg = json::parse(std::ifstream(f.config_path));
+  cfg["listen"]["tcp"] = "127.0.0.1:" + std::to_string(port);
+  cfg["listen"]["tcp_token_env"] = "ACCELOPT_TEST_TOKEN";
+  std::ofstream(f.config_path) << cfg.dump();
+  f.StartDaemon({"ACCELOPT_TEST_TOKEN=" + token});
+  auto curl = [&](const std::vector<std::string>& extra) {
+    ProcessSpec spec;
+    spec.argv = {"curl", "-s", "-o", "/dev/null", "-w", "%{http_code}"};
+    for (const auto& e : extra) spec.argv.push_back(e);
+    spec.argv.push_back("http://127.0.0.1:" + std::to_string(port) + "/v1/health");
+    auto r = RunProcess(spec);
+    return r.ok() ? r->stdout_data : std::string("error");
+  };
+  BOOST_TEST(curl({}) == "401");
+  BOOST_TEST(curl({"-H", "Authorization: Bearer wrong-token-xxxxxxxxxxxx"}) == "401");
+  BOOST_TEST(curl({"-H", "Authorization: Bearer " + token}) == "200");
+  // acceloptctl over TCP with a token file.
+  std::ofstream(f.dir + "/token") << token << "\n";
+  ProcessSpec ctl;
+  ctl.argv = {AcceloptctlPath(), "--url", "http://127.0.0.1:" + std::to_string(port), "--token-file", f.dir + "/token", "health"};
+  auto r = RunProcess(ctl);
+  BOOST_REQUIRE(r.ok());
+  BOOST_TEST(r->exit_code == 0);
+  BOOST_TEST(f.StopDaemon() == 0);
+  // The token never reaches the log.
+  std::ifstream in(f.daemon_log);
+  std::string log((std::istreambuf_iterator<char>(in)), {});
+  BOOST_TEST(log.find(token) == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
+  char tmpl[] = "/tmp/accelopt-config-test-XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  auto check = [&](const std::string& text) {
+    std::ofstream(dir + "/c.json") << text;
+    ProcessSpec spec;
+    spec.argv = {AcceloptdPath(), "--check-config", dir + "/c.json"};
+    auto r = RunProcess(spec);
+    BOOST_REQUIRE(r.ok());
+    return std::make_pair(r->exit_code, r->stderr_data + r->stdout_data);
+  };
+  auto [ok_code, ok_out] = check("// comment\n{\"state_dir\": \"/tmp/x\", \"providers\": {}}");
+  BOOST_TEST(ok_code == 0);
+  auto [c1, m1] = check(R"({"listen": {"tcp": "127.0.0.1:7070"}})");
+  BOOST_TEST(c1 == 1);
+  BOOST_TEST(m1.find("listen.tcp") != std::string::npos);
+  auto [c2, m2] = check(R"({"stat_dir": "/tmp"})");
+  BOOST_TEST(c2 == 1);
+  BOOST_TEST(m2.find("stat_dir: unknown key") != std::string::npos);
+  auto [c3, m3] = check(R"({"providers": {"p": {"kind": "openai", "base_url": "http://x"}}, "roles": {"planner": {"provider": "q", "model": "m"}}})");
+  BOOST_TEST(c3 == 1);
+  BOOST_TEST(m3.find("roles.planner.provider") != std::string::npos);
+  auto [c4, m4] = check(R"({"listen": {"unix_mode": "0666"}})");
+  BOOST_TEST(c4 == 1);
+  BOOST_TEST(m4.find("world-accessible") != std::string::npos);
+  auto [c5, m5] = check(R"({"evaluators": {"cpu": {"slots": 0}}})");
+  BOOST_TEST(c5 == 1);
+  BOOST_TEST(m5.find("evaluators.cpu.slots") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(second_daemon_on_the_same_state_dir_is_refused) {
+  DaemonFixture f(StandardScript(5));
+  f.StartDaemon();
+  Child second({AcceloptdPath(), "--config", f.config_path}, f.dir + "/second.log");
+  int code = second.Wait(std::chrono::seconds(30));
+  BOOST_TEST(code == 1);
+  std::ifstream in(f.dir + "/second.log");
+  std::string log((std::istreambuf_iterator<char>(in)), {});
+  BOOST_TEST(log.find("in use by acceloptd") != std::string::npos);
+  BOOST_TEST(f.Ctl({"health"}).exit_code == 0);  // the first one is unharmed
+}
+
+BOOST_AUTO_TEST_CASE(sd_notify_ready_after_replay_and_stopping_on_sigterm) {
+  DaemonFixture f(StandardScript(5));
+  std::string path = f.dir + "/notify.sock";
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  BOOST_REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  struct timeval tv{60, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  auto receive = [&]() {
+    char buf[4096];
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+  };
+  f.daemon = Child({AcceloptdPath(), "--config", f.config_path}, f.daemon_log, {"NOTIFY_SOCKET=" + path});
+  std::string msg;
+  while ((msg = receive()).find("READY=1") == std::string::npos) BOOST_REQUIRE_MESSAGE(!msg.empty(), "no READY=1");
+  // READY comes after the log was replayed and the socket bound: the API answers now.
+  BOOST_TEST(f.Ctl({"health"}).exit_code == 0);
+  f.daemon.Signal(SIGTERM);
+  while ((msg = receive()).find("STOPPING=1") == std::string::npos) BOOST_REQUIRE_MESSAGE(!msg.empty(), "no STOPPING=1");
+  BOOST_TEST(f.daemon.Wait(std::chrono::seconds(30)) == 0);
+  close(fd);
+}
+
+BOOST_AUTO_TEST_CASE(systemd_units_verify) {
+  // systemd-analyze verify checks that ExecStart binaries exist: point the
+  // units at the built ones in a scratch copy.
+  char tmpl[] = "/tmp/accelopt-units-XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  std::vector<std::string> units = {"acceloptd.service", "acceloptd-nightly.service", "acceloptd-nightly.timer"};
+  for (const auto& u : units) {
+    std::ifstream in(SourceDir() + "/systemd/" + u);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    for (auto [from, to] : {std::pair<std::string, std::string>{"/usr/bin/acceloptd", AcceloptdPath()},
+                            {"/usr/bin/acceloptctl", AcceloptctlPath()}}) {
+      size_t pos;
+      while ((pos = text.find(from)) != std::string::npos) text.replace(pos, from.size(), to);
+    }
+    std::ofstream(dir + "/" + u) << text;
+  }
+  ProcessSpec spec;
+  spec.argv = {"systemd-analyze", "verify"};
+  for (const auto& u : units) spec.argv.push_back(dir + "/" + u);
+  spec.env_set["SYSTEMD_LOG_LEVEL"] = "warning";
+  auto r = RunProcess(spec);
+  BOOST_REQUIRE(r.ok());
+  BOOST_TEST_MESSAGE(r->stdout_data + r->stderr_data);
+  BOOST_TEST(r->exit_code == 0);
+  fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(router_is_pure_and_total) {
+  daemon::Router router;
+  router.Add(daemon::http::verb::get, "/v1/campaigns/{id}/events",
+             [](const daemon::HttpRequest&, const daemon::RouteParams& p, daemon::Respond respond) {
+               respond(daemon::JsonResponse(daemon::http::status::ok,
+                                            json{{"id", p.path.at("id")}, {"after", p.query.at("after")}}.dump()));
+             });
+  auto call = [&](daemon::http::verb v, const std::string& target) {
+    daemon::HttpRequest req{v, target, 11};
+    daemon::HttpResponse out;
+    router.Dispatch(std::move(req), [&](daemon::HttpResponse r) { out = std::move(r); });
+    return out;
+  };
+  auto ok = call(daemon::http::verb::get, "/v1/campaigns/c%2D1/events?after=5&x");
+  BOOST_TEST(ok.result_int() == 200u);
+  BOOST_TEST(json::parse(ok.body())["id"] == "c-1");
+  BOOST_TEST(json::parse(ok.body())["after"] == "5");
+  BOOST_TEST(call(daemon::http::verb::post, "/v1/campaigns/c/events").result_int() == 405u);
+  BOOST_TEST(call(daemon::http::verb::get, "/v1/campaigns/c").result_int() == 404u);
+}
