@@ -92,7 +92,18 @@ BOOST_AUTO_TEST_CASE(every_cheat_is_rejected_with_a_clear_reason) {
       EvalResult r = backend.Evaluate(Request(kProblems + h["problem"], text, s), nullptr);
       double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       BOOST_TEST(EvalStatusName(r.status) == h["expect"], Describe(r));
-      BOOST_TEST(r.reason.find(h["reason"]) != std::string::npos, "reason: " << r.reason);
+      // "reason: a | b" accepts either piece (a cheat that races the harness
+      // may be caught by more than one check, depending on scheduling).
+      bool reason_ok = false;
+      std::string alts = h["reason"];
+      for (size_t pos = 0; pos <= alts.size();) {
+        size_t bar = alts.find(" | ", pos);
+        std::string piece = alts.substr(pos, bar == std::string::npos ? std::string::npos : bar - pos);
+        if (!piece.empty() && r.reason.find(piece) != std::string::npos) reason_ok = true;
+        if (bar == std::string::npos) break;
+        pos = bar + 3;
+      }
+      BOOST_TEST(reason_ok, "reason: " << r.reason << " (expected: " << alts << ")");
       BOOST_TEST(!r.correct);
       BOOST_TEST(took < s.timeout_s + s.compile_timeout_s + 30);  // the evaluator itself never hangs
     }

@@ -1,6 +1,6 @@
 // problem: silu
 // expect: wrong_result
-// reason: background thread
+// reason: background thread | not written before the call returned
 // Returns at once and lets a detached thread fill the output later.
 #include <cmath>
 #include <cstdint>
