@@ -124,6 +124,11 @@ Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::st
       return SubmitResult{it->second.first, false};
     }
   }
+  if (Active() >= static_cast<size_t>(config_.max_active_campaigns)) {
+    return ResourceExhausted(std::to_string(Active()) + " campaigns are active, the limit is " +
+                             std::to_string(config_.max_active_campaigns) +
+                             " (limits.max_active_campaigns); wait for one to end or cancel one");
+  }
   ACCELOPT_ASSIGN_OR_RETURN(json full, CompleteSpec(raw_spec));
   auto spec = workflows::ParseCampaignSpec(full);
   if (!spec.ok()) return spec.status();

@@ -114,7 +114,13 @@ Status CampaignRunner::AppendAndApply(std::vector<store::NewEvent> events, std::
   a.events = std::move(events);
   a.blobs = std::move(blobs);
   std::vector<store::NewEvent> copy = a.events;
+  int64_t t0 = s_.env->MonotonicNanos();
   auto r = s_.log->Append({std::move(a)});
+  if (s_.metrics) {
+    s_.metrics->Add("accelopt_event_log_appends_total", {{"outcome", r.ok() ? "ok" : "error"}}, 1);
+    s_.metrics->Add("accelopt_event_log_append_seconds_sum", {}, (s_.env->MonotonicNanos() - t0) / 1e9);
+    s_.metrics->Add("accelopt_event_log_append_seconds_count", {}, 1);
+  }
   if (!r.ok()) return r.status();
   version_ = r->streams[0].last_version;
   for (auto& ne : copy) {

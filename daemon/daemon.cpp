@@ -137,6 +137,11 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   metrics.Describe("accelopt_evaluations_running", "gauge", "evaluations running");
   metrics.Describe("accelopt_event_log_last_global_position", "gauge", "events in the log");
   metrics.Describe("accelopt_event_log_healthy", "gauge", "1 while the event log accepts writes");
+  metrics.Describe("accelopt_event_log_appends_total", "counter", "durable appends by the campaign runtime, by outcome");
+  metrics.Describe("accelopt_event_log_append_seconds_sum", "counter", "time spent in durable appends (group commit + fsync)");
+  metrics.Describe("accelopt_event_log_append_seconds_count", "counter", "durable appends timed");
+  metrics.Describe("accelopt_campaigns_finished_total", "counter", "campaigns that ended, by final state");
+  metrics.Describe("accelopt_llm_requests_started_total", "counter", "LLM calls started, by role and model");
 
   StoreBlobSource blobs(log->get());
   RuntimeServices rs;

@@ -41,7 +41,8 @@ int CountType(const json& events, const std::string& type) {
 BOOST_AUTO_TEST_CASE(campaign_end_to_end_finds_the_faster_kernel) {
   DaemonFixture f(StandardScript(5));
   f.StartDaemon();
-  auto spec = WriteSpec(f, SmallSpec({"matmul", "silu"}, 2, 2, 2, 1));
+  // The issue case: 2 problems, T=3, B=2, N=2, K=2.
+  auto spec = WriteSpec(f, SmallSpec({"matmul", "silu"}, 3, 2, 2, 2));
   auto r = f.Ctl({"submit", spec, "--wait", "-o", "json"});
   BOOST_TEST_MESSAGE(r.err);
   BOOST_REQUIRE_EQUAL(r.exit_code, 0);
@@ -175,4 +176,14 @@ BOOST_AUTO_TEST_CASE(restart_resumes_without_repeating_recorded_calls) {
   size_t received = f.FakeRequests().size();
   BOOST_TEST(received >= recorded);
   BOOST_TEST(received <= recorded + interrupted_llm);
+}
+
+BOOST_AUTO_TEST_CASE(active_campaign_limit_is_enforced) {
+  DaemonFixture f(StandardScript(500), {{"limits", {{"max_active_campaigns", 1}}}});
+  f.StartDaemon();
+  auto spec = WriteSpec(f, SmallSpec({"silu"}, 3, 1, 1, 1));
+  BOOST_REQUIRE_EQUAL(f.Ctl({"submit", spec}).exit_code, 0);
+  auto second = f.Ctl({"submit", spec});
+  BOOST_TEST(second.exit_code == 1);
+  BOOST_TEST(second.err.find("limits.max_active_campaigns") != std::string::npos);
 }
