@@ -60,6 +60,7 @@ Status EventTypeRegistry::Upcast(EventRecord* e) const {
     return Status(Code::kUnimplemented, std::string(kUnknownType) + " '" + e->type + "'" + where());
   }
   const TypeInfo& info = it->second;
+  if (e->schema_version == info.current_version) return Status::Ok();  // the common case
   if (e->schema_version > info.current_version) {
     return Status(Code::kUnimplemented,
                   "event type " + e->type + " has schema version " + std::to_string(e->schema_version) +

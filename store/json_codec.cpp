@@ -178,10 +178,15 @@ Status EncodeJsonBinary(const json& j, std::string* out) {
   return Status::Ok();
 }
 
-Result<json> DecodeJsonBinary(std::string_view bytes) {
+Status DecodeJsonBinaryInto(std::string_view bytes, json* out) {
   Decoder d(bytes);
+  if (!d.Value(out, 0) || !d.done()) return Corruption("event data is not a well-formed binary JSON value");
+  return Status::Ok();
+}
+
+Result<json> DecodeJsonBinary(std::string_view bytes) {
   json j;
-  if (!d.Value(&j, 0) || !d.done()) return Corruption("event data is not a well-formed binary JSON value");
+  ACCELOPT_RETURN_IF_ERROR(DecodeJsonBinaryInto(bytes, &j));
   return j;
 }
 

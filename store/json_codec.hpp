@@ -27,5 +27,7 @@ Status EncodeJsonBinary(const json& j, std::string* out);
 
 // Decodes one value that must span all of `bytes`. Corruption otherwise.
 Result<json> DecodeJsonBinary(std::string_view bytes);
+// Same, into `out` (replacing what it held).
+Status DecodeJsonBinaryInto(std::string_view bytes, json* out);
 
 }  // namespace accelopt::store

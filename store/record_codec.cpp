@@ -197,8 +197,7 @@ Status DecodeRecordInto(std::string_view bytes, EventRecord* e) {
   else e->causation_id.reset();
   if (raw.correlation_id) e->correlation_id = std::string(*raw.correlation_id);
   else e->correlation_id.reset();
-  ACCELOPT_ASSIGN_OR_RETURN(e->data, DecodeJsonBinary(raw.data));
-  return Status::Ok();
+  return DecodeJsonBinaryInto(raw.data, &e->data);
 }
 
 Result<EventRecord> DecodeRecord(std::string_view bytes) {
