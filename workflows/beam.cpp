@@ -4,6 +4,10 @@
 
 namespace accelopt::workflows {
 
+bool FasterBeyondNoise(double a, double a_spread, double b, double b_spread) {
+  return a * (1 + std::max(a_spread, 0.0)) < b * (1 - std::max(b_spread, 0.0));
+}
+
 const Sample* Group::Fastest() const {
   const Sample* best = nullptr;
   for (const auto& s : samples) {
@@ -47,6 +51,95 @@ std::vector<BeamPick> PaperBeamPolicy::Select(const std::vector<Group>& groups,
     return a.latency_us < b.latency_us;
   });
   if (width >= 0 && picks.size() > static_cast<size_t>(width)) picks.resize(width);
+  return picks;
+}
+
+namespace {
+
+struct Ranked {
+  BeamPick pick;
+  int rank = 0;  // 0: parent or improving child; 1: child within noise of its parent
+};
+
+std::string CodeKey(const std::string& normalized, const std::string& source) {
+  return normalized.empty() ? "src:" + source : "norm:" + normalized;
+}
+
+}  // namespace
+
+std::vector<BeamPick> DefaultBeamPolicy::Select(const std::vector<Group>& groups,
+                                                int width) const {
+  std::vector<Ranked> pool;
+  std::vector<int> seen_parent;
+  int elite = -1;  // index into pool
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const Group& g = groups[i];
+    if (std::find(seen_parent.begin(), seen_parent.end(), g.parent_index) == seen_parent.end()) {
+      seen_parent.push_back(g.parent_index);
+      Ranked r;
+      r.pick.group_index = static_cast<int>(i);
+      r.pick.carried = true;
+      r.pick.origin = g.parent_beam_id;
+      r.pick.source_sha256 = g.parent_source_sha256;
+      r.pick.normalized_sha256 = g.parent_normalized_sha256;
+      r.pick.latency_us = g.parent_latency_us;
+      r.pick.spread = g.parent_spread;
+      if (g.parent_latency_us > 0 &&
+          (elite < 0 || g.parent_latency_us < pool[elite].pick.latency_us)) {
+        elite = static_cast<int>(pool.size());
+      }
+      pool.push_back(std::move(r));
+    }
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const Group& g = groups[i];
+    const Sample* s = g.Fastest();
+    if (!s) continue;
+    Ranked r;
+    r.pick.group_index = static_cast<int>(i);
+    r.pick.origin = s->candidate_id;
+    r.pick.source_sha256 = s->source_sha256;
+    r.pick.normalized_sha256 = s->normalized_sha256;
+    r.pick.latency_us = s->latency_us;
+    r.pick.spread = s->spread;
+    r.rank = FasterBeyondNoise(s->latency_us, s->spread, g.parent_latency_us, g.parent_spread)
+                 ? 0
+                 : 1;
+    pool.push_back(std::move(r));
+  }
+  std::string elite_key;
+  BeamPick elite_pick;
+  if (elite >= 0) {
+    elite_pick = pool[elite].pick;
+    elite_key = CodeKey(elite_pick.normalized_sha256, elite_pick.source_sha256);
+  }
+  std::stable_sort(pool.begin(), pool.end(), [](const Ranked& a, const Ranked& b) {
+    if (a.rank != b.rank) return a.rank < b.rank;
+    return a.pick.latency_us < b.pick.latency_us;
+  });
+  std::vector<BeamPick> picks;
+  std::vector<std::string> keys;
+  for (Ranked& r : pool) {
+    if (width >= 0 && picks.size() >= static_cast<size_t>(width)) break;
+    std::string key = CodeKey(r.pick.normalized_sha256, r.pick.source_sha256);
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    keys.push_back(std::move(key));
+    picks.push_back(std::move(r.pick));
+  }
+  if (elite >= 0 && width > 0 &&
+      std::find(keys.begin(), keys.end(), elite_key) == keys.end()) {
+    bool superseded = false;
+    for (const BeamPick& p : picks) {
+      superseded = superseded || FasterBeyondNoise(p.latency_us, p.spread, elite_pick.latency_us,
+                                                   elite_pick.spread);
+    }
+    if (!superseded) {
+      // Every pick is a parent or an improving child at least as fast as
+      // the elite (else the elite would be among them): it goes last.
+      if (picks.size() >= static_cast<size_t>(width)) picks.pop_back();
+      picks.push_back(elite_pick);
+    }
+  }
   return picks;
 }
 

@@ -7,6 +7,17 @@
 // after every successful one, in group order) keeps the top B. No elitism,
 // no de-duplication. Ties keep group order.
 //
+// DefaultBeamPolicy ("default" mode) keeps what is known to be good and
+// drops what only looks different:
+//  * the pool is every parent (carried over with its re-measured latency)
+//    and each group's fastest correct sample; a failed group adds nothing;
+//  * a child that is not faster than its parent beyond the noise of both
+//    (FasterBeyondNoise) ranks after every parent and every improving child;
+//  * the pool is sorted stably by (that rank, latency) and identical code
+//    (same normalized hash, else same source hash) is kept once, first wins;
+//  * elitism: the fastest parent (the best kernel so far) stays unless a pick
+//    is faster than it beyond noise; it replaces the last pick otherwise.
+//
 // Thread safety: policies are stateless and const.
 #pragma once
 
@@ -23,6 +34,10 @@ struct BeamPick {
   std::string origin;         // candidate id of the kept sample; parent beam id when standin
   std::string source_sha256;  // the kept code
   double latency_us = 0;      // the sample's latency; the parent's when standin
+  // "default" mode:
+  bool carried = false;       // a parent carried over (origin = its beam id)
+  double spread = 0;          // relative noise of latency_us
+  std::string normalized_sha256;
 };
 
 class BeamPolicy {
@@ -34,6 +49,15 @@ class BeamPolicy {
 };
 
 class PaperBeamPolicy : public BeamPolicy {
+ public:
+  std::vector<BeamPick> Select(const std::vector<Group>& groups, int width) const override;
+};
+
+}  // namespace accelopt::workflows
+
+namespace accelopt::workflows {
+
+class DefaultBeamPolicy : public BeamPolicy {
  public:
   std::vector<BeamPick> Select(const std::vector<Group>& groups, int width) const override;
 };

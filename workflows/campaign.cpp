@@ -19,14 +19,16 @@ std::string IterationPrefix(const std::string& campaign_id, int problem, int ite
 
 const BeamPolicy& BeamPolicyFor(const std::string& mode) {
   static const PaperBeamPolicy kPaper;
-  (void)mode;  // only "paper" exists; Validate rejects the rest
-  return kPaper;
+  static const DefaultBeamPolicy kDefault;
+  if (mode == kModePaper) return kPaper;
+  return kDefault;
 }
 
 const MemoryPolicy& MemoryPolicyFor(const std::string& mode) {
   static const PaperMemoryPolicy kPaper;
-  (void)mode;
-  return kPaper;
+  static const DefaultMemoryPolicy kDefault;
+  if (mode == kModePaper) return kPaper;
+  return kDefault;
 }
 
 std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& it) {
@@ -39,6 +41,8 @@ std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& i
       g.parent_beam_id = m.beam_id;
       g.parent_source_sha256 = m.source_sha256;
       g.parent_latency_us = m.latency_us();
+      g.parent_spread = m.spread();
+      g.parent_normalized_sha256 = m.normalized_sha256;
       g.plan_index = n;
       const std::string prefix = m.beam_id.substr(0, m.beam_id.rfind("/beam/"));
       g.plan_id = prefix + "/plan/b" + std::to_string(b) + "/n" + std::to_string(n);
@@ -51,6 +55,7 @@ std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& i
         s.correct = c.ok && c.evaluated && c.measurement.correct;
         s.latency_us = c.measurement.latency_us;
         s.spread = c.measurement.spread;
+        s.normalized_sha256 = c.normalized_sha256;
         g.samples.push_back(std::move(s));
       }
       groups.push_back(std::move(g));

@@ -35,6 +35,30 @@
 // cancellation) and may still append the completions of calls that finish,
 // so their cost is counted.
 //
+// Search modes. "paper" is the published loop. "default" adds, all decided
+// here and recorded as events (docs/events.md):
+//  * elitism and noise-aware ranking in the beam (DefaultBeamPolicy);
+//  * de-duplication: a sample's code, normalized (normalize.hpp), that was
+//    evaluated before is not evaluated again: EvaluationReused names the
+//    evaluation whose result it takes. To stay deterministic whatever order
+//    replies arrive in, a sample looks only at (in this order) its own
+//    earlier versions, the iteration's beam measurements, the first versions
+//    of the samples before it in (beam, plan, sample) order — it waits until
+//    those are proposed — and the evaluations of earlier iterations;
+//  * the fixer: a compile error, wrong result, runtime error or timeout goes
+//    back to the executor (FixPrompt) up to FixAttempts(spec) times per
+//    sample; each fixed version is proposed (FixProposed) and evaluated or
+//    reused like the first; the sample's result is its last version's;
+//  * noise-aware memory pairs, the summarizer told the real speedup, "No
+//    optimization found" summaries dropped, planners naming the experiences
+//    they used; an experience is credited (ExperiencesCredited) when a plan
+//    that used it produced a child faster than its parent beyond noise, and
+//    memory keeps the most credited, then newest items;
+//  * after the last iteration the best kernel (BestSelected: the fastest of
+//    the last beam and its correct children) is re-measured in a fresh
+//    evaluation before ProblemCompleted.
+// A fix_attempts > 0 given in "paper" mode runs the fixer without the rest.
+//
 // Thread safety: pure functions of their arguments.
 #pragma once
 
@@ -110,7 +134,7 @@ Result<std::vector<ActivityRequest>> PendingActivities(const CampaignState& stat
 // so that Decide sees the time and ends the campaign.
 std::optional<int64_t> WallDeadlineUs(const CampaignState& state);
 
-// The search policies of a mode ("paper"). REQUIRES: a known mode.
+// The search policies of a mode ("paper" or "default"). REQUIRES: a known mode.
 const BeamPolicy& BeamPolicyFor(const std::string& mode);
 const MemoryPolicy& MemoryPolicyFor(const std::string& mode);
 
@@ -126,6 +150,10 @@ std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& i
 //   <c>/p<p>/it<i>/eval/b<b>/n<n>/k<k>  candidate evaluation
 //   <c>/p<p>/it<i>/summ/m<m>            summarizer call for pair m
 //   <c>/p<p>/it<i>/mem/m<m>             memory item from pair m
+// "default" mode adds:
+//   <c>/p<p>/it<i>/fix/b<b>/n<n>/k<k>/f<f>   fix attempt f (1..F) of a sample
+//   <c>/p<p>/it<i>/eval/b<b>/n<n>/k<k>/f<f>  evaluation of the fixed version f
+//   <c>/p<p>/it<T-1>/final                   fresh re-measurement of the final best
 std::string IterationPrefix(const std::string& campaign_id, int problem, int iteration);
 
 }  // namespace accelopt::workflows

@@ -11,6 +11,11 @@ const RoleSpec& CampaignSpec::Role(const std::string& role) const {
   return planner;
 }
 
+int FixAttempts(const CampaignSpec& spec) {
+  if (spec.search.fix_attempts) return *spec.search.fix_attempts;
+  return spec.mode == kModePaper ? 0 : 1;
+}
+
 namespace {
 
 // Reads typed fields from one JSON object, rejecting unknown keys.
@@ -137,7 +142,8 @@ Result<CampaignSpec> ParseCampaignSpec(const json& j) {
   if (j.contains("search")) {
     Reader s(j["search"], "search");
     ACCELOPT_RETURN_IF_ERROR(s.CheckObject({"T", "B", "N", "K", "TopK", "ExpN",
-                                            "positive_threshold", "negative_threshold"}));
+                                            "positive_threshold", "negative_threshold",
+                                            "fix_attempts"}));
     SearchParams& p = spec.search;
     ACCELOPT_RETURN_IF_ERROR(s.Get("T", &p.T));
     ACCELOPT_RETURN_IF_ERROR(s.Get("B", &p.B));
@@ -147,6 +153,7 @@ Result<CampaignSpec> ParseCampaignSpec(const json& j) {
     ACCELOPT_RETURN_IF_ERROR(s.Get("ExpN", &p.ExpN));
     ACCELOPT_RETURN_IF_ERROR(s.Get("positive_threshold", &p.positive_threshold));
     ACCELOPT_RETURN_IF_ERROR(s.Get("negative_threshold", &p.negative_threshold));
+    ACCELOPT_RETURN_IF_ERROR(s.GetOptional("fix_attempts", &p.fix_attempts));
   }
   if (!j.contains("roles") || !j["roles"].is_object()) {
     return InvalidArgument("'roles' is missing: planner, executor and summarizer need a model");
@@ -201,7 +208,8 @@ json ToJson(const CampaignSpec& spec) {
           {"search",
            {{"T", p.T}, {"B", p.B}, {"N", p.N}, {"K", p.K}, {"TopK", p.TopK}, {"ExpN", p.ExpN},
             {"positive_threshold", p.positive_threshold},
-            {"negative_threshold", p.negative_threshold}}},
+            {"negative_threshold", p.negative_threshold},
+            {"fix_attempts", FixAttempts(spec)}}},
           {"roles",
            {{kRolePlanner, RoleJson(spec.planner)},
             {kRoleExecutor, RoleJson(spec.executor)},
@@ -212,8 +220,8 @@ json ToJson(const CampaignSpec& spec) {
 }
 
 Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
-  if (spec.mode != kModePaper) {
-    return InvalidArgument("unknown search mode '" + spec.mode + "' (known: paper)");
+  if (spec.mode != kModePaper && spec.mode != kModeDefault) {
+    return InvalidArgument("unknown search mode '" + spec.mode + "' (known: default, paper)");
   }
   if (spec.problems.empty()) return InvalidArgument("'problems' is empty: name at least one");
   std::set<std::string> seen;
@@ -229,6 +237,10 @@ Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
       return InvalidArgument(std::string("search.") + name + " must be >= 1, got " +
                              std::to_string(v));
     }
+  }
+  if (s.fix_attempts && *s.fix_attempts < 0) {
+    return InvalidArgument("search.fix_attempts must be >= 0, got " +
+                           std::to_string(*s.fix_attempts));
   }
   if (s.TopK > s.ExpN) {
     return InvalidArgument("search.TopK (" + std::to_string(s.TopK) +

@@ -4,11 +4,12 @@
 // JSON form (every key optional unless marked; unknown keys are an error so
 // typos do not silently fall back to defaults):
 //
-//   {"mode": "paper",                        // search mode; only "paper" now
+//   {"mode": "default",                      // search mode: "default" | "paper"
 //    "suite": "suites/cpu",                  // prefix for bare problem names
 //    "problems": ["silu", "suites/cpu/rmsnorm"],          // REQUIRED, non-empty
 //    "search": {"T": 16, "B": 6, "N": 12, "K": 2, "TopK": 8, "ExpN": 16,
-//               "positive_threshold": 1.04, "negative_threshold": 1.15},
+//               "positive_threshold": 1.04, "negative_threshold": 1.15,
+//               "fix_attempts": 1},          // default 1 in "default", 0 in "paper"
 //    "roles": {                                           // REQUIRED, all three
 //      "planner":    {"provider": "openai", "model": "gpt-x",   // both REQUIRED
 //                     "temperature": 1.0, "max_tokens": 8192,
@@ -20,6 +21,12 @@
 //    "budget": {"max_cost_usd": 5.0, "max_tokens": 1000000, "max_llm_calls": 500,
 //               "max_evaluations": 1000, "max_wall_s": 3600},   // absent = no cap
 //    "evaluation": {"timeout_s": 180}}      // settings passed to every evaluation
+//
+// Modes: "paper" is the published search (ALGORITHM.md), kept exactly for
+// comparison runs. "default" (the mode of a spec that names none) adds
+// elitism, de-duplication of identical code, noise-aware comparisons, a
+// fixer, credited memory and a final re-measurement (campaign.hpp,
+// docs/events.md).
 //
 // `pricing` is normally filled in by the runtime from llm/'s price table
 // before the campaign starts, so the recorded spec holds the prices used for
@@ -49,6 +56,9 @@ struct SearchParams {
   int ExpN = 16;  // memory capacity
   double positive_threshold = 1.04;  // speedup > this makes a positive item
   double negative_threshold = 1.15;  // speedup < 1/this makes a negative item
+  // Fix attempts per executor sample after a compile error, wrong result,
+  // runtime error or timeout; absent = the mode's default (FixAttempts()).
+  std::optional<int> fix_attempts;
 };
 
 struct Pricing {
@@ -75,13 +85,14 @@ struct BudgetSpec {
 };
 
 inline constexpr const char kModePaper[] = "paper";
+inline constexpr const char kModeDefault[] = "default";
 
 inline constexpr const char kRolePlanner[] = "planner";
 inline constexpr const char kRoleExecutor[] = "executor";
 inline constexpr const char kRoleSummarizer[] = "summarizer";
 
 struct CampaignSpec {
-  std::string mode = kModePaper;
+  std::string mode = kModeDefault;
   std::vector<std::string> problems;  // resolved ids, e.g. "suites/cpu/silu"
   SearchParams search;
   RoleSpec planner, executor, summarizer;
@@ -93,6 +104,9 @@ struct CampaignSpec {
   const RoleSpec& Role(const std::string& role) const;
 };
 
+// search.fix_attempts, or the mode's default: 1 in "default", 0 in "paper".
+int FixAttempts(const CampaignSpec& spec);
+
 // Parses the JSON form above (bare problem names get "<suite>/" in front).
 // Type errors and unknown keys are kInvalidArgument naming the key.
 Result<CampaignSpec> ParseCampaignSpec(const json& j);
@@ -102,7 +116,8 @@ json ToJson(const CampaignSpec& spec);
 // table). Return a non-ok Status with a clear message when it does not.
 using ModelCheck = std::function<Status(const std::string& provider, const std::string& model)>;
 
-// Checks everything that can be checked without I/O: known mode, non-empty
+// Checks everything that can be checked without I/O: known mode ("default"
+// or "paper"), fix_attempts >= 0, non-empty
 // problems without duplicates, positive search parameters (T,B,N,K,TopK,ExpN
 // >= 1, thresholds >= 1, TopK <= ExpN), every role with provider and model,
 // max_tokens >= 1, temperature >= 0, pricing >= 0 and present on every role

@@ -18,6 +18,20 @@ double BeamMember::latency_us() const {
   return measured && measurement.correct ? measurement.latency_us : selection_latency_us;
 }
 
+double BeamMember::spread() const {
+  return measured && measurement.correct ? measurement.spread : selection_spread;
+}
+
+bool ReusableResult(const Measurement& m) {
+  return m.status != "internal_error" && m.status != "cancelled" &&
+         m.status != "evaluation_failed" && !m.status.empty();
+}
+
+bool FixableResult(const Measurement& m) {
+  return m.status == "compile_error" || m.status == "wrong_result" ||
+         m.status == "runtime_error" || m.status == "timeout";
+}
+
 Measurement ReadEvaluationResult(const json& result) {
   Measurement m;
   if (!result.is_object()) {
@@ -105,6 +119,16 @@ Status ApplyBeamSelected(CampaignState& s, const Event& e) {
     b.parent_beam_id = m.at("parent_beam_id").get<std::string>();
     b.standin = m.at("standin").get<bool>();
     b.selection_latency_us = m.at("latency_us").get<double>();
+    b.selection_spread = m.value("spread", 0.0);
+    b.normalized_sha256 = m.value("normalized_sha256", "");
+    b.carried = m.value("carried", false);
+    if (m.contains("code_parent") && m["code_parent"].is_object()) {
+      const json& cp = m["code_parent"];
+      b.has_code_parent = true;
+      b.code_parent_beam_id = cp.at("beam_id").get<std::string>();
+      b.code_parent_latency_us = cp.at("latency_us").get<double>();
+      b.code_parent_spread = cp.at("spread").get<double>();
+    }
     it->beam.push_back(std::move(b));
   }
   it->beam_selected = true;
@@ -153,6 +177,7 @@ Status ApplyScheduled(CampaignState& s, const Event& e) {
   a.plan = d.value("plan", 0);
   a.sample = d.value("sample", 0);
   a.pair = d.value("pair", 0);
+  a.attempt = d.value("attempt", 0);
   a.payload = d.at("payload");
   a.reservation = AmountsFromJson(d.at("reservation"));
   a.scheduled_at_us = e.recorded_at_us;
@@ -167,14 +192,27 @@ Status ApplyScheduled(CampaignState& s, const Event& e) {
     const int i = PlanIndex(spec, a.beam, a.plan);
     if (!in_range(i, it->plans.size())) return Bad(e, "plan index out of range");
     it->plans[i].scheduled = true;
-  } else if (a.purpose == kPurposeExecute || a.purpose == kPurposeEvaluate) {
+  } else if (a.purpose == kPurposeExecute || a.purpose == kPurposeEvaluate ||
+             a.purpose == kPurposeFix) {
     const int i = CandidateIndex(spec, a.beam, a.plan, a.sample);
     if (!in_range(i, it->candidates.size())) return Bad(e, "candidate index out of range");
+    CandidateRecord& c = it->candidates[i];
     if (a.purpose == kPurposeExecute) {
-      it->candidates[i].exec_scheduled = true;
+      c.exec_scheduled = true;
+    } else if (a.purpose == kPurposeEvaluate) {
+      if (a.attempt != c.attempt) return Bad(e, "evaluation of a replaced candidate version");
+      c.eval_scheduled = true;
     } else {
-      it->candidates[i].eval_scheduled = true;
+      if (a.attempt != c.attempt + 1 || !c.evaluated) return Bad(e, "fix attempt out of order");
+      c.fix_scheduled = true;
     }
+  } else if (a.purpose == kPurposeFinalMeasure) {
+    ProblemState& ps = s.problems[a.problem];
+    if (!ps.final_best.selected || ps.final_best.measure_scheduled) {
+      return Bad(e, "final measurement without a selected best, or twice");
+    }
+    ps.final_best.measure_scheduled = true;
+    ps.final_best.activity_id = a.id;
   } else if (a.purpose == kPurposeSummarize) {
     if (!in_range(a.pair, it->pairs.size())) return Bad(e, "pair index out of range");
     it->pair_scheduled[a.pair] = true;
@@ -217,6 +255,8 @@ Status ApplyLlmDone(CampaignState& s, const Event& e, bool ok) {
     it.candidates.at(CandidateIndex(s.spec, a->beam, a->plan, a->sample)).exec_done = true;
   } else if (a->purpose == kPurposeSummarize) {
     it.pair_done.at(a->pair) = true;
+  } else if (a->purpose == kPurposeFix) {
+    it.candidates.at(CandidateIndex(s.spec, a->beam, a->plan, a->sample)).fix_done = true;
   }
   return Status::Ok();
 }
@@ -242,10 +282,15 @@ Status ApplyEvaluationDone(CampaignState& s, const Event& e, bool ok) {
     BeamMember& b = it.beam.at(a->beam);
     b.measured = true;
     b.measurement = std::move(m);
+  } else if (a->purpose == kPurposeFinalMeasure) {
+    FinalBest& f = s.problems.at(a->problem).final_best;
+    f.measured = true;
+    f.measurement = std::move(m);
   } else {
     CandidateRecord& c = it.candidates.at(CandidateIndex(s.spec, a->beam, a->plan, a->sample));
     c.evaluated = true;
     c.measurement = std::move(m);
+    c.eval_activity = a->id;
   }
   return Status::Ok();
 }
@@ -261,7 +306,107 @@ Status ApplyPlanProposed(CampaignState& s, const Event& e) {
   p.title = e.data.value("title", "");
   p.description = e.data.value("description", "");
   p.error = e.data.value("error", "");
+  if (e.data.contains("used_experiences")) {
+    p.used_experiences = e.data["used_experiences"].get<std::vector<std::string>>();
+  }
   return Status::Ok();
+}
+
+Result<CandidateRecord*> CandidateAt(CampaignState& s, const Event& e) {
+  ACCELOPT_ASSIGN_OR_RETURN(IterationState * it, IterationAt(s, e));
+  const int i = CandidateIndex(s.spec, e.data.at("beam").get<int>(), e.data.at("plan").get<int>(),
+                               e.data.at("sample").get<int>());
+  if (i < 0 || i >= static_cast<int>(it->candidates.size())) {
+    return Bad(e, "candidate index out of range");
+  }
+  CandidateRecord& c = it->candidates[i];
+  if (!c.proposed || c.attempt != e.data.at("attempt").get<int>() - (e.type == event_type::kFixProposed ? 1 : 0)) {
+    return Bad(e, "candidate version out of order");
+  }
+  return &c;
+}
+
+Status ApplyFixProposed(CampaignState& s, const Event& e) {
+  ACCELOPT_ASSIGN_OR_RETURN(CandidateRecord * c, CandidateAt(s, e));
+  if (!c->fix_done) return Bad(e, "fix proposed before its call finished");
+  CandidateVersion old;
+  old.ok = c->ok;
+  old.failure = c->failure;
+  old.detail = c->detail;
+  old.source_sha256 = c->source_sha256;
+  old.normalized_sha256 = c->normalized_sha256;
+  old.evaluated = c->evaluated;
+  old.eval_activity = c->eval_activity;
+  old.measurement = c->measurement;
+  c->versions.push_back(std::move(old));
+  c->attempt = e.data.at("attempt").get<int>();
+  c->ok = e.data.at("ok").get<bool>();
+  c->source_sha256 = e.data.value("source_sha256", "");
+  c->normalized_sha256 = e.data.value("normalized_sha256", "");
+  c->failure = e.data.value("failure", "");
+  c->detail = e.data.value("detail", "");
+  c->eval_scheduled = c->evaluated = c->reused = false;
+  c->eval_activity.clear();
+  c->measurement = Measurement{};
+  c->fix_scheduled = c->fix_done = false;
+  return Status::Ok();
+}
+
+Status ApplyEvaluationReused(CampaignState& s, const Event& e) {
+  ACCELOPT_ASSIGN_OR_RETURN(CandidateRecord * c, CandidateAt(s, e));
+  if (!c->ok || c->evaluated || c->eval_scheduled) return Bad(e, "candidate is not awaiting evaluation");
+  const std::string from = e.data.at("reused_activity").get<std::string>();
+  auto found = s.activities.find(from);
+  if (found == s.activities.end() || found->second.kind != ActivityKind::kEvaluation ||
+      found->second.status != ActivityStatus::kCompleted) {
+    return Bad(e, "reused activity " + from + " is not a completed evaluation");
+  }
+  c->measurement = ReadEvaluationResult(found->second.completion.at("result"));
+  c->evaluated = true;
+  c->reused = true;
+  c->eval_activity = from;
+  return Status::Ok();
+}
+
+Status ApplyExperiencesCredited(CampaignState& s, const Event& e) {
+  ACCELOPT_ASSIGN_OR_RETURN(ProblemState * ps, ProblemAt(s, e));
+  ACCELOPT_ASSIGN_OR_RETURN(IterationState * it, IterationAt(s, e));
+  if (it->credited || !it->beam_selected) return Bad(e, "credits out of order");
+  it->credited = true;
+  const int iteration = e.data.at("iteration").get<int>();
+  for (const json& credit : e.data.at("credits")) {
+    const std::string id = credit.at("item_id").get<std::string>();
+    bool found = false;
+    for (MemoryItem& m : ps->memory) {
+      if (m.id != id) continue;
+      ++m.credit;
+      m.last_credited_iteration = iteration;
+      found = true;
+    }
+    if (!found) return Bad(e, "credited item " + id + " is not in memory");
+  }
+  return Status::Ok();
+}
+
+// Records the reusable evaluations of a completed iteration (evaluated_code).
+void IndexEvaluations(CampaignState& s, int p, const IterationState& it) {
+  ProblemState& ps = s.problems[p];
+  auto add = [&](const std::string& norm, const std::string& activity, const Measurement& m) {
+    if (norm.empty() || activity.empty() || !ReusableResult(m)) return;
+    ps.evaluated_code.emplace(norm, activity);
+  };
+  const std::string pre = s.campaign_id + "/p" + std::to_string(p) + "/it" +
+                          std::to_string(it.iteration);
+  for (size_t b = 0; b < it.beam.size(); ++b) {
+    const BeamMember& m = it.beam[b];
+    if (m.measured) add(m.normalized_sha256, pre + "/measure/b" + std::to_string(b), m.measurement);
+  }
+  for (const CandidateRecord& c : it.candidates) {
+    for (const CandidateVersion& v : c.versions) {
+      if (v.ok && v.evaluated) add(v.normalized_sha256, v.eval_activity, v.measurement);
+    }
+    if (c.ok && c.evaluated) add(c.normalized_sha256, c.eval_activity, c.measurement);
+  }
 }
 
 Status ApplyCandidateProposed(CampaignState& s, const Event& e) {
@@ -279,6 +424,7 @@ Status ApplyCandidateProposed(CampaignState& s, const Event& e) {
   c.source_sha256 = e.data.value("source_sha256", "");
   c.failure = e.data.value("failure", "");
   c.detail = e.data.value("detail", "");
+  c.normalized_sha256 = e.data.value("normalized_sha256", "");
   return Status::Ok();
 }
 
@@ -291,6 +437,7 @@ Status ApplyOne(CampaignState& s, const Event& e) {
     const int i = e.data.at("iteration").get<int>();
     if (i != static_cast<int>(ps->iterations.size())) return Bad(e, "iterations out of order");
     if (ps->status != kStatusRunning) return Bad(e, "problem already finished");
+    if (i > 0) IndexEvaluations(s, e.data.at("problem").get<int>(), ps->iterations.back());
     IterationState it;
     it.iteration = i;
     ps->iterations.push_back(std::move(it));
@@ -314,6 +461,17 @@ Status ApplyOne(CampaignState& s, const Event& e) {
   if (e.type == t::kEvaluationFailed) return ApplyEvaluationDone(s, e, false);
   if (e.type == t::kPlanProposed) return ApplyPlanProposed(s, e);
   if (e.type == t::kCandidateProposed) return ApplyCandidateProposed(s, e);
+  if (e.type == t::kFixProposed) return ApplyFixProposed(s, e);
+  if (e.type == t::kEvaluationReused) return ApplyEvaluationReused(s, e);
+  if (e.type == t::kExperiencesCredited) return ApplyExperiencesCredited(s, e);
+  if (e.type == t::kBestSelected) {
+    ACCELOPT_ASSIGN_OR_RETURN(ProblemState * ps, ProblemAt(s, e));
+    if (ps->final_best.selected) return Bad(e, "best selected twice");
+    ps->final_best.selected = true;
+    ps->final_best.selection = e.data;
+    ps->final_best.source_sha256 = e.data.at("source_sha256").get<std::string>();
+    return Status::Ok();
+  }
   if (e.type == t::kProblemCompleted) {
     ACCELOPT_ASSIGN_OR_RETURN(ProblemState * ps, ProblemAt(s, e));
     if (ps->status != kStatusRunning) return Bad(e, "problem completed twice");

@@ -37,6 +37,8 @@ inline constexpr const char kPurposePlan[] = "plan";
 inline constexpr const char kPurposeExecute[] = "execute";
 inline constexpr const char kPurposeEvaluate[] = "evaluate";  // a candidate
 inline constexpr const char kPurposeSummarize[] = "summarize";
+inline constexpr const char kPurposeFix[] = "fix";  // "default": fix a failed sample
+inline constexpr const char kPurposeFinalMeasure[] = "final_measure";  // "default": the best, again
 
 inline constexpr const char kRoleEvaluator[] = "evaluator";
 
@@ -46,6 +48,7 @@ struct ActivityRecord {
   std::string role;     // planner | executor | summarizer | evaluator
   std::string purpose;  // kPurpose*
   int problem = 0, iteration = 0, beam = 0, plan = 0, sample = 0, pair = 0;
+  int attempt = 0;      // fix attempt (fix, evaluate); 0 = the executor's sample
   json payload;         // ActivityScheduled.payload
   Amounts reservation;
   ActivityStatus status = ActivityStatus::kScheduled;
@@ -77,9 +80,17 @@ struct BeamMember {
   bool measure_scheduled = false;
   bool measured = false;
   Measurement measurement;
+  // "default" mode (BeamSelected fields; empty/0/false otherwise):
+  double selection_spread = 0;
+  std::string normalized_sha256;
+  bool carried = false;             // a parent carried over unchanged
+  bool has_code_parent = false;     // false for the baseline
+  std::string code_parent_beam_id;  // the member whose rewrite this code is
+  double code_parent_latency_us = 0, code_parent_spread = 0;
   // The latency the iteration uses for this member: the re-measurement when
-  // it is correct, else the latency it was selected with.
+  // it is correct, else the latency it was selected with; likewise spread.
   double latency_us() const;
+  double spread() const;
 };
 
 struct PlanRecord {
@@ -88,6 +99,16 @@ struct PlanRecord {
   bool proposed = false;
   bool ok = false;
   std::string title, description, error;
+  std::vector<std::string> used_experiences;  // memory item ids ("default" mode)
+};
+
+// A version of a candidate that a fix replaced.
+struct CandidateVersion {
+  bool ok = false;
+  std::string failure, detail, source_sha256, normalized_sha256;
+  bool evaluated = false;
+  std::string eval_activity;
+  Measurement measurement;
 };
 
 struct CandidateRecord {
@@ -101,12 +122,33 @@ struct CandidateRecord {
   bool eval_scheduled = false;
   bool evaluated = false;
   Measurement measurement;
+  // "default" mode. The fields above describe version `attempt` (0 = the
+  // executor's sample, f = fix f); `versions` holds the replaced ones.
+  int attempt = 0;
+  std::string normalized_sha256;
+  bool reused = false;            // the result is an earlier evaluation's
+  std::string eval_activity;      // the evaluation whose result this is
+  bool fix_scheduled = false;     // fix attempt + 1
+  bool fix_done = false;
+  std::vector<CandidateVersion> versions;
+};
+
+// "default" mode: the final best of a problem and its fresh re-measurement.
+struct FinalBest {
+  bool selected = false;
+  json selection;                 // BestSelected data
+  std::string source_sha256;
+  bool measure_scheduled = false;
+  bool measured = false;
+  std::string activity_id;
+  Measurement measurement;
 };
 
 struct IterationState {
   int iteration = 0;
   bool beam_selected = false;
   std::vector<BeamMember> beam;
+  bool credited = false;           // "default": ExperiencesCredited appended
   bool pairs_selected = false;
   std::vector<MemoryPair> pairs;
   std::vector<bool> pair_scheduled;
@@ -128,7 +170,19 @@ struct ProblemState {
   std::vector<MemoryItem> memory;   // current memory, in prompt order
   std::string status = kStatusRunning;  // running | completed | failed
   std::string reason;
+  // "default" mode: normalized code hash -> the first evaluation activity of
+  // it in the problem's completed iterations (beam measurements, then
+  // candidates in (beam, plan, sample, version) order), whose result is
+  // reusable. Filled when the next iteration starts.
+  std::map<std::string, std::string> evaluated_code;
+  FinalBest final_best;
 };
+
+// Evaluation statuses whose result is reused for identical code (not
+// internal_error, cancelled, or a failed evaluation).
+bool ReusableResult(const Measurement& m);
+// Statuses the fixer is asked to repair.
+bool FixableResult(const Measurement& m);
 
 struct CampaignState {
   bool started = false;

@@ -4,8 +4,11 @@
 // a step that depends on another (an evaluation on its CandidateProposed)
 // comes in the next round. Reservations of the round are summed in a local
 // ledger so that the round as a whole keeps every cap.
+#include <map>
+
 #include "base/sha256.hpp"
 #include "workflows/campaign.hpp"
+#include "workflows/normalize.hpp"
 #include "workflows/parse.hpp"
 #include "workflows/prompts.hpp"
 
@@ -40,6 +43,7 @@ class Decider {
 
  private:
   const CampaignSpec& spec() const { return st_.spec; }
+  bool default_mode() const { return st_.spec.mode != kModePaper; }
 
   void Emit(Command c) { out_.push_back(std::move(c)); }
 
@@ -145,6 +149,7 @@ class Decider {
     const SearchParams& sp = spec().search;
 
     if (!it.beam_selected) return SelectBeam(p, i, pre);
+    if (default_mode() && i > 0 && !it.credited) return CreditExperiences(p, i);
     if (i > 0 && !it.pairs_selected) {
       const auto groups = BuildGroups(spec(), It(p, i - 1));
       json pairs = json::array();
@@ -171,6 +176,15 @@ class Decider {
     if (IterationDone(it)) {
       if (i + 1 < sp.T) {
         return EmitEvent(event_type::kIterationStarted, {{"problem", p}, {"iteration", i + 1}});
+      }
+      if (default_mode()) {
+        const FinalBest& f = ps.final_best;
+        if (!f.selected) return SelectBest(p, i);
+        if (!f.measure_scheduled) {
+          return ScheduleEvaluation(pre + "/final", kPurposeFinalMeasure, p, i, json::object(),
+                                    f.source_sha256);
+        }
+        if (!f.measured) return Status::Ok();
       }
       return EmitEvent(event_type::kProblemCompleted,
                        {{"problem", p}, {"status", kStatusCompleted}, {"reason", ""}});
@@ -199,6 +213,7 @@ class Decider {
                                            {{"pair", static_cast<int>(m)}}, prompt));
     }
     const bool memory_ready = i == 0 || it.memory_updated;
+    if (default_mode() || FixAttempts(spec()) > 0) return StepSamples(p, i, pre, memory_ready);
     // Plans, executor samples, evaluations: each moves one step.
     for (int b = 0; b < width; ++b) {
       for (int n = 0; n < sp.N; ++n) {
@@ -235,7 +250,245 @@ class Decider {
     return Status::Ok();
   }
 
+  // "default" mode (and "paper" with fix_attempts > 0): plans, samples,
+  // de-duplicated evaluations and fixes; each item moves one step.
+  Status StepSamples(int p, int i, const std::string& pre, bool memory_ready) {
+    const IterationState& it = It(p, i);
+    const SearchParams& sp = spec().search;
+    const bool dedup = default_mode();
+    const int width = static_cast<int>(it.beam.size());
+    bool lower_known = true;  // every sample before this one has its first version
+    std::map<std::string, int> first_v0;  // normalized code -> first sample index with it
+    for (int b = 0; b < width; ++b) {
+      for (int n = 0; n < sp.N; ++n) {
+        const PlanRecord& plan = it.plans[PlanIndex(spec(), b, n)];
+        if (!plan.scheduled) {
+          if (it.beam[b].measured && memory_ready) {
+            ACCELOPT_RETURN_IF_ERROR(SchedulePlanner(p, i, b, n, pre));
+          }
+          lower_known = false;
+          continue;
+        }
+        if (!plan.proposed) {
+          if (plan.call_done) ACCELOPT_RETURN_IF_ERROR(ProposePlan(p, i, b, n, pre));
+          lower_known = false;
+          continue;
+        }
+        if (!plan.ok) continue;
+        for (int k = 0; k < sp.K; ++k) {
+          const int idx = CandidateIndex(spec(), b, n, k);
+          const CandidateRecord& c = it.candidates[idx];
+          const std::string nk =
+              "/b" + std::to_string(b) + "/n" + std::to_string(n) + "/k" + std::to_string(k);
+          const json indices = {{"beam", b}, {"plan", n}, {"sample", k}};
+          if (!c.exec_scheduled) {
+            ACCELOPT_RETURN_IF_ERROR(ScheduleExecutor(p, i, b, plan, pre + "/exec" + nk, indices));
+            lower_known = false;
+            continue;
+          }
+          if (!c.proposed) {
+            if (c.exec_done) ACCELOPT_RETURN_IF_ERROR(ProposeCandidate(p, i, pre, nk, indices));
+            lower_known = false;
+            continue;
+          }
+          ACCELOPT_RETURN_IF_ERROR(
+              StepSample(p, i, b, n, k, pre, nk, dedup && lower_known, dedup, first_v0));
+          const bool v0_ok = c.versions.empty() ? c.ok : c.versions[0].ok;
+          const std::string& v0_norm =
+              c.versions.empty() ? c.normalized_sha256 : c.versions[0].normalized_sha256;
+          if (dedup && v0_ok && !v0_norm.empty()) first_v0.emplace(v0_norm, idx);
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  // One step of a proposed sample: evaluate (or reuse), then fix.
+  Status StepSample(int p, int i, int b, int n, int k, const std::string& pre,
+                    const std::string& nk, bool may_decide, bool dedup,
+                    const std::map<std::string, int>& first_v0) {
+    const IterationState& it = It(p, i);
+    const CandidateRecord& c = it.candidates[CandidateIndex(spec(), b, n, k)];
+    if (!c.ok) return Status::Ok();  // no usable code: settled
+    json indices = {{"beam", b}, {"plan", n}, {"sample", k}};
+    if (c.evaluated) {
+      if (c.attempt >= FixAttempts(spec()) || !FixableResult(c.measurement)) return Status::Ok();
+      if (!c.fix_scheduled) return ScheduleFix(p, i, b, n, k, pre, nk);
+      if (c.fix_done) return ProposeFix(p, i, b, n, k, pre, nk);
+      return Status::Ok();
+    }
+    if (c.eval_scheduled) return Status::Ok();  // in flight
+    const std::string eval_id =
+        pre + "/eval" + nk + (c.attempt > 0 ? "/f" + std::to_string(c.attempt) : "");
+    if (c.attempt > 0) indices["attempt"] = c.attempt;
+    if (!dedup || c.normalized_sha256.empty()) {
+      return ScheduleEvaluation(eval_id, kPurposeEvaluate, p, i, indices, c.source_sha256);
+    }
+    if (!may_decide) return Status::Ok();  // a sample before it is not known yet
+    const std::string& norm = c.normalized_sha256;
+    std::string reuse;
+    for (const CandidateVersion& v : c.versions) {
+      if (v.ok && v.evaluated && v.normalized_sha256 == norm && ReusableResult(v.measurement)) {
+        reuse = v.eval_activity;
+        break;
+      }
+    }
+    for (size_t m = 0; reuse.empty() && m < it.beam.size(); ++m) {
+      const BeamMember& member = it.beam[m];
+      if (member.normalized_sha256 == norm && member.measured &&
+          ReusableResult(member.measurement)) {
+        reuse = pre + "/measure/b" + std::to_string(m);
+      }
+    }
+    if (reuse.empty()) {
+      auto owner = first_v0.find(norm);
+      if (owner != first_v0.end()) {
+        const CandidateRecord& o = it.candidates[owner->second];
+        const bool o_evaluated = o.versions.empty() ? o.evaluated : o.versions[0].evaluated;
+        if (!o_evaluated) return Status::Ok();  // wait for its result
+        const Measurement& om = o.versions.empty() ? o.measurement : o.versions[0].measurement;
+        if (ReusableResult(om)) {
+          reuse = o.versions.empty() ? o.eval_activity : o.versions[0].eval_activity;
+        }
+      }
+    }
+    if (reuse.empty()) {
+      const auto& known = st_.problems[p].evaluated_code;
+      auto found = known.find(norm);
+      if (found != known.end()) reuse = found->second;
+    }
+    if (reuse.empty()) {
+      return ScheduleEvaluation(eval_id, kPurposeEvaluate, p, i, indices, c.source_sha256);
+    }
+    json d = {{"problem", p},       {"iteration", i},          {"beam", b},
+              {"plan", n},          {"sample", k},             {"attempt", c.attempt},
+              {"candidate_id", c.id}, {"reused_activity", reuse}, {"normalized_sha256", norm}};
+    return EmitEvent(event_type::kEvaluationReused, std::move(d));
+  }
+
+  Status ScheduleFix(int p, int i, int b, int n, int k, const std::string& pre,
+                     const std::string& nk) {
+    const IterationState& it = It(p, i);
+    const ProblemState& ps = st_.problems[p];
+    const CandidateRecord& c = it.candidates[CandidateIndex(spec(), b, n, k)];
+    const PlanRecord& plan = it.plans[PlanIndex(spec(), b, n)];
+    const int f = c.attempt + 1;
+    ACCELOPT_ASSIGN_OR_RETURN(std::string reference, Text(ps.info.reference_sha256));
+    ACCELOPT_ASSIGN_OR_RETURN(std::string kernel, Text(it.beam[b].source_sha256));
+    ACCELOPT_ASSIGN_OR_RETURN(std::string failed, Text(c.source_sha256));
+    std::string error;
+    if (auto a = st_.activities.find(c.eval_activity); a != st_.activities.end()) {
+      const json& result = a->second.completion.value("result", json::object());
+      if (result.is_object() && result.contains("error_text") &&
+          result["error_text"].is_string()) {
+        error = result["error_text"].get<std::string>();
+      }
+    }
+    KernelContext ctx{ps.info, st_.hardware, reference, kernel};
+    ChatPrompt prompt = FixPrompt(ctx, Plan{plan.title, plan.description}, failed,
+                                  c.measurement.status, c.measurement.reason, error);
+    return ScheduleLlm(pre + "/fix" + nk + "/f" + std::to_string(f), kRoleExecutor, kPurposeFix,
+                       p, i, {{"beam", b}, {"plan", n}, {"sample", k}, {"attempt", f}}, prompt);
+  }
+
+  Status ProposeFix(int p, int i, int b, int n, int k, const std::string& pre,
+                    const std::string& nk) {
+    const CandidateRecord& c = It(p, i).candidates[CandidateIndex(spec(), b, n, k)];
+    const int f = c.attempt + 1;
+    const std::string fix_id = pre + "/fix" + nk + "/f" + std::to_string(f);
+    ACCELOPT_ASSIGN_OR_RETURN(const ActivityRecord* a, Activity(fix_id));
+    json d = {{"problem", p}, {"iteration", i},   {"beam", b},
+              {"plan", n},    {"sample", k},      {"attempt", f},
+              {"candidate_id", c.id}, {"fix_activity", fix_id}};
+    Command cmd;
+    ACCELOPT_RETURN_IF_ERROR(ReadCode(p, *a, &d, &cmd));
+    cmd.event.type = event_type::kFixProposed;
+    cmd.event.data = std::move(d);
+    Emit(std::move(cmd));
+    return Status::Ok();
+  }
+
+  // Fills ok/failure/detail/source_sha256 (and normalized_sha256 in
+  // "default" mode) of a proposal from an executor-role activity, adding
+  // the code blob to `cmd`.
+  Status ReadCode(int p, const ActivityRecord& a, json* d, Command* cmd) {
+    if (a.status != ActivityStatus::kCompleted) {
+      (*d)["ok"] = false;
+      (*d)["failure"] = kLlmFailed;
+      (*d)["detail"] = a.completion.value("error", "");
+      (*d)["source_sha256"] = "";
+      if (default_mode()) (*d)["normalized_sha256"] = "";
+      return Status::Ok();
+    }
+    ACCELOPT_ASSIGN_OR_RETURN(std::string reply, Text(a.response_sha256));
+    ParsedCode code = ParseExecutorReply(reply, st_.problems[p].info.function);
+    (*d)["ok"] = code.ok();
+    (*d)["failure"] = code.failure;
+    (*d)["detail"] = code.detail;
+    if (code.code.empty()) {
+      (*d)["source_sha256"] = "";
+      if (default_mode()) (*d)["normalized_sha256"] = "";
+    } else {
+      const std::string h = Sha256Hex(code.code);
+      (*d)["source_sha256"] = h;
+      if (default_mode()) (*d)["normalized_sha256"] = NormalizedCodeSha256(code.code);
+      cmd->blobs.push_back({h, std::move(code.code)});
+    }
+    return Status::Ok();
+  }
+
+  // "default" mode: the final best of problem p, from its last iteration i:
+  // the fastest of the beam (re-measured) and its correct children.
+  Status SelectBest(int p, int i) {
+    const IterationState& it = It(p, i);
+    const BeamMember* best_member = nullptr;
+    const CandidateRecord* best_child = nullptr;
+    int child_parent = -1;
+    double best = 0;
+    for (const BeamMember& m : it.beam) {
+      if (!best_member || m.latency_us() < best) {
+        best_member = &m;
+        best = m.latency_us();
+      }
+    }
+    const int per_member = spec().search.N * spec().search.K;
+    for (size_t ci = 0; ci < it.candidates.size(); ++ci) {
+      const CandidateRecord& c = it.candidates[ci];
+      if (!(c.ok && c.evaluated && c.measurement.correct)) continue;
+      if (c.measurement.latency_us < best) {
+        best_child = &c;
+        child_parent = static_cast<int>(ci) / per_member;
+        best = c.measurement.latency_us;
+      }
+    }
+    json d = {{"problem", p}, {"iteration", i}};
+    if (best_child) {
+      const BeamMember& parent = it.beam[child_parent];
+      d["source_sha256"] = best_child->source_sha256;
+      d["origin"] = best_child->id;
+      d["beam_id"] = "";
+      d["latency_us"] = best_child->measurement.latency_us;
+      d["spread"] = best_child->measurement.spread;
+      d["parent"] = {{"beam_id", parent.beam_id},
+                     {"latency_us", parent.latency_us()},
+                     {"spread", parent.spread()}};
+    } else {
+      const BeamMember& m = *best_member;
+      d["source_sha256"] = m.source_sha256;
+      d["origin"] = m.origin;
+      d["beam_id"] = m.beam_id;
+      d["latency_us"] = m.latency_us();
+      d["spread"] = m.spread();
+      d["parent"] = m.has_code_parent ? json{{"beam_id", m.code_parent_beam_id},
+                                             {"latency_us", m.code_parent_latency_us},
+                                             {"spread", m.code_parent_spread}}
+                                      : json(nullptr);
+    }
+    return EmitEvent(event_type::kBestSelected, std::move(d));
+  }
+
   Status SelectBeam(int p, int i, const std::string& pre) {
+    if (default_mode()) return SelectBeamDefault(p, i, pre);
     json members = json::array();
     if (i == 0) {
       members.push_back({{"beam_id", pre + "/beam/b0"},
@@ -261,10 +514,86 @@ class Decider {
                      {{"problem", p}, {"iteration", i}, {"members", members}});
   }
 
+  Status SelectBeamDefault(int p, int i, const std::string& pre) {
+    json members = json::array();
+    if (i == 0) {
+      const ProblemInfo& info = st_.problems[p].info;
+      ACCELOPT_ASSIGN_OR_RETURN(std::string baseline, Text(info.baseline_sha256));
+      members.push_back({{"beam_id", pre + "/beam/b0"},
+                         {"source_sha256", info.baseline_sha256},
+                         {"normalized_sha256", NormalizedCodeSha256(baseline)},
+                         {"origin", "baseline"},
+                         {"parent_beam_id", ""},
+                         {"standin", false},
+                         {"carried", false},
+                         {"latency_us", 0.0},
+                         {"spread", 0.0},
+                         {"code_parent", nullptr}});
+      return EmitEvent(event_type::kBeamSelected,
+                       {{"problem", p}, {"iteration", i}, {"members", members}});
+    }
+    const IterationState& prev = It(p, i - 1);
+    const auto groups = BuildGroups(spec(), prev);
+    const auto picks = BeamPolicyFor(spec().mode).Select(groups, spec().search.B);
+    for (size_t j = 0; j < picks.size(); ++j) {
+      const BeamPick& pick = picks[j];
+      const Group& g = groups[pick.group_index];
+      const BeamMember& parent = prev.beam[g.parent_index];
+      json m = {{"beam_id", pre + "/beam/b" + std::to_string(j)},
+                {"source_sha256", pick.source_sha256},
+                {"normalized_sha256", pick.normalized_sha256},
+                {"standin", false},
+                {"carried", pick.carried},
+                {"parent_beam_id", parent.beam_id},
+                {"latency_us", pick.latency_us},
+                {"spread", pick.spread}};
+      if (pick.carried) {
+        m["origin"] = parent.origin;
+        m["code_parent"] = parent.has_code_parent
+                               ? json{{"beam_id", parent.code_parent_beam_id},
+                                      {"latency_us", parent.code_parent_latency_us},
+                                      {"spread", parent.code_parent_spread}}
+                               : json(nullptr);
+      } else {
+        m["origin"] = pick.origin;
+        m["code_parent"] = {{"beam_id", parent.beam_id},
+                            {"latency_us", g.parent_latency_us},
+                            {"spread", g.parent_spread}};
+      }
+      members.push_back(std::move(m));
+    }
+    return EmitEvent(event_type::kBeamSelected,
+                     {{"problem", p}, {"iteration", i}, {"members", members}});
+  }
+
+  // "default" mode, iterations >= 1, right after the beam: credit the
+  // experiences of plans whose child beat its parent beyond noise.
+  Status CreditExperiences(int p, int i) {
+    const IterationState& prev = It(p, i - 1);
+    const auto groups = BuildGroups(spec(), prev);
+    json credits = json::array();
+    for (const Group& g : groups) {
+      const Sample* s = g.Fastest();
+      if (!s || !FasterBeyondNoise(s->latency_us, s->spread, g.parent_latency_us,
+                                   g.parent_spread)) {
+        continue;
+      }
+      const PlanRecord& plan = prev.plans[PlanIndex(spec(), g.parent_index, g.plan_index)];
+      for (const std::string& item : plan.used_experiences) {
+        credits.push_back({{"item_id", item},
+                           {"plan_id", g.plan_id},
+                           {"candidate_id", s->candidate_id},
+                           {"child_speedup", g.parent_latency_us / s->latency_us}});
+      }
+    }
+    return EmitEvent(event_type::kExperiencesCredited,
+                     {{"problem", p}, {"iteration", i}, {"credits", credits}});
+  }
+
   Status UpdateMemory(int p, int i, const std::string& pre) {
     const IterationState& it = It(p, i);
     const ProblemState& ps = st_.problems[p];
-    json added = json::array(), failed = json::array();
+    json added = json::array(), failed = json::array(), dropped = json::array();
     for (size_t m = 0; m < it.pairs.size(); ++m) {
       const std::string id = pre + "/summ/m" + std::to_string(m);
       ACCELOPT_ASSIGN_OR_RETURN(const ActivityRecord* a, Activity(id));
@@ -276,6 +605,10 @@ class Decider {
       auto summary = ParseSummarizerReply(reply);
       if (!summary.ok()) {
         failed.push_back({{"pair", m}, {"error", summary.status().message()}});
+        continue;
+      }
+      if (default_mode() && summary->no_optimization) {
+        dropped.push_back({{"pair", m}, {"reason", "no_optimization"}});
         continue;
       }
       MemoryItem item;
@@ -297,14 +630,16 @@ class Decider {
     Rng rng(spec().seed, pre + "/memory");
     json retained = json::array();
     for (size_t idx : MemoryPolicyFor(spec().mode)
-                          .Retain(ps.memory.size(), added.size(), spec().search, rng)) {
+                          .RetainItems(ps.memory, added.size(), spec().search, rng)) {
       retained.push_back(ps.memory[idx].id);
     }
-    return EmitEvent(event_type::kMemoryUpdated, {{"problem", p},
-                                                  {"iteration", i},
-                                                  {"added", added},
-                                                  {"retained", retained},
-                                                  {"failed", failed}});
+    json d = {{"problem", p},
+              {"iteration", i},
+              {"added", added},
+              {"retained", retained},
+              {"failed", failed}};
+    if (default_mode()) d["dropped"] = dropped;
+    return EmitEvent(event_type::kMemoryUpdated, std::move(d));
   }
 
   static std::string PlanId(const std::string& pre, int b, int n) {
@@ -319,7 +654,8 @@ class Decider {
     ACCELOPT_ASSIGN_OR_RETURN(std::string kernel, Text(member.source_sha256));
     KernelContext ctx{ps.info, st_.hardware, reference, kernel};
     Rng rng(spec().seed, plan_id);
-    ChatPrompt prompt = PlannerPrompt(ctx, member.measurement.profile, ps.memory, rng);
+    ChatPrompt prompt =
+        PlannerPrompt(ctx, member.measurement.profile, ps.memory, rng, default_mode());
     return ScheduleLlm(plan_id, kRolePlanner, kPurposePlan, p, i, {{"beam", b}, {"plan", n}},
                        prompt);
   }
@@ -334,6 +670,19 @@ class Decider {
       d["error"] = std::string(kLlmFailed) + ": " + a->completion.value("error", "");
     } else {
       ACCELOPT_ASSIGN_OR_RETURN(std::string reply, Text(a->response_sha256));
+      if (default_mode()) {
+        // The experiences it names, as memory item ids (the memory has not
+        // changed since the planner was scheduled: it changes only between
+        // iterations).
+        const auto& memory = st_.problems[p].memory;
+        json used = json::array();
+        for (int number : ExtractUsedExperiences(&reply)) {
+          if (number >= 1 && number <= static_cast<int>(memory.size())) {
+            used.push_back(memory[number - 1].id);
+          }
+        }
+        d["used_experiences"] = used;
+      }
       auto plan = ParsePlannerReply(reply);
       d["ok"] = plan.ok();
       if (plan.ok()) {
@@ -366,25 +715,7 @@ class Decider {
               {"executor_activity", exec_id}};
     for (const auto& [k, v] : indices.items()) d[k] = v;
     Command c;
-    if (a->status != ActivityStatus::kCompleted) {
-      d["ok"] = false;
-      d["failure"] = kLlmFailed;
-      d["detail"] = a->completion.value("error", "");
-      d["source_sha256"] = "";
-    } else {
-      ACCELOPT_ASSIGN_OR_RETURN(std::string reply, Text(a->response_sha256));
-      ParsedCode code = ParseExecutorReply(reply, st_.problems[p].info.function);
-      d["ok"] = code.ok();
-      d["failure"] = code.failure;
-      d["detail"] = code.detail;
-      if (code.code.empty()) {
-        d["source_sha256"] = "";
-      } else {
-        const std::string h = Sha256Hex(code.code);
-        d["source_sha256"] = h;
-        c.blobs.push_back({h, std::move(code.code)});
-      }
-    }
+    ACCELOPT_RETURN_IF_ERROR(ReadCode(p, *a, &d, &c));
     c.event.type = event_type::kCandidateProposed;
     c.event.data = std::move(d);
     Emit(std::move(c));
@@ -397,6 +728,7 @@ class Decider {
       if (!b.measured) return false;
     }
     const int K = spec().search.K;
+    const int F = FixAttempts(spec());
     for (size_t pi = 0; pi < it.plans.size(); ++pi) {
       const PlanRecord& plan = it.plans[pi];
       if (!plan.proposed) return false;
@@ -404,6 +736,7 @@ class Decider {
       for (int k = 0; k < K; ++k) {
         const CandidateRecord& c = it.candidates[pi * K + k];
         if (!c.proposed || (c.ok && !c.evaluated)) return false;
+        if (c.ok && c.attempt < F && FixableResult(c.measurement)) return false;  // a fix is due
       }
     }
     return true;

@@ -55,6 +55,11 @@ inline constexpr const char kProblemCompleted[] = "ProblemCompleted";
 inline constexpr const char kBudgetExhausted[] = "BudgetExhausted";
 inline constexpr const char kCampaignCompleted[] = "CampaignCompleted";
 inline constexpr const char kCampaignFailed[] = "CampaignFailed";
+// "default" mode only.
+inline constexpr const char kFixProposed[] = "FixProposed";
+inline constexpr const char kEvaluationReused[] = "EvaluationReused";
+inline constexpr const char kExperiencesCredited[] = "ExperiencesCredited";
+inline constexpr const char kBestSelected[] = "BestSelected";
 }  // namespace event_type
 
 // Every campaign event type with its current schema version, in a stable

@@ -15,13 +15,21 @@ struct Sample {
   bool correct = false;       // compiled, passed the check, timed
   double latency_us = 0;      // meaningful only when correct
   double spread = 0;          // relative noise of latency_us (docs/contracts.md)
+  std::string normalized_sha256;  // NormalizedCodeSha256 ("default" mode; else empty)
 };
+
+// True when a latency `a` (relative noise `a_spread`) is faster than `b`
+// (noise `b_spread`) beyond the noise of both: a * (1 + a_spread) <
+// b * (1 - b_spread). Spreads below 0 count as 0.
+bool FasterBeyondNoise(double a, double a_spread, double b, double b_spread);
 
 struct Group {
   int parent_index = 0;              // index of the parent in the iteration's beam
   std::string parent_beam_id;
   std::string parent_source_sha256;
   double parent_latency_us = 0;      // the parent's (re-)measured latency
+  double parent_spread = 0;          // its relative noise
+  std::string parent_normalized_sha256;  // "default" mode; else empty
   int plan_index = 0;
   std::string plan_id;               // the planner activity id
   std::vector<Sample> samples;       // in sample order (k = 0..K-1)

@@ -39,7 +39,7 @@ MemoryPair MemoryPairFromJson(const json& j) {
 }
 
 json ToJson(const MemoryItem& m) {
-  return {{"id", m.id},
+  json j = {{"id", m.id},
           {"kind", m.kind},
           {"title", m.title},
           {"description", m.description},
@@ -50,6 +50,11 @@ json ToJson(const MemoryItem& m) {
           {"iteration", m.iteration},
           {"summarizer_activity", m.summarizer_activity},
           {"pair", ToJson(m.pair)}};
+  if (m.credit != 0 || m.last_credited_iteration >= 0) {
+    j["credit"] = m.credit;
+    j["last_credited_iteration"] = m.last_credited_iteration;
+  }
+  return j;
 }
 
 MemoryItem MemoryItemFromJson(const json& j) {
@@ -65,17 +70,24 @@ MemoryItem MemoryItemFromJson(const json& j) {
   m.iteration = j.at("iteration").get<int>();
   m.summarizer_activity = j.at("summarizer_activity").get<std::string>();
   m.pair = MemoryPairFromJson(j.at("pair"));
+  m.credit = j.value("credit", 0);
+  m.last_credited_iteration = j.value("last_credited_iteration", -1);
   return m;
 }
 
-std::vector<MemoryPair> PaperMemoryPolicy::SelectPairs(const std::vector<Group>& groups,
-                                                       const SearchParams& params) const {
+namespace {
+
+std::vector<MemoryPair> SelectPairsImpl(const std::vector<Group>& groups,
+                                        const SearchParams& params, bool noise_aware) {
   std::vector<MemoryPair> positives, negatives;
   for (size_t i = 0; i < groups.size(); ++i) {
     const Group& g = groups[i];
     const Sample* fastest = g.Fastest();
     if (!fastest) continue;  // failed group: nothing to learn from
-    const bool beat_parent = fastest->latency_us < g.parent_latency_us;
+    const bool beat_parent =
+        noise_aware ? FasterBeyondNoise(fastest->latency_us, fastest->spread,
+                                        g.parent_latency_us, g.parent_spread)
+                    : fastest->latency_us < g.parent_latency_us;
     const Sample* kept = beat_parent ? fastest : g.Slowest();
     MemoryPair p;
     p.group_index = static_cast<int>(i);
@@ -83,7 +95,7 @@ std::vector<MemoryPair> PaperMemoryPolicy::SelectPairs(const std::vector<Group>&
     p.parent_beam_id = g.parent_beam_id;
     p.plan_id = g.plan_id;
     p.child_speedup = g.parent_latency_us / kept->latency_us;
-    if (p.child_speedup > params.positive_threshold) {
+    if (p.child_speedup > params.positive_threshold && (!noise_aware || beat_parent)) {
       p.kind = kPositive;
       p.slow_id = g.parent_beam_id;
       p.slow_sha256 = g.parent_source_sha256;
@@ -93,7 +105,9 @@ std::vector<MemoryPair> PaperMemoryPolicy::SelectPairs(const std::vector<Group>&
       p.fast_latency_us = kept->latency_us;
       p.speedup = p.child_speedup;
       positives.push_back(std::move(p));
-    } else if (p.child_speedup < 1.0 / params.negative_threshold) {
+    } else if (p.child_speedup < 1.0 / params.negative_threshold &&
+               (!noise_aware || FasterBeyondNoise(g.parent_latency_us, g.parent_spread,
+                                                  kept->latency_us, kept->spread))) {
       p.kind = kNegative;
       p.slow_id = kept->candidate_id;
       p.slow_sha256 = kept->source_sha256;
@@ -124,6 +138,42 @@ std::vector<MemoryPair> PaperMemoryPolicy::SelectPairs(const std::vector<Group>&
     out.push_back(std::move(p));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<MemoryPair> PaperMemoryPolicy::SelectPairs(const std::vector<Group>& groups,
+                                                       const SearchParams& params) const {
+  return SelectPairsImpl(groups, params, /*noise_aware=*/false);
+}
+
+std::vector<MemoryPair> DefaultMemoryPolicy::SelectPairs(const std::vector<Group>& groups,
+                                                         const SearchParams& params) const {
+  return SelectPairsImpl(groups, params, /*noise_aware=*/true);
+}
+
+std::vector<size_t> DefaultMemoryPolicy::Retain(size_t n_old, size_t n_new,
+                                                const SearchParams& params, Rng&) const {
+  const size_t cap = static_cast<size_t>(std::max(params.ExpN, 0));
+  const size_t room = n_new >= cap ? 0 : cap - n_new;
+  std::vector<size_t> out;
+  for (size_t i = 0; i < n_old && out.size() < room; ++i) out.push_back(i);
+  return out;
+}
+
+std::vector<size_t> DefaultMemoryPolicy::RetainItems(const std::vector<MemoryItem>& old,
+                                                     size_t n_new, const SearchParams& params,
+                                                     Rng&) const {
+  const size_t cap = static_cast<size_t>(std::max(params.ExpN, 0));
+  const size_t room = n_new >= cap ? 0 : cap - n_new;
+  std::vector<size_t> order(old.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (old[a].credit != old[b].credit) return old[a].credit > old[b].credit;
+    return old[a].iteration > old[b].iteration;
+  });
+  if (order.size() > room) order.resize(room);
+  return order;
 }
 
 std::vector<size_t> PaperMemoryPolicy::Retain(size_t n_old, size_t n_new,

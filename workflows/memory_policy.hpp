@@ -14,6 +14,13 @@
 //    ExpN (in drawn order, from the campaign's deterministic Rng).
 // Sorting is stable, so ties keep group order. Failed groups give no pair.
 //
+// DefaultMemoryPolicy ("default" mode) is the same rule, noise-aware: a
+// child beats its parent, and a pair is positive, only when it is faster
+// beyond the noise of both (FasterBeyondNoise); a pair is negative only when
+// the parent is faster than the child beyond noise. Eviction is by
+// usefulness and age, not at random: old items are kept in the order
+// (credit desc, iteration desc, current memory order) up to ExpN.
+//
 // Thread safety: policies are stateless and const.
 #pragma once
 
@@ -57,6 +64,9 @@ struct MemoryItem {
   int iteration = 0;              // the iteration whose start created it
   std::string summarizer_activity;
   MemoryPair pair;
+  // "default" mode: times a plan that used this item won (ExperiencesCredited).
+  int credit = 0;
+  int last_credited_iteration = -1;
 };
 
 json ToJson(const MemoryPair& p);
@@ -74,6 +84,11 @@ class MemoryPolicy {
   // `n_new` items are added in front.
   virtual std::vector<size_t> Retain(size_t n_old, size_t n_new, const SearchParams& params,
                                      Rng& rng) const = 0;
+  // The same, seeing the old items (default: Retain(old.size(), ...)).
+  virtual std::vector<size_t> RetainItems(const std::vector<MemoryItem>& old, size_t n_new,
+                                          const SearchParams& params, Rng& rng) const {
+    return Retain(old.size(), n_new, params, rng);
+  }
 };
 
 class PaperMemoryPolicy : public MemoryPolicy {
@@ -82,6 +97,17 @@ class PaperMemoryPolicy : public MemoryPolicy {
                                       const SearchParams& params) const override;
   std::vector<size_t> Retain(size_t n_old, size_t n_new, const SearchParams& params,
                              Rng& rng) const override;
+};
+
+class DefaultMemoryPolicy : public MemoryPolicy {
+ public:
+  std::vector<MemoryPair> SelectPairs(const std::vector<Group>& groups,
+                                      const SearchParams& params) const override;
+  // Without the items: the first ones (newest first in memory order).
+  std::vector<size_t> Retain(size_t n_old, size_t n_new, const SearchParams& params,
+                             Rng& rng) const override;
+  std::vector<size_t> RetainItems(const std::vector<MemoryItem>& old, size_t n_new,
+                                  const SearchParams& params, Rng& rng) const override;
 };
 
 }  // namespace accelopt::workflows

@@ -198,6 +198,51 @@ Result<Plan> ParsePlannerReply(std::string_view reply) {
   return plan;
 }
 
+std::vector<int> ExtractUsedExperiences(std::string* reply) {
+  std::vector<int> used;
+  std::vector<std::string_view> kept;
+  static const std::string kKey = "used experiences";
+  for (std::string_view line : Lines(*reply)) {
+    std::string stripped = Lower(Trim(line));
+    size_t at = 0;
+    while (at < stripped.size() && (stripped[at] == '*' || stripped[at] == '_' ||
+                                    stripped[at] == '-' || stripped[at] == '#' ||
+                                    stripped[at] == ' ')) {
+      ++at;
+    }
+    if (stripped.compare(at, kKey.size(), kKey) != 0) {
+      kept.push_back(line);
+      continue;
+    }
+    const size_t colon = stripped.find(':', at + kKey.size());
+    if (colon == std::string::npos) {
+      kept.push_back(line);
+      continue;
+    }
+    for (size_t k = colon + 1; k < stripped.size();) {
+      if (!std::isdigit(static_cast<unsigned char>(stripped[k]))) {
+        ++k;
+        continue;
+      }
+      int v = 0;
+      while (k < stripped.size() && std::isdigit(static_cast<unsigned char>(stripped[k]))) {
+        if (v < 1000000) v = v * 10 + (stripped[k] - '0');
+        ++k;
+      }
+      used.push_back(v);
+    }
+  }
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  std::string out;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (i > 0) out += '\n';
+    out.append(kept[i]);
+  }
+  *reply = std::move(out);
+  return used;
+}
+
 Result<Summary> ParseSummarizerReply(std::string_view reply) {
   std::string_view text = Trim(reply);
   if (text.empty()) return InvalidArgument("the summarizer's reply is empty");

@@ -53,6 +53,12 @@ struct Plan {
 // the remainder is the description. Empty replies are kInvalidArgument.
 Result<Plan> ParsePlannerReply(std::string_view reply);
 
+// "default" mode: removes every line "Used experiences: 2, 5" (any case,
+// markdown emphasis allowed; "none" or nothing = no number) from `reply` and
+// returns the numbers it names, ascending, without duplicates. Numbers are
+// 1-based as the planner prompt shows them; callers drop out-of-range ones.
+std::vector<int> ExtractUsedExperiences(std::string* reply);
+
 struct Summary {
   std::string title;
   std::string description;

@@ -133,7 +133,8 @@ std::vector<std::pair<std::string, json>> ShuffledProfile(const json& profile, R
 }
 
 ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
-                         const std::vector<MemoryItem>& memory, Rng& rng) {
+                         const std::vector<MemoryItem>& memory, Rng& rng,
+                         bool ask_used_experiences) {
   ChatPrompt p;
   p.system =
       "You are a performance engineer planning the next optimization of a compute kernel. " +
@@ -148,6 +149,36 @@ ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
       "\n# Task\nPropose exactly one optimization plan with a single step that should make the "
       "current kernel faster. Reply with a short title on the first line, then a description "
       "of the change and why it helps on this hardware. Do not write the full kernel.\n";
+  if (ask_used_experiences) {
+    p.user += "End with one line naming the numbered experiences the plan draws on, e.g. "
+              "\"Used experiences: 2, 5\", or \"Used experiences: none\".\n";
+  }
+  return p;
+}
+
+std::string TruncateMiddle(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  const size_t head = max_bytes / 2, tail = max_bytes - head;
+  return std::string(text.substr(0, head)) + "\n[... " +
+         std::to_string(text.size() - max_bytes) + " bytes cut ...]\n" +
+         std::string(text.substr(text.size() - tail));
+}
+
+ChatPrompt FixPrompt(const KernelContext& ctx, const Plan& plan, std::string_view failed_code,
+                     const std::string& status, const std::string& reason,
+                     std::string_view error) {
+  ChatPrompt p = ExecutorPrompt(ctx, plan);
+  const size_t task = p.user.rfind("\n# Task\n");
+  if (task != std::string::npos) p.user.resize(task);
+  p.user += "\n## Your rewrite\n" + Fence(failed_code);
+  p.user += "\n## What the evaluator said\n" + status + (reason.empty() ? "" : ": " + reason) +
+            "\n";
+  if (!error.empty()) p.user += Fence(TruncateMiddle(error, kFixErrorBytes), "text");
+  p.user += "\n# Task\nFix your rewrite so that it compiles, computes the same result as the "
+            "reference and finishes in time, keeping the plan's optimization. Reply with the "
+            "complete kernel source in one fenced ```cpp code block (the first code block is "
+            "taken). It must define:\n" +
+            Fence(ctx.problem.signature, "c");
   return p;
 }
 

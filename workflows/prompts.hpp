@@ -52,10 +52,26 @@ struct KernelContext {
   std::string_view kernel;     // the current kernel's source
 };
 
+// `ask_used_experiences` ("default" mode): the task also asks for a last
+// line "Used experiences: 2, 5" naming the numbered experiences the plan
+// drew on ("none" when it used none).
 ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
-                         const std::vector<MemoryItem>& memory, Rng& rng);
+                         const std::vector<MemoryItem>& memory, Rng& rng,
+                         bool ask_used_experiences = false);
 
 ChatPrompt ExecutorPrompt(const KernelContext& ctx, const Plan& plan);
+
+// The fixer ("default" mode): the executor again, with its rewrite that
+// failed and the evaluator's verdict. `error` is cut to kFixErrorBytes (head
+// and tail kept).
+inline constexpr size_t kFixErrorBytes = 4096;
+ChatPrompt FixPrompt(const KernelContext& ctx, const Plan& plan, std::string_view failed_code,
+                     const std::string& status, const std::string& reason,
+                     std::string_view error);
+
+// Cuts `text` to at most `max_bytes` (+ a marker line), keeping the head and
+// the tail.
+std::string TruncateMiddle(std::string_view text, size_t max_bytes);
 
 // `speedup` = slow latency / fast latency (>= 1), or nullopt to leave it out
 // (the published code never filled it in; "paper" mode does the same).

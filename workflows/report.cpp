@@ -1,5 +1,6 @@
 #include "workflows/report.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -44,8 +45,60 @@ struct Best {
   }
 };
 
-json ProblemReport(const ProblemState& ps, double* baseline_pct, double* best_pct,
-                   double* speedup) {
+int IterationOf(const std::string& candidate_id) {
+  const size_t at = candidate_id.find("/it");
+  if (at == std::string::npos) return 0;
+  int v = 0;
+  for (size_t i = at + 3; i < candidate_id.size() && std::isdigit(static_cast<unsigned char>(candidate_id[i])); ++i) {
+    v = v * 10 + (candidate_id[i] - '0');
+  }
+  return v;
+}
+
+// "default" mode: the selected final best and its fresh re-measurement.
+void FinalBestReport(const FinalBest& f, Best* best, json* r) {
+  const json& sel = f.selection;
+  const double selected_latency = sel.at("latency_us").get<double>();
+  json remeasured = nullptr;
+  json within_noise = nullptr, confirmed = nullptr;
+  double latency = selected_latency, pct = -1;
+  if (f.measured) {
+    const Measurement& m = f.measurement;
+    remeasured = {{"activity_id", f.activity_id}, {"status", m.status},
+                  {"correct", m.correct},       {"latency_us", m.correct ? json(m.latency_us) : json(nullptr)},
+                  {"spread", m.spread},         {"reason", m.reason}};
+    if (m.correct) {
+      latency = m.latency_us;
+      pct = m.percent_of_peak;
+      const json& parent = sel.at("parent");
+      if (parent.is_object()) {
+        within_noise = !FasterBeyondNoise(m.latency_us, m.spread,
+                                          parent.at("latency_us").get<double>(),
+                                          parent.at("spread").get<double>());
+        confirmed = !within_noise.get<bool>();
+      }
+    } else {
+      confirmed = false;
+    }
+  }
+  const std::string origin = sel.at("origin").get<std::string>();
+  best->have = true;
+  best->id = origin;
+  best->sha = f.source_sha256;
+  best->iteration = origin == "baseline" ? 0 : IterationOf(origin);
+  best->latency = latency;
+  best->pct = pct;
+  (*r)["final"] = {{"selected_latency_us", selected_latency},
+                   {"selected_spread", sel.at("spread")},
+                   {"beam_id", sel.at("beam_id")},
+                   {"parent", sel.at("parent")},
+                   {"remeasured", remeasured},
+                   {"within_noise_of_parent", within_noise},
+                   {"confirmed", confirmed}};
+}
+
+json ProblemReport(const ProblemState& ps, bool default_mode, double* baseline_pct,
+                   double* best_pct, double* speedup) {
   json r = {{"id", ps.info.id},
             {"name", ps.info.name},
             {"status", ps.status},
@@ -59,7 +112,8 @@ json ProblemReport(const ProblemState& ps, double* baseline_pct, double* best_pc
     baseline = {{"latency_us", m.latency_us}, {"percent_of_peak", Pct(m.percent_of_peak)}};
     best.Offer("baseline", ps.info.baseline_sha256, 0, m.latency_us, m.percent_of_peak);
   }
-  int64_t proposed = 0, failed = 0, evaluated = 0, correct = 0;
+  int64_t proposed = 0, failed = 0, evaluated = 0, correct = 0, reused = 0, fixed = 0,
+          fix_attempts = 0;
   json by_iteration = json::array();
   for (const IterationState& it : ps.iterations) {
     for (const CandidateRecord& c : it.candidates) {
@@ -67,6 +121,9 @@ json ProblemReport(const ProblemState& ps, double* baseline_pct, double* best_pc
       ++proposed;
       if (!c.ok) ++failed;
       if (c.evaluated) ++evaluated;
+      if (c.evaluated && c.reused) ++reused;
+      fix_attempts += c.attempt;
+      if (c.attempt > 0 && c.ok && c.evaluated && c.measurement.correct) ++fixed;
       if (c.ok && c.evaluated && c.measurement.correct) {
         ++correct;
         if (!baseline.is_null()) {
@@ -81,6 +138,13 @@ json ProblemReport(const ProblemState& ps, double* baseline_pct, double* best_pc
   r["percent_of_peak_by_iteration"] = by_iteration;
   r["candidates"] = {
       {"proposed", proposed}, {"failed", failed}, {"evaluated", evaluated}, {"correct", correct}};
+  if (default_mode) {
+    r["candidates"]["reused"] = reused;
+    r["candidates"]["fix_attempts"] = fix_attempts;
+    r["candidates"]["fixed"] = fixed;
+    r["final"] = nullptr;
+    if (ps.final_best.selected && !baseline.is_null()) FinalBestReport(ps.final_best, &best, &r);
+  }
   if (best.have) {
     r["best"] = {{"candidate_id", best.id},
                  {"source_sha256", best.sha},
@@ -106,12 +170,14 @@ json BuildReport(const CampaignState& state) {
                  {"status", state.status},
                  {"reason", state.reason},
                  {"exhausted_resource", state.exhausted_resource}};
+  if (state.spec.mode != kModePaper) report["mode"] = state.spec.mode;
   json problems = json::array();
   double log_base = 0, log_best = 0, log_speedup = 0;
   int n_pct = 0, n_speedup = 0;
   for (const ProblemState& ps : state.problems) {
     double base_pct = -1, best_pct = -1, speedup = -1;
-    problems.push_back(ProblemReport(ps, &base_pct, &best_pct, &speedup));
+    problems.push_back(ProblemReport(ps, state.spec.mode != kModePaper, &base_pct, &best_pct,
+                                     &speedup));
     if (speedup > 0) {
       log_speedup += std::log(speedup);
       ++n_speedup;

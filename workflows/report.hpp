@@ -21,6 +21,20 @@
 // The best kernel is the fastest correct candidate (first one on ties) or the
 // baseline. A percent_of_peak of -1 from the evaluator (unknown) is null here.
 //
+// "default" mode adds "mode", candidates.{"reused", "fix_attempts" (sum over
+// samples), "fixed" (correct after a fix)}, and per problem
+//   "final": {"selected_latency_us", "selected_spread", "beam_id" ("" for a
+//             child of the last beam), "parent": {"beam_id", "latency_us",
+//             "spread"} | null (the baseline has none),
+//             "remeasured": {"activity_id", "status", "correct", "latency_us",
+//                            "spread", "reason"} | null,
+//             "within_noise_of_parent": bool | null (re-measured latency not
+//                 faster than the parent's beyond the noise of both),
+//             "confirmed": bool | null} | null (null until BestSelected)
+// and then "best" is the selected kernel (BestSelected) with the
+// re-measured latency and percent of peak when the re-measurement is correct
+// (else the latency it was selected with, percent null): the speedup uses it.
+//
 // Thread safety: pure function.
 #pragma once
 

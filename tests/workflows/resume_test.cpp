@@ -6,6 +6,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <iterator>
+#include <functional>
+#include <map>
 #include <set>
 
 #include "workflows/report.hpp"
@@ -23,9 +26,25 @@ std::vector<std::string> Canonical(const std::vector<Event>& log) {
   return out;
 }
 
-BOOST_AUTO_TEST_CASE(stopped_at_every_event_boundary_resumes_to_the_same_end) {
+// What one sorted event list has that the other lacks, for the message.
+std::string Difference(const std::vector<std::string>& got, const std::vector<std::string>& want) {
+  std::vector<std::string> extra, missing;
+  std::set_difference(got.begin(), got.end(), want.begin(), want.end(),
+                      std::back_inserter(extra));
+  std::set_difference(want.begin(), want.end(), got.begin(), got.end(),
+                      std::back_inserter(missing));
+  std::string out;
+  for (const auto& x : extra) out += "\n  extra: " + x.substr(0, 400);
+  for (const auto& x : missing) out += "\n  missing: " + x.substr(0, 400);
+  return out;
+}
+
+// Runs `spec` with `make_script` uninterrupted, then stopped at every event
+// boundary and resumed.
+void CheckResumeAtEveryBoundary(const CampaignSpec& spec,
+                                const std::function<Script(const World&)>& make_script) {
   const World world = MakeWorld();
-  const CampaignSpec spec = SmallSpec(world);
+  const auto MakeScript = make_script;
   // Keep a few activities in flight at every cut, as a real runtime would.
   Sim full(spec, MakeScript(world), /*order_seed=*/11, /*max_in_flight=*/4);
   REQUIRE_OK(full.Start("c1", world.sources, world.hardware));
@@ -56,7 +75,8 @@ BOOST_AUTO_TEST_CASE(stopped_at_every_event_boundary_resumes_to_the_same_end) {
     BOOST_REQUIRE_MESSAGE(BuildReport(resumed.state()) == want_report,
                           "different final report after a stop at event " << cut);
     BOOST_REQUIRE_MESSAGE(Canonical(resumed.log()) == want_events,
-                          "different events after a stop at event " << cut);
+                          "different events after a stop at event "
+                              << cut << ":" << Difference(Canonical(resumed.log()), want_events));
     for (const auto& [id, count] : resumed.llm_requests()) {
       BOOST_REQUIRE_MESSAGE(!answered.count(id),
                             "LLM call " << id << " requested again after a stop at " << cut);
@@ -65,6 +85,29 @@ BOOST_AUTO_TEST_CASE(stopped_at_every_event_boundary_resumes_to_the_same_end) {
   }
   // The cuts did land while work was in flight.
   BOOST_TEST(resumed_with_pending > n / 2);
+}
+
+BOOST_AUTO_TEST_CASE(stopped_at_every_event_boundary_resumes_to_the_same_end) {
+  const World world = MakeWorld();
+  CheckResumeAtEveryBoundary(SmallSpec(world), [](const World& w) { return MakeScript(w); });
+}
+
+// The same in "default" mode, with the fixer, re-used evaluations, credits
+// and the final re-measurement on the way.
+BOOST_AUTO_TEST_CASE(default_mode_stopped_at_every_event_boundary_resumes_to_the_same_end) {
+  const World world = MakeWorld();
+  const CampaignSpec spec = DefaultSpec(world);
+  CheckResumeAtEveryBoundary(spec, [](const World& w) { return MakeFaultyScript(w); });
+  // The run did go through the default mode's events.
+  Sim full(spec, MakeFaultyScript(world), 11, 4);
+  REQUIRE_OK(full.Start("c1", world.sources, world.hardware));
+  REQUIRE_OK(full.RunToEnd());
+  std::map<std::string, int> types;
+  for (const Event& e : full.log()) ++types[e.type];
+  BOOST_TEST(types[event_type::kFixProposed] > 0);
+  BOOST_TEST(types[event_type::kEvaluationReused] > 0);
+  BOOST_TEST(types[event_type::kExperiencesCredited] > 0);
+  BOOST_TEST(types[event_type::kBestSelected] == 2);
 }
 
 BOOST_AUTO_TEST_CASE(decide_is_idempotent_and_never_reschedules) {

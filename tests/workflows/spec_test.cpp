@@ -25,7 +25,8 @@ std::string ErrorOf(const json& j, const ModelCheck& check = {}) {
 BOOST_AUTO_TEST_CASE(defaults_are_the_papers) {
   auto spec = ParseCampaignSpec(GoodSpecJson());
   BOOST_REQUIRE(spec.ok());
-  BOOST_TEST(spec->mode == "paper");
+  BOOST_TEST(spec->mode == "default");  // a spec that names no mode
+  BOOST_TEST(FixAttempts(*spec) == 1);
   BOOST_TEST(spec->search.T == 16);
   BOOST_TEST(spec->search.B == 6);
   BOOST_TEST(spec->search.N == 12);
@@ -40,6 +41,29 @@ BOOST_AUTO_TEST_CASE(defaults_are_the_papers) {
   auto again = ParseCampaignSpec(ToJson(*spec));
   BOOST_REQUIRE(again.ok());
   BOOST_TEST(ToJson(*again) == ToJson(*spec));
+}
+
+BOOST_AUTO_TEST_CASE(modes_and_fix_attempts) {
+  json j = GoodSpecJson();
+  j["mode"] = "paper";
+  auto paper = ParseCampaignSpec(j);
+  BOOST_REQUIRE(paper.ok());
+  BOOST_TEST(Validate(*paper).ok());
+  BOOST_TEST(FixAttempts(*paper) == 0);
+  BOOST_TEST(ToJson(*paper)["search"]["fix_attempts"] == 0);
+  j["search"]["fix_attempts"] = 3;
+  auto fixed = ParseCampaignSpec(j);
+  BOOST_REQUIRE(fixed.ok());
+  BOOST_TEST(FixAttempts(*fixed) == 3);
+  j["mode"] = "default";
+  j["search"]["fix_attempts"] = 0;
+  auto none = ParseCampaignSpec(j);
+  BOOST_REQUIRE(none.ok());
+  BOOST_TEST(FixAttempts(*none) == 0);  // explicit 0 wins over the mode's 1
+  j["search"]["fix_attempts"] = -1;
+  BOOST_TEST(Mentions(ErrorOf(j), "search.fix_attempts must be >= 0"));
+  j["search"]["fix_attempts"] = 1.5;
+  BOOST_TEST(Mentions(ErrorOf(j), "'search.fix_attempts' must be an integer"));
 }
 
 BOOST_AUTO_TEST_CASE(zero_negative_and_malformed_parameters_are_named) {
@@ -97,8 +121,8 @@ BOOST_AUTO_TEST_CASE(roles_modes_and_problems_are_checked) {
   j["roles"]["planner"].erase("model");
   BOOST_TEST(Mentions(ErrorOf(j), "roles.planner.model"));
   j = GoodSpecJson();
-  j["mode"] = "default";
-  BOOST_TEST(Mentions(ErrorOf(j), "unknown search mode 'default'"));
+  j["mode"] = "greedy";
+  BOOST_TEST(Mentions(ErrorOf(j), "unknown search mode 'greedy' (known: default, paper)"));
   j = GoodSpecJson();
   j["problems"] = json::array();
   BOOST_TEST(Mentions(ErrorOf(j), "'problems' is empty"));

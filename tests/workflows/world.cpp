@@ -57,8 +57,12 @@ int LevelOf(const std::string& source) {
 bool IsSlow(const std::string& source) { return source.find("SLOW") != std::string::npos; }
 
 std::string Kernel(const std::string& function, int level, bool slow) {
+  // The level and slowness are in the code too (not only in the comment), so
+  // that kernels of different levels differ after normalization.
   return "// LEVEL=" + std::to_string(level) + (slow ? " SLOW" : "") +
-         "\n#include <cmath>\n#include <cstdint>\nextern \"C\" void " + function +
+         "\n#include <cmath>\n#include <cstdint>\nstatic const int level_marker = " +
+         std::to_string(level) + ", slow_marker = " + (slow ? "1" : "0") +
+         ";\nextern \"C\" void " + function +
          "(const float* x, float* out, int64_t M, int64_t N) {\n"
          "  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i] / (1.0f + std::exp(-x[i]));\n}\n";
 }
@@ -85,6 +89,7 @@ World MakeWorld() {
 
 CampaignSpec SmallSpec(const World& w) {
   CampaignSpec spec;
+  spec.mode = kModePaper;  // the paper-mode tests; default-mode tests set it
   for (const auto& s : w.sources) spec.problems.push_back(s.id);
   spec.search.T = 3;
   spec.search.B = 2;
@@ -164,6 +169,57 @@ Script MakeScript(const World& w) {
                   {"latency_us", latency}}},
                 {"peak_latency_us", peak},
                 {"percent_of_peak", 100.0 * peak / latency}};
+  };
+  return s;
+}
+
+CampaignSpec DefaultSpec(const World& w) {
+  CampaignSpec spec = SmallSpec(w);
+  spec.mode = kModeDefault;
+  return spec;
+}
+
+Script MakeFaultyScript(const World& w) {
+  Script s = MakeScript(w);
+  auto llm = s.llm;
+  s.llm = [llm](const ActivityRequest& a) {
+    const std::string user = a.request.at("user").get<std::string>();
+    const std::string system = a.request.at("system").get<std::string>();
+    ScriptedReply r;
+    if (a.role == kRolePlanner) {
+      r = llm(a);
+      if (system.find("\n## 1. ") != std::string::npos) r.text += "Used experiences: 1\n";
+      return r;
+    }
+    if (a.role != kRoleExecutor) return llm(a);
+    const std::string function = FunctionIn(user);
+    const int level = LevelOf(user);  // the parent's (the first kernel shown)
+    if (a.activity_id.find("/fix/") != std::string::npos) {
+      std::string fixed = Kernel(function, level + 1);
+      fixed.insert(fixed.find("extern"), "/* fixed: the missing semicolon */\n\n");
+      r.text = "Fixed:\n```cpp\n" + fixed + "```\n";
+      return r;
+    }
+    if (PlanAndSample(a.activity_id) == std::pair<int, int>{0, 1}) {
+      std::string broken = Kernel(function, level + 1);
+      broken.insert(broken.find("extern"), "// BROKEN\nint missing_semicolon = 1\n");
+      r.text = "```cpp\n" + broken + "```\n";
+      return r;
+    }
+    return llm(a);
+  };
+  auto evaluate = s.evaluate;
+  s.evaluate = [evaluate](const ActivityRequest& a) {
+    const std::string source = a.request.at("source").get<std::string>();
+    if (source.find("BROKEN") == std::string::npos) return evaluate(a);
+    return json{{"status", "compile_error"},
+                {"compiled", false},
+                {"correct", false},
+                {"reason", "expected ';' after top level declarator"},
+                {"error_text", "kernel.cpp:4:28: error: expected ';'\n" + std::string(10000, 'x') +
+                                   "\nEND-OF-ERROR"},
+                {"latency", nullptr},
+                {"profile", json::object()}};
   };
   return s;
 }

@@ -31,6 +31,16 @@ CampaignSpec SmallSpec(const World& w);
 // role by content: see world.cpp.
 Script MakeScript(const World& w);
 
+// "default" mode: SmallSpec in mode "default".
+CampaignSpec DefaultSpec(const World& w);
+
+// MakeScript with faults for the "default" mode's fixer and de-duplication:
+// executor sample n0/k1 writes a BROKEN kernel one level up (the evaluator
+// says compile_error, with a long error text); its fix (".../fix/...")
+// writes the n0/k0 kernel again with other comments and spacing. Planners
+// name experience 1 ("Used experiences: 1") when the memory has one.
+Script MakeFaultyScript(const World& w);
+
 // LEVEL=<L> marker of a kernel source (-1 when absent), and whether SLOW.
 int LevelOf(const std::string& source);
 bool IsSlow(const std::string& source);

@@ -1,0 +1,484 @@
+// The "default" search mode: elitism, noise-aware comparison, de-duplication,
+// the fixer, credited memory with eviction by usefulness and age, and the
+// final re-measurement — first on hand-built cases, then in simulated
+// campaigns with scripted faults.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "base/sha256.hpp"
+#include "workflows/beam.hpp"
+#include "workflows/memory_policy.hpp"
+#include "workflows/normalize.hpp"
+#include "workflows/parse.hpp"
+#include "workflows/prompts.hpp"
+#include "workflows/report.hpp"
+#include "test_util.hpp"
+
+namespace accelopt::workflows::testing {
+namespace {
+
+Sample Ok(const std::string& id, double latency, double spread = 0) {
+  Sample s{id, "sha-" + id, true, latency, spread};
+  s.normalized_sha256 = "norm-" + id;
+  return s;
+}
+
+Group G(int parent, double parent_latency, int plan, std::vector<Sample> samples,
+        double parent_spread = 0) {
+  Group g;
+  g.parent_index = parent;
+  g.parent_beam_id = "beam" + std::to_string(parent);
+  g.parent_source_sha256 = "sha-beam" + std::to_string(parent);
+  g.parent_normalized_sha256 = "norm-beam" + std::to_string(parent);
+  g.parent_latency_us = parent_latency;
+  g.parent_spread = parent_spread;
+  g.plan_index = plan;
+  g.plan_id = "plan" + std::to_string(parent) + "." + std::to_string(plan);
+  g.samples = std::move(samples);
+  return g;
+}
+
+std::vector<std::string> Origins(const std::vector<BeamPick>& picks) {
+  std::vector<std::string> out;
+  for (const auto& p : picks) out.push_back(p.origin);
+  return out;
+}
+
+// ---- Hand-built cases ---------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(noise_comparison_needs_a_gap_beyond_both_spreads) {
+  BOOST_TEST(FasterBeyondNoise(90, 0.02, 100, 0.02));    // 91.8 < 98
+  BOOST_TEST(!FasterBeyondNoise(97, 0.02, 100, 0.02));   // 98.94 >= 98
+  BOOST_TEST(FasterBeyondNoise(97, 0, 100, 0));          // no noise: plain comparison
+  BOOST_TEST(!FasterBeyondNoise(100, 0, 100, 0));
+  BOOST_TEST(FasterBeyondNoise(97, -1, 100, -1));        // negative spreads count as 0
+}
+
+BOOST_AUTO_TEST_CASE(elitism_keeps_the_best_parent_when_every_child_is_slower) {
+  const std::vector<Group> groups = {
+      G(0, 100, 0, {Ok("a0", 120), Ok("a1", 130)}, 0.01),
+      G(0, 100, 1, {Ok("b0", 125)}, 0.01),
+      G(1, 150, 0, {Ok("c0", 140, 0.01)}, 0.01),
+  };
+  // The paper loses the parent: all its children are slower, yet fill the beam.
+  const auto paper = Origins(PaperBeamPolicy().Select(groups, 2));
+  BOOST_TEST(std::count(paper.begin(), paper.end(), "beam0") == 0);
+  const auto picks = DefaultBeamPolicy().Select(groups, 2);
+  BOOST_TEST(Origins(picks) == (std::vector<std::string>{"beam0", "c0"}));
+  BOOST_TEST(picks[0].carried);
+  BOOST_TEST(picks[0].source_sha256 == "sha-beam0");
+  BOOST_TEST(picks[0].latency_us == 100);
+  BOOST_TEST(!picks[1].carried);
+}
+
+BOOST_AUTO_TEST_CASE(elitism_survives_children_faster_only_within_noise) {
+  // Children of the slow parent 1 beat it clearly, and are a hair faster
+  // than the elite (100), but not beyond the noise: the elite stays.
+  const std::vector<Group> groups = {
+      G(0, 100, 0, {}, 0.02),
+      G(1, 200, 0, {Ok("c0", 98, 0.02)}, 0.02),
+      G(1, 200, 1, {Ok("d0", 99, 0.02)}, 0.02),
+  };
+  BOOST_TEST(Origins(DefaultBeamPolicy().Select(groups, 2)) ==
+             (std::vector<std::string>{"c0", "beam0"}));
+  // A child faster beyond noise supersedes the elite.
+  std::vector<Group> better = groups;
+  better[2].samples = {Ok("d0", 80, 0.02)};
+  BOOST_TEST(Origins(DefaultBeamPolicy().Select(better, 2)) ==
+             (std::vector<std::string>{"d0", "c0"}));
+}
+
+BOOST_AUTO_TEST_CASE(a_child_within_noise_of_its_parent_ranks_after_the_parents) {
+  const std::vector<Group> groups = {
+      G(0, 100, 0, {Ok("a0", 97, 0.02)}, 0.02),  // "faster", but within noise
+      G(1, 130, 0, {}, 0.02),
+  };
+  // Paper: the child is first. Default: both parents first.
+  BOOST_TEST(Origins(PaperBeamPolicy().Select(groups, 1)) == (std::vector<std::string>{"a0"}));
+  BOOST_TEST(Origins(DefaultBeamPolicy().Select(groups, 3)) ==
+             (std::vector<std::string>{"beam0", "beam1", "a0"}));
+  // Without noise it is a real improvement and leads.
+  std::vector<Group> quiet = {G(0, 100, 0, {Ok("a0", 97)}), G(1, 130, 0, {})};
+  BOOST_TEST(Origins(DefaultBeamPolicy().Select(quiet, 1)) == (std::vector<std::string>{"a0"}));
+}
+
+BOOST_AUTO_TEST_CASE(identical_code_enters_the_beam_once) {
+  std::vector<Group> groups = {
+      G(0, 100, 0, {Ok("a0", 70)}),
+      G(0, 100, 1, {Ok("b0", 70)}),
+      G(0, 100, 2, {Ok("c0", 80)}),
+  };
+  groups[1].samples[0].normalized_sha256 = "norm-a0";  // same code, other comments
+  BOOST_TEST(Origins(DefaultBeamPolicy().Select(groups, 3)) ==
+             (std::vector<std::string>{"a0", "c0", "beam0"}));
+  // A child identical to its parent is the parent.
+  groups[2].samples[0].normalized_sha256 = "norm-beam0";
+  groups[2].samples[0].latency_us = 60;
+  const auto picks = DefaultBeamPolicy().Select(groups, 3);
+  BOOST_TEST(picks.size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(memory_pairs_are_noise_aware) {
+  SearchParams params;  // thresholds 1.04 / 1.15, TopK 8
+  const std::vector<Group> groups = {
+      G(0, 105, 0, {Ok("a0", 100, 0.03)}, 0.03),  // 1.05x, within noise
+      G(0, 150, 1, {Ok("b0", 100, 0.03)}, 0.03),  // 1.5x, beyond noise
+      G(0, 100, 2, {Ok("c0", 117, 0.1)}, 0.1),    // 1/1.17 slower, within noise
+  };
+  const auto paper = PaperMemoryPolicy().SelectPairs(groups, params);
+  BOOST_REQUIRE_EQUAL(paper.size(), 3u);
+  const auto noise = DefaultMemoryPolicy().SelectPairs(groups, params);
+  BOOST_REQUIRE_EQUAL(noise.size(), 1u);
+  BOOST_TEST(noise[0].child_candidate_id == "b0");
+  BOOST_TEST(noise[0].kind == kPositive);
+}
+
+MemoryItem Item(const std::string& id, int iteration, int credit) {
+  MemoryItem m;
+  m.id = id;
+  m.iteration = iteration;
+  m.credit = credit;
+  return m;
+}
+
+BOOST_AUTO_TEST_CASE(eviction_keeps_credited_then_newest_items) {
+  SearchParams params;
+  params.ExpN = 5;
+  const std::vector<MemoryItem> old = {Item("new-0", 3, 0), Item("old-2", 1, 2),
+                                       Item("mid-0", 2, 0), Item("old-1", 1, 1),
+                                       Item("new-1", 3, 1)};
+  Rng rng(1, "unused");
+  const auto kept = DefaultMemoryPolicy().RetainItems(old, 2, params, rng);
+  // Room for 3: credit 2, then credit 1 newest first.
+  BOOST_TEST(kept == (std::vector<size_t>{1, 4, 3}));
+  // Same input, same answer (no randomness).
+  Rng other(99, "other");
+  BOOST_TEST(DefaultMemoryPolicy().RetainItems(old, 2, params, other) == kept);
+  // No credit anywhere: newest first.
+  const std::vector<MemoryItem> plain = {Item("a", 1, 0), Item("b", 3, 0), Item("c", 2, 0)};
+  BOOST_TEST(DefaultMemoryPolicy().RetainItems(plain, 3, params, rng) ==
+             (std::vector<size_t>{1, 2}));
+}
+
+BOOST_AUTO_TEST_CASE(normalization_ignores_comments_and_spacing_only) {
+  const std::string a = "#include <cmath>\nint f(int x) {\n  return x + 1; // add\n}\n";
+  const std::string b = "// header\n#include <cmath>\n\nint   f( int x ){ /* c */ return x+1;}";
+  BOOST_TEST(NormalizeCode(a) == NormalizeCode(b));
+  BOOST_TEST(NormalizedCodeSha256(a) == NormalizedCodeSha256(b));
+  BOOST_TEST(NormalizeCode(a) == "#include<cmath>\nint f(int x){return x+1;}");
+  // Code that differs stays different: tokens, literals with comment-like text.
+  BOOST_TEST(NormalizeCode("return x + 2;") != NormalizeCode("return x + 1;"));
+  BOOST_TEST(NormalizeCode("int a = b;") != NormalizeCode("inta = b;"));
+  BOOST_TEST(NormalizeCode("s = \"a  // b\";") == "s=\"a  // b\";");
+  BOOST_TEST(NormalizeCode("c = '\\'';  // q") == "c='\\'';");
+}
+
+BOOST_AUTO_TEST_CASE(used_experiences_line_is_parsed_and_removed) {
+  std::string reply = "**Tile the loop**\nBlock by 64.\nUsed experiences: 5, 2, 2\nMore.\n";
+  BOOST_TEST(ExtractUsedExperiences(&reply) == (std::vector<int>{2, 5}));
+  BOOST_TEST(reply.find("Used experiences") == std::string::npos);
+  BOOST_TEST(Mentions(reply, "More."));
+  std::string none = "Plan\n**Used Experiences:** none\n";
+  BOOST_TEST(ExtractUsedExperiences(&none).empty());
+  BOOST_TEST(none == "Plan\n");
+  std::string plain = "Plan\nI used experiences wisely\n";
+  BOOST_TEST(ExtractUsedExperiences(&plain).empty());
+  BOOST_TEST(Mentions(plain, "I used experiences wisely"));
+}
+
+// ---- Simulated campaigns -----------------------------------------------
+
+struct DefaultRun {
+  World world = MakeWorld();
+  CampaignSpec spec = DefaultSpec(world);
+  std::vector<Event> log;
+  CampaignState state;
+  MapBlobSource blobs;
+  std::map<std::string, int> types;
+
+  void Run(const Script& script, uint64_t order_seed = 3) {
+    Sim sim(spec, script, order_seed, 4);
+    REQUIRE_OK(sim.Start("c1", world.sources, world.hardware));
+    REQUIRE_OK(sim.RunToEnd());
+    log = sim.log();
+    state = sim.state();
+    blobs = sim.blobs();
+    for (const Event& e : log) ++types[e.type];
+  }
+  const Event* Scheduled(const std::string& id) const {
+    for (const Event& e : log) {
+      if (e.type == event_type::kActivityScheduled && e.data["activity_id"] == id) return &e;
+    }
+    return nullptr;
+  }
+  std::string Code(const std::string& sha) const { return *blobs.Get(sha); }
+};
+
+BOOST_AUTO_TEST_CASE(default_campaign_completes_with_a_remeasured_confirmed_best) {
+  DefaultRun r;
+  r.Run(MakeFaultyScript(r.world));
+  BOOST_TEST(r.state.status == kStatusCompleted);
+  BOOST_TEST(r.state.in_flight == 0);
+  const json report = BuildReport(r.state);
+  BOOST_TEST(report["mode"] == "default");
+  const int T = r.spec.search.T;
+  for (const json& p : report["problems"]) {
+    BOOST_TEST(p["status"] == "completed");
+    // The scripted n0/k0 raises the level each iteration: level T is found.
+    BOOST_TEST(LevelOf(r.Code(p["best"]["source_sha256"].get<std::string>())) == T);
+    BOOST_TEST(p["speedup"].get<double>() == std::pow(kLevelFactor, T),
+               boost::test_tools::tolerance(1e-9));
+    const json& f = p["final"];
+    BOOST_REQUIRE(f.is_object());
+    BOOST_TEST(f["remeasured"]["correct"] == true);
+    BOOST_TEST(f["within_noise_of_parent"] == false);
+    BOOST_TEST(f["confirmed"] == true);
+    BOOST_TEST(f["parent"]["latency_us"].get<double>() ==
+               p["best"]["latency_us"].get<double>() * kLevelFactor,
+               boost::test_tools::tolerance(1e-9));
+    const std::string final_id = f["remeasured"]["activity_id"];
+    const Event* e = r.Scheduled(final_id);
+    BOOST_REQUIRE(e);
+    BOOST_TEST(e->data["purpose"] == kPurposeFinalMeasure);
+  }
+  // The final measurement comes before ProblemCompleted and after BestSelected.
+  int best_at = -1, final_at = -1, done_at = -1;
+  for (size_t i = 0; i < r.log.size(); ++i) {
+    const Event& e = r.log[i];
+    if (e.data.value("problem", -1) != 0) continue;
+    if (e.type == event_type::kBestSelected) best_at = static_cast<int>(i);
+    if (e.type == event_type::kActivityScheduled && e.data["purpose"] == kPurposeFinalMeasure) {
+      final_at = static_cast<int>(i);
+    }
+    if (e.type == event_type::kProblemCompleted) done_at = static_cast<int>(i);
+  }
+  BOOST_TEST(best_at >= 0);
+  BOOST_TEST(best_at < final_at);
+  BOOST_TEST(final_at < done_at);
+}
+
+BOOST_AUTO_TEST_CASE(a_best_that_falls_back_on_remeasurement_is_reported_as_such) {
+  DefaultRun r;
+  Script script = MakeFaultyScript(r.world);
+  auto evaluate = script.evaluate;
+  script.evaluate = [evaluate](const ActivityRequest& a) {
+    json result = evaluate(a);
+    if (a.activity_id.size() > 6 && a.activity_id.substr(a.activity_id.size() - 6) == "/final") {
+      // Fresh measurement: 1.45x slower, within the noise of the parent.
+      const double l = result["latency"]["median_us"].get<double>() * 1.49;
+      result["latency"]["median_us"] = l;
+      result["latency"]["spread"] = 0.02;
+    }
+    return result;
+  };
+  r.Run(script);
+  const json report = BuildReport(r.state);
+  for (const json& p : report["problems"]) {
+    const json& f = p["final"];
+    BOOST_TEST(f["within_noise_of_parent"] == true);
+    BOOST_TEST(f["confirmed"] == false);
+    // The best's latency is the fresh one, not the lucky one it was chosen with.
+    BOOST_TEST(p["best"]["latency_us"].get<double>() ==
+                   f["selected_latency_us"].get<double>() * 1.49,
+               boost::test_tools::tolerance(1e-9));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(identical_code_is_evaluated_once_and_reuse_is_recorded) {
+  DefaultRun r;
+  r.Run(MakeFaultyScript(r.world));
+  BOOST_TEST(r.types[event_type::kEvaluationReused] > 0);
+  // Per problem, no normalized code is evaluated twice as a candidate.
+  std::map<std::string, std::string> source_of;  // activity -> source sha
+  std::map<std::string, std::string> purpose_of;
+  for (const Event& e : r.log) {
+    if (e.type == event_type::kActivityScheduled && e.data["kind"] == "evaluation") {
+      source_of[e.data["activity_id"]] = e.data["payload"]["source_sha256"];
+      purpose_of[e.data["activity_id"]] = e.data["purpose"];
+    }
+  }
+  std::set<std::pair<int, std::string>> evaluated;
+  for (const Event& e : r.log) {
+    if (e.type != event_type::kActivityScheduled || e.data["purpose"] != kPurposeEvaluate) continue;
+    const std::string norm =
+        NormalizedCodeSha256(r.Code(e.data["payload"]["source_sha256"].get<std::string>()));
+    BOOST_TEST(evaluated.insert({e.data["problem"].get<int>(), norm}).second,
+               "evaluated twice: " << e.data["activity_id"]);
+  }
+  int reused_fix = 0, reused_measure = 0;
+  for (const Event& e : r.log) {
+    if (e.type != event_type::kEvaluationReused) continue;
+    const std::string from = e.data["reused_activity"];
+    BOOST_REQUIRE(source_of.count(from));
+    BOOST_TEST(NormalizedCodeSha256(r.Code(source_of[from])) ==
+               e.data["normalized_sha256"].get<std::string>());
+    if (e.data["attempt"] == 1) ++reused_fix;
+    if (purpose_of[from] == kPurposeMeasure) ++reused_measure;
+  }
+  // The fixed kernels equal the n0/k0 sample (other comments, spacing).
+  BOOST_TEST(reused_fix > 0);
+  // A child of the carried-over parent equals the leading beam member.
+  BOOST_TEST(reused_measure > 0);
+  const json report = BuildReport(r.state);
+  BOOST_TEST(report["problems"][0]["candidates"]["reused"].get<int>() > 0);
+}
+
+BOOST_AUTO_TEST_CASE(failed_samples_go_to_the_fixer_with_the_truncated_error) {
+  DefaultRun r;
+  r.Run(MakeFaultyScript(r.world));
+  int fixes = 0;
+  for (const Event& e : r.log) {
+    if (e.type != event_type::kActivityScheduled || e.data["purpose"] != kPurposeFix) continue;
+    ++fixes;
+    const std::string id = e.data["activity_id"];
+    BOOST_TEST(id.find("/fix/b") != std::string::npos);
+    BOOST_TEST(id.find("/n0/k1/f1") == id.size() - 9, id);
+    BOOST_TEST(e.data["role"] == kRoleExecutor);
+    BOOST_TEST(e.data["attempt"] == 1);
+    const std::string user = r.Code(e.data["payload"]["user_sha256"].get<std::string>());
+    BOOST_TEST(Mentions(user, "compile_error: expected ';'"));
+    BOOST_TEST(Mentions(user, "END-OF-ERROR"));  // the tail is kept
+    BOOST_TEST(Mentions(user, "bytes cut"));
+    BOOST_TEST(user.find(std::string(kFixErrorBytes, 'x')) == std::string::npos);
+    BOOST_TEST(Mentions(user, "BROKEN"));  // the failed rewrite is shown
+  }
+  // Every sample n0/k1 of every iteration and problem was fixed once.
+  int broken = 0;
+  for (const Event& e : r.log) {
+    if (e.type == event_type::kCandidateProposed && e.data["plan"] == 0 && e.data["sample"] == 1) {
+      ++broken;
+    }
+  }
+  BOOST_TEST(fixes == broken);
+  BOOST_TEST(r.types[event_type::kFixProposed] == fixes);
+  const json report = BuildReport(r.state);
+  for (const json& p : report["problems"]) {
+    BOOST_TEST(p["candidates"]["fixed"].get<int>() > 0);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(fix_attempts_are_bounded_per_sample) {
+  for (int F : {0, 2}) {
+    DefaultRun r;
+    r.spec.search.fix_attempts = F;
+    Script script = MakeFaultyScript(r.world);
+    auto llm = script.llm;
+    script.llm = [llm](const ActivityRequest& a) {
+      ScriptedReply reply = llm(a);
+      if (a.activity_id.find("/fix/") != std::string::npos) {
+        // The fixer never manages: a new broken variant each time.
+        const std::string user = a.request.at("user").get<std::string>();
+        const std::string fn = user.find("void gelu(") != std::string::npos ? "gelu" : "silu";
+        reply.text = "```cpp\n// BROKEN\nint x = 1\nint attempt_" +
+                     a.activity_id.substr(a.activity_id.size() - 1) + ";\nextern \"C\" void " +
+                     fn + "(const float* x, float* out, int64_t M, int64_t N) {}\n```\n";
+      }
+      return reply;
+    };
+    r.Run(script);
+    BOOST_TEST(r.state.status == kStatusCompleted);
+    std::map<std::string, int> per_sample;
+    for (const Event& e : r.log) {
+      if (e.type != event_type::kActivityScheduled || e.data["purpose"] != kPurposeFix) continue;
+      const std::string id = e.data["activity_id"];
+      ++per_sample[id.substr(0, id.rfind("/f"))];
+      BOOST_TEST(e.data["attempt"].get<int>() <= F);
+    }
+    if (F == 0) {
+      BOOST_TEST(per_sample.empty());
+    } else {
+      BOOST_TEST(!per_sample.empty());
+      for (const auto& [sample, n] : per_sample) BOOST_TEST(n == F, sample);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(used_experiences_are_credited_and_no_optimization_takes_no_room) {
+  DefaultRun r;
+  Script script = MakeFaultyScript(r.world);
+  auto llm = script.llm;
+  script.llm = [llm](const ActivityRequest& a) {
+    ScriptedReply reply = llm(a);
+    const std::string user = a.request.at("user").get<std::string>();
+    if (a.role == kRoleSummarizer) {
+      // The real speedup is given to the summarizer.
+      BOOST_TEST(Mentions(user, "x faster than the slow one"));
+      if (user.find("SLOW") != std::string::npos) reply.text = "No optimization found";
+    }
+    if (a.role == kRolePlanner) BOOST_TEST(Mentions(user, "Used experiences:"));
+    return reply;
+  };
+  r.Run(script);
+  int credits = 0, dropped = 0;
+  std::set<std::string> used;
+  for (const Event& e : r.log) {
+    if (e.type == event_type::kPlanProposed && e.data.contains("used_experiences")) {
+      for (const json& id : e.data["used_experiences"]) used.insert(id.get<std::string>());
+      BOOST_TEST(e.data["description"].get<std::string>().find("Used experiences") ==
+                 std::string::npos);
+    }
+    if (e.type == event_type::kExperiencesCredited) {
+      for (const json& c : e.data["credits"]) {
+        ++credits;
+        BOOST_TEST(used.count(c["item_id"].get<std::string>()));
+        BOOST_TEST(c["child_speedup"].get<double>() > 1.0);
+      }
+    }
+    if (e.type == event_type::kMemoryUpdated) {
+      dropped += static_cast<int>(e.data["dropped"].size());
+      for (const json& m : e.data["added"]) BOOST_TEST(m["no_optimization"] == false);
+    }
+  }
+  BOOST_TEST(!used.empty());
+  BOOST_TEST(credits > 0);
+  BOOST_TEST(dropped > 0);
+  int credited_items = 0;
+  for (const ProblemState& ps : r.state.problems) {
+    for (const MemoryItem& m : ps.memory) {
+      BOOST_TEST(!m.no_optimization);
+      if (m.credit > 0) ++credited_items;
+    }
+  }
+  BOOST_TEST(credited_items > 0);
+}
+
+BOOST_AUTO_TEST_CASE(the_beam_never_loses_the_best_kernel_so_far) {
+  DefaultRun r;
+  Script script = MakeFaultyScript(r.world);
+  auto llm = script.llm;
+  // From iteration 1 on, every executor sample is slower than its parent.
+  script.llm = [llm](const ActivityRequest& a) {
+    ScriptedReply reply = llm(a);
+    if (a.role == kRoleExecutor && a.activity_id.find("/it0/") == std::string::npos) {
+      const std::string user = a.request.at("user").get<std::string>();
+      reply.text = "```cpp\n" + Kernel("silu", LevelOf(user) - 1) + "```\n";
+      if (user.find("void gelu(") != std::string::npos) {
+        reply.text = "```cpp\n" + Kernel("gelu", LevelOf(user) - 1) + "```\n";
+      }
+    }
+    return reply;
+  };
+  r.Run(script);
+  for (const ProblemState& ps : r.state.problems) {
+    double best = 1e300;
+    for (const IterationState& it : ps.iterations) {
+      double beam_best = 1e300;
+      for (const BeamMember& m : it.beam) beam_best = std::min(beam_best, m.latency_us());
+      if (it.iteration > 0) BOOST_TEST(beam_best <= best * (1 + 1e-9));
+      for (const CandidateRecord& c : it.candidates) {
+        if (c.ok && c.evaluated && c.measurement.correct) {
+          best = std::min(best, c.measurement.latency_us);
+        }
+      }
+      best = std::min(best, beam_best);
+    }
+    // Level 1 (found in iteration 0) is the best and is the final best.
+    BOOST_TEST(LevelOf(*r.blobs.Get(ps.final_best.source_sha256)) == 1);
+  }
+}
+
+}  // namespace
+}  // namespace accelopt::workflows::testing
