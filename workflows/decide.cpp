@@ -258,7 +258,8 @@ class Decider {
     const bool dedup = default_mode();
     const int width = static_cast<int>(it.beam.size());
     bool lower_known = true;  // every sample before this one has its first version
-    std::map<std::string, int> first_v0;  // normalized code -> first sample index with it
+    // normalized code -> first sample index with it (views into the state)
+    std::map<std::string_view, int> first_v0;
     for (int b = 0; b < width; ++b) {
       for (int n = 0; n < sp.N; ++n) {
         const PlanRecord& plan = it.plans[PlanIndex(spec(), b, n)];
@@ -278,35 +279,61 @@ class Decider {
         for (int k = 0; k < sp.K; ++k) {
           const int idx = CandidateIndex(spec(), b, n, k);
           const CandidateRecord& c = it.candidates[idx];
-          const std::string nk =
-              "/b" + std::to_string(b) + "/n" + std::to_string(n) + "/k" + std::to_string(k);
-          const json indices = {{"beam", b}, {"plan", n}, {"sample", k}};
-          if (!c.exec_scheduled) {
-            ACCELOPT_RETURN_IF_ERROR(ScheduleExecutor(p, i, b, plan, pre + "/exec" + nk, indices));
-            lower_known = false;
+          const bool settled = c.proposed && (!c.ok || (c.evaluated && !FixDue(c)));
+          if (settled) {
+            RecordFirstVersion(c, idx, dedup, &first_v0);
             continue;
           }
-          if (!c.proposed) {
-            if (c.exec_done) ACCELOPT_RETURN_IF_ERROR(ProposeCandidate(p, i, pre, nk, indices));
+          // Waiting (in flight, or on the samples before it): nothing to build.
+          const bool waiting = c.exec_scheduled && (c.proposed ? (c.eval_scheduled && !c.evaluated) ||
+                                                                     (!c.evaluated && dedup && !lower_known) ||
+                                                                     (c.fix_scheduled && !c.fix_done)
+                                                               : !c.exec_done);
+          if (waiting) {
+            if (!c.proposed) lower_known = false;
+            RecordFirstVersion(c, idx, dedup, &first_v0);
+            continue;
+          }
+          const std::string nk =
+              "/b" + std::to_string(b) + "/n" + std::to_string(n) + "/k" + std::to_string(k);
+          if (!c.exec_scheduled || !c.proposed) {
+            const json indices = {{"beam", b}, {"plan", n}, {"sample", k}};
+            if (!c.exec_scheduled) {
+              ACCELOPT_RETURN_IF_ERROR(
+                  ScheduleExecutor(p, i, b, plan, pre + "/exec" + nk, indices));
+            } else {
+              ACCELOPT_RETURN_IF_ERROR(ProposeCandidate(p, i, pre, nk, indices));
+            }
             lower_known = false;
             continue;
           }
           ACCELOPT_RETURN_IF_ERROR(
               StepSample(p, i, b, n, k, pre, nk, dedup && lower_known, dedup, first_v0));
-          const bool v0_ok = c.versions.empty() ? c.ok : c.versions[0].ok;
-          const std::string& v0_norm =
-              c.versions.empty() ? c.normalized_sha256 : c.versions[0].normalized_sha256;
-          if (dedup && v0_ok && !v0_norm.empty()) first_v0.emplace(v0_norm, idx);
+          RecordFirstVersion(c, idx, dedup, &first_v0);
         }
       }
     }
     return Status::Ok();
   }
 
+  bool FixDue(const CandidateRecord& c) const {
+    return c.ok && c.evaluated && c.attempt < FixAttempts(spec()) &&
+           FixableResult(c.measurement);
+  }
+
+  static void RecordFirstVersion(const CandidateRecord& c, int idx, bool dedup,
+                                 std::map<std::string_view, int>* first_v0) {
+    if (!dedup) return;
+    const bool v0_ok = c.versions.empty() ? c.ok : c.versions[0].ok;
+    const std::string& v0_norm =
+        c.versions.empty() ? c.normalized_sha256 : c.versions[0].normalized_sha256;
+    if (v0_ok && !v0_norm.empty()) first_v0->emplace(v0_norm, idx);
+  }
+
   // One step of a proposed sample: evaluate (or reuse), then fix.
   Status StepSample(int p, int i, int b, int n, int k, const std::string& pre,
                     const std::string& nk, bool may_decide, bool dedup,
-                    const std::map<std::string, int>& first_v0) {
+                    const std::map<std::string_view, int>& first_v0) {
     const IterationState& it = It(p, i);
     const CandidateRecord& c = it.candidates[CandidateIndex(spec(), b, n, k)];
     if (!c.ok) return Status::Ok();  // no usable code: settled
