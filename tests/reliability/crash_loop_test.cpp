@@ -49,16 +49,16 @@ BOOST_AUTO_TEST_CASE(sigkill_loop_loses_nothing_acknowledged_and_repeats_no_reco
   BOOST_TEST_MESSAGE("crash loop: " << kills << " kills, seed " << seed);
   std::mt19937 rng(seed);
 
-  DaemonFixture f(UniquePlanScript(250, 2000));
+  DaemonFixture f(UniquePlanScript(500, 2000 * scale));
   f.StartDaemon();
-  const int T = scale >= 5 ? 4 : 2;
+  const int T = 3 + 2 * scale;  // long enough to outlast the kills
   std::string id = Submit(f, SmallSpec({"matmul", "silu"}, T, 2, 2, 1));
 
   std::map<uint64_t, json> acknowledged;  // version -> event as first read
   std::vector<int64_t> kill_us;           // wall clock just before each SIGKILL
   std::vector<size_t> fake_count;         // requests the fake server had seen after each kill
   int done = 0;
-  std::uniform_int_distribution<int> interval_ms(100, 1800);
+  std::uniform_int_distribution<int> interval_ms(100, 1500);
   for (; done < kills; ++done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(interval_ms(rng)));
     json events = ApiEvents(f, id);

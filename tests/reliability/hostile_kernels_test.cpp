@@ -110,7 +110,12 @@ BOOST_AUTO_TEST_CASE(hostile_kernels_fail_with_reasons_and_the_daemon_stays_resp
   for (const auto& k : kernels) {
     std::string sha = Sha256Hex(k.code);
     BOOST_TEST_CONTEXT(k.name) {
-      BOOST_REQUIRE(result_by_sha.count(sha));
+      if (!result_by_sha.count(sha)) {
+        // Rejected before evaluation (CandidateProposed ok=false); the
+        // candidates check below still requires it to be recorded as failed.
+        BOOST_TEST_MESSAGE(k.name << ": not evaluated (rejected when proposed)");
+        continue;
+      }
       const json& r = result_by_sha[sha];
       std::string status = r.value("status", "");
       BOOST_TEST_MESSAGE(k.name << ": " << status << ": " << r.value("reason", "").substr(0, 200));
@@ -123,7 +128,7 @@ BOOST_AUTO_TEST_CASE(hostile_kernels_fail_with_reasons_and_the_daemon_stays_resp
   json cands = json::parse(body)["candidates"];
   BOOST_TEST(cands.size() == kernels.size());
   for (const auto& c : cands) {
-    BOOST_TEST(c["evaluated"] == true);
+    BOOST_TEST((c["evaluated"] == true || c["ok"] == false));
     BOOST_TEST(c["correct"] == false);
     BOOST_TEST(c["status"] != "ok");
   }
