@@ -235,12 +235,14 @@ void Api::AddRoutes() {
       json rows;
       size_t left;
       Respond respond;
+      std::string suite;
     };
     auto g = std::make_shared<Gather>();
     g->rows = json::array();
     for (size_t i = 0; i < names.size(); ++i) g->rows.push_back(json::object());
     g->left = names.size();
     g->respond = respond;
+    g->suite = suite;
     for (size_t i = 0; i < names.size(); ++i) {
       std::string dir = it->second + "/" + names[i];
       auto src = Env::Default()->ReadFile(dir + "/baseline.cpp");
@@ -257,7 +259,16 @@ void Api::AddRoutes() {
         d_.metrics->Add("accelopt_evaluations_total", {{"outcome", eval::EvalStatusName(r.status)}}, 1);
         std::lock_guard lock(g->mu);
         g->rows[i] = row;
-        if (--g->left == 0) g->respond(Ok({{"problems", g->rows}}));
+        if (--g->left == 0) net::post(*d_.ioc, [this, g] {
+          // Recorded in the system stream so profiles stay comparable over time.
+          store::StreamAppend a;
+          a.stream = runtime_event::kSystemStream;
+          a.events.push_back(store::NewEvent{runtime_event::kBaselineProfiled, 0,
+                                             {{"suite", g->suite}, {"problems", g->rows}}, {}, {}});
+          auto r = d_.log->Append({std::move(a)});
+          if (!r.ok()) LogWarning("could not record the baseline profile: " + r.status().ToString());
+          g->respond(Ok({{"suite", g->suite}, {"problems", g->rows}}));
+        });
       };
       auto t = d_.eval->Submit(std::move(er), "baseline", [finish](uint64_t, eval::EvalResult r) { finish(std::move(r)); });
       if (!t.ok()) finish(eval::EvalResult::Failure(eval::EvalStatus::kInternalError, t.status().message()));

@@ -52,6 +52,12 @@ inline constexpr const char kCampaignPaused[] = "CampaignPaused";
 inline constexpr const char kCampaignResumed[] = "CampaignResumed";
 inline constexpr const char kCampaignInterrupted[] = "CampaignInterrupted";
 inline constexpr const char kCampaignSubmitted[] = "CampaignSubmitted";
+// In the "system" stream: daemon lifecycle, calibrations, baseline profiles.
+inline constexpr const char kDaemonStarted[] = "DaemonStarted";
+inline constexpr const char kDaemonStopped[] = "DaemonStopped";
+inline constexpr const char kCalibrationRecorded[] = "CalibrationRecorded";
+inline constexpr const char kBaselineProfiled[] = "BaselineProfiled";
+inline constexpr const char kSystemStream[] = "system";
 }  // namespace runtime_event
 bool IsRuntimeEventType(const std::string& type);
 

@@ -1,5 +1,7 @@
 #include "daemon/daemon.hpp"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <filesystem>
 #include <thread>
@@ -78,7 +80,9 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   store::EventTypeRegistry registry;
   for (const auto& t : workflows::CampaignEventTypes()) (void)registry.Register(t.name, t.schema_version);
   for (const char* t : {runtime_event::kCampaignPaused, runtime_event::kCampaignResumed,
-                        runtime_event::kCampaignInterrupted, runtime_event::kCampaignSubmitted})
+                        runtime_event::kCampaignInterrupted, runtime_event::kCampaignSubmitted,
+                        runtime_event::kDaemonStarted, runtime_event::kDaemonStopped,
+                        runtime_event::kCalibrationRecorded, runtime_event::kBaselineProfiled})
     (void)registry.Register(t, 1);
   store::EventLog::Options lo;
   lo.create_if_missing = true;
@@ -124,6 +128,27 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     backends.push_back({cpu, bc.slots});
   }
   eval::Dispatcher dispatcher(backends);
+
+  // The system stream: this start, and the calibration when it changed.
+  auto record_system = [&](const char* type, json data) {
+    store::StreamAppend a;
+    a.stream = runtime_event::kSystemStream;
+    a.events.push_back(store::NewEvent{type, 0, std::move(data), {}, {}});
+    auto r = (*log)->Append({std::move(a)});
+    if (!r.ok()) LogWarning(std::string("could not record ") + type + ": " + r.status().ToString());
+  };
+  {
+    std::string last_calibration;
+    auto sys = (*log)->ReadStream(runtime_event::kSystemStream);
+    if (sys.ok()) {
+      for (const auto& e : *sys)
+        if (e.type == runtime_event::kCalibrationRecorded) last_calibration = Dump(e.data.value("calibration", json()));
+    }
+    record_system(runtime_event::kDaemonStarted, {{"version", "0.1.0"}, {"pid", static_cast<int64_t>(getpid())}});
+    if (cpu && Dump(hardware) != last_calibration) {
+      record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", hardware}});
+    }
+  }
 
   net::io_context ioc;
   auto work = net::make_work_guard(ioc);
@@ -229,6 +254,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   NotifyStopping();
   net::post(ioc, [&] { server.Stop(); signals.cancel(); watchdog.cancel(); });
   manager.Shutdown("daemon stopped");
+  if ((*log)->Healthy()) record_system(runtime_event::kDaemonStopped, {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
   dispatcher.Shutdown();
   providers->reset();
   work.reset();

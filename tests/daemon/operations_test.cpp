@@ -10,6 +10,8 @@
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <thread>
 
 #include "base/subprocess.hpp"
@@ -224,4 +226,33 @@ BOOST_AUTO_TEST_CASE(router_is_pure_and_total) {
   BOOST_TEST(json::parse(ok.body())["after"] == "5");
   BOOST_TEST(call(daemon::http::verb::post, "/v1/campaigns/c/events").result_int() == 405u);
   BOOST_TEST(call(daemon::http::verb::get, "/v1/campaigns/c").result_int() == 404u);
+}
+
+BOOST_AUTO_TEST_CASE(system_stream_records_lifecycle_calibration_and_baselines) {
+  DaemonFixture f(StandardScript(5), {{"suites", {{"test", SourceDir() + "/tests/evaluators/problems"}}}});
+  f.StartDaemon();
+  auto b = f.Ctl({"baseline", "test", "-o", "json"});
+  BOOST_REQUIRE_EQUAL(b.exit_code, 0);
+  json profile = b.Json();
+  BOOST_TEST(profile["problems"].size() == 3u);
+  for (const auto& p : profile["problems"]) BOOST_TEST(p["status"] == "ok", p.dump());
+  BOOST_TEST(f.StopDaemon() == 0);
+  f.StartDaemon();
+  BOOST_TEST(f.StopDaemon() == 0);
+  ProcessSpec spec;
+  spec.argv = {ACCELOPT_STORE_PATH, "dump", f.dir + "/state/events"};
+  spec.max_output_bytes = 64 << 20;
+  auto r = RunProcess(spec);
+  BOOST_REQUIRE(r.ok());
+  BOOST_REQUIRE_EQUAL(r->exit_code, 0);
+  std::map<std::string, int> types;
+  std::istringstream in(r->stdout_data);
+  for (std::string line; std::getline(in, line);) {
+    auto j = json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.value("stream", "") == "system") types[j.value("type", "")]++;
+  }
+  BOOST_TEST(types["DaemonStarted"] == 2);
+  BOOST_TEST(types["DaemonStopped"] == 2);
+  BOOST_TEST(types["CalibrationRecorded"] == 1);  // unchanged calibration is not recorded twice
+  BOOST_TEST(types["BaselineProfiled"] == 1);
 }
