@@ -24,6 +24,7 @@ struct Options {
   std::vector<std::string> problems;  // submit --problem
   std::string file;                // memory import FILE, redistill spec
   std::string format;              // memory import --format accelopt|bank
+  bool force = false;              // calibrate --force: re-measure now
 };
 
 // Maps an API reply to an exit code, printing the error on stderr.

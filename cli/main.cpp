@@ -67,8 +67,9 @@ int main(int argc, char** argv) {
   auto* suites = app.add_subcommand("suites", "list suites and problems");
   auto* baseline = app.add_subcommand("baseline", "evaluate every baseline of a suite");
   positional(baseline, "suite", "suite name (default cpu)", false);
-  auto* calibrate = app.add_subcommand("calibrate", "measure the machine's peaks for a backend");
+  auto* calibrate = app.add_subcommand("calibrate", "show the backend's calibrated peaks; --force re-measures them");
   positional(calibrate, "backend", "backend (default cpu)", false);
+  calibrate->add_flag("--force", o.force, "re-measure now (keep the machine quiet) and use it from now on");
   auto* health = app.add_subcommand("health", "is the daemon healthy? (exit 0 if so)");
 
   try {

@@ -136,7 +136,8 @@ int CmdBaseline(ApiClient& api, const Options& o) {
 }
 
 int CmdCalibrate(ApiClient& api, const Options& o) {
-  json body = {{"backend", o.args.empty() ? "cpu" : o.args[0]}};
+  json body = {{"backend", o.args.empty() ? "cpu" : o.args[0]}, {"force", o.force}};
+  if (o.force && !o.json_output) std::cerr << "re-measuring peak FLOP/s and bandwidth (a few seconds; keep the machine quiet)...\n";
   return Simple(api, o, "POST", "/v1/calibrate", &body, std::chrono::minutes(5));
 }
 

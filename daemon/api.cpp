@@ -214,8 +214,21 @@ void Api::AddRoutes() {
     respond(Ok({{"suites", suites}}));
   });
 
-  router_.Add(V::post, "/v1/calibrate", [this](const HttpRequest&, const RouteParams&, Respond respond) {
-    respond(Ok({{"backend", "cpu"}, {"calibration", d_.calibration}}));
+  router_.Add(V::post, "/v1/calibrate", [this](const HttpRequest& req, const RouteParams&, Respond respond) {
+    auto body = ParseBody(req);
+    if (!body.ok()) return respond(ApiError(body.status()));
+    std::string backend = body->value("backend", "cpu");
+    if (backend != "cpu" || !d_.calibrate)
+      return respond(ApiError(http::status::not_found, "not_found", "no calibratable backend '" + backend + "'"));
+    if (body->contains("force") && !(*body)["force"].is_boolean())
+      return respond(ApiError(http::status::bad_request, "invalid_argument", "body.force: must be true or false"));
+    bool force = body->value("force", false);
+    // Measuring takes seconds: off the connection's strand.
+    net::post(*d_.ioc, [this, force, respond] {
+      auto c = d_.calibrate(force);
+      if (!c.ok()) return respond(ApiError(c.status()));
+      respond(Ok({{"backend", "cpu"}, {"remeasured", force}, {"calibration", *c}}));
+    });
   });
 
   router_.Add(V::post, "/v1/baseline", [this](const HttpRequest& req, const RouteParams&, Respond respond) {

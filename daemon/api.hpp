@@ -27,8 +27,9 @@ struct ApiDeps {
   eval::Dispatcher* eval = nullptr;
   Metrics* metrics = nullptr;
   const DaemonConfig* config = nullptr;
-  json calibration;                       // the cpu backend's calibration (hardware facts, peaks)
-  std::function<void()> on_calibrate;     // re-measure (optional)
+  // The cpu backend's calibration: the one in use, or (force) measured now
+  // and recorded. Blocking (seconds when forced).
+  std::function<Result<json>(bool force)> calibrate;
 };
 
 class Api {

@@ -153,7 +153,12 @@ Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::st
     return InvalidArgument("unknown provider '" + provider + "'");
   };
   std::string id = NewCampaignId(s_.env);
-  auto cmd = workflows::StartCampaign(id, *spec, sources, hardware_, check);
+  json hardware;
+  {
+    std::lock_guard lock(mu_);
+    hardware = hardware_;
+  }
+  auto cmd = workflows::StartCampaign(id, *spec, sources, hardware, check);
   if (!cmd.ok()) return cmd.status();
 
   store::StreamAppend campaign;
@@ -229,6 +234,11 @@ std::vector<std::shared_ptr<CampaignRunner>> CampaignManager::All() const {
   std::vector<std::shared_ptr<CampaignRunner>> out;
   for (const auto& [id, r] : campaigns_) out.push_back(r);
   return out;
+}
+
+void CampaignManager::SetHardware(json hardware) {
+  std::lock_guard lock(mu_);
+  hardware_ = std::move(hardware);
 }
 
 size_t CampaignManager::Active() const {

@@ -50,6 +50,8 @@ class CampaignManager {
   std::string ProblemDir(const std::string& problem_id) const;
 
   size_t Active() const;
+  // The backend facts shown to the agents of campaigns submitted from now on.
+  void SetHardware(json hardware);
 
  private:
   Result<json> CompleteSpec(json spec) const;

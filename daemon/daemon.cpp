@@ -196,7 +196,23 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   ad.eval = &dispatcher;
   ad.metrics = &metrics;
   ad.config = &config;
-  ad.calibration = hardware;
+  std::mutex calibrate_mu;
+  ad.calibrate = [&](bool force) -> Result<json> {
+    std::lock_guard lock(calibrate_mu);
+    if (!cpu) return NotFound("the cpu backend is not configured");
+    if (!force) {
+      auto c = cpu->GetCalibration();
+      if (!c.ok()) return c.status();
+      return c->ToJson();
+    }
+    LogInfo("re-measuring the cpu backend's peaks");
+    auto c = cpu->Recalibrate();
+    if (!c.ok()) return c.status();
+    json j = c->ToJson();
+    record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", j}});
+    manager.SetHardware(j);
+    return j;
+  };
   Api api(ad);
   HttpServerOptions so;
   so.bearer_token = *token;

@@ -69,6 +69,19 @@ Result<Calibration> CpuBackend::GetCalibration() {
   return c;
 }
 
+Result<Calibration> CpuBackend::Recalibrate() {
+  CalibrationOptions co;
+  co.compiler = options_.compiler;
+  co.work_dir = (fs::path(options_.cache_dir) / "calibrate").string();
+  ACCELOPT_ASSIGN_OR_RETURN(Calibration c, Calibrate(co));
+  std::error_code ec;
+  fs::create_directories(fs::path(options_.calibration_path).parent_path(), ec);
+  ACCELOPT_RETURN_IF_ERROR(Env::Default()->WriteFileAtomic(options_.calibration_path, Dump(c.ToJson(), 2) + "\n"));
+  std::lock_guard<std::mutex> lock(calibration_mu_);
+  calibration_ = c;
+  return c;
+}
+
 EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
   const auto t_start = Clock::now();
   const EvalSettings& s = request.settings;

@@ -53,6 +53,10 @@ class CpuBackend : public Backend {
 
   // The calibration in use (loads or measures it on first call).
   Result<Calibration> GetCalibration();
+  // Measures now (a few seconds), saves it to calibration_path and uses it
+  // for every later evaluation. Run it on a quiet machine: load lowers the
+  // measured peaks.
+  Result<Calibration> Recalibrate();
 
  private:
   CpuBackendOptions options_;

@@ -236,8 +236,15 @@ BOOST_AUTO_TEST_CASE(system_stream_records_lifecycle_calibration_and_baselines) 
   json profile = b.Json();
   BOOST_TEST(profile["problems"].size() == 3u);
   for (const auto& p : profile["problems"]) BOOST_TEST(p["status"] == "ok", p.dump());
+  auto shown = f.Ctl({"calibrate", "-o", "json"});
+  BOOST_REQUIRE_EQUAL(shown.exit_code, 0);
+  BOOST_TEST(shown.Json()["remeasured"] == false);
+  BOOST_TEST(shown.Json()["calibration"].contains("hardware"));
   BOOST_TEST(f.StopDaemon() == 0);
   f.StartDaemon();
+  auto forced = f.Ctl({"calibrate", "--force", "-o", "json"});
+  BOOST_REQUIRE_EQUAL(forced.exit_code, 0);
+  BOOST_TEST(forced.Json()["remeasured"] == true);
   BOOST_TEST(f.StopDaemon() == 0);
   ProcessSpec spec;
   spec.argv = {ACCELOPT_STORE_PATH, "dump", f.dir + "/state/events"};
@@ -253,6 +260,7 @@ BOOST_AUTO_TEST_CASE(system_stream_records_lifecycle_calibration_and_baselines) 
   }
   BOOST_TEST(types["DaemonStarted"] == 2);
   BOOST_TEST(types["DaemonStopped"] == 2);
-  BOOST_TEST(types["CalibrationRecorded"] == 1);  // unchanged calibration is not recorded twice
+  // Once at the first start (unchanged at the second, so not again), once for --force.
+  BOOST_TEST(types["CalibrationRecorded"] == 2);
   BOOST_TEST(types["BaselineProfiled"] == 1);
 }
