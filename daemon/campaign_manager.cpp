@@ -68,14 +68,24 @@ Result<workflows::ProblemSource> CampaignManager::LoadProblem(const std::string&
   return src;
 }
 
+Result<std::vector<llm::ProviderConfig>> CampaignManager::ProviderConfigs() const {
+  // Parsed once: the config does not change while the daemon runs.
+  std::call_once(providers_once_, [this] {
+    auto r = llm::ParseProvidersConfig(config_.providers);
+    if (r.ok()) providers_ = std::move(*r);
+    else providers_error_ = r.status();
+  });
+  if (!providers_error_.ok()) return providers_error_;
+  return providers_;
+}
+
 Result<json> CampaignManager::CompleteSpec(json spec) const {
   if (!spec.is_object()) return InvalidArgument("spec: must be a JSON object");
   if (!spec.contains("suite")) spec["suite"] = "suites/cpu";
   // Roles: the config's mapping, overridden field by field by the spec.
   json roles = spec.value("roles", json::object());
   if (!roles.is_object()) return InvalidArgument("roles: must be an object");
-  auto providers = llm::ParseProvidersConfig(config_.providers);
-  if (!providers.ok()) return providers.status();
+  ACCELOPT_ASSIGN_OR_RETURN(const auto& providers, ProviderConfigs());
   for (const char* role : {workflows::kRolePlanner, workflows::kRoleExecutor, workflows::kRoleSummarizer}) {
     json r = roles.value(role, json::object());
     auto cfg = config_.roles.find(role);
@@ -90,7 +100,7 @@ Result<json> CampaignManager::CompleteSpec(json spec) const {
       return InvalidArgument(std::string("roles.") + role + ": no provider/model given and none configured in the daemon's roles");
     }
     if (!r.contains("pricing") && r["provider"].is_string() && r["model"].is_string()) {
-      for (const auto& p : *providers) {
+      for (const auto& p : providers) {
         if (p.name != r["provider"].get<std::string>()) continue;
         auto m = p.models.find(r["model"].get<std::string>());
         if (m != p.models.end()) {
@@ -138,10 +148,9 @@ Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::st
     if (!src.ok()) return src.status();
     sources.push_back(std::move(*src));
   }
-  auto providers = llm::ParseProvidersConfig(config_.providers);
-  if (!providers.ok()) return providers.status();
+  ACCELOPT_ASSIGN_OR_RETURN(const auto& providers, ProviderConfigs());
   workflows::ModelCheck check = [&](const std::string& provider, const std::string& model) -> Status {
-    for (const auto& p : *providers) {
+    for (const auto& p : providers) {
       if (p.name != provider) continue;
       if (!p.models.empty() && !p.models.count(model)) {
         std::string known;

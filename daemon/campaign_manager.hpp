@@ -22,6 +22,7 @@
 
 #include "daemon/campaign_runner.hpp"
 #include "daemon/config.hpp"
+#include "llm/config.hpp"
 
 namespace accelopt::daemon {
 
@@ -55,6 +56,8 @@ class CampaignManager {
 
  private:
   Result<json> CompleteSpec(json spec) const;
+  // The "providers" section, parsed (for prices and known models).
+  Result<std::vector<llm::ProviderConfig>> ProviderConfigs() const;
   void Adopt(std::shared_ptr<CampaignRunner> runner, bool start);
 
   RuntimeServices s_;
@@ -63,7 +66,10 @@ class CampaignManager {
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<CampaignRunner>> campaigns_;
   std::map<std::string, std::pair<std::string, std::string>> keys_;  // key -> (campaign id, spec hash)
-  std::mutex submit_mu_;  // one submission at a time (the submissions stream's order)
+  std::mutex submit_mu_;
+  mutable std::once_flag providers_once_;
+  mutable std::vector<llm::ProviderConfig> providers_;
+  mutable Status providers_error_;  // one submission at a time (the submissions stream's order)
 };
 
 }  // namespace accelopt::daemon
