@@ -288,18 +288,7 @@ void Api::AddRoutes() {
     }
   });
 
-  for (const char* path : {"/v1/memory", "/v1/memory/{bank}", "/v1/memory/{bank}/export"}) {
-    router_.Add(V::get, path, [](const HttpRequest&, const RouteParams&, Respond respond) {
-      respond(ApiError(http::status::not_implemented, "unimplemented",
-                       "memory banks are not built yet; campaigns keep the paper's per-problem memory in their own events"));
-    });
-  }
-  for (const char* path : {"/v1/memory/{bank}/import", "/v1/memory/{bank}/rebuild", "/v1/memory/{bank}/redistill"}) {
-    router_.Add(V::post, path, [](const HttpRequest&, const RouteParams&, Respond respond) {
-      respond(ApiError(http::status::not_implemented, "unimplemented",
-                       "memory banks are not built yet; campaigns keep the paper's per-problem memory in their own events"));
-    });
-  }
+  AddMemoryRoutes();
 }
 
 }  // namespace accelopt::daemon

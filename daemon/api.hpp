@@ -13,7 +13,9 @@
 #include <memory>
 
 #include "daemon/campaign_manager.hpp"
+#include "daemon/memory_banks.hpp"
 #include "daemon/metrics.hpp"
+#include "daemon/redistiller.hpp"
 #include "daemon/router.hpp"
 #include "evaluators/dispatcher.hpp"
 #include "store/event_log.hpp"
@@ -27,6 +29,8 @@ struct ApiDeps {
   eval::Dispatcher* eval = nullptr;
   Metrics* metrics = nullptr;
   const DaemonConfig* config = nullptr;
+  MemoryBanks* banks = nullptr;
+  Redistiller* redistiller = nullptr;
   // The cpu backend's calibration: the one in use, or (force) measured now
   // and recorded. Blocking (seconds when forced).
   std::function<Result<json>(bool force)> calibrate;
@@ -39,6 +43,7 @@ class Api {
 
  private:
   void AddRoutes();
+  void AddMemoryRoutes();  // api_memory.cpp
   void Events(const std::string& id, uint64_t after, size_t limit, std::chrono::steady_clock::time_point deadline,
               Respond respond) const;
 

@@ -79,39 +79,48 @@ Result<std::vector<llm::ProviderConfig>> CampaignManager::ProviderConfigs() cons
   return providers_;
 }
 
+Result<json> CampaignManager::ResolveRole(const std::string& role, json r) const {
+  if (!r.is_object()) return InvalidArgument("roles." + role + ": must be an object");
+  auto cfg = config_.roles.find(role);
+  if (cfg != config_.roles.end()) {
+    if (!r.contains("provider")) r["provider"] = cfg->second.provider;
+    if (!r.contains("model")) r["model"] = cfg->second.model;
+    if (!r.contains("temperature")) r["temperature"] = cfg->second.temperature;
+    if (!r.contains("max_tokens")) r["max_tokens"] = cfg->second.max_tokens;
+    if (!r.contains("reasoning") && !cfg->second.reasoning_effort.empty()) r["reasoning"] = cfg->second.reasoning_effort;
+  }
+  if (!r.contains("provider") || !r.contains("model")) {
+    return InvalidArgument("roles." + role + ": no provider/model given and none configured in the daemon's roles");
+  }
+  if (!r.contains("pricing") && r["provider"].is_string() && r["model"].is_string()) {
+    ACCELOPT_ASSIGN_OR_RETURN(const auto& providers, ProviderConfigs());
+    for (const auto& p : providers) {
+      if (p.name != r["provider"].get<std::string>()) continue;
+      auto m = p.models.find(r["model"].get<std::string>());
+      if (m != p.models.end()) {
+        r["pricing"] = {{"input_usd_per_mtok", m->second.input_per_mtok},
+                        {"output_usd_per_mtok", m->second.output_per_mtok}};
+      }
+    }
+  }
+  return r;
+}
+
 Result<json> CampaignManager::CompleteSpec(json spec) const {
   if (!spec.is_object()) return InvalidArgument("spec: must be a JSON object");
   if (!spec.contains("suite")) spec["suite"] = "suites/cpu";
   // Roles: the config's mapping, overridden field by field by the spec.
   json roles = spec.value("roles", json::object());
   if (!roles.is_object()) return InvalidArgument("roles: must be an object");
-  ACCELOPT_ASSIGN_OR_RETURN(const auto& providers, ProviderConfigs());
   for (const char* role : {workflows::kRolePlanner, workflows::kRoleExecutor, workflows::kRoleSummarizer}) {
-    json r = roles.value(role, json::object());
-    auto cfg = config_.roles.find(role);
-    if (cfg != config_.roles.end()) {
-      if (!r.contains("provider")) r["provider"] = cfg->second.provider;
-      if (!r.contains("model")) r["model"] = cfg->second.model;
-      if (!r.contains("temperature")) r["temperature"] = cfg->second.temperature;
-      if (!r.contains("max_tokens")) r["max_tokens"] = cfg->second.max_tokens;
-      if (!r.contains("reasoning") && !cfg->second.reasoning_effort.empty()) r["reasoning"] = cfg->second.reasoning_effort;
-    }
-    if (!r.contains("provider") || !r.contains("model")) {
-      return InvalidArgument(std::string("roles.") + role + ": no provider/model given and none configured in the daemon's roles");
-    }
-    if (!r.contains("pricing") && r["provider"].is_string() && r["model"].is_string()) {
-      for (const auto& p : providers) {
-        if (p.name != r["provider"].get<std::string>()) continue;
-        auto m = p.models.find(r["model"].get<std::string>());
-        if (m != p.models.end()) {
-          r["pricing"] = {{"input_usd_per_mtok", m->second.input_per_mtok},
-                          {"output_usd_per_mtok", m->second.output_per_mtok}};
-        }
-      }
-    }
-    roles[role] = r;
+    ACCELOPT_ASSIGN_OR_RETURN(roles[role], ResolveRole(role, roles.value(role, json::object())));
   }
   spec["roles"] = roles;
+  // A shared bank without a name is the daemon's default bank.
+  if (spec.contains("memory") && spec["memory"].is_object() && spec["memory"].value("scope", "") == "bank" &&
+      !spec["memory"].contains("bank")) {
+    spec["memory"]["bank"] = config_.default_memory_bank;
+  }
   if (!spec.contains("search") && !config_.search.empty()) spec["search"] = config_.search;
   else if (spec.contains("search") && spec["search"].is_object()) {
     json merged = config_.search;

@@ -51,6 +51,9 @@ class CampaignManager {
   std::string ProblemDir(const std::string& problem_id) const;
 
   size_t Active() const;
+  // A role's JSON (spec "roles.<role>" form) completed from the daemon's
+  // roles and the providers' prices; kInvalidArgument without provider/model.
+  Result<json> ResolveRole(const std::string& role, json overrides) const;
   // The backend facts shown to the agents of campaigns submitted from now on.
   void SetHardware(json hardware);
 

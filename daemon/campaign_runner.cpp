@@ -107,7 +107,8 @@ void CampaignRunner::Start() {
 }
 
 Status CampaignRunner::AppendAndApply(std::vector<store::NewEvent> events, std::vector<std::string> blobs,
-                                      std::vector<workflows::Event>* applied) {
+                                      std::vector<workflows::Event>* applied,
+                                      std::vector<store::StreamAppend> side) {
   store::StreamAppend a;
   a.stream = stream_;
   a.expected_version = static_cast<int64_t>(version_);
@@ -115,7 +116,10 @@ Status CampaignRunner::AppendAndApply(std::vector<store::NewEvent> events, std::
   a.blobs = std::move(blobs);
   std::vector<store::NewEvent> copy = a.events;
   int64_t t0 = s_.env->MonotonicNanos();
-  auto r = s_.log->Append({std::move(a)});
+  std::vector<store::StreamAppend> batch;
+  batch.push_back(std::move(a));
+  for (auto& x : side) batch.push_back(std::move(x));
+  auto r = s_.log->Append(std::move(batch));
   if (s_.metrics) {
     s_.metrics->Add("accelopt_event_log_appends_total", {{"outcome", r.ok() ? "ok" : "error"}}, 1);
     s_.metrics->Add("accelopt_event_log_append_seconds_sum", {}, (s_.env->MonotonicNanos() - t0) / 1e9);
@@ -160,12 +164,20 @@ void CampaignRunner::Pump() {
       if (cmds->empty()) break;
       std::vector<store::NewEvent> events;
       std::vector<std::string> blobs;
+      std::map<std::string, store::StreamAppend> side;  // memory banks, in stream order
       for (auto& c : *cmds) {
         events.push_back(ToNewEvent(c.event));
         for (auto& b : c.blobs) blobs.push_back(std::move(b.content));
+        for (auto& se : c.side_events) {
+          store::StreamAppend& sa = side[se.stream];
+          sa.stream = se.stream;
+          sa.events.push_back(ToNewEvent(se.event));
+        }
         if (c.run) to_launch.push_back(*c.run);
       }
-      Status st = AppendAndApply(std::move(events), std::move(blobs), nullptr);
+      std::vector<store::StreamAppend> side_appends;
+      for (auto& [stream, sa] : side) side_appends.push_back(std::move(sa));
+      Status st = AppendAndApply(std::move(events), std::move(blobs), nullptr, std::move(side_appends));
       if (!st.ok()) return Break(st);
       if (state_.finished()) break;
     }
@@ -180,6 +192,8 @@ void CampaignRunner::Launch(const ActivityRequest& a) {
   if (a.kind == ActivityKind::kLlm) {
     std::lock_guard lock(mu_);
     llm_queue_.push_back(a);
+  } else if (a.kind == ActivityKind::kMemory) {
+    TakeSnapshot(a);
   } else {
     StartEvaluation(a);
   }
@@ -233,6 +247,37 @@ void CampaignRunner::StartLlm(const ActivityRequest& a) {
                  }
                },
                cancel.get());
+}
+
+void CampaignRunner::TakeSnapshot(const ActivityRequest& a) {
+  // Reading the bank projection is quick and in-process: done on the strand,
+  // after the batch that scheduled it (and any items it added) is durable.
+  Post([this, a] {
+    {
+      std::lock_guard lock(mu_);
+      if (!broken_.ok() || interrupted_ || state_.finished()) return;
+      auto found = state_.activities.find(a.activity_id);
+      if (found == state_.activities.end() || found->second.status != workflows::ActivityStatus::kScheduled) return;
+      if (!s_.banks) return Break(FailedPrecondition("memory banks are not available in this runtime"));
+      std::string name, problem;
+      int limit = 0;
+      try {
+        name = a.request.at("bank").get<std::string>();
+        problem = a.request.at("problem").get<std::string>();
+        limit = a.request.at("limit").get<int>();
+      } catch (const json::exception& e) {
+        return Break(Corruption("memory activity " + a.activity_id + ": " + e.what()));
+      }
+      auto bank = s_.banks->ReadOrEmpty(name);
+      if (!bank.ok()) return Break(bank.status().WithContext("reading memory bank " + name));
+      json items = json::array();
+      for (const auto& m : workflows::SelectForPrompt(*bank, problem, limit)) items.push_back(workflows::ToJson(m));
+      auto ev = workflows::MemorySnapshotTakenEvent(a.activity_id, name, bank->version, bank->generation, items);
+      Status st = AppendAndApply({ToNewEvent(ev)}, {}, nullptr);
+      if (!st.ok()) return Break(st);
+    }
+    Pump();
+  });
 }
 
 void CampaignRunner::StartEvaluation(const ActivityRequest& a) {

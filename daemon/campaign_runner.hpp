@@ -33,6 +33,7 @@
 
 #include "base/env.hpp"
 #include "base/json.hpp"
+#include "daemon/memory_banks.hpp"
 #include "daemon/metrics.hpp"
 #include "evaluators/dispatcher.hpp"
 #include "llm/client.hpp"
@@ -67,6 +68,7 @@ struct RuntimeServices {
   llm::ProviderSet* llm = nullptr;                 // not owned
   eval::Dispatcher* eval = nullptr;                // not owned
   Metrics* metrics = nullptr;                      // not owned, may be null
+  MemoryBanks* banks = nullptr;                    // not owned; memory snapshots
   net::io_context* ioc = nullptr;                  // not owned
   Env* env = nullptr;                              // clock for the wall deadline
   // Problem id ("suites/cpu/silu") → the folder the evaluator reads.
@@ -110,12 +112,16 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
 
   void Post(std::function<void()> fn);
   void Pump();                       // strand only
+  // Appends to the campaign's stream (and `side` appends to other streams,
+  // e.g. memory banks, in the same atomic batch) and folds what it appended.
   Status AppendAndApply(std::vector<store::NewEvent> events, std::vector<std::string> blobs,
-                        std::vector<workflows::Event>* applied);  // strand only, REQUIRES mu_
+                        std::vector<workflows::Event>* applied,
+                        std::vector<store::StreamAppend> side = {});  // strand only, REQUIRES mu_
   void Launch(const workflows::ActivityRequest& a);  // strand only
   void LaunchQueued();
   void StartLlm(const workflows::ActivityRequest& a);
   void StartEvaluation(const workflows::ActivityRequest& a);
+  void TakeSnapshot(const workflows::ActivityRequest& a);  // a memory activity
   void OnLlmDone(const std::string& activity_id, const std::string& request_hash, llm::LlmResult r);
   void OnEvalDone(const std::string& activity_id, eval::EvalResult r);
   void ArmDeadline();

@@ -11,6 +11,8 @@
 #include "daemon/api.hpp"
 #include "daemon/campaign_manager.hpp"
 #include "daemon/http_server.hpp"
+#include "daemon/memory_banks.hpp"
+#include "daemon/redistiller.hpp"
 #include "daemon/notify.hpp"
 #include "daemon/state_lock.hpp"
 #include "daemon/store_blob_source.hpp"
@@ -84,9 +86,11 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
                         runtime_event::kDaemonStarted, runtime_event::kDaemonStopped,
                         runtime_event::kCalibrationRecorded, runtime_event::kBaselineProfiled})
     (void)registry.Register(t, 1);
+  MemoryBanks::RegisterEventTypes(registry);
   store::EventLog::Options lo;
   lo.create_if_missing = true;
   lo.registry = &registry;
+  lo.projections.push_back(MemoryBanks::MakeProjection());
   NotifyStatus("replaying the event log");
   auto log = store::EventLog::Open(config.state_dir + "/events", lo);
   if (!log.ok()) {
@@ -169,7 +173,9 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   metrics.Describe("accelopt_llm_requests_started_total", "counter", "LLM calls started, by role and model");
 
   StoreBlobSource blobs(log->get());
+  MemoryBanks banks(log->get());
   RuntimeServices rs;
+  rs.banks = &banks;
   rs.log = log->get();
   rs.blobs = &blobs;
   rs.llm = providers->get();
@@ -188,6 +194,10 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   if (Status st = manager.Recover(); !st.ok()) {
     LogError("recovering campaigns: " + st.ToString());
   }
+  Redistiller redistiller({log->get(), &blobs, providers->get(), &banks, &ioc, 4});
+  if (Status st = redistiller.ResumeAll(); !st.ok()) {
+    LogError("resuming memory re-distillations: " + st.ToString());
+  }
 
   ApiDeps ad;
   ad.ioc = &ioc;
@@ -196,6 +206,8 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   ad.eval = &dispatcher;
   ad.metrics = &metrics;
   ad.config = &config;
+  ad.banks = &banks;
+  ad.redistiller = &redistiller;
   std::mutex calibrate_mu;
   ad.calibrate = [&](bool force) -> Result<json> {
     std::lock_guard lock(calibrate_mu);
@@ -270,6 +282,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   NotifyStopping();
   net::post(ioc, [&] { server.Stop(); signals.cancel(); watchdog.cancel(); });
   manager.Shutdown("daemon stopped");
+  redistiller.Shutdown();
   if ((*log)->Healthy()) record_system(runtime_event::kDaemonStopped, {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
   dispatcher.Shutdown();
   providers->reset();

@@ -8,6 +8,7 @@
 
 #include "base/sha256.hpp"
 #include "workflows/budget.hpp"
+#include "workflows/memory_bank.hpp"
 #include "workflows/parse.hpp"
 #include "workflows/prompts.hpp"
 
@@ -15,6 +16,12 @@ namespace accelopt::workflows {
 
 std::string IterationPrefix(const std::string& campaign_id, int problem, int iteration) {
   return campaign_id + "/p" + std::to_string(problem) + "/it" + std::to_string(iteration);
+}
+
+std::string MemoryBankOf(const CampaignState& state) {
+  if (state.spec.memory.scope == kScopeBank) return state.spec.memory.bank;
+  if (state.spec.memory.scope == kScopeCampaign) return "campaign-" + state.campaign_id;
+  return "";
 }
 
 const BeamPolicy& BeamPolicyFor(const std::string& mode) {
@@ -80,6 +87,10 @@ Result<Command> StartCampaign(const std::string& campaign_id, const CampaignSpec
     }
   }
   ACCELOPT_RETURN_IF_ERROR(Validate(spec, check_model));
+  if (spec.memory.scope == kScopeCampaign) {
+    Status st = ValidateBankName("campaign-" + campaign_id);
+    if (!st.ok()) return InvalidArgument("memory.scope \"campaign\": " + st.message());
+  }
   if (!hardware.is_object()) return InvalidArgument("hardware facts must be a JSON object");
 
   Command cmd;
@@ -169,7 +180,7 @@ Result<std::vector<ActivityRequest>> PendingActivities(const CampaignState& stat
       ACCELOPT_RETURN_IF_ERROR(fetch("system_sha256", "system"));
       ACCELOPT_RETURN_IF_ERROR(fetch("user_sha256", "user"));
       r.request.erase("prompt_bytes");
-    } else {
+    } else if (a->kind == ActivityKind::kEvaluation) {
       ACCELOPT_RETURN_IF_ERROR(fetch("source_sha256", "source"));
     }
     out.push_back(std::move(r));

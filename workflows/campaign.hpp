@@ -59,6 +59,14 @@
 //    evaluation before ProblemCompleted.
 // A fix_attempts > 0 given in "paper" mode runs the fixer without the rest.
 //
+// Memory in a bank (spec.memory.scope "campaign" or "bank", either mode):
+// each iteration, once its memory is updated (iteration 0: at once), a
+// memory activity reads the bank (MemorySnapshotTaken) and the planners see
+// that snapshot; MemoryUpdated's new items and ExperiencesCredited's credits
+// also go to the bank as side events (MemoryItemsAdded, MemoryItemsCredited)
+// in the same batch. Eviction is the bank's selection (SelectForPrompt),
+// not MemoryUpdated.retained.
+//
 // Thread safety: pure functions of their arguments.
 #pragma once
 
@@ -89,8 +97,12 @@ struct Blob {
 //  kEvaluation: request = {"backend", "problem" (the problem id, e.g.
 //                          "suites/cpu/silu"), "source", "settings"}
 //               (docs/contracts.md)
-// Its completion is appended with LlmCallCompletedEvent/LlmCallFailedEvent
-// or EvaluationCompletedEvent/EvaluationFailedEvent (event.hpp).
+//  kMemory:     request = {"bank", "problem" (id), "limit"}: read the bank's
+//               current state and answer with MemorySnapshotTakenEvent
+//               holding SelectForPrompt(bank, problem, limit) (memory_bank.hpp)
+// Its completion is appended with LlmCallCompletedEvent/LlmCallFailedEvent,
+// EvaluationCompletedEvent/EvaluationFailedEvent or MemorySnapshotTakenEvent
+// (event.hpp).
 struct ActivityRequest {
   std::string activity_id;
   ActivityKind kind = ActivityKind::kLlm;
@@ -98,11 +110,20 @@ struct ActivityRequest {
   json request;
 };
 
-// One decision: store `blobs`, append `event` to the campaign's stream, and
-// then, when `run` is set (the event is ActivityScheduled), run it.
+// An event for another stream (a memory bank), appended at any version in
+// the same atomic batch as the command's own event.
+struct SideEvent {
+  std::string stream;
+  Event event;
+};
+
+// One decision: store `blobs`, append `event` to the campaign's stream (and
+// `side_events` to theirs, in the same batch), and then, when `run` is set
+// (the event is ActivityScheduled), run it.
 struct Command {
   Event event;
   std::vector<Blob> blobs;
+  std::vector<SideEvent> side_events;
   std::optional<ActivityRequest> run;
 };
 
@@ -134,6 +155,10 @@ Result<std::vector<ActivityRequest>> PendingActivities(const CampaignState& stat
 // so that Decide sees the time and ends the campaign.
 std::optional<int64_t> WallDeadlineUs(const CampaignState& state);
 
+// The memory bank a campaign reads and writes: "" for scope "problem",
+// "campaign-<id>" for scope "campaign", the named bank for scope "bank".
+std::string MemoryBankOf(const CampaignState& state);
+
 // The search policies of a mode ("paper" or "default"). REQUIRES: a known mode.
 const BeamPolicy& BeamPolicyFor(const std::string& mode);
 const MemoryPolicy& MemoryPolicyFor(const std::string& mode);
@@ -150,6 +175,7 @@ std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& i
 //   <c>/p<p>/it<i>/eval/b<b>/n<n>/k<k>  candidate evaluation
 //   <c>/p<p>/it<i>/summ/m<m>            summarizer call for pair m
 //   <c>/p<p>/it<i>/mem/m<m>             memory item from pair m
+//   <c>/p<p>/it<i>/memsnap              memory bank snapshot (bank scopes)
 // "default" mode adds:
 //   <c>/p<p>/it<i>/fix/b<b>/n<n>/k<k>/f<f>   fix attempt f (1..F) of a sample
 //   <c>/p<p>/it<i>/eval/b<b>/n<n>/k<k>/f<f>  evaluation of the fixed version f

@@ -1,5 +1,7 @@
 #include "workflows/campaign_spec.hpp"
 
+#include "workflows/memory_bank.hpp"
+
 #include <cmath>
 #include <set>
 
@@ -94,6 +96,23 @@ json RoleJson(const RoleSpec& r) {
   return j;
 }
 
+}  // namespace
+
+Result<RoleSpec> ParseRoleSpec(const json& j, const std::string& name) {
+  RoleSpec role;
+  ACCELOPT_RETURN_IF_ERROR(ParseRole(j, name, &role));
+  if (role.provider.empty() || role.model.empty()) {
+    return InvalidArgument("roles." + name + " needs a provider and a model");
+  }
+  if (role.max_tokens < 1) return InvalidArgument("roles." + name + ".max_tokens must be >= 1");
+  if (!(role.temperature >= 0)) return InvalidArgument("roles." + name + ".temperature must be >= 0");
+  return role;
+}
+
+json ToJson(const RoleSpec& role) { return RoleJson(role); }
+
+namespace {
+
 Status ValidateRole(const std::string& name, const RoleSpec& r, bool need_pricing,
                     const ModelCheck& check_model) {
   const std::string at = "roles." + name;
@@ -126,7 +145,7 @@ Result<CampaignSpec> ParseCampaignSpec(const json& j) {
   CampaignSpec spec;
   Reader top(j, "");
   ACCELOPT_RETURN_IF_ERROR(top.CheckObject(
-      {"mode", "suite", "problems", "search", "roles", "seed", "budget", "evaluation"}));
+      {"mode", "suite", "problems", "search", "roles", "seed", "budget", "evaluation", "memory"}));
   ACCELOPT_RETURN_IF_ERROR(top.Get("mode", &spec.mode));
   std::string suite;
   ACCELOPT_RETURN_IF_ERROR(top.Get("suite", &suite));
@@ -188,6 +207,12 @@ Result<CampaignSpec> ParseCampaignSpec(const json& j) {
     ACCELOPT_RETURN_IF_ERROR(b.GetOptional("max_evaluations", &spec.budget.max_evaluations));
     ACCELOPT_RETURN_IF_ERROR(b.GetOptional("max_wall_s", &spec.budget.max_wall_s));
   }
+  if (j.contains("memory") && !j["memory"].is_null()) {
+    Reader m(j["memory"], "memory");
+    ACCELOPT_RETURN_IF_ERROR(m.CheckObject({"scope", "bank"}));
+    ACCELOPT_RETURN_IF_ERROR(m.Get("scope", &spec.memory.scope));
+    ACCELOPT_RETURN_IF_ERROR(m.Get("bank", &spec.memory.bank));
+  }
   if (j.contains("evaluation")) {
     if (!j["evaluation"].is_object()) return InvalidArgument("'evaluation' must be an object");
     spec.evaluation = j["evaluation"];
@@ -216,7 +241,10 @@ json ToJson(const CampaignSpec& spec) {
             {kRoleSummarizer, RoleJson(spec.summarizer)}}},
           {"seed", spec.seed},
           {"budget", budget},
-          {"evaluation", spec.evaluation}};
+          {"evaluation", spec.evaluation},
+          {"memory", spec.memory.bank.empty()
+                         ? json{{"scope", spec.memory.scope}}
+                         : json{{"scope", spec.memory.scope}, {"bank", spec.memory.bank}}}};
 }
 
 Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
@@ -274,6 +302,17 @@ Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
   ACCELOPT_RETURN_IF_ERROR(
       ValidateRole(kRoleSummarizer, spec.summarizer, need_pricing, check_model));
   if (!spec.evaluation.is_object()) return InvalidArgument("'evaluation' must be an object");
+  const MemorySpec& m = spec.memory;
+  if (m.scope != "problem" && m.scope != "campaign" && m.scope != "bank") {
+    return InvalidArgument("memory.scope must be problem, campaign or bank, not '" + m.scope + "'");
+  }
+  if (m.scope == "bank") {
+    if (m.bank.empty()) return InvalidArgument("memory.bank is required with memory.scope \"bank\"");
+    Status st = ValidateBankName(m.bank);
+    if (!st.ok()) return InvalidArgument("memory.bank: " + st.message());
+  } else if (!m.bank.empty()) {
+    return InvalidArgument("memory.bank is only for memory.scope \"bank\" (scope is '" + m.scope + "')");
+  }
   return Status::Ok();
 }
 

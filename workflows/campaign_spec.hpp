@@ -20,13 +20,22 @@
 //    "seed": 0,
 //    "budget": {"max_cost_usd": 5.0, "max_tokens": 1000000, "max_llm_calls": 500,
 //               "max_evaluations": 1000, "max_wall_s": 3600},   // absent = no cap
-//    "evaluation": {"timeout_s": 180}}      // settings passed to every evaluation
+//    "evaluation": {"timeout_s": 180},      // settings passed to every evaluation
+//    "memory": {"scope": "problem",         // "problem" | "campaign" | "bank"
+//               "bank": "nightly-cpu"}}     // REQUIRED with scope "bank", else absent
 //
 // Modes: "paper" is the published search (ALGORITHM.md), kept exactly for
 // comparison runs. "default" (the mode of a spec that names none) adds
 // elitism, de-duplication of identical code, noise-aware comparisons, a
 // fixer, credited memory and a final re-measurement (campaign.hpp,
 // docs/events.md).
+//
+// Memory scope (workflows/memory_bank.hpp): "problem" (the default, the
+// paper: each problem's memory lives in the campaign's own events),
+// "campaign" (the problems of the campaign share the bank "campaign-<id>"),
+// or "bank" (the named bank, shared with every campaign that names it: the
+// nightly preset's choice). With a bank, each iteration's planners see a
+// snapshot of it (MemorySnapshotTaken) and new items are added to it.
 //
 // `pricing` is normally filled in by the runtime from llm/'s price table
 // before the campaign starts, so the recorded spec holds the prices used for
@@ -91,6 +100,11 @@ inline constexpr const char kRolePlanner[] = "planner";
 inline constexpr const char kRoleExecutor[] = "executor";
 inline constexpr const char kRoleSummarizer[] = "summarizer";
 
+struct MemorySpec {
+  std::string scope = "problem";  // "problem" | "campaign" | "bank"
+  std::string bank;               // with scope "bank"
+};
+
 struct CampaignSpec {
   std::string mode = kModeDefault;
   std::vector<std::string> problems;  // resolved ids, e.g. "suites/cpu/silu"
@@ -99,6 +113,7 @@ struct CampaignSpec {
   uint64_t seed = 0;
   BudgetSpec budget;
   json evaluation = json::object();
+  MemorySpec memory;
 
   // REQUIRES: role is one of kRolePlanner/kRoleExecutor/kRoleSummarizer.
   const RoleSpec& Role(const std::string& role) const;
@@ -106,6 +121,11 @@ struct CampaignSpec {
 
 // search.fix_attempts, or the mode's default: 1 in "default", 0 in "paper".
 int FixAttempts(const CampaignSpec& spec);
+
+// One role's JSON form ("roles.<name>" above), checked on its own: provider
+// and model present, max_tokens >= 1, temperature >= 0.
+Result<RoleSpec> ParseRoleSpec(const json& j, const std::string& name);
+json ToJson(const RoleSpec& role);
 
 // Parses the JSON form above (bare problem names get "<suite>/" in front).
 // Type errors and unknown keys are kInvalidArgument naming the key.
@@ -120,7 +140,8 @@ using ModelCheck = std::function<Status(const std::string& provider, const std::
 // or "paper"), fix_attempts >= 0, non-empty
 // problems without duplicates, positive search parameters (T,B,N,K,TopK,ExpN
 // >= 1, thresholds >= 1, TopK <= ExpN), every role with provider and model,
-// max_tokens >= 1, temperature >= 0, pricing >= 0 and present on every role
+// max_tokens >= 1, temperature >= 0, a known memory scope with a valid bank
+// name exactly when the scope is "bank", pricing >= 0 and present on every role
 // when max_cost_usd is set, budget caps > 0. `check_model` (may be empty)
 // is asked for each role. Returns the first error, with the field's name.
 Status Validate(const CampaignSpec& spec, const ModelCheck& check_model = {});

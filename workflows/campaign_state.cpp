@@ -5,7 +5,12 @@
 namespace accelopt::workflows {
 
 const char* ActivityKindName(ActivityKind k) {
-  return k == ActivityKind::kLlm ? "llm" : "evaluation";
+  switch (k) {
+    case ActivityKind::kLlm: return "llm";
+    case ActivityKind::kEvaluation: return "evaluation";
+    case ActivityKind::kMemory: return "memory";
+  }
+  return "?";
 }
 
 int PlanIndex(const CampaignSpec& spec, int beam, int plan) { return beam * spec.search.N + plan; }
@@ -142,6 +147,13 @@ Status ApplyMemoryUpdated(CampaignState& s, const Event& e) {
   ACCELOPT_ASSIGN_OR_RETURN(IterationState * it, IterationAt(s, e));
   ProblemState& ps = s.problems[e.data.at("problem").get<int>()];
   if (it->memory_updated) return Bad(e, "memory already updated for this iteration");
+  if (e.data.contains("bank")) {
+    // The items went to the bank (MemoryItemsAdded in the same batch); the
+    // planners see the bank through the next MemorySnapshotTaken.
+    for (const json& m : e.data.at("added")) MemoryItemFromJson(m);
+    it->memory_updated = true;
+    return Status::Ok();
+  }
   std::vector<MemoryItem> memory;
   for (const json& m : e.data.at("added")) memory.push_back(MemoryItemFromJson(m));
   for (const json& id : e.data.at("retained")) {
@@ -167,8 +179,15 @@ Status ApplyScheduled(CampaignState& s, const Event& e) {
   a.id = d.at("activity_id").get<std::string>();
   if (s.activities.count(a.id)) return Bad(e, "activity " + a.id + " scheduled twice");
   const std::string kind = d.at("kind").get<std::string>();
-  if (kind != "llm" && kind != "evaluation") return Bad(e, "unknown kind " + kind);
-  a.kind = kind == "llm" ? ActivityKind::kLlm : ActivityKind::kEvaluation;
+  if (kind == "llm") {
+    a.kind = ActivityKind::kLlm;
+  } else if (kind == "evaluation") {
+    a.kind = ActivityKind::kEvaluation;
+  } else if (kind == "memory") {
+    a.kind = ActivityKind::kMemory;
+  } else {
+    return Bad(e, "unknown kind " + kind);
+  }
   a.role = d.at("role").get<std::string>();
   a.purpose = d.at("purpose").get<std::string>();
   a.problem = d.at("problem").get<int>();
@@ -216,6 +235,11 @@ Status ApplyScheduled(CampaignState& s, const Event& e) {
   } else if (a.purpose == kPurposeSummarize) {
     if (!in_range(a.pair, it->pairs.size())) return Bad(e, "pair index out of range");
     it->pair_scheduled[a.pair] = true;
+  } else if (a.purpose == kPurposeMemorySnapshot) {
+    if (a.kind != ActivityKind::kMemory || it->snapshot_scheduled) {
+      return Bad(e, "memory snapshot of another kind, or twice");
+    }
+    it->snapshot_scheduled = true;
   } else {
     return Bad(e, "unknown purpose " + a.purpose);
   }
@@ -292,6 +316,29 @@ Status ApplyEvaluationDone(CampaignState& s, const Event& e, bool ok) {
     c.measurement = std::move(m);
     c.eval_activity = a->id;
   }
+  return Status::Ok();
+}
+
+Status ApplyMemorySnapshotTaken(CampaignState& s, const Event& e) {
+  ACCELOPT_ASSIGN_OR_RETURN(ActivityRecord * a, OpenActivity(s, e, ActivityKind::kMemory));
+  std::vector<MemoryItem> memory;
+  json ids = json::array();
+  for (const json& m : e.data.at("items")) {
+    memory.push_back(MemoryItemFromJson(m));
+    ids.push_back(memory.back().id);
+  }
+  a->status = ActivityStatus::kCompleted;
+  a->completion = {{"bank", e.data.at("bank")},
+                   {"bank_version", e.data.at("bank_version")},
+                   {"generation", e.data.at("generation")},
+                   {"items", ids}};
+  a->completed_at_us = e.recorded_at_us;
+  s.budget.Settle(a->reservation, Amounts{});
+  --s.in_flight;
+  IterationState& it = s.problems.at(a->problem).iterations.at(a->iteration);
+  it.snapshot_taken = true;
+  it.snapshot = a->completion;
+  s.problems.at(a->problem).memory = std::move(memory);
   return Status::Ok();
 }
 
@@ -459,6 +506,7 @@ Status ApplyOne(CampaignState& s, const Event& e) {
   if (e.type == t::kLlmCallFailed) return ApplyLlmDone(s, e, false);
   if (e.type == t::kEvaluationCompleted) return ApplyEvaluationDone(s, e, true);
   if (e.type == t::kEvaluationFailed) return ApplyEvaluationDone(s, e, false);
+  if (e.type == t::kMemorySnapshotTaken) return ApplyMemorySnapshotTaken(s, e);
   if (e.type == t::kPlanProposed) return ApplyPlanProposed(s, e);
   if (e.type == t::kCandidateProposed) return ApplyCandidateProposed(s, e);
   if (e.type == t::kFixProposed) return ApplyFixProposed(s, e);

@@ -26,8 +26,9 @@
 
 namespace accelopt::workflows {
 
-enum class ActivityKind { kLlm, kEvaluation };
-const char* ActivityKindName(ActivityKind k);  // "llm" | "evaluation"
+// kMemory: read a memory bank (the runtime answers with MemorySnapshotTaken).
+enum class ActivityKind { kLlm, kEvaluation, kMemory };
+const char* ActivityKindName(ActivityKind k);  // "llm" | "evaluation" | "memory"
 
 enum class ActivityStatus { kScheduled, kCompleted, kFailed };
 
@@ -39,8 +40,10 @@ inline constexpr const char kPurposeEvaluate[] = "evaluate";  // a candidate
 inline constexpr const char kPurposeSummarize[] = "summarize";
 inline constexpr const char kPurposeFix[] = "fix";  // "default": fix a failed sample
 inline constexpr const char kPurposeFinalMeasure[] = "final_measure";  // "default": the best, again
+inline constexpr const char kPurposeMemorySnapshot[] = "memory_snapshot";  // read the bank
 
 inline constexpr const char kRoleEvaluator[] = "evaluator";
+inline constexpr const char kRoleMemory[] = "memory";
 
 struct ActivityRecord {
   std::string id;
@@ -154,6 +157,11 @@ struct IterationState {
   std::vector<bool> pair_scheduled;
   std::vector<bool> pair_done;     // the summarizer call completed or failed
   bool memory_updated = false;
+  // Memory in a bank (scope "campaign" or "bank"): the snapshot the
+  // iteration's planners see.
+  bool snapshot_scheduled = false;
+  bool snapshot_taken = false;
+  json snapshot = json::object();  // {bank, bank_version, generation, items: [ids]}
   std::vector<PlanRecord> plans;            // beam.size() * N
   std::vector<CandidateRecord> candidates;  // beam.size() * N * K
 };
@@ -167,7 +175,8 @@ inline constexpr const char kStatusCancelled[] = "cancelled";
 struct ProblemState {
   ProblemInfo info;
   std::vector<IterationState> iterations;
-  std::vector<MemoryItem> memory;   // current memory, in prompt order
+  std::vector<MemoryItem> memory;   // current memory, in prompt order (with a
+                                    // bank: the iteration's snapshot)
   std::string status = kStatusRunning;  // running | completed | failed
   std::string reason;
   // "default" mode: normalized code hash -> the first evaluation activity of

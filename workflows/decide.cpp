@@ -8,6 +8,7 @@
 
 #include "base/sha256.hpp"
 #include "workflows/campaign.hpp"
+#include "workflows/memory_bank.hpp"
 #include "workflows/normalize.hpp"
 #include "workflows/parse.hpp"
 #include "workflows/prompts.hpp"
@@ -19,7 +20,7 @@ namespace {
 class Decider {
  public:
   Decider(const CampaignState& state, const BlobSource& blobs)
-      : st_(state), blobs_(blobs), budget_(state.budget) {}
+      : st_(state), blobs_(blobs), budget_(state.budget), bank_(MemoryBankOf(state)) {}
 
   Result<std::vector<Command>> Run() {
     if (!st_.started || st_.finished()) return std::move(out_);
@@ -212,7 +213,11 @@ class Decider {
                                            kPurposeSummarize, p, i,
                                            {{"pair", static_cast<int>(m)}}, prompt));
     }
-    const bool memory_ready = i == 0 || it.memory_updated;
+    bool memory_ready = i == 0 || it.memory_updated;
+    if (memory_ready && !bank_.empty()) {
+      if (!it.snapshot_scheduled) ACCELOPT_RETURN_IF_ERROR(ScheduleSnapshot(p, i, pre));
+      memory_ready = it.snapshot_taken;
+    }
     if (default_mode() || FixAttempts(spec()) > 0) return StepSamples(p, i, pre, memory_ready);
     // Plans, executor samples, evaluations: each moves one step.
     for (int b = 0; b < width; ++b) {
@@ -613,8 +618,20 @@ class Decider {
                            {"child_speedup", g.parent_latency_us / s->latency_us}});
       }
     }
-    return EmitEvent(event_type::kExperiencesCredited,
-                     {{"problem", p}, {"iteration", i}, {"credits", credits}});
+    Command c;
+    c.event.type = event_type::kExperiencesCredited;
+    c.event.data = {{"problem", p}, {"iteration", i}, {"credits", credits}};
+    if (!bank_.empty() && !credits.empty()) {
+      c.side_events.push_back(
+          {MemoryBankStream(bank_),
+           {bank_event::kMemoryItemsCredited,
+            {{"campaign", st_.campaign_id},
+             {"problem", st_.problems[p].info.id},
+             {"iteration", i},
+             {"credits", credits}}}});
+    }
+    Emit(std::move(c));
+    return Status::Ok();
   }
 
   Status UpdateMemory(int p, int i, const std::string& pre) {
@@ -650,23 +667,68 @@ class Decider {
       item.iteration = i;
       item.summarizer_activity = id;
       item.pair = it.pairs[m];
+      item.derived_from = UsedExperiences(p, i - 1, item.pair.plan_id);
       added.push_back(ToJson(item));
     }
     const size_t cap = static_cast<size_t>(spec().search.ExpN);
     while (added.size() > cap) added.erase(added.size() - 1);
-    Rng rng(spec().seed, pre + "/memory");
-    json retained = json::array();
-    for (size_t idx : MemoryPolicyFor(spec().mode)
-                          .RetainItems(ps.memory, added.size(), spec().search, rng)) {
-      retained.push_back(ps.memory[idx].id);
+    json d = {{"problem", p}, {"iteration", i}, {"added", added}};
+    Command c;
+    if (bank_.empty()) {
+      Rng rng(spec().seed, pre + "/memory");
+      json retained = json::array();
+      for (size_t idx : MemoryPolicyFor(spec().mode)
+                            .RetainItems(ps.memory, added.size(), spec().search, rng)) {
+        retained.push_back(ps.memory[idx].id);
+      }
+      d["retained"] = retained;
+    } else {
+      // The bank keeps every item; what planners see is its selection.
+      d["bank"] = bank_;
+      d["retained"] = json::array();
+      if (!added.empty()) {
+        c.side_events.push_back({MemoryBankStream(bank_),
+                                 {bank_event::kMemoryItemsAdded,
+                                  {{"source", "campaign"},
+                                   {"campaign", st_.campaign_id},
+                                   {"problem", ps.info.id},
+                                   {"iteration", i},
+                                   {"items", added}}}});
+      }
     }
-    json d = {{"problem", p},
-              {"iteration", i},
-              {"added", added},
-              {"retained", retained},
-              {"failed", failed}};
+    d["failed"] = failed;
     if (default_mode()) d["dropped"] = dropped;
-    return EmitEvent(event_type::kMemoryUpdated, std::move(d));
+    c.event.type = event_type::kMemoryUpdated;
+    c.event.data = std::move(d);
+    Emit(std::move(c));
+    return Status::Ok();
+  }
+
+  // The experiences the plan `plan_id` of iteration i named ("default" mode).
+  std::vector<std::string> UsedExperiences(int p, int i, const std::string& plan_id) const {
+    if (i < 0) return {};
+    const IterationState& it = It(p, i);
+    const std::string pre = IterationPrefix(st_.campaign_id, p, i);
+    for (size_t b = 0; b < it.beam.size(); ++b) {
+      for (int n = 0; n < spec().search.N; ++n) {
+        if (PlanId(pre, static_cast<int>(b), n) != plan_id) continue;
+        return it.plans[PlanIndex(spec(), static_cast<int>(b), n)].used_experiences;
+      }
+    }
+    return {};
+  }
+
+  Status ScheduleSnapshot(int p, int i, const std::string& pre) {
+    const json payload = {{"bank", bank_},
+                          {"problem", st_.problems[p].info.id},
+                          {"limit", spec().search.ExpN}};
+    Command c;
+    c.event.type = event_type::kActivityScheduled;
+    c.event.data = Header(pre + "/memsnap", "memory", kRoleMemory, kPurposeMemorySnapshot, p, i,
+                          json::object(), Amounts{}, payload);
+    c.run = ActivityRequest{pre + "/memsnap", ActivityKind::kMemory, kRoleMemory, payload};
+    Emit(std::move(c));
+    return Status::Ok();
   }
 
   static std::string PlanId(const std::string& pre, int b, int n) {
@@ -751,6 +813,7 @@ class Decider {
 
   bool IterationDone(const IterationState& it) const {
     if (!it.beam_selected || (it.iteration > 0 && !it.memory_updated)) return false;
+    if (!bank_.empty() && !it.snapshot_taken) return false;
     for (const BeamMember& b : it.beam) {
       if (!b.measured) return false;
     }
@@ -796,6 +859,7 @@ class Decider {
   const CampaignState& st_;
   const BlobSource& blobs_;
   BudgetLedger budget_;  // the state's ledger plus this round's reservations
+  const std::string bank_;  // MemoryBankOf(state): "" for per-problem memory
   std::vector<Command> out_;
   std::optional<std::string> blocked_;
 };

@@ -14,7 +14,7 @@ const std::vector<EventTypeInfo>& CampaignEventTypes() {
       {t::kProblemCompleted, 1},   {t::kBudgetExhausted, 1},     {t::kDeadlineReached, 1},
       {t::kCampaignCompleted, 1},  {t::kCampaignFailed, 1},      {t::kCampaignCancelled, 1},
       {t::kFixProposed, 1},        {t::kEvaluationReused, 1},    {t::kExperiencesCredited, 1},
-      {t::kBestSelected, 1},
+      {t::kBestSelected, 1},       {t::kMemorySnapshotTaken, 1},
   };
   return kTypes;
 }
@@ -63,6 +63,16 @@ Event EvaluationCompletedEvent(const std::string& activity_id, const json& resul
 
 Event EvaluationFailedEvent(const std::string& activity_id, const std::string& error) {
   return {event_type::kEvaluationFailed, {{"activity_id", activity_id}, {"error", error}}};
+}
+
+Event MemorySnapshotTakenEvent(const std::string& activity_id, const std::string& bank,
+                               uint64_t bank_version, int generation, const json& items) {
+  return {event_type::kMemorySnapshotTaken,
+          {{"activity_id", activity_id},
+           {"bank", bank},
+           {"bank_version", bank_version},
+           {"generation", generation},
+           {"items", items}}};
 }
 
 Event DeadlineReachedEvent() { return {event_type::kDeadlineReached, json::object()}; }

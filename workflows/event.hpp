@@ -43,6 +43,7 @@ inline constexpr const char kEvaluationCompleted[] = "EvaluationCompleted";
 inline constexpr const char kEvaluationFailed[] = "EvaluationFailed";
 inline constexpr const char kDeadlineReached[] = "DeadlineReached";
 inline constexpr const char kCampaignCancelled[] = "CampaignCancelled";
+inline constexpr const char kMemorySnapshotTaken[] = "MemorySnapshotTaken";
 // Decided by the workflow (Decide returns them; the runtime appends them).
 inline constexpr const char kActivityScheduled[] = "ActivityScheduled";
 inline constexpr const char kIterationStarted[] = "IterationStarted";
@@ -100,6 +101,11 @@ Event EvaluationFailedEvent(const std::string& activity_id, const std::string& e
 // When the wall-time deadline (WallDeadlineUs) has passed and nothing else
 // was appended: lets the fold see the time.
 Event DeadlineReachedEvent();
+
+// After a memory activity: what the bank held for the iteration's planners
+// (the items in prompt order, at the bank's stream version and generation).
+Event MemorySnapshotTakenEvent(const std::string& activity_id, const std::string& bank,
+                               uint64_t bank_version, int generation, const json& items);
 
 // A user stopped the campaign. Terminal.
 Event CampaignCancelledEvent(const std::string& reason);

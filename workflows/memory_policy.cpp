@@ -54,6 +54,7 @@ json ToJson(const MemoryItem& m) {
     j["credit"] = m.credit;
     j["last_credited_iteration"] = m.last_credited_iteration;
   }
+  if (!m.derived_from.empty()) j["derived_from"] = m.derived_from;
   return j;
 }
 
@@ -72,6 +73,7 @@ MemoryItem MemoryItemFromJson(const json& j) {
   m.pair = MemoryPairFromJson(j.at("pair"));
   m.credit = j.value("credit", 0);
   m.last_credited_iteration = j.value("last_credited_iteration", -1);
+  if (j.contains("derived_from")) m.derived_from = j.at("derived_from").get<std::vector<std::string>>();
   return m;
 }
 

@@ -67,6 +67,9 @@ struct MemoryItem {
   // "default" mode: times a plan that used this item won (ExperiencesCredited).
   int credit = 0;
   int last_credited_iteration = -1;
+  // The memory items the plan behind the pair's child named (its
+  // used_experiences): what this item was derived from. Empty when unknown.
+  std::vector<std::string> derived_from;
 };
 
 json ToJson(const MemoryPair& p);
