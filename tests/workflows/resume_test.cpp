@@ -110,6 +110,18 @@ BOOST_AUTO_TEST_CASE(default_mode_stopped_at_every_event_boundary_resumes_to_the
   BOOST_TEST(types[event_type::kBestSelected] == 2);
 }
 
+// With a shared memory bank (one problem, so the bank has one writer and
+// the snapshots do not depend on the completion order): the bank's side
+// events and the snapshots resume like everything else.
+BOOST_AUTO_TEST_CASE(bank_scope_stopped_at_every_event_boundary_resumes_to_the_same_end) {
+  const World world = MakeWorld();
+  CampaignSpec spec = DefaultSpec(world);
+  spec.problems = {world.sources[0].id};
+  spec.memory.scope = "bank";
+  spec.memory.bank = "shared";
+  CheckResumeAtEveryBoundary(spec, [](const World& w) { return MakeFaultyScript(w); });
+}
+
 BOOST_AUTO_TEST_CASE(decide_is_idempotent_and_never_reschedules) {
   const World world = MakeWorld();
   const CampaignSpec spec = SmallSpec(world);

@@ -2,6 +2,7 @@
 
 #include "base/sha256.hpp"
 #include "workflows/budget.hpp"
+#include "workflows/memory_bank.hpp"
 #include "workflows/rng.hpp"
 
 namespace accelopt::workflows::testing {
@@ -25,6 +26,21 @@ Status Sim::Append(Event e) {
   return Status::Ok();
 }
 
+Status Sim::AppendSide(const SideEvent& se) {
+  auto bank = BankOfStream(se.stream);
+  if (!bank) return Internal("side event for a stream that is not a bank: " + se.stream);
+  Event e = se.event;
+  e.recorded_at_us = clock_us_;
+  ACCELOPT_RETURN_IF_ERROR(ApplyBankEvent(banks_, *bank, ++bank_versions_[se.stream], e));
+  side_log_.emplace_back(log_.size(), SideEvent{se.stream, e});
+  return Status::Ok();
+}
+
+Status Sim::AppendToBank(const std::string& bank, const Event& e) {
+  if (banks_.contains(bank)) bank_versions_[MemoryBankStream(bank)] = banks_[bank]["version"].get<uint64_t>();
+  return AppendSide({MemoryBankStream(bank), e});
+}
+
 Status Sim::Start(const std::string& campaign_id, const std::vector<ProblemSource>& sources,
                   const json& hardware) {
   ACCELOPT_ASSIGN_OR_RETURN(Command start, StartCampaign(campaign_id, spec_, sources, hardware));
@@ -36,8 +52,14 @@ Status Sim::ResumeFrom(const Sim& other, size_t n) {
   for (const auto& [at, content] : other.blob_log_) {
     if (at < n) PutBlob(content);
   }
+  banks_ = json::object();
+  size_t next_side = 0;
   for (size_t i = 0; i < n; ++i) {
     ACCELOPT_RETURN_IF_ERROR(Append(other.log_[i]));
+    // Side events were appended in the same batch as event i.
+    while (next_side < other.side_log_.size() && other.side_log_[next_side].first <= i + 1) {
+      ACCELOPT_RETURN_IF_ERROR(AppendSide(other.side_log_[next_side++].second));
+    }
   }
   clock_us_ = other.clock_us_;
   ACCELOPT_ASSIGN_OR_RETURN(auto pending, PendingActivities(state_, blobs_));
@@ -48,6 +70,18 @@ Status Sim::ResumeFrom(const Sim& other, size_t n) {
 Status Sim::RunOne(const ActivityRequest& a) {
   if (a.kind == ActivityKind::kEvaluation) {
     return Append(EvaluationCompletedEvent(a.activity_id, script_.evaluate(a)));
+  }
+  if (a.kind == ActivityKind::kMemory) {
+    const std::string bank = a.request.at("bank").get<std::string>();
+    BankView view;
+    view.name = bank;
+    if (auto read = ReadBank(banks_, bank); read.ok()) view = std::move(*read);
+    json items = json::array();
+    for (const MemoryItem& m : SelectForPrompt(view, a.request.at("problem").get<std::string>(),
+                                               a.request.at("limit").get<int>())) {
+      items.push_back(ToJson(m));
+    }
+    return Append(MemorySnapshotTakenEvent(a.activity_id, bank, view.version, view.generation, items));
   }
   ++llm_requests_[a.activity_id];
   ScriptedReply reply = script_.llm(a);
@@ -88,6 +122,7 @@ Status Sim::RunToEnd(const std::function<void(const CampaignState&)>& on_event) 
       for (Command& c : cmds) {
         for (const Blob& b : c.blobs) PutBlob(b.content);
         ACCELOPT_RETURN_IF_ERROR(Append(c.event));
+        for (const SideEvent& se : c.side_events) ACCELOPT_RETURN_IF_ERROR(AppendSide(se));
         if (on_event) on_event(state_);
         if (c.run) in_flight_.push_back(*c.run);
       }

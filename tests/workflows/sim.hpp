@@ -2,6 +2,9 @@
 // blob map, scripted LLM replies and evaluation results, and a driver loop
 // that keeps several activities in flight and completes them in a seeded
 // random order (as slow replies would). Counts LLM requests per activity.
+// Memory banks live in `banks()` (the projection state of
+// workflows/memory_bank.hpp), fed by the commands' side events; memory
+// activities read it.
 #pragma once
 
 #include <chrono>
@@ -40,6 +43,10 @@ class Sim {
   // Continues from the first `n` events of `other` (and the blobs stored with
   // them): folds them, then re-runs PendingActivities like a restarted daemon.
   Status ResumeFrom(const Sim& other, size_t n);
+  // Starts with these memory banks (another Sim's banks(), an import...).
+  void SeedBanks(json banks) { banks_ = std::move(banks); }
+  // Appends an event to a bank's stream (a person retiring an item, ...).
+  Status AppendToBank(const std::string& bank, const Event& e);
   // Drives until the campaign finishes. `on_event` (may be empty) sees the
   // state after every appended event.
   Status RunToEnd(const std::function<void(const CampaignState&)>& on_event = {});
@@ -51,11 +58,15 @@ class Sim {
   const CampaignState& state() const { return state_; }
   const MapBlobSource& blobs() const { return blobs_; }
   const std::map<std::string, int>& llm_requests() const { return llm_requests_; }
+  const json& banks() const { return banks_; }
+  // Every bank event, in order, with the campaign log's size when appended.
+  const std::vector<std::pair<size_t, SideEvent>>& side_log() const { return side_log_; }
   size_t max_seen_in_flight() const { return max_seen_in_flight_; }
   int64_t decide_rounds() const { return decide_rounds_; }
 
  private:
   Status Append(Event e);
+  Status AppendSide(const SideEvent& se);
   void PutBlob(const std::string& content);
   Status RunOne(const ActivityRequest& a);
 
@@ -64,6 +75,9 @@ class Sim {
   uint64_t order_seed_;
   size_t max_in_flight_;
   std::vector<Event> log_;
+  json banks_ = json::object();
+  std::map<std::string, uint64_t> bank_versions_;
+  std::vector<std::pair<size_t, SideEvent>> side_log_;
   // Blobs in the order they were stored, with the log size at that moment.
   std::vector<std::pair<size_t, std::string>> blob_log_;
   MapBlobSource blobs_;
