@@ -22,8 +22,13 @@ struct Options {
   std::string out_dir;             // best --out
   std::vector<std::string> sets;   // submit --set key=value (JSON values allowed)
   std::vector<std::string> problems;  // submit --problem
-  std::string file;                // memory import FILE, redistill spec
+  std::string file;                // memory import --file FILE
   std::string format;              // memory import --format accelopt|bank
+  int generation = 0;              // memory show/export --generation (0: current)
+  std::string reason;              // memory retire --reason
+  std::string provider, model;     // memory redistill --provider/--model
+  std::vector<std::string> campaigns;  // memory redistill --campaign
+  int max_pairs = 0;               // memory redistill --max-pairs
   bool force = false;              // calibrate --force: re-measure now
 };
 
@@ -31,6 +36,9 @@ struct Options {
 int ReplyError(const ApiReply& reply);
 // Prints a Status (unreachable, timeout) and returns its exit code.
 int TransportError(const Status& status);
+// Calls the API and prints the reply's JSON (or the error); the exit code.
+int Simple(ApiClient& api, const Options& o, const std::string& method, const std::string& path,
+           const json* body = nullptr, std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 int CmdSubmit(ApiClient& api, const Options& o);
 int CmdList(ApiClient& api, const Options& o);
@@ -40,7 +48,7 @@ int CmdWait(ApiClient& api, const Options& o);
 int CmdControl(ApiClient& api, const Options& o, const std::string& action);  // cancel|pause|resume
 int CmdBest(ApiClient& api, const Options& o);
 int CmdReport(ApiClient& api, const Options& o);
-int CmdMemory(ApiClient& api, const Options& o);
+int CmdMemory(ApiClient& api, const Options& o);  // memory_commands.cpp
 int CmdSuites(ApiClient& api, const Options& o);
 int CmdBaseline(ApiClient& api, const Options& o);
 int CmdCalibrate(ApiClient& api, const Options& o);

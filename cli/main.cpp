@@ -60,10 +60,19 @@ int main(int argc, char** argv) {
   best->add_option("--out", o.out_dir, "folder to write <problem>.cpp files into");
   auto* report = app.add_subcommand("report", "% of peak per problem per iteration, speedups, cost per role");
   positional(report, "id", "campaign id");
-  auto* memory = app.add_subcommand("memory", "optimization memory banks: list | show BANK | export BANK | import BANK --file F | rebuild BANK | redistill BANK [--file SPEC]");
-  positional(memory, "args", "subcommand and bank");
-  memory->add_option("--file", o.file, "input file for import / redistill");
-  memory->add_option("--format", o.format, "import format: bank or accelopt (AccelOpt experience list); default auto");
+  auto* memory = app.add_subcommand("memory",
+      "optimization memory banks: list | show BANK | export BANK | import BANK --file F | retire BANK ITEM... | "
+      "rebuild BANK | redistill BANK");
+  positional(memory, "args", "subcommand, bank and (retire) item ids");
+  memory->add_option("--file", o.file, "import: the file to import; export: write to this file instead of stdout");
+  memory->add_option("--format", o.format, "import format: auto (default), bank (an export) or accelopt (AccelOpt experience list)");
+  memory->add_option("--generation", o.generation, "show/export: this generation instead of the current one");
+  memory->add_option("--reason", o.reason, "retire: why (recorded with the retirement)");
+  memory->add_option("--provider", o.provider, "redistill: the summarizer's provider (default: the daemon's summarizer role)");
+  memory->add_option("--model", o.model, "redistill: the summarizer's model (default: the daemon's summarizer role)");
+  memory->add_option("--campaign", o.campaigns, "redistill: a campaign whose pairs to use (repeatable; default: those that wrote the bank)");
+  memory->add_option("--max-pairs", o.max_pairs, "redistill: at most this many pairs");
+  memory->add_flag("--wait", o.wait, "redistill: wait until it completes, showing progress");
   auto* suites = app.add_subcommand("suites", "list suites and problems");
   auto* baseline = app.add_subcommand("baseline", "evaluate every baseline of a suite");
   positional(baseline, "suite", "suite name (default cpu)", false);

@@ -1,4 +1,4 @@
-// Memory banks, suites, baseline profiling, calibration, health; and the
+// Suites, baseline profiling, calibration, health; and the
 // shared error printing.
 #include <iostream>
 
@@ -25,84 +25,13 @@ int TransportError(const Status& status) {
   return kExitUnreachable;
 }
 
-namespace {
-
 int Simple(ApiClient& api, const Options& o, const std::string& method, const std::string& path,
-           const json* body = nullptr, std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+           const json* body, std::chrono::milliseconds timeout) {
   auto r = api.Call(method, path, body, timeout);
   if (!r.ok()) return TransportError(r.status());
   if (r->http_status >= 300) return ReplyError(*r);
   std::cout << Dump(r->body, 2) << "\n";
   return kExitOk;
-}
-
-}  // namespace
-
-int CmdMemory(ApiClient& api, const Options& o) {
-  if (o.args.empty()) {
-    std::cerr << "acceloptctl memory: one of list, show, export, import, rebuild, redistill\n";
-    return kExitUsage;
-  }
-  const std::string& sub = o.args[0];
-  auto need_bank = [&]() -> bool {
-    if (o.args.size() < 2) {
-      std::cerr << "acceloptctl memory " << sub << ": bank name required\n";
-      return false;
-    }
-    return true;
-  };
-  if (sub == "list") {
-    auto r = api.Call("GET", "/v1/memory");
-    if (!r.ok()) return TransportError(r.status());
-    if (r->http_status >= 300) return ReplyError(*r);
-    if (o.json_output) { std::cout << Dump(r->body, 2) << "\n"; return kExitOk; }
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& b : r->body.value("banks", json::array()))
-      rows.push_back({b.value("bank", "?"), std::to_string(b.value("version", 0)), std::to_string(b.value("items", 0))});
-    PrintTable({"BANK", "VERSION", "ITEMS"}, rows);
-    return kExitOk;
-  }
-  if (sub == "show") {
-    if (!need_bank()) return kExitUsage;
-    auto r = api.Call("GET", "/v1/memory/" + o.args[1]);
-    if (!r.ok()) return TransportError(r.status());
-    if (r->http_status >= 300) return ReplyError(*r);
-    if (o.json_output) { std::cout << Dump(r->body, 2) << "\n"; return kExitOk; }
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& it : r->body.value("items", json::array()))
-      rows.push_back({it.value("id", "?"), it.value("title", ""), JsonToCell(it.value("speedup", json())),
-                      JsonToCell(it.value("credit", json())), it.value("retired", false) ? "retired" : ""});
-    PrintTable({"ID", "TITLE", "SPEEDUP", "CREDIT", ""}, rows);
-    return kExitOk;
-  }
-  if (sub == "export") {
-    if (!need_bank()) return kExitUsage;
-    return Simple(api, o, "GET", "/v1/memory/" + o.args[1] + "/export");
-  }
-  if (sub == "import") {
-    if (!need_bank()) return kExitUsage;
-    if (o.file.empty()) { std::cerr << "acceloptctl memory import: --file FILE required\n"; return kExitUsage; }
-    auto j = ReadJsonFile(o.file);
-    if (!j.ok()) { std::cerr << "acceloptctl: " << j.status().message() << "\n"; return kExitUsage; }
-    json body = {{"data", *j}, {"format", o.format.empty() ? "auto" : o.format}};
-    return Simple(api, o, "POST", "/v1/memory/" + o.args[1] + "/import", &body);
-  }
-  if (sub == "rebuild") {
-    if (!need_bank()) return kExitUsage;
-    return Simple(api, o, "POST", "/v1/memory/" + o.args[1] + "/rebuild");
-  }
-  if (sub == "redistill") {
-    if (!need_bank()) return kExitUsage;
-    json body = json::object();
-    if (!o.file.empty()) {
-      auto j = ReadJsonFile(o.file);
-      if (!j.ok()) { std::cerr << "acceloptctl: " << j.status().message() << "\n"; return kExitUsage; }
-      body = *j;
-    }
-    return Simple(api, o, "POST", "/v1/memory/" + o.args[1] + "/redistill", &body, std::chrono::minutes(30));
-  }
-  std::cerr << "acceloptctl memory: unknown subcommand '" << sub << "'\n";
-  return kExitUsage;
 }
 
 int CmdSuites(ApiClient& api, const Options& o) {

@@ -1,0 +1,160 @@
+// Memory banks through the daemon, driven by acceloptctl: two campaigns
+// sharing a bank, export/import (bank and AccelOpt formats), retirement,
+// rebuild equals live, re-distillation into a new generation, and a restart.
+#include <boost/test/unit_test.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "tests/daemon/daemon_fixture.hpp"
+
+using namespace accelopt;
+using namespace accelopt::testing;
+
+namespace {
+
+std::string WriteFile(const DaemonFixture& f, const std::string& name, const json& j) {
+  const std::string path = f.dir + "/" + name;
+  std::ofstream(path) << j.dump(1);
+  return path;
+}
+
+json Events(const DaemonFixture& f, const std::string& id) {
+  auto r = f.Ctl({"events", id, "-o", "json"});
+  BOOST_REQUIRE_EQUAL(r.exit_code, 0);
+  json events = json::array();
+  std::istringstream in(r.out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) events.push_back(json::parse(line));
+  }
+  return events;
+}
+
+std::string RunCampaign(DaemonFixture& f, const std::string& problem, const std::string& name) {
+  json spec = SmallSpec({problem}, 2, 1, 2, 1);
+  spec["memory"] = {{"scope", "bank"}, {"bank", "nightly"}};
+  auto r = f.Ctl({"submit", WriteFile(f, name, spec), "--wait", "-o", "json"});
+  BOOST_TEST_MESSAGE(r.err);
+  BOOST_REQUIRE_EQUAL(r.exit_code, 0);
+  BOOST_REQUIRE(r.Json()["state"] == "completed");
+  return r.Json()["id"].get<std::string>();
+}
+
+json Bank(const DaemonFixture& f, const std::string& bank, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"memory", "show", bank, "-o", "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = f.Ctl(args);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  return r.Json();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(banks_are_shared_exported_retired_rebuilt_and_redistilled) {
+  DaemonFixture f(StandardScript(2));
+  f.StartDaemon();
+  BOOST_TEST(f.Ctl({"memory", "show", "nightly"}).exit_code == 4);  // not found yet
+
+  // Campaign 1 (matmul) writes the bank; campaign 2 (silu) starts from it.
+  const std::string c1 = RunCampaign(f, "matmul", "c1.json");
+  json bank = Bank(f, "nightly");
+  BOOST_REQUIRE(!bank["items"].empty());
+  for (const auto& i : bank["items"]) {
+    BOOST_TEST(i["campaign"] == c1);
+    BOOST_TEST(i["source"] == "campaign");
+    BOOST_TEST(i["title"] == "Loop interchange");
+    BOOST_TEST(i["pair"]["slow_sha256"].get<std::string>().size() == 64u);  // provenance
+  }
+  const size_t c1_items = bank["items"].size();
+  const std::string c2 = RunCampaign(f, "silu", "c2.json");
+  bool saw_c1_items = false;
+  for (const auto& e : Events(f, c2)) {
+    if (e["type"] != "MemorySnapshotTaken" || e["data"]["activity_id"].get<std::string>().find("/it0/") == std::string::npos) continue;
+    BOOST_TEST(e["data"]["bank"] == "nightly");
+    for (const auto& item : e["data"]["items"]) {
+      saw_c1_items = saw_c1_items || item["id"].get<std::string>().rfind(c1 + "/", 0) == 0;
+    }
+  }
+  BOOST_TEST(saw_c1_items);  // c2's first planners saw c1's experiences
+  // ...and their prompts said so.
+  int planner_prompts_with_memory = 0;
+  for (const auto& req : f.FakeRequests()) {
+    const std::string body = req.dump();
+    if (body.find("planning the next optimization") != std::string::npos && body.find("void silu") != std::string::npos &&
+        body.find("Loop interchange") != std::string::npos) {
+      ++planner_prompts_with_memory;
+    }
+  }
+  BOOST_TEST(planner_prompts_with_memory > 0);
+
+  auto list = f.Ctl({"memory", "list", "-o", "json"}).Json();
+  BOOST_REQUIRE(list["banks"].size() == 1u);
+  BOOST_TEST(list["banks"][0]["bank"] == "nightly");
+  BOOST_TEST(list["banks"][0]["items"].get<size_t>() >= c1_items);
+  BOOST_TEST(f.Ctl({"memory", "list"}).exit_code == 0);
+
+  // Export, then import into another bank: the same items.
+  const std::string exported = f.dir + "/nightly.json";
+  BOOST_REQUIRE_EQUAL(f.Ctl({"memory", "export", "nightly", "--file", exported}).exit_code, 0);
+  auto imp = f.Ctl({"memory", "import", "copy", "--file", exported, "-o", "json"});
+  BOOST_REQUIRE_MESSAGE(imp.exit_code == 0, imp.err);
+  BOOST_TEST(imp.Json()["added"].get<size_t>() == Bank(f, "nightly")["items"].size());
+  BOOST_TEST(f.Ctl({"memory", "import", "copy", "--file", exported, "-o", "json"}).Json()["added"] == 0);
+  // An AccelOpt experience list.
+  const std::string accelopt = WriteFile(f, "accelopt.json", json::parse(R"([
+      {"title": "Double buffering", "summary": "Overlap loads with compute.", "slow_code": "a", "fast_code": "b", "speedup": 1.3}])"));
+  BOOST_REQUIRE_EQUAL(f.Ctl({"memory", "import", "imported", "--file", accelopt, "--format", "accelopt"}).exit_code, 0);
+  BOOST_TEST(Bank(f, "imported")["items"][0]["title"] == "Double buffering");
+  const std::string garbage = WriteFile(f, "garbage.json", json::parse(R"({"what": 1})"));
+  BOOST_TEST(f.Ctl({"memory", "import", "imported", "--file", garbage, "--format", "accelopt"}).exit_code == 1);
+
+  // Retire one item: marked, and gone from the bank's active count.
+  const std::string victim = Bank(f, "nightly")["items"][0]["id"];
+  auto retired = f.Ctl({"memory", "retire", "nightly", victim, "--reason", "came from a rejected kernel", "-o", "json"});
+  BOOST_REQUIRE_MESSAGE(retired.exit_code == 0, retired.err);
+  bool found = false;
+  const json after_retire = Bank(f, "nightly");
+  for (const auto& i : after_retire["items"]) {
+    if (i["id"] != victim) continue;
+    found = true;
+    BOOST_TEST(i["retired"] == true);
+    BOOST_TEST(i["retired_reason"] == "came from a rejected kernel");
+  }
+  BOOST_TEST(found);
+  BOOST_TEST(f.Ctl({"memory", "retire", "nightly", "no-such-item"}).exit_code == 4);
+
+  // Rebuilding the projection from the log gives the live state back.
+  const json before = Bank(f, "nightly");
+  auto rebuilt = f.Ctl({"memory", "rebuild", "nightly", "-o", "json"});
+  BOOST_REQUIRE_MESSAGE(rebuilt.exit_code == 0, rebuilt.err);
+  BOOST_TEST(rebuilt.Json()["equal"] == true);
+  BOOST_TEST(Bank(f, "nightly") == before);
+
+  // Re-distill with the configured summarizer: a new generation from the
+  // campaigns' pairs; the old one stays readable.
+  const size_t requests_before = f.FakeRequests().size();
+  auto rd = f.Ctl({"memory", "redistill", "nightly", "--wait", "-o", "json"}, 120);
+  BOOST_REQUIRE_MESSAGE(rd.exit_code == 0, rd.err);
+  const json started = json::parse(rd.out.substr(0, rd.out.find("\n}") + 2));
+  const size_t pairs = started["pairs"].get<size_t>();
+  BOOST_TEST(pairs >= c1_items);
+  BOOST_TEST(f.FakeRequests().size() == requests_before + pairs);  // one summarizer call per pair
+  json gen2 = Bank(f, "nightly");
+  BOOST_TEST(gen2["generation"] == 2);
+  BOOST_TEST(gen2["items"].size() == pairs);
+  for (const auto& i : gen2["items"]) {
+    BOOST_TEST(i["source"] == "redistill");
+    BOOST_TEST(i["summarizer_activity"].get<std::string>().rfind("redistill/r1/", 0) == 0u);
+  }
+  BOOST_TEST(Bank(f, "nightly", {"--generation", "1"})["items"].size() == before["items"].size());
+  BOOST_TEST(gen2["redistills"][0]["status"] == "completed");
+  // A second one while none runs is fine; a bank without campaigns is refused.
+  BOOST_TEST(f.Ctl({"memory", "redistill", "imported"}).exit_code == 1);
+
+  // After a restart the banks are as they were.
+  BOOST_REQUIRE_EQUAL(f.StopDaemon(), 0);
+  f.StartDaemon();
+  BOOST_TEST(Bank(f, "nightly") == gen2);
+}
