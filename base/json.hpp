@@ -19,7 +19,10 @@ using json = nlohmann::json;
 std::string Dump(const json& j, int indent = -1);
 
 // Parses `text`; comments (// and /* */) are accepted when allow_comments.
-// Errors come back as kInvalidArgument with the parser's position.
+// Errors come back as kInvalidArgument with the parser's position. Arrays and
+// objects nested deeper than kMaxJsonDepth are an error too (copying or
+// dumping such a value would recurse that deep and could overflow the stack).
+inline constexpr int kMaxJsonDepth = 512;
 Result<json> ParseJson(std::string_view text, bool allow_comments = false);
 
 // Reads and parses a JSON file (comments allowed).

@@ -19,3 +19,26 @@ BOOST_AUTO_TEST_CASE(parse_comments_only_when_allowed) {
   BOOST_TEST((*r)["a"].get<int>() == 1);
   BOOST_TEST(ParseJson("{\"a\":").status().code() == Code::kInvalidArgument);
 }
+
+BOOST_AUTO_TEST_CASE(parse_refuses_deep_nesting_instead_of_overflowing_the_stack) {
+  auto nest = [](int n, const char* open, const char* close) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += open;
+    s += "1";
+    for (int i = 0; i < n; ++i) s += close;
+    return s;
+  };
+  auto ok = ParseJson(nest(kMaxJsonDepth, "[", "]"));
+  BOOST_REQUIRE(ok.ok());
+  json copy = *ok;  // copying recurses once per level
+  BOOST_TEST(copy == *ok);
+  auto deep = ParseJson(nest(kMaxJsonDepth + 1, "{\"a\":", "}"));
+  BOOST_TEST(deep.status().code() == Code::kInvalidArgument);
+  BOOST_TEST(deep.status().message().find("nested deeper") != std::string::npos);
+  // Far deeper than any stack could copy: refused, no crash.
+  BOOST_TEST(!ParseJson(nest(200000, "[", "]")).ok());
+  BOOST_TEST(!ParseJson(nest(200000, "{\"a\":", "}"), true).ok());
+  // Errors and comments still work as before.
+  BOOST_TEST(!ParseJson("[1,2").ok());
+  BOOST_TEST(ParseJson("[1, /* c */ 2] // end", true).ok());
+}
