@@ -1,5 +1,6 @@
 #include "llm/secrets.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 
@@ -106,6 +107,15 @@ Result<AwsCredentials> LoadAwsCredentials(Env* env, const ProviderConfig& config
 
 std::string ScrubSecrets(std::string_view text, size_t max_len) {
   std::string s = Redact(text);
+  // libstdc++'s std::regex matches recursively, several stack frames per
+  // character of a match: a provider error text holding a ~100 KB run of
+  // key-like characters ("sk-aaaa...") overflowed the stack and killed the
+  // daemon. Only the first max_len characters are kept, so the patterns run
+  // on a window a little longer than that: a secret that starts in the kept
+  // part still has a long enough prefix inside the window to be recognized.
+  max_len = std::min(max_len, kMaxScrubbedLength);
+  constexpr size_t kMargin = 256;
+  if (s.size() > max_len + kMargin) s.resize(max_len + kMargin);
   static const std::regex kPatterns[] = {
       std::regex(R"(sk-[A-Za-z0-9_\-\*\.]{6,})"),
       std::regex(R"((Bearer|Basic|AWS4-HMAC-SHA256)\s+[^\s,"]+)", std::regex::icase),

@@ -38,7 +38,9 @@ Result<AwsCredentials> LoadAwsCredentials(Env* env, const ProviderConfig& config
 // Redact() plus patterns that look like credentials even when they were not
 // registered (partial keys echoed by a provider: "sk-...", "Bearer ...",
 // AWS access key ids, "x-api-key: ..."). Also flattens to one line and caps
-// the length at `max_len` characters.
+// the length at `max_len` characters (at most kMaxScrubbedLength; any input
+// length is fine, the patterns only run on the part that is kept).
+inline constexpr size_t kMaxScrubbedLength = 4096;
 std::string ScrubSecrets(std::string_view text, size_t max_len = 600);
 
 }  // namespace accelopt::llm

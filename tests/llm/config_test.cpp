@@ -152,6 +152,20 @@ BOOST_AUTO_TEST_CASE(scrub_removes_key_shaped_text) {
   BOOST_TEST(ScrubSecrets(std::string(5000, 'a')).size() <= 603u);
 }
 
+BOOST_AUTO_TEST_CASE(scrub_survives_huge_key_shaped_runs) {
+  // std::regex recurses per matched character; these used to overflow the stack.
+  for (const std::string& prefix : {"sk-", "Bearer ", "api_key=", "AKIA"}) {
+    const std::string s = ScrubSecrets("HTTP 500: " + prefix + std::string(300000, 'A') + " tail");
+    BOOST_TEST(s.size() <= 603u);
+    BOOST_TEST(s.find("AAAAAAAA") == std::string::npos, prefix);
+    BOOST_TEST(s.find("[REDACTED]") != std::string::npos, prefix);
+  }
+  // A key that starts just before the cut is still redacted.
+  const std::string s = ScrubSecrets(std::string(590, '.') + " sk-" + std::string(5000, 'x'));
+  BOOST_TEST(s.find("xxxxxx") == std::string::npos);
+  BOOST_TEST(ScrubSecrets(std::string(100000, 'x'), 100000).size() <= kMaxScrubbedLength + 3);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace accelopt::llm
