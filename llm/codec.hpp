@@ -49,7 +49,7 @@ std::unique_ptr<HttpCodec> MakeBedrockCodec(const ProviderConfig& config, AwsCre
 namespace codec_util {
 const json* Find(const json& j, const char* key);
 std::string String(const json* j);           // "" unless a string
-int64_t Int(const json* j);                  // 0 unless a number
+int64_t Int(const json* j);                  // 0 unless a number in int64's range (floats truncated)
 }  // namespace codec_util
 
 }  // namespace accelopt::llm

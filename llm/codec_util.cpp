@@ -1,5 +1,7 @@
 #include "llm/codec.hpp"
 
+#include <cstdint>
+
 namespace accelopt::llm {
 namespace codec_util {
 
@@ -13,8 +15,17 @@ std::string String(const json* j) { return j && j->is_string() ? j->get<std::str
 
 int64_t Int(const json* j) {
   if (!j) return 0;
-  if (j->is_number_integer() || j->is_number_unsigned()) return j->get<int64_t>();
-  if (j->is_number_float()) return static_cast<int64_t>(j->get<double>());
+  if (j->is_number_unsigned()) {
+    uint64_t v = j->get<uint64_t>();
+    return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
+  }
+  if (j->is_number_integer()) return j->get<int64_t>();
+  if (j->is_number_float()) {
+    // Casting a double outside int64's range (or NaN) is undefined behaviour.
+    double d = j->get<double>();
+    if (!(d > -9.2e18 && d < 9.2e18)) return 0;
+    return static_cast<int64_t>(d);
+  }
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "base/log.hpp"
+#include "llm/codec.hpp"
 #include "llm/pricing.hpp"
 #include "llm/retry.hpp"
 #include "llm/secrets.hpp"
@@ -159,10 +160,7 @@ class CommandProvider : public Provider {
         auto it = j->find(k);
         return it != j->end() && it->is_string() ? it->get<std::string>() : std::string();
       };
-      auto get_i = [&](const char* k) -> int64_t {
-        auto it = j->find(k);
-        return it != j->end() && it->is_number() ? it->get<int64_t>() : 0;
-      };
+      auto get_i = [&](const char* k) -> int64_t { return codec_util::Int(codec_util::Find(*j, k)); };
       auto text = j->find("text");
       if (text == j->end() || !text->is_string()) {
         return Error(LlmErrorKind::kMalformed, false, "command output has no string field 'text'");

@@ -1,5 +1,7 @@
 #include "llm/types.hpp"
 
+#include <type_traits>
+
 #include "base/sha256.hpp"
 
 namespace accelopt::llm {
@@ -77,6 +79,10 @@ Status Get(const json& j, const char* key, T* out, bool required) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) {
     return required ? InvalidArgument(std::string("missing field '") + key + "'") : Status::Ok();
+  }
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // nlohmann converts a float with a plain cast, undefined outside T's range.
+    if (!it->is_number_integer()) return InvalidArgument(std::string("field '") + key + "' must be an integer");
   }
   try {
     *out = it->get<T>();

@@ -1,6 +1,10 @@
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+#include <cstdint>
+
 #include "base/sha256.hpp"
+#include "llm/codec.hpp"
 #include "llm/pricing.hpp"
 #include "llm/retry.hpp"
 #include "llm/types.hpp"
@@ -117,6 +121,22 @@ BOOST_AUTO_TEST_CASE(backoff_is_capped_full_jitter_and_honours_retry_after) {
   BOOST_TEST(!IsRetryableHttpStatus(400));
   BOOST_TEST(!IsRetryableHttpStatus(401));
   BOOST_TEST(!IsRetryableHttpStatus(404));
+}
+
+BOOST_AUTO_TEST_CASE(numbers_out_of_int64_range_are_refused_not_cast) {
+  // A double outside int64's range (or NaN) cast to int64 is undefined
+  // behaviour; replies and recorded JSON come from outside.
+  json j = {{"huge", 1e300}, {"tiny", -1e300}, {"nan", NAN}, {"frac", 42.9}, {"u", UINT64_MAX}, {"s", "7"}};
+  using namespace codec_util;
+  BOOST_TEST(Int(Find(j, "huge")) == 0);
+  BOOST_TEST(Int(Find(j, "tiny")) == 0);
+  BOOST_TEST(Int(Find(j, "nan")) == 0);
+  BOOST_TEST(Int(Find(j, "frac")) == 42);
+  BOOST_TEST(Int(Find(j, "u")) == INT64_MAX);
+  BOOST_TEST(Int(Find(j, "s")) == 0);
+  BOOST_TEST(!ResponseFromJson({{"text", "x"}, {"input_tokens", 1e300}}).ok());
+  BOOST_TEST(!ResponseFromJson({{"text", "x"}, {"latency_ms", 2.5}}).ok());
+  BOOST_TEST(ResponseFromJson({{"text", "x"}, {"input_tokens", 12}}).ok());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
