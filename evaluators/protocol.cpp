@@ -88,6 +88,7 @@ Result<EvalSettings> EvalSettings::FromJson(const json& j) {
     else if (key == "min_samples") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 1, 1000000, &s.min_samples));
     else if (key == "max_samples") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 1, 1000000, &s.max_samples));
     else if (key == "max_rounds") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 1, 100, &s.max_rounds));
+    else if (key == "min_rounds") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 1, 100, &s.min_rounds));
     else if (key == "target_spread") ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.target_spread));
     else if (key == "threads") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 0, 4096, &s.threads));
     else if (key == "memory_limit_mb") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 64, int64_t{1} << 30, &s.memory_limit_mb));
@@ -111,7 +112,8 @@ json EvalSettings::ToJson() const {
             {"seeds", seeds},               {"adversarial", adversarial},
             {"perturbation", perturbation}, {"warmup", warmup},
             {"min_time_s", min_time_s},     {"min_samples", min_samples},
-            {"max_samples", max_samples},   {"max_rounds", max_rounds},
+            {"max_samples", max_samples},   {"min_rounds", min_rounds},
+            {"max_rounds", max_rounds},
             {"target_spread", target_spread}, {"threads", threads},
             {"memory_limit_mb", memory_limit_mb}, {"static_checks", static_checks},
             {"max_speedup", max_speedup},   {"roofline_slack", roofline_slack}};

@@ -31,10 +31,13 @@ struct EvalSettings {
   bool adversarial = true;         // also run the problem's adversarial inputs
   bool perturbation = true;        // re-run seed[0] with a few inputs changed in place
   int warmup = 1;                  // untimed calls before each timing round
-  double min_time_s = 0.2;         // a timing round runs until this much kernel time...
+  double min_time_s = 0.1;         // a timing round runs until this much kernel time...
   int min_samples = 5;             // ...and at least this many calls
   int max_samples = 1000;          // a round never takes more calls than this
-  int max_rounds = 3;              // rounds repeated while spread > target_spread
+  int min_rounds = 3;              // rounds always run (capped at max_rounds); the
+                                   // fastest round's median is the latency, so a
+                                   // round slowed by a busy neighbour does not count
+  int max_rounds = 5;              // rounds repeated while spread > target_spread
   double target_spread = 0.01;     // relative noise of the median that ends the rounds
   int threads = 0;                 // OMP_NUM_THREADS for the kernel; 0 = all cores
   uint64_t memory_limit_mb = 4096; // address-space limit of the harness process
@@ -80,7 +83,7 @@ struct LatencyStats {
   double min_us = 0;
   double mean_us = 0;
   double spread = 0;               // relative half-width of a ~95% CI of the median
-  int rounds = 0;                  // timing rounds run (samples come from the tightest)
+  int rounds = 0;                  // timing rounds run (samples come from the fastest)
   std::vector<double> samples_us;  // raw samples of the kept round, in call order
 };
 

@@ -144,7 +144,8 @@ std::string JobText(const Problem& p, const std::string& mode, const std::string
   for (size_t c = 0; c < cases.size(); ++c)
     if (cases[c].timing) timing.push_back(static_cast<int>(c));
   os << "timing " << s.warmup << " " << G(s.min_time_s) << " " << s.min_samples << " " << s.max_samples << " "
-     << s.max_rounds << " " << G(s.target_spread) << " " << timing.size();
+     << std::min(s.min_rounds, s.max_rounds) << " " << s.max_rounds << " " << G(s.target_spread) << " "
+     << timing.size();
   for (int t : timing) os << " " << t;
   os << "\ntolerance " << G(p.tolerance) << "\nseccomp 1\n";
   return os.str();

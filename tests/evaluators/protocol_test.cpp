@@ -19,7 +19,8 @@ BOOST_AUTO_TEST_CASE(request_round_trip_keeps_every_setting) {
   BOOST_TEST(r->settings.seeds.size() == 2u);
   BOOST_TEST(*r->settings.baseline_latency_us == 120.5);
   BOOST_TEST(!r->settings.static_checks);
-  BOOST_TEST(r->settings.max_rounds == 3);  // default kept
+  BOOST_TEST(r->settings.max_rounds == 5);  // defaults kept
+  BOOST_TEST(r->settings.min_rounds == 3);
   auto again = EvalRequest::FromJson(r->ToJson());
   BOOST_REQUIRE(again.ok());
   BOOST_TEST(Dump(again->ToJson()) == Dump(r->ToJson()));

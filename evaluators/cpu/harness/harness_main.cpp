@@ -69,7 +69,7 @@ struct Job {
   std::vector<Param> params;
   std::vector<Case> cases;
   std::vector<int> timing_cases;
-  int warmup = 1, min_samples = 5, max_samples = 1000, max_rounds = 3;
+  int warmup = 1, min_samples = 5, max_samples = 1000, min_rounds = 3, max_rounds = 5;
   double min_time_s = 0.2, target_spread = 0.01, tolerance = 2e-5;
   int seccomp = 1;
   int background_check_ms = 20;
@@ -120,8 +120,8 @@ Job ReadJob() {
       job.cases.push_back(c);
     } else if (key == "timing") {
       int n = 0;
-      in >> job.warmup >> job.min_time_s >> job.min_samples >> job.max_samples >> job.max_rounds >>
-          job.target_spread >> n;
+      in >> job.warmup >> job.min_time_s >> job.min_samples >> job.max_samples >> job.min_rounds >>
+          job.max_rounds >> job.target_spread >> n;
       for (int k = 0; k < n; ++k) { int c; in >> c; job.timing_cases.push_back(c); }
       if (!in) Die("bad timing line");
     } else if (key == "tolerance") in >> job.tolerance;
