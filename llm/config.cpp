@@ -1,6 +1,9 @@
 #include "llm/config.hpp"
 
+#include <cmath>
 #include <set>
+#include <type_traits>
+#include <utility>
 
 namespace accelopt::llm {
 
@@ -33,10 +36,38 @@ class Fields {
     seen_.insert(key);
     auto it = j_.find(key);
     if (it == j_.end()) return Status::Ok();
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // nlohmann converts with a plain cast: a float outside T's range is
+      // undefined behaviour, a large integer silently wraps.
+      return ReadInteger(key, *it, out);
+    }
     try {
       *out = it->get<T>();
     } catch (const json::exception&) {
       return InvalidArgument(path_ + "." + key + ": wrong type (got " + it->type_name() + ")");
+    }
+    return Status::Ok();
+  }
+
+  template <typename T>
+  Status ReadInteger(const char* key, const json& v, T* out) const {
+    const std::string field = path_ + "." + key;
+    if (v.is_number_unsigned()) {
+      if (!std::in_range<T>(v.get<uint64_t>())) return InvalidArgument(field + ": out of range");
+      *out = static_cast<T>(v.get<uint64_t>());
+    } else if (v.is_number_integer()) {
+      if (!std::in_range<T>(v.get<int64_t>())) return InvalidArgument(field + ": out of range");
+      *out = static_cast<T>(v.get<int64_t>());
+    } else if (v.is_number_float()) {
+      const double d = v.get<double>();
+      // 2^63 is exact in a double; anything in (-2^63, 2^63) converts to int64.
+      if (!(d > -9223372036854775808.0 && d < 9223372036854775808.0) || std::trunc(d) != d ||
+          !std::in_range<T>(static_cast<int64_t>(d))) {
+        return InvalidArgument(field + ": must be an integer in range");
+      }
+      *out = static_cast<T>(static_cast<int64_t>(d));
+    } else {
+      return InvalidArgument(field + ": wrong type (got " + v.type_name() + ")");
     }
     return Status::Ok();
   }

@@ -152,6 +152,24 @@ BOOST_AUTO_TEST_CASE(scrub_removes_key_shaped_text) {
   BOOST_TEST(ScrubSecrets(std::string(5000, 'a')).size() <= 603u);
 }
 
+BOOST_AUTO_TEST_CASE(integer_fields_refuse_out_of_range_numbers) {
+  // These were a float-to-int cast (undefined behaviour) or a silent wrap.
+  auto parse = [](json extra) {
+    json j = {{"kind", "openai"}, {"base_url", "http://127.0.0.1:8000/v1"}};
+    j.update(extra);
+    return ParseProviderConfig("local", j, "providers.local");
+  };
+  BOOST_TEST(!parse({{"max_concurrency", 1e300}}).ok());
+  BOOST_TEST(!parse({{"max_concurrency", 4294967297LL}}).ok());
+  BOOST_TEST(!parse({{"max_concurrency", 2.5}}).ok());
+  BOOST_TEST(!parse({{"timeouts", {{"total_ms", 1e300}}}}).ok());
+  BOOST_TEST(!parse({{"retry", {{"max_attempts", -1e30}}}}).ok());
+  auto four = parse({{"max_concurrency", 4.0}});
+  BOOST_REQUIRE(four.ok());
+  BOOST_TEST(four->max_concurrency == 4);
+  BOOST_TEST(parse({{"max_concurrency", 16}})->max_concurrency == 16);
+}
+
 BOOST_AUTO_TEST_CASE(scrub_survives_huge_key_shaped_runs) {
   // std::regex recurses per matched character; these used to overflow the stack.
   for (const std::string& prefix : {"sk-", "Bearer ", "api_key=", "AKIA"}) {
