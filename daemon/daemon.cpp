@@ -91,6 +91,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   lo.create_if_missing = true;
   lo.registry = &registry;
   lo.projections.push_back(MemoryBanks::MakeProjection());
+  lo.rocksdb_env = options.rocksdb_env;
   NotifyStatus("replaying the event log");
   auto log = store::EventLog::Open(config.state_dir + "/events", lo);
   if (!log.ok()) {

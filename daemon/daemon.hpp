@@ -16,10 +16,17 @@
 #include "base/status.hpp"
 #include "daemon/config.hpp"
 
+namespace rocksdb {
+class Env;
+}
+
 namespace accelopt::daemon {
 
 struct DaemonOptions {
   int io_threads = 4;
+  // The RocksDB environment of the event log; null = the default. Tests pass
+  // a fault-injecting file system here (tests/reliability: power loss).
+  rocksdb::Env* rocksdb_env = nullptr;
 };
 
 // Runs until SIGTERM/SIGINT. Returns the process exit code; start-up errors

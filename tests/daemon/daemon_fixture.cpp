@@ -131,7 +131,8 @@ DaemonFixture::~DaemonFixture() {
 }
 
 void DaemonFixture::StartDaemon(const std::vector<std::string>& extra_env) {
-  daemon = Child({AcceloptdPath(), "--config", config_path}, daemon_log, extra_env);
+  daemon = Child({daemon_path.empty() ? AcceloptdPath() : daemon_path, "--config", config_path}, daemon_log,
+                 extra_env);
   for (int i = 0; i < 3000; ++i) {
     if (Ctl({"health"}, 5).exit_code == 0) return;
     if (daemon.Wait(std::chrono::milliseconds(0)) >= 0) break;

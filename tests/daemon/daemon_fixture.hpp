@@ -60,6 +60,7 @@ class DaemonFixture {
   std::string socket;
   std::string config_path;
   std::string daemon_log;
+  std::string daemon_path;  // default AcceloptdPath(); a test-only variant may replace it
   int fake_port = 0;
   Child fake;
   Child daemon;

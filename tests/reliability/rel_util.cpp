@@ -1,5 +1,6 @@
 #include "tests/reliability/rel_util.hpp"
 
+
 #include <boost/test/unit_test.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -7,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/sha256.hpp"
 #include "base/subprocess.hpp"
 
 namespace accelopt::testing::rel {
@@ -92,5 +94,72 @@ std::pair<int, std::string> FreshEvaluation(const std::string& problem_dir, cons
   if (!r.ok()) return {-1, r.status().ToString()};
   return {r->outcome == ProcessResult::Outcome::kExited ? r->exit_code : -1, r->stdout_data + r->stderr_data};
 }
+
+int64_t NowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+RequestAudit AuditRequests(const json& events, const json& requests, const std::vector<int64_t>& kill_us,
+                           const std::vector<size_t>& fake_count) {
+  RequestAudit audit;
+  // LLM activities by prompt: key = sha256(system)/sha256(user).
+  std::map<std::string, std::vector<std::string>> by_prompt;
+  std::map<std::string, int64_t> completed_at;  // activity -> recorded_at of its first completion
+  for (const auto& e : events) {
+    const json& d = e["data"];
+    if (e["type"] == "ActivityScheduled" && d["kind"] == "llm") {
+      std::string key = d["payload"]["system_sha256"].get<std::string>() + "/" + d["payload"]["user_sha256"].get<std::string>();
+      by_prompt[key].push_back(d["activity_id"]);
+      audit.completions.emplace(d["activity_id"].get<std::string>(), 0);
+    } else if (e["type"] == "LlmCallCompleted" || e["type"] == "LlmCallFailed") {
+      std::string a = d["activity_id"];
+      if (!completed_at.count(a)) completed_at[a] = e["recorded_at_us"].get<int64_t>();
+      ++audit.completions[a];
+    }
+  }
+  size_t begin = 0;
+  for (size_t inst = 0; inst < fake_count.size(); ++inst) {
+    int64_t started_us = inst == 0 ? 0 : kill_us[inst - 1];
+    std::map<std::string, int> sent;
+    for (size_t i = begin; i < fake_count[inst] && i < requests.size(); ++i) {
+      std::string key = Sha256Hex(requests[i]["system"].get<std::string>()) + "/" + Sha256Hex(requests[i]["user"].get<std::string>());
+      if (!by_prompt.count(key)) {
+        ++audit.unknown;
+        continue;
+      }
+      ++sent[key];
+    }
+    for (const auto& [key, n] : sent) {
+      int open = 0;
+      for (const auto& a : by_prompt[key]) open += !(completed_at.count(a) && completed_at[a] < started_us);
+      if (n > open) {
+        audit.repeats += n - open;
+        audit.details.push_back("instance " + std::to_string(inst) + ": prompt of " + by_prompt[key][0] + " sent " +
+                                std::to_string(n) + " times, only " + std::to_string(open) + " of its activities open");
+      }
+    }
+    begin = fake_count[inst];
+  }
+  return audit;
+}
+
+// StandardScript, with every planner reply unique ("Plan #i ...") so that the
+// executor prompts that follow are unique per plan.
+json UniquePlanScript(int latency_ms, int unique_plans) {
+  json script = StandardScript(latency_ms);
+  json rules = json::array();
+  for (int i = 1; i <= unique_plans; ++i) {
+    rules.push_back({{"name", "plan-" + std::to_string(i)},
+                     {"match", {{"system_contains", "planning the next optimization"}, {"times", 1}}},
+                     {"latency_ms", latency_ms},
+                     {"reply", {{"text", "Plan #" + std::to_string(i) + ": reorder the loops to i-k-j\nStream rows of B contiguously."},
+                                {"input_tokens", 1000}, {"output_tokens", 50}}}});
+  }
+  for (auto& r : script["rules"]) rules.push_back(r);
+  script["rules"] = rules;
+  return script;
+}
+
 
 }  // namespace accelopt::testing::rel

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,27 @@ std::string ReadTree(const std::string& dir);
 std::pair<int, std::string> FreshEvaluation(const std::string& problem_dir, const std::string& kernel);
 
 std::string AcceloptEvalPath();
+
+// Audits the fake LLM server's requests against a campaign's final events,
+// for a daemon that was stopped (killed, powered off) at the wall-clock
+// times `kill_us` and restarted: `fake_count[i]` is how many requests the
+// server had seen when instance i ended (one more entry than kills). An
+// instance may only send a prompt for activities whose completion was not
+// yet in the log when it started.
+struct RequestAudit {
+  std::map<std::string, int> completions;  // LLM activity -> completion events
+  size_t repeats = 0;                      // requests for calls already recorded
+  size_t unknown = 0;                      // requests matching no scheduled prompt
+  std::vector<std::string> details;        // one line per repeat
+};
+RequestAudit AuditRequests(const json& events, const json& requests, const std::vector<int64_t>& kill_us,
+                           const std::vector<size_t>& fake_count);
+
+// StandardScript (tests/daemon), with every planner reply unique ("Plan #i
+// ...") so that the executor prompts that follow are unique per plan.
+json UniquePlanScript(int latency_ms, int unique_plans);
+
+// Microseconds since the epoch (the clock events are stamped with).
+int64_t NowUs();
 
 }  // namespace accelopt::testing::rel
