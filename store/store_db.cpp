@@ -1,10 +1,12 @@
 #include "store/store_db.hpp"
 
+#include "store/rocks_logger.hpp"
 #include <cstring>
 #include <filesystem>
 #include <set>
 
 #include "store/record_codec.hpp"
+#include "store/rocks_logger.hpp"
 
 namespace accelopt::store {
 namespace {
@@ -138,7 +140,8 @@ Status StoreDb::OpenDb(const StoreDbOptions& options, bool read_only, bool creat
   dbo.create_if_missing = create;
   dbo.create_missing_column_families = create;
   dbo.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
-  dbo.keep_log_file_num = 5;
+  // No LOG file next to the data: see rocks_logger.hpp.
+  dbo.info_log = MakeRocksLogger(dir_, dbo.info_log_level);
   if (options.rocksdb_env) dbo.env = options.rocksdb_env;
 
   std::vector<std::string> names;

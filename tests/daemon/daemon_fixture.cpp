@@ -131,8 +131,13 @@ DaemonFixture::~DaemonFixture() {
 }
 
 void DaemonFixture::StartDaemon(const std::vector<std::string>& extra_env) {
-  daemon = Child({daemon_path.empty() ? AcceloptdPath() : daemon_path, "--config", config_path}, daemon_log,
-                 extra_env);
+  // ACCELOPT_TEST_ACCELOPTD runs another binary or a wrapper (e.g. a script
+  // that starts acceloptd under gdb) in place of the built acceloptd.
+  std::string path = daemon_path.empty() ? AcceloptdPath() : daemon_path;
+  if (const char* wrapper = std::getenv("ACCELOPT_TEST_ACCELOPTD"); wrapper && *wrapper && daemon_path.empty()) {
+    path = wrapper;
+  }
+  daemon = Child({path, "--config", config_path}, daemon_log, extra_env);
   for (int i = 0; i < 3000; ++i) {
     if (Ctl({"health"}, 5).exit_code == 0) return;
     if (daemon.Wait(std::chrono::milliseconds(0)) >= 0) break;
