@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   memory->add_option("--reason", o.reason, "retire: why (recorded with the retirement)");
   memory->add_option("--provider", o.provider, "redistill: the summarizer's provider (default: the daemon's summarizer role)");
   memory->add_option("--model", o.model, "redistill: the summarizer's model (default: the daemon's summarizer role)");
-  memory->add_option("--campaign", o.campaigns, "redistill: a campaign whose pairs to use (repeatable; default: those that wrote the bank)");
+  memory->add_option("--campaign", o.campaigns, "redistill: a campaign whose pairs to use (repeatable; '*' = every campaign; default: those that wrote the bank)");
   memory->add_option("--max-pairs", o.max_pairs, "redistill: at most this many pairs");
   memory->add_flag("--wait", o.wait, "redistill: wait until it completes, showing progress");
   auto* suites = app.add_subcommand("suites", "list suites and problems");

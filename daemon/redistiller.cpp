@@ -84,7 +84,12 @@ Result<json> Redistiller::Start(const RedistillRequest& request) {
     }
   }
   std::vector<std::string> campaigns = request.campaigns;
-  if (campaigns.empty()) {
+  if (campaigns.size() == 1 && campaigns[0] == "*") {  // every campaign in the log
+    campaigns.clear();
+    const std::string prefix = workflows::CampaignStream("");
+    for (const auto& s : d_.log->ListStreams(prefix)) campaigns.push_back(s.stream.substr(prefix.size()));
+    if (campaigns.empty()) return FailedPrecondition("there are no campaigns in the log");
+  } else if (campaigns.empty()) {
     std::set<std::string> seen;
     for (const auto& i : bank.items) {
       if (i.generation == bank.generation && !i.campaign.empty() && seen.insert(i.campaign).second) {

@@ -48,7 +48,8 @@ namespace accelopt::daemon {
 struct RedistillRequest {
   std::string bank;
   workflows::RoleSpec role;             // provider and model REQUIRED
-  std::vector<std::string> campaigns;   // empty: those that wrote the current generation
+  std::vector<std::string> campaigns;   // empty: those that wrote the current generation;
+                                        // {"*"}: every campaign in the log
   int max_pairs = 0;                    // 0: every pair
 };
 

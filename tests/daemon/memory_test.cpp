@@ -152,6 +152,13 @@ BOOST_AUTO_TEST_CASE(banks_are_shared_exported_retired_rebuilt_and_redistilled) 
   BOOST_TEST(gen2["redistills"][0]["status"] == "completed");
   // A second one while none runs is fine; a bank without campaigns is refused.
   BOOST_TEST(f.Ctl({"memory", "redistill", "imported"}).exit_code == 1);
+  // ...unless it names campaigns: '*' is every campaign in the log.
+  auto all = f.Ctl({"memory", "redistill", "imported", "--campaign", "*", "--max-pairs", "1", "--wait"}, 120);
+  BOOST_REQUIRE_MESSAGE(all.exit_code == 0, all.err);
+  json imported = Bank(f, "imported");
+  BOOST_TEST(imported["generation"] == 2);
+  BOOST_TEST(imported["items"].size() == 1u);
+  BOOST_TEST(Bank(f, "imported", {"--generation", "1"})["items"][0]["title"] == "Double buffering");
 
   // After a restart the banks are as they were.
   BOOST_REQUIRE_EQUAL(f.StopDaemon(), 0);
