@@ -14,20 +14,7 @@ using namespace accelopt::testing;
 namespace {
 
 std::string WriteSpec(const DaemonFixture& f, const json& spec, const std::string& name = "spec.json") {
-  std::string path = f.dir + "/" + name;
-  std::ofstream(path) << spec.dump(1);
-  return path;
-}
-
-json Events(const DaemonFixture& f, const std::string& id) {
-  auto r = f.Ctl({"events", id, "-o", "json"});
-  BOOST_REQUIRE_EQUAL(r.exit_code, 0);
-  json events = json::array();
-  std::istringstream in(r.out);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) events.push_back(json::parse(line));
-  return events;
+  return WriteJson(f, name, spec);
 }
 
 int CountType(const json& events, const std::string& type) {
@@ -59,7 +46,7 @@ BOOST_AUTO_TEST_CASE(campaign_end_to_end_finds_the_faster_kernel) {
   BOOST_TEST(silu["status"] == "completed");
 
   // The report's numbers follow from the events: LLM calls and cost.
-  json events = Events(f, id);
+  json events = CtlEvents(f, id);
   int llm_calls = CountType(events, "LlmCallCompleted") + CountType(events, "LlmCallFailed");
   double cost = 0;
   for (const auto& e : events)
@@ -122,9 +109,9 @@ BOOST_AUTO_TEST_CASE(cancel_pause_resume) {
   // While paused nothing new is scheduled: once in-flight work has landed the
   // event count stays put.
   std::this_thread::sleep_for(std::chrono::seconds(3));
-  size_t n1 = Events(f, id).size();
+  size_t n1 = CtlEvents(f, id).size();
   std::this_thread::sleep_for(std::chrono::seconds(2));
-  size_t n2 = Events(f, id).size();
+  size_t n2 = CtlEvents(f, id).size();
   BOOST_TEST(n1 == n2);
   // Paused survives a restart.
   BOOST_TEST(f.StopDaemon() == 0);
@@ -149,13 +136,13 @@ BOOST_AUTO_TEST_CASE(restart_resumes_without_repeating_recorded_calls) {
   std::string id = f.Ctl({"submit", spec}).out;
   id.erase(id.find_last_not_of("\n") + 1);
   // Let it get going, then stop the daemon in the middle of the campaign.
-  for (int i = 0; i < 200 && CountType(Events(f, id), "LlmCallCompleted") < 3; ++i)
+  for (int i = 0; i < 200 && CountType(CtlEvents(f, id), "LlmCallCompleted") < 3; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   BOOST_TEST(f.StopDaemon() == 0);
   f.StartDaemon();
   auto r = f.Ctl({"wait", id, "--timeout", "280"});
   BOOST_REQUIRE_EQUAL(r.exit_code, 0);
-  json events = Events(f, id);
+  json events = CtlEvents(f, id);
   BOOST_TEST(f.Ctl({"get", id, "-o", "json"}).Json()["state"] == "completed");
   // Versions are contiguous.
   for (size_t i = 0; i < events.size(); ++i) BOOST_TEST(events[i]["version"].get<size_t>() == i + 1);

@@ -259,4 +259,22 @@ json StandardScript(int latency_ms) {
                         {"input_tokens", 2000}, {"output_tokens", 100}}}}}}};
 }
 
+json CtlEvents(const DaemonFixture& f, const std::string& id) {
+  auto r = f.Ctl({"events", id, "-o", "json"});
+  BOOST_REQUIRE_EQUAL(r.exit_code, 0);
+  json events = json::array();
+  std::istringstream in(r.out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) events.push_back(json::parse(line));
+  }
+  return events;
+}
+
+std::string WriteJson(const DaemonFixture& f, const std::string& name, const json& j) {
+  const std::string path = f.dir + "/" + name;
+  std::ofstream(path) << j.dump(1);
+  return path;
+}
+
 }  // namespace accelopt::testing

@@ -66,6 +66,12 @@ class DaemonFixture {
   Child daemon;
 };
 
+// Every event of a campaign, read with `acceloptctl events ID -o json`
+// (fails the test when acceloptctl does).
+json CtlEvents(const DaemonFixture& f, const std::string& id);
+// Writes `j` to <f.dir>/<name>; returns the path.
+std::string WriteJson(const DaemonFixture& f, const std::string& name, const json& j);
+
 // Paths of the built tools (from CMake).
 std::string AcceloptdPath();
 std::string AcceloptctlPath();

@@ -14,28 +14,10 @@ using namespace accelopt::testing;
 
 namespace {
 
-std::string WriteFile(const DaemonFixture& f, const std::string& name, const json& j) {
-  const std::string path = f.dir + "/" + name;
-  std::ofstream(path) << j.dump(1);
-  return path;
-}
-
-json Events(const DaemonFixture& f, const std::string& id) {
-  auto r = f.Ctl({"events", id, "-o", "json"});
-  BOOST_REQUIRE_EQUAL(r.exit_code, 0);
-  json events = json::array();
-  std::istringstream in(r.out);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) events.push_back(json::parse(line));
-  }
-  return events;
-}
-
 std::string RunCampaign(DaemonFixture& f, const std::string& problem, const std::string& name) {
   json spec = SmallSpec({problem}, 2, 1, 2, 1);
   spec["memory"] = {{"scope", "bank"}, {"bank", "nightly"}};
-  auto r = f.Ctl({"submit", WriteFile(f, name, spec), "--wait", "-o", "json"});
+  auto r = f.Ctl({"submit", WriteJson(f, name, spec), "--wait", "-o", "json"});
   BOOST_TEST_MESSAGE(r.err);
   BOOST_REQUIRE_EQUAL(r.exit_code, 0);
   BOOST_REQUIRE(r.Json()["state"] == "completed");
@@ -70,7 +52,7 @@ BOOST_AUTO_TEST_CASE(banks_are_shared_exported_retired_rebuilt_and_redistilled) 
   const size_t c1_items = bank["items"].size();
   const std::string c2 = RunCampaign(f, "silu", "c2.json");
   bool saw_c1_items = false;
-  for (const auto& e : Events(f, c2)) {
+  for (const auto& e : CtlEvents(f, c2)) {
     if (e["type"] != "MemorySnapshotTaken" || e["data"]["activity_id"].get<std::string>().find("/it0/") == std::string::npos) continue;
     BOOST_TEST(e["data"]["bank"] == "nightly");
     for (const auto& item : e["data"]["items"]) {
@@ -103,11 +85,11 @@ BOOST_AUTO_TEST_CASE(banks_are_shared_exported_retired_rebuilt_and_redistilled) 
   BOOST_TEST(imp.Json()["added"].get<size_t>() == Bank(f, "nightly")["items"].size());
   BOOST_TEST(f.Ctl({"memory", "import", "copy", "--file", exported, "-o", "json"}).Json()["added"] == 0);
   // An AccelOpt experience list.
-  const std::string accelopt = WriteFile(f, "accelopt.json", json::parse(R"([
+  const std::string accelopt = WriteJson(f, "accelopt.json", json::parse(R"([
       {"title": "Double buffering", "summary": "Overlap loads with compute.", "slow_code": "a", "fast_code": "b", "speedup": 1.3}])"));
   BOOST_REQUIRE_EQUAL(f.Ctl({"memory", "import", "imported", "--file", accelopt, "--format", "accelopt"}).exit_code, 0);
   BOOST_TEST(Bank(f, "imported")["items"][0]["title"] == "Double buffering");
-  const std::string garbage = WriteFile(f, "garbage.json", json::parse(R"({"what": 1})"));
+  const std::string garbage = WriteJson(f, "garbage.json", json::parse(R"({"what": 1})"));
   BOOST_TEST(f.Ctl({"memory", "import", "imported", "--file", garbage, "--format", "accelopt"}).exit_code == 1);
 
   // Retire one item: marked, and gone from the bank's active count.
