@@ -6,7 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <string_view>
 
 #include "base/status.hpp"
@@ -27,5 +30,23 @@ Result<json> ParseJson(std::string_view text, bool allow_comments = false);
 
 // Reads and parses a JSON file (comments allowed).
 Result<json> ReadJsonFile(const std::string& path);
+
+// True when `v` is a JSON integer that T holds exactly (no wrap-around:
+// 4294967297 does not fit an int, -1 does not fit an unsigned).
+template <typename T>
+bool IntegerFits(const json& v) {
+  static_assert(std::is_integral_v<T>);
+  if (v.is_number_unsigned()) {
+    return v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+  }
+  if (!v.is_number_integer()) return false;
+  const int64_t x = v.get<int64_t>();
+  if constexpr (std::is_signed_v<T>) {
+    return x >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+           x <= static_cast<int64_t>(std::numeric_limits<T>::max());
+  } else {
+    return x >= 0 && static_cast<uint64_t>(x) <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+  }
+}
 
 }  // namespace accelopt

@@ -34,6 +34,7 @@ Status Get(const json& obj, const std::string& key, const std::string& where, T&
       if (!it->is_string()) return InvalidArgument(field + ": must be a string");
     } else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned>) {
       if (!it->is_number_integer()) return InvalidArgument(field + ": must be an integer");
+      if (!IntegerFits<T>(*it)) return InvalidArgument(field + ": out of range");
     } else if constexpr (std::is_floating_point_v<T>) {
       if (!it->is_number()) return InvalidArgument(field + ": must be a number");
     }

@@ -45,6 +45,7 @@ class Reader {
       if (!it->is_string()) return InvalidArgument(Path(key) + " must be a string");
     } else if constexpr (std::is_integral_v<T>) {
       if (!it->is_number_integer()) return InvalidArgument(Path(key) + " must be an integer");
+      if (!IntegerFits<T>(*it)) return InvalidArgument(Path(key) + " is out of range");
     } else if constexpr (std::is_floating_point_v<T>) {
       if (!it->is_number()) return InvalidArgument(Path(key) + " must be a number");
     }

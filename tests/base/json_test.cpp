@@ -42,3 +42,14 @@ BOOST_AUTO_TEST_CASE(parse_refuses_deep_nesting_instead_of_overflowing_the_stack
   BOOST_TEST(!ParseJson("[1,2").ok());
   BOOST_TEST(ParseJson("[1, /* c */ 2] // end", true).ok());
 }
+
+BOOST_AUTO_TEST_CASE(integer_fits_refuses_what_would_wrap) {
+  BOOST_TEST(IntegerFits<int>(json(2147483647)));
+  BOOST_TEST(!IntegerFits<int>(json(2147483648LL)));
+  BOOST_TEST(!IntegerFits<int>(json(4294967297ULL)));
+  BOOST_TEST(IntegerFits<int>(json(-5)));
+  BOOST_TEST(!IntegerFits<unsigned>(json(-1)));
+  BOOST_TEST(IntegerFits<unsigned>(json(4294967295ULL)));
+  BOOST_TEST(!IntegerFits<int>(json(1.5)));
+  BOOST_TEST(!IntegerFits<int>(json("3")));
+}

@@ -84,6 +84,9 @@ BOOST_AUTO_TEST_CASE(zero_negative_and_malformed_parameters_are_named) {
   j["search"] = {{"T", "three"}};
   BOOST_TEST(Mentions(ErrorOf(j), "'search.T' must be an integer"));
   j = GoodSpecJson();
+  j["search"] = {{"T", 4294967297LL}};  // would wrap to 1
+  BOOST_TEST(Mentions(ErrorOf(j), "'search.T' is out of range"));
+  j = GoodSpecJson();
   j["search"] = {{"topk", 4}};  // typo: not silently ignored
   BOOST_TEST(Mentions(ErrorOf(j), "unknown key 'search.topk'"));
   j = GoodSpecJson();
