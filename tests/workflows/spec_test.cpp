@@ -223,3 +223,36 @@ BOOST_AUTO_TEST_CASE(signature_follows_the_contract) {
 
 }  // namespace
 }  // namespace accelopt::workflows::testing
+
+namespace accelopt::workflows::testing {
+namespace {
+
+// The shipped presets (config/*.json, roles filled in by the daemon) are
+// valid specs; the nightly one shares a memory bank.
+BOOST_AUTO_TEST_CASE(shipped_presets_are_valid_specs) {
+  for (const char* name : {"quick", "paper", "nightly"}) {
+    auto j = ReadJsonFile(std::string(ACCELOPT_SOURCE_DIR) + "/config/" + name + ".json");
+    BOOST_REQUIRE_MESSAGE(j.ok(), j.status().ToString());
+    json roles = json::object();
+    for (const char* role : {"planner", "executor", "summarizer"}) {
+      json r = j->contains("roles") ? (*j)["roles"].value(role, json::object()) : json::object();
+      r["provider"] = "p";
+      r["model"] = "m";
+      r["pricing"] = {{"input_usd_per_mtok", 1.0}, {"output_usd_per_mtok", 2.0}};
+      roles[role] = r;
+    }
+    (*j)["roles"] = roles;
+    auto spec = ParseCampaignSpec(*j);
+    BOOST_REQUIRE_MESSAGE(spec.ok(), name << ": " << spec.status().ToString());
+    BOOST_TEST(Validate(*spec).ok(), name << ": " << Validate(*spec).ToString());
+    if (std::string(name) == "nightly") {
+      BOOST_TEST(spec->memory.scope == "bank");
+      BOOST_TEST(spec->memory.bank == "nightly-cpu");
+      BOOST_TEST(spec->budget.max_cost_usd.has_value());
+    }
+    if (std::string(name) == "paper") BOOST_TEST(spec->mode == "paper");
+  }
+}
+
+}  // namespace
+}  // namespace accelopt::workflows::testing
