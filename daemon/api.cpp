@@ -45,10 +45,9 @@ void Api::Events(const std::string& id, uint64_t after, size_t limit,
   auto records = d_.log->ReadStream(workflows::CampaignStream(id), after + 1, limit);
   if (!records.ok()) return respond(ApiError(records.status()));
   if (records->empty() && std::chrono::steady_clock::now() < deadline) {
-    auto timer = std::make_shared<net::steady_timer>(*d_.ioc, std::chrono::milliseconds(200));
-    timer->async_wait([this, timer, id, after, limit, deadline, respond](boost::system::error_code) {
-      Events(id, after, limit, deadline, respond);
-    });
+    // Woken by the next append to the stream (or at the deadline).
+    d_.waiters->Wait(workflows::CampaignStream(id), after, deadline,
+                     [this, id, after, limit, deadline, respond] { Events(id, after, limit, deadline, respond); });
     return;
   }
   json events = json::array();

@@ -2,7 +2,7 @@
 // translation between JSON and the CampaignManager / event log / evaluators.
 //
 // Handlers never block an io thread for long: campaign control answers from
-// the runner's strand, long-polls use timers, baseline profiling answers from
+// the runner's strand, long-polls wait on EventWaiters, baseline profiling answers from
 // the evaluation dispatcher's callbacks.
 //
 // Thread safety: Handle may be called from any io thread.
@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "daemon/campaign_manager.hpp"
+#include "daemon/event_waiters.hpp"
 #include "daemon/memory_banks.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/redistiller.hpp"
@@ -31,6 +32,7 @@ struct ApiDeps {
   const DaemonConfig* config = nullptr;
   MemoryBanks* banks = nullptr;
   Redistiller* redistiller = nullptr;
+  EventWaiters* waiters = nullptr;  // wakes long-polls on appends
   // The cpu backend's calibration: the one in use, or (force) measured now
   // and recorded. Blocking (seconds when forced).
   std::function<Result<json>(bool force)> calibrate;

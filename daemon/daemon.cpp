@@ -10,6 +10,7 @@
 #include "base/log.hpp"
 #include "daemon/api.hpp"
 #include "daemon/campaign_manager.hpp"
+#include "daemon/event_waiters.hpp"
 #include "daemon/http_server.hpp"
 #include "daemon/memory_banks.hpp"
 #include "daemon/redistiller.hpp"
@@ -208,6 +209,8 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   ad.metrics = &metrics;
   ad.config = &config;
   ad.banks = &banks;
+  EventWaiters waiters(log->get(), &ioc);
+  ad.waiters = &waiters;
   ad.redistiller = &redistiller;
   std::mutex calibrate_mu;
   ad.calibrate = [&](bool force) -> Result<json> {
