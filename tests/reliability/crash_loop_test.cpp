@@ -28,19 +28,14 @@ BOOST_AUTO_TEST_CASE(sigkill_loop_loses_nothing_acknowledged_and_repeats_no_reco
   const int T = 3 + 2 * scale;  // long enough to outlast the kills
   std::string id = Submit(f, SmallSpec({"matmul", "silu"}, T, 2, 2, 1));
 
-  std::map<uint64_t, json> acknowledged;  // version -> event as first read
+  Acknowledged acknowledged;
   std::vector<int64_t> kill_us;           // wall clock just before each SIGKILL
   std::vector<size_t> fake_count;         // requests the fake server had seen after each kill
   int done = 0;
   std::uniform_int_distribution<int> interval_ms(100, 1500);
   for (; done < kills; ++done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(interval_ms(rng)));
-    json events = ApiEvents(f, id);
-    for (const auto& e : events) {
-      uint64_t v = e["version"].get<uint64_t>();
-      auto [it, inserted] = acknowledged.emplace(v, e);
-      if (!inserted) BOOST_TEST(it->second == e, "event " << v << " changed between reads");
-    }
+    acknowledged.Record(ApiEvents(f, id));
     std::string state = State(f, id);
     if (state != "running") {
       BOOST_TEST_MESSAGE("campaign " << state << " after " << done << " kills");
@@ -60,10 +55,7 @@ BOOST_AUTO_TEST_CASE(sigkill_loop_loses_nothing_acknowledged_and_repeats_no_reco
 
   // Contiguous versions; every acknowledged event is still there, unchanged.
   for (size_t i = 0; i < events.size(); ++i) BOOST_TEST(events[i]["version"].get<size_t>() == i + 1);
-  size_t lost = 0;
-  for (const auto& [v, e] : acknowledged) {
-    if (v > events.size() || events[v - 1] != e) ++lost;
-  }
+  const size_t lost = acknowledged.LostIn(events);
   BOOST_TEST(lost == 0u, lost << " of " << acknowledged.size() << " acknowledged events lost or changed");
   BOOST_TEST_MESSAGE(acknowledged.size() << " acknowledged events checked, " << events.size() << " in the end");
 

@@ -32,18 +32,14 @@ BOOST_AUTO_TEST_CASE(power_cuts_lose_nothing_acknowledged) {
   spec["memory"] = {{"scope", "bank"}, {"bank", "powerloss"}};
   const std::string id = Submit(f, spec);
 
-  std::map<uint64_t, json> acknowledged;  // version -> event as first read
+  Acknowledged acknowledged;
   std::vector<int64_t> cut_us;
   std::vector<size_t> fake_count;
   int done = 0;
   std::uniform_int_distribution<int> interval_ms(200, 1500);
   for (; done < cuts; ++done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(interval_ms(rng)));
-    for (const auto& e : ApiEvents(f, id)) {
-      uint64_t v = e["version"].get<uint64_t>();
-      auto [it, inserted] = acknowledged.emplace(v, e);
-      if (!inserted) BOOST_TEST(it->second == e, "event " << v << " changed between reads");
-    }
+    acknowledged.Record(ApiEvents(f, id));
     if (State(f, id) != "running") break;
     cut_us.push_back(NowUs());
     f.daemon.Signal(SIGUSR1);
@@ -57,10 +53,7 @@ BOOST_AUTO_TEST_CASE(power_cuts_lose_nothing_acknowledged) {
   BOOST_REQUIRE_EQUAL(WaitFinished(f, id, std::chrono::seconds(400)), "completed");
   json events = ApiEvents(f, id);
   for (size_t i = 0; i < events.size(); ++i) BOOST_TEST(events[i]["version"].get<size_t>() == i + 1);
-  size_t lost = 0;
-  for (const auto& [v, e] : acknowledged) {
-    if (v > events.size() || events[v - 1] != e) ++lost;
-  }
+  const size_t lost = acknowledged.LostIn(events);
   BOOST_TEST(lost == 0u, lost << " of " << acknowledged.size() << " acknowledged events lost or changed");
 
   json requests = f.FakeRequests();

@@ -162,4 +162,20 @@ json UniquePlanScript(int latency_ms, int unique_plans) {
 }
 
 
+void Acknowledged::Record(const json& events) {
+  for (const auto& e : events) {
+    uint64_t v = e["version"].get<uint64_t>();
+    auto [it, inserted] = by_version_.emplace(v, e);
+    if (!inserted) BOOST_TEST(it->second == e, "event " << v << " changed between reads");
+  }
+}
+
+size_t Acknowledged::LostIn(const json& final_events) const {
+  size_t lost = 0;
+  for (const auto& [v, e] : by_version_) {
+    if (v > final_events.size() || final_events[v - 1] != e) ++lost;
+  }
+  return lost;
+}
+
 }  // namespace accelopt::testing::rel

@@ -55,6 +55,19 @@ struct RequestAudit {
 RequestAudit AuditRequests(const json& events, const json& requests, const std::vector<int64_t>& kill_us,
                            const std::vector<size_t>& fake_count);
 
+// The events a client has read (acknowledged), by version.
+class Acknowledged {
+ public:
+  // Records `events`; an event read before must be unchanged (checked).
+  void Record(const json& events);
+  // How many recorded events are missing from, or different in, `final_events`.
+  size_t LostIn(const json& final_events) const;
+  size_t size() const { return by_version_.size(); }
+
+ private:
+  std::map<uint64_t, json> by_version_;
+};
+
 // StandardScript (tests/daemon), with every planner reply unique ("Plan #i
 // ...") so that the executor prompts that follow are unique per plan.
 json UniquePlanScript(int latency_ms, int unique_plans);
