@@ -101,7 +101,18 @@ Result<EvalSettings> EvalSettings::FromJson(const json& j) {
       }
     } else if (key == "max_speedup") ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.max_speedup));
     else if (key == "roofline_slack") ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.roofline_slack));
-    else return InvalidArgument(f + ": unknown setting");
+    else if (key == "history_ratio") {
+      ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.history_ratio));
+      if (s.history_ratio < 1) return InvalidArgument(f + ": must be >= 1");
+    } else if (key == "cores") {
+      if (!v.is_array()) return TypeError(f, "an array of CPU numbers");
+      s.cores.clear();
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_number_unsigned() || v[i].get<uint64_t>() >= 1024)
+          return TypeError(f + "[" + std::to_string(i) + "]", "a CPU number 0..1023");
+        s.cores.push_back(static_cast<int>(v[i].get<uint64_t>()));
+      }
+    } else return InvalidArgument(f + ": unknown setting");
   }
   if (s.max_samples < s.min_samples) return InvalidArgument("settings.max_samples: must be >= min_samples");
   return s;
@@ -118,6 +129,8 @@ json EvalSettings::ToJson() const {
             {"memory_limit_mb", memory_limit_mb}, {"static_checks", static_checks},
             {"max_speedup", max_speedup},   {"roofline_slack", roofline_slack}};
   j["baseline_latency_us"] = OptionalNumber(baseline_latency_us);
+  j["history_ratio"] = history_ratio;
+  if (!cores.empty()) j["cores"] = cores;
   return j;
 }
 

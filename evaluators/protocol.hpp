@@ -39,7 +39,11 @@ struct EvalSettings {
                                    // round slowed by a busy neighbour does not count
   int max_rounds = 5;              // rounds repeated while spread > target_spread
   double target_spread = 0.01;     // relative noise of the median that ends the rounds
-  int threads = 0;                 // OMP_NUM_THREADS for the kernel; 0 = all cores
+  int threads = 0;                 // OMP_NUM_THREADS for the kernel; 0 = one per core of the slot
+  std::vector<int> cores;          // CPUs the runner is pinned to (the slot); empty = every CPU the
+                                   // evaluator may use. The roofline uses this many cores.
+  double history_ratio = 1.5;      // a kernel whose calls on never-seen inputs are this much slower
+                                   // than its calls on repeated inputs is "suspicious" (>= 1)
   uint64_t memory_limit_mb = 4096; // address-space limit of the harness process
   bool static_checks = true;       // symbol/source checks; false only in tests of the sandbox
   std::optional<double> baseline_latency_us;  // when set, flags implausible speedups

@@ -30,14 +30,17 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
 
 // The last "stage ..." line the harness wrote to stderr, as a readable phrase.
 std::string LastStage(const std::string& err, const std::vector<CaseSpec>& cases) {
-  size_t p = err.rfind("stage ");
-  if (p == std::string::npos) return "start-up";
-  std::string s = err.substr(p + 6, err.find('\n', p) - p - 6);
+  std::string s;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("stage ", 0) == 0) s = line.substr(6);
+  if (s.empty()) return "start-up";
   if (s.rfind("case ", 0) == 0) {
     size_t c = std::strtoul(s.c_str() + 5, nullptr, 10);
     if (c < cases.size()) return "correctness case '" + cases[c].label + "'";
   }
   if (s == "load") return "loading the kernel";
+  if (s == "handshake") return "the judge's handshake with the runner";
   return s;
 }
 
@@ -169,7 +172,9 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
     std::string msg = harness.status().message();
     return fail(EvalStatus::kInternalError, msg.substr(0, msg.find('\n')), msg);
   }
-  std::vector<CaseSpec> cases = MakeCases(*problem, s);
+  auto secret = harnesses_.Secret();
+  if (!secret.ok()) return fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
+  std::vector<CaseSpec> cases = MakeCases(*problem, s, *secret, [] { return Env::Default()->RandomU64(); });
   auto refs = harnesses_.References(*problem, *harness, cases, cancel);
   if (!refs.ok()) {
     if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
@@ -178,19 +183,19 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   check_s += Since(t_check);
   result.timings.check_s = check_s;
 
-  // 5. Run.
-  std::string nonce = std::to_string(Env::Default()->RandomU64());
+  // 5. Judge: a trusted process that starts the runner, checks and times.
   ProcessSpec spec;
-  spec.argv = {harness->exe};
-  spec.stdin_data = JobText(*problem, "run", nonce, so, cases, *refs, s);
+  spec.argv = {harness->judge};
+  spec.stdin_data = JobText(*problem, "judge", so, harness->runner, cases, *refs, s);
   spec.clear_env = true;
   spec.env_set["PATH"] = "/usr/bin:/bin";
-  if (s.threads > 0) spec.env_set["OMP_NUM_THREADS"] = std::to_string(s.threads);
   spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
   int cores = calibration->hardware.value("cores", 1);
+  // Address space: the limit applies to the judge and to the runner, each.
   spec.limits.address_space_bytes = s.memory_limit_mb << 20;
   spec.limits.cpu_seconds = static_cast<uint64_t>(std::ceil(s.timeout_s * std::max(1, cores) + 10));
-  spec.limits.file_size_bytes = 1 << 20;
+  // No file-size limit on the judge: its shared memory is a memfd of the
+  // problem's size. The runner gets RLIMIT_FSIZE 0 from the judge.
   spec.limits.open_files = 64;
   spec.private_network = true;
   spec.cancel = cancel;
@@ -198,10 +203,11 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   auto t_run = Clock::now();
   auto run = RunProcess(spec);
   result.timings.measure_s = Since(t_run);
-  if (!run.ok()) return fail(EvalStatus::kInternalError, "cannot start the harness: " + run.status().message());
+  if (!run.ok()) return fail(EvalStatus::kInternalError, "cannot start the judge: " + run.status().message());
   result.sandbox = {{"network_isolated", run->network_isolated},
                     {"memory_limit_mb", s.memory_limit_mb},
-                    {"timeout_s", s.timeout_s}};
+                    {"timeout_s", s.timeout_s},
+                    {"separate_judge", true}};
   const std::string stage = LastStage(run->stderr_data, cases);
   const std::string errors = HarnessErrors(run->stderr_data);
   using O = ProcessResult::Outcome;
@@ -212,38 +218,56 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
     return fail(EvalStatus::kTimeout, m.str(), errors);
   }
   if (run->outcome == O::kSignaled) {
-    int sig = run->signal;
-    std::string why = run->Describe();
-    if (errors.find("bad_alloc") != std::string::npos)
-      why = "ran out of memory (limit " + std::to_string(s.memory_limit_mb) + " MB): " + why;
-    else if (sig == SIGXCPU || sig == SIGKILL)
-      why += " (CPU time limit or out of memory)";
-    return fail(EvalStatus::kRuntimeError, "the kernel crashed: " + why + " during " + stage, errors);
+    return fail(EvalStatus::kInternalError, "the judge crashed: " + run->Describe() + " during " + stage, errors);
   }
-  if (run->exit_code == 77) {
+  if (run->exit_code == 2) {
     std::string line = errors.substr(0, errors.find('\n'));
-    return fail(EvalStatus::kRuntimeError, "the kernel was stopped by the sandbox: " + line + " during " + stage, errors);
+    if (line.rfind("judge error: ", 0) == 0) line = line.substr(13);
+    return fail(EvalStatus::kInternalError, "judge error during " + stage + ": " + line, errors);
   }
-  if (run->exit_code == 2) return fail(EvalStatus::kInternalError, "harness error during " + stage, errors);
-  const std::string marker = "ACCELOPT " + nonce + " ";
+  const std::string marker = "ACCELOPT-JUDGE ";
   size_t at = run->stdout_data.rfind(marker);
   if (at == std::string::npos) {
-    return fail(EvalStatus::kRuntimeError,
-                "the harness ended without a result (" + run->Describe() + ") during " + stage, errors);
+    return fail(EvalStatus::kInternalError, "the judge ended without a verdict (" + run->Describe() + ") during " + stage,
+                errors);
   }
   std::string line = run->stdout_data.substr(at + marker.size());
   line = line.substr(0, line.find('\n'));
   auto parsed = ParseJson(line);
-  if (!parsed.ok()) return fail(EvalStatus::kInternalError, "unreadable harness result: " + parsed.status().message(), line);
+  if (!parsed.ok()) return fail(EvalStatus::kInternalError, "unreadable verdict: " + parsed.status().message(), line);
   const json& h = *parsed;
-  result.sandbox["seccomp"] = h.value("seccomp", false);
   if (!h.value("ok", false)) {
     int c = h.value("case", -1);
-    std::string msg = h.value("message", std::string("?"));
-    std::string where = (c >= 0 && static_cast<size_t>(c) < cases.size()) ? "case '" + cases[c].label + "': " : "";
-    if (h.value("failure", "") == "load_error") return fail(EvalStatus::kRuntimeError, msg, errors);
-    return fail(EvalStatus::kWrongResult, where + msg, where + msg + "\n" + errors);
+    const std::string kind = h.value("failure", std::string("?"));
+    const std::string phase = h.value("phase", std::string());
+    const std::string msg = h.value("message", std::string("?"));
+    const std::string label = (c >= 0 && static_cast<size_t>(c) < cases.size()) ? cases[c].label : "";
+    std::string during = phase == "case" && !label.empty() ? "correctness case '" + label + "'"
+                       : phase == "load"                  ? "loading the kernel"
+                       : !label.empty()                   ? phase + ", case '" + label + "'"
+                                                          : phase;
+    if (kind == "wrong_result") {
+      std::string where = label.empty() ? "" : "case '" + label + "': ";
+      return fail(EvalStatus::kWrongResult, where + msg, where + msg + "\n" + errors);
+    }
+    if (kind == "load_error") return fail(EvalStatus::kRuntimeError, msg, errors);
+    if (kind == "sandbox") {
+      return fail(EvalStatus::kRuntimeError, "the kernel was stopped by the sandbox: " + msg + " during " + during, errors);
+    }
+    if (kind == "crashed") {
+      std::string why = msg;
+      if (errors.find("bad_alloc") != std::string::npos)
+        why = "ran out of memory (limit " + std::to_string(s.memory_limit_mb) + " MB): " + why;
+      else if (msg.find("signal 9 ") != std::string::npos || msg.find("signal 24 ") != std::string::npos)
+        why += " (CPU time limit or out of memory)";
+      return fail(EvalStatus::kRuntimeError, "the kernel crashed: " + why + " during " + during, errors);
+    }
+    if (kind == "history" || kind == "cores") return fail(EvalStatus::kSuspicious, msg, errors);
+    return fail(EvalStatus::kRuntimeError, msg + " during " + during, errors);
   }
+  result.sandbox["seccomp"] = h.value("seccomp", false);
+  result.sandbox["landlock_abi"] = h.value("landlock_abi", 0);
+  result.sandbox["cores"] = h.value("cores", json::array());
   result.correct = true;
   result.max_rel_error = h.value("max_rel_error", 0.0);
 
@@ -273,9 +297,14 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   pr["roofline_memory_us"] = bw > 0 ? problem->bytes / (bw * 1e9) * 1e6 : 0;
   pr["roofline_bandwidth_gbps"] = bw;
   pr["avg_cores_busy"] = h.value("avg_cores_busy", 0.0);
-  pr["omp_max_threads"] = h.value("omp_max_threads", 0);
-  pr["harness_max_rss_mb"] = h.value("maxrss_kb", 0.0) / 1024.0;
+  pr["omp_threads"] = h.value("threads", 0);
+  pr["slot_cores"] = static_cast<double>(h.value("cores", json::array()).size());
+  pr["runner_max_rss_mb"] = h.value("maxrss_kb", 0.0) / 1024.0;
   pr["timing_calls"] = h.value("calls", 0);
+  pr["handshake_overhead_us"] = h.value("handshake_min_ns", 0.0) / 1000.0;
+  pr["handshake_median_us"] = h.value("handshake_median_ns", 0.0) / 1000.0;
+  if (h.contains("first_sight_ratio") && h["first_sight_ratio"].is_number())
+    pr["first_sight_ratio"] = h["first_sight_ratio"].get<double>();
   struct stat st{};
   if (stat(so.c_str(), &st) == 0) pr["kernel_object_bytes"] = static_cast<double>(st.st_size);
   double peak_us = cal.PeakLatencyUs(problem->flops, problem->bytes);

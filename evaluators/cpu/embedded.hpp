@@ -1,15 +1,21 @@
 // Source files embedded in the library at build time (see
 // evaluators/CMakeLists.txt), so the backend needs no install path to build
-// its harness and calibration programs.
+// its judge, runner and calibration programs.
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 namespace accelopt::eval::cpu::embedded {
 
-extern const std::string_view kHarnessMain;   // harness/harness_main.cpp
-extern const std::string_view kHarnessRun;    // harness/harness_run.hpp
-extern const std::string_view kStats;         // evaluators/stats.hpp
-extern const std::string_view kCalibrateMain; // harness/calibrate_main.cpp
+struct File {
+  std::string_view path;     // relative to the source root, e.g. "evaluators/cpu/harness/judge_main.cpp"
+  std::string_view content;
+};
+
+// Every file the judge and the runner are compiled from: harness/*.cpp and
+// *.hpp and evaluators/stats.hpp.
+extern const std::vector<File> kHarnessFiles;
+extern const std::string_view kCalibrateMain;  // harness/calibrate_main.cpp
 
 }  // namespace accelopt::eval::cpu::embedded

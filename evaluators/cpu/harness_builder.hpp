@@ -1,15 +1,18 @@
-// The cpu harness, per problem: generated glue + the problem's reference +
-// the embedded harness (harness/harness_main.cpp), compiled once and cached
-// by content hash under <cache_dir>/harness/. Reference outputs of every
-// correctness case are computed once by the trusted harness ("prepare" mode)
-// and cached next to it (refs/<case hash>.bin), so a candidate costs one
-// compile and one harness run.
+// The cpu judge and runner, per problem, compiled once and cached by content
+// hash under <cache_dir>/harness/: the judge (harness/judge_main.cpp + the
+// generated reference glue + the problem's reference.cpp; trusted) and the
+// runner (harness/runner_main.cpp + the generated kernel glue, linked
+// -z now -z relro). Reference outputs of the pooled secret-seed cases are
+// computed by the judge ("prepare" mode) and cached next to it
+// (refs/<case hash>.bin, 0600; the runner cannot open any file), so a
+// candidate costs one compile and one judge run.
 //
 // The cache is safe to share between threads and processes: files appear by
 // atomic rename, and one in-process lock per key avoids duplicate builds.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,29 +25,45 @@
 
 namespace accelopt::eval::cpu {
 
-// One correctness case: inputs drawn from `seed`, with some inputs'
-// distributions replaced (adversarial), optionally with a few elements of
-// every input changed in place after drawing (perturb).
+// One case: inputs drawn from `seed` (derived from the judge secret, never
+// one of the public seed numbers), with some inputs' distributions replaced
+// (adversarial), optionally with a few elements of every input changed in
+// place after drawing (perturb).
 struct CaseSpec {
-  std::string label;  // "seed 21", "seed 0, inputs changed in place", "adversarial: x ~ normal(0, 100)"
+  std::string label;  // "seed 21", "seed 0, inputs changed in place", "adversarial: x ~ normal(0, 100)", "fresh"
   uint64_t seed = 0;
   bool perturb = false;
   std::vector<std::pair<int, Distribution>> overrides;  // param index -> distribution
-  bool timing = false;  // its inputs are used again for the timed calls
+  // 'c' checked once; 't' checked, then its inputs are timed again and again;
+  // 'h' held out: first called during timing, on inputs never seen before;
+  // 'x' confirmation: called only if the timing looks history-dependent.
+  char role = 'c';
+  bool fresh = false;  // a seed drawn for this evaluation only; the judge computes its reference
 };
 
-// The cases of one evaluation, in order: seeds[0], seeds[0] perturbed (if
-// settings.perturbation), seeds[1..], then the problem's adversarial cases
-// (if settings.adversarial). The plain seed cases are the timing cases.
-std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& settings);
+// How case seeds are drawn (docs/evaluation.md, "Inputs").
+constexpr int kSeedPool = 8;                    // secret seeds per named case; their references are cached
+constexpr double kFreshCaseMaxFlops = 5e8;      // a fresh case (reference computed per evaluation) up to this size
 
-// The generated glue: AcceloptCallKernel / AcceloptCallReference with the
-// problem's documented signatures.
-std::string GlueSource(const Problem& problem);
+// The cases of one evaluation, in order: seeds[0] (timing), seeds[0] with
+// inputs perturbed in place (if settings.perturbation), seeds[1..] (timing,
+// the last two held out), the problem's adversarial cases (if
+// settings.adversarial), and one fresh held-out case for problems of at most
+// kFreshCaseMaxFlops, then four confirmation cases ('x', fresh seeds, see
+// judge_main.cpp HistoryCheck). Every named case's seed is
+// H(secret, problem, label, pool index) with a pool index drawn per
+// evaluation from `random`; the fresh case's seed is random().
+std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& settings, const std::string& secret,
+                                const std::function<uint64_t()>& random);
 
-// The text the harness reads on stdin.
-std::string JobText(const Problem& problem, const std::string& mode, const std::string& nonce,
-                    const std::string& so_path, const std::vector<CaseSpec>& cases,
+// The generated glue: AcceloptCallKernel for the runner, AcceloptCallReference
+// for the judge, with the problem's documented signatures.
+std::string RunnerGlueSource(const Problem& problem);
+std::string JudgeGlueSource(const Problem& problem);
+
+// The text the judge reads on stdin (evaluators/cpu/harness/job.hpp).
+std::string JobText(const Problem& problem, const std::string& mode, const std::string& so_path,
+                    const std::string& runner_path, const std::vector<CaseSpec>& cases,
                     const std::vector<std::string>& ref_paths, const EvalSettings& settings);
 
 class HarnessCache {
@@ -52,26 +71,33 @@ class HarnessCache {
   HarnessCache(std::string cache_dir, std::string compiler);
 
   struct Built {
-    std::string exe;   // the harness executable
-    std::string dir;   // its cache folder (refs/ lives here)
+    std::string judge;   // the judge executable (trusted; links reference.cpp)
+    std::string runner;  // the runner executable (loads candidates)
+    std::string dir;     // its cache folder (refs/ lives here)
     bool fresh = false;  // built by this call
   };
   // kInvalidArgument (with compiler output) when the problem's reference does not compile.
   Result<Built> Get(const Problem& problem, const std::atomic<bool>* cancel);
 
-  // Reference files for `cases`, computing the missing ones.
+  // Reference files for `cases` ("-" for fresh cases), computing the missing ones.
   Result<std::vector<std::string>> References(const Problem& problem, const Built& harness,
                                               const std::vector<CaseSpec>& cases,
                                               const std::atomic<bool>* cancel);
 
+  // The judge secret: 32 random bytes (hex) in <cache_dir>/judge-secret,
+  // mode 0600, created on first use. Case seeds are derived from it.
+  Result<std::string> Secret();
+
  private:
   std::shared_ptr<std::mutex> KeyLock(const std::string& key);
-  Result<std::string> MainObject(const std::atomic<bool>* cancel);
+  struct Objects { std::string judge_o, runner_o; };
+  Result<Objects> MainObjects(const std::atomic<bool>* cancel);
 
   std::string cache_dir_;
   std::string compiler_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<std::mutex>> locks_;
+  std::string secret_;  // guarded by mu_
 };
 
 }  // namespace accelopt::eval::cpu

@@ -1,6 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -61,7 +62,10 @@ BOOST_AUTO_TEST_CASE(an_honestly_faster_matmul_passes_and_is_measured_faster) {
 
 // Every file under tests/evaluators/cheats/ declares, in its first comment
 // lines, the problem it targets, the status it must get and a piece of the
-// reason; optional settings override the quick defaults.
+// reason; optional settings override the quick defaults. A cheat whose trick
+// only buys time (e.g. a slowed clock) and otherwise does the honest work is
+// "expect: ok" with "no_faster_than: F": it must measure at least F x the
+// problem baseline's median, measured in the same run.
 BOOST_AUTO_TEST_CASE(every_cheat_is_rejected_with_a_clear_reason) {
   CpuBackend backend = MakeBackend();
   std::vector<fs::path> files;
@@ -69,7 +73,8 @@ BOOST_AUTO_TEST_CASE(every_cheat_is_rejected_with_a_clear_reason) {
     if (e.path().extension() == ".cpp") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   BOOST_TEST(files.size() >= 15u);
-  static const std::regex kHeader(R"(^// (problem|expect|reason|settings): (.*)$)");
+  static const std::regex kHeader(R"(^// (problem|expect|reason|settings|no_faster_than): (.*)$)");
+  std::map<std::string, double> baseline_us;  // problem -> baseline median
   for (const auto& f : files) {
     std::string text = ReadText(f.string());
     std::map<std::string, std::string> h;
@@ -104,7 +109,20 @@ BOOST_AUTO_TEST_CASE(every_cheat_is_rejected_with_a_clear_reason) {
         pos = bar + 3;
       }
       BOOST_TEST(reason_ok, "reason: " << r.reason << " (expected: " << alts << ")");
-      BOOST_TEST(!r.correct);
+      if (h["expect"] != "ok") BOOST_TEST(!r.correct);
+      if (h.count("no_faster_than") && r.latency) {
+        double& base = baseline_us[h["problem"]];
+        if (base == 0) {
+          std::string dir = kProblems + h["problem"];
+          EvalResult b = backend.Evaluate(Request(dir, ReadText(Src() + "/" + dir + "/baseline.cpp"), s), nullptr);
+          BOOST_REQUIRE_MESSAGE(b.status == EvalStatus::kOk, Describe(b));
+          base = b.latency->median_us;
+        }
+        const double floor = std::stod(h["no_faster_than"]) * base;
+        BOOST_TEST(r.latency->median_us >= floor,
+                   "measured " << r.latency->median_us << " us, faster than " << floor << " us (baseline " << base
+                               << " us): the trick bought time");
+      }
       BOOST_TEST(took < s.timeout_s + s.compile_timeout_s + 30);  // the evaluator itself never hangs
     }
   }

@@ -1,0 +1,179 @@
+// The judge's job: what one evaluation checks and times, read from the
+// judge's stdin (written by the evaluator, harness_builder.cpp JobText).
+// Only the evaluator writes it; the runner never sees it. Included once, by
+// judge_main.cpp.
+//
+// Lines:
+//   mode judge|prepare
+//   function NAME            the kernel's extern "C" symbol
+//   so PATH                  the candidate .so (opened by the judge, passed as fd 3)
+//   runner PATH              the runner executable of this problem
+//   param KIND NAME ELEMENTS SCALAR_TYPE VALUE [DIST A B]   (inputs carry a distribution)
+//   case ROLE SEED PERTURB N [IDX DIST A B]... REF
+//        ROLE c (checked once), t (checked, then timed again and again),
+//        h (held out: first seen during timing, see judge_main.cpp),
+//        x (confirmation: called only when timing looks history-dependent);
+//        REF a reference file, or "-" for a reference the judge computes now
+//   timing WARMUP MIN_TIME MIN_SAMPLES MAX_SAMPLES MIN_ROUNDS MAX_ROUNDS TARGET_SPREAD
+//   tolerance X   history_ratio X   cores ID...   threads N   null_calls N
+#pragma once
+
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace judge {
+
+struct Dist { std::string kind = "normal"; double a = 0, b = 1; };
+struct Param {
+  char kind = 'i';  // i input, o output, s scalar, d dim
+  std::string name;
+  int64_t elements = 0;
+  char scalar_type = 'f';  // f float, i int64
+  double value = 0;
+  Dist dist;
+};
+struct Case {
+  char role = 'c';  // c checked once, t timing, h held out, x confirmation
+  uint64_t seed = 0;
+  int perturb = 0;
+  std::vector<std::pair<int, Dist>> overrides;
+  std::string ref_path;  // "-": computed by the judge
+};
+struct Job {
+  std::string mode, so_path, runner_path, function;
+  std::vector<Param> params;
+  std::vector<Case> cases;
+  int warmup = 1, min_samples = 5, max_samples = 1000, min_rounds = 3, max_rounds = 5;
+  double min_time_s = 0.2, target_spread = 0.01, tolerance = 2e-5, history_ratio = 1.5;
+  std::vector<int> cores;  // empty: the judge's own affinity
+  int threads = 0;         // 0: one per core
+  int null_calls = 200;
+};
+
+[[noreturn]] inline void Die(const std::string& msg) {
+  std::fprintf(stderr, "judge error: %s\n", msg.c_str());
+  std::fflush(stderr);
+  _exit(2);
+}
+
+inline void Stage(const std::string& s) {
+  std::string line = "stage " + s + "\n";
+  (void)!write(2, line.data(), line.size());
+}
+
+inline double Now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+inline Dist ReadDist(std::istringstream& in) {
+  Dist d;
+  if (!(in >> d.kind >> d.a >> d.b)) Die("bad distribution");
+  return d;
+}
+
+inline Job ReadJob() {
+  Job job;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream in(line);
+    std::string key;
+    if (!(in >> key)) continue;
+    if (key == "mode") in >> job.mode;
+    else if (key == "function") in >> job.function;
+    else if (key == "so") { in >> std::ws; std::getline(in, job.so_path); }
+    else if (key == "runner") { in >> std::ws; std::getline(in, job.runner_path); }
+    else if (key == "param") {
+      Param p;
+      in >> p.kind >> p.name >> p.elements >> p.scalar_type >> p.value;
+      if (p.kind == 'i') p.dist = ReadDist(in);
+      if (!in) Die("bad param line: " + line);
+      job.params.push_back(p);
+    } else if (key == "case") {
+      Case c;
+      int n = 0;
+      in >> c.role >> c.seed >> c.perturb >> n;
+      for (int k = 0; k < n; ++k) {
+        int idx = -1;
+        in >> idx;
+        Dist d = ReadDist(in);
+        c.overrides.emplace_back(idx, d);
+      }
+      if (!in) Die("bad case line: " + line);
+      in >> std::ws;
+      std::getline(in, c.ref_path);
+      if (c.ref_path.empty() || (c.role != 'c' && c.role != 't' && c.role != 'h' && c.role != 'x')) Die("bad case line: " + line);
+      job.cases.push_back(c);
+    } else if (key == "timing") {
+      in >> job.warmup >> job.min_time_s >> job.min_samples >> job.max_samples >> job.min_rounds >> job.max_rounds >>
+          job.target_spread;
+      if (!in) Die("bad timing line");
+    } else if (key == "tolerance") in >> job.tolerance;
+    else if (key == "history_ratio") in >> job.history_ratio;
+    else if (key == "threads") in >> job.threads;
+    else if (key == "null_calls") in >> job.null_calls;
+    else if (key == "cores") { for (int c; in >> c;) job.cores.push_back(c); }
+    else Die("unknown job key " + key);
+  }
+  if (job.mode != "judge" && job.mode != "prepare") Die("mode must be judge or prepare");
+  if (job.cases.empty()) Die("no cases");
+  if (job.params.size() > 64) Die("too many parameters");
+  return job;
+}
+
+inline void* AlignedAlloc(size_t bytes) {
+  void* p = nullptr;
+  if (posix_memalign(&p, 64, bytes < 64 ? 64 : bytes) != 0) Die("out of memory allocating buffers");
+  return p;
+}
+
+inline int64_t OutputElements(const Job& job) {
+  int64_t n = 0;
+  for (const auto& p : job.params) if (p.kind == 'o') n += p.elements;
+  return n;
+}
+
+inline void WriteFileAtomic(const std::string& path, const void* data, size_t bytes) {
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) Die("cannot write " + tmp + ": " + std::strerror(errno));
+  const char* p = static_cast<const char*>(data);
+  size_t off = 0;
+  while (off < bytes) {
+    ssize_t n = write(fd, p + off, bytes - off);
+    if (n <= 0) Die("write " + tmp + ": " + std::strerror(errno));
+    off += static_cast<size_t>(n);
+  }
+  close(fd);
+  if (rename(tmp.c_str(), path.c_str()) != 0) Die("rename " + tmp + ": " + std::strerror(errno));
+}
+
+inline bool ReadFileExact(const std::string& path, void* data, size_t bytes) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char* p = static_cast<char*>(data);
+  size_t off = 0;
+  while (off < bytes) {
+    ssize_t n = read(fd, p + off, bytes - off);
+    if (n <= 0) break;
+    off += static_cast<size_t>(n);
+  }
+  char extra;
+  bool exact = off == bytes && read(fd, &extra, 1) == 0;
+  close(fd);
+  return exact;
+}
+
+}  // namespace judge

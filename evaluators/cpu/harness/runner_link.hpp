@@ -1,0 +1,242 @@
+// The judge's end of the runner: starts the untrusted runner process, drives
+// the command/reply handshake (wire.hpp), times each round trip with the
+// judge's own clock, keeps the runner stopped (SIGSTOP) whenever it is not
+// inside a call, and reads the runner's CPU time from the kernel. Included
+// once, by judge_main.cpp.
+//
+// Thread safety: single-threaded (the judge's main thread).
+#pragma once
+
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <fstream>
+
+#include "evaluators/cpu/harness/job.hpp"
+#include "evaluators/cpu/harness/wire.hpp"
+
+namespace judge {
+
+class RunnerLink {
+ public:
+  // What ended the runner's usefulness; "" while it is fine.
+  // kind: "exited", "crashed", "sandbox", "protocol", "load_error".
+  std::string failure_kind, failure_message;
+
+  struct Trip {
+    double wall_s = 0;  // judge clock: before continuing the runner -> after it stopped again
+    double cpu_s = 0;   // runner CPU time (all threads) over the same interval
+    uint32_t status = 0;
+  };
+
+  // Starts the runner on `cores` with `threads` OpenMP threads; so_fd and
+  // shm_fd become its descriptors 3 and 4. The runner is left running,
+  // blocked on its first command.
+  void Start(const Job& job, int so_fd, int shm_fd, const std::vector<int>& cores, int threads) {
+    int cmd[2], rep[2], diag[2];
+    if (pipe2(cmd, O_CLOEXEC) || pipe2(rep, O_CLOEXEC) || pipe2(diag, O_CLOEXEC)) Die("pipe2 failed");
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull < 0) Die("cannot open /dev/null");
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cores) CPU_SET(c, &set);
+    std::string omp = "OMP_NUM_THREADS=" + std::to_string(threads);
+    char* envp[] = {omp.data(), nullptr};
+    std::string exe = job.runner_path, fn = job.function;
+    char* argv[] = {exe.data(), fn.data(), nullptr};
+    pid_ = fork();
+    if (pid_ < 0) Die(std::string("fork: ") + std::strerror(errno));
+    if (pid_ == 0) {
+      // Child: async-signal-safe calls only. Sources go high first so that
+      // no dup2 below overwrites a descriptor still to be moved.
+      int src[6] = {devnull, diag[1], so_fd, shm_fd, cmd[0], rep[1]};
+      for (int& s : src) s = fcntl(s, F_DUPFD_CLOEXEC, 16);  // above 0..6 (RLIMIT_NOFILE is 64)
+      const int dst[6] = {0, 1, accelopt_wire::kSoFd, accelopt_wire::kShmFd, accelopt_wire::kCommandFd,
+                          accelopt_wire::kReplyFd};
+      for (int k = 0; k < 6; ++k)
+        if (src[k] < 0 || dup2(src[k], dst[k]) < 0) _exit(126);
+      if (dup2(1, 2) < 0) _exit(126);
+      syscall(SYS_close_range, 7U, ~0U, 0U);
+      if (sched_setaffinity(0, sizeof set, &set) != 0) _exit(125);
+      rlimit no_files{0, 0};  // writes that grow a file fail (the runner can open none anyway)
+      setrlimit(RLIMIT_FSIZE, &no_files);
+      execve(argv[0], argv, envp);
+      _exit(127);
+    }
+    close(devnull);
+    close(cmd[0]);
+    close(rep[1]);
+    close(diag[1]);
+    cmd_ = cmd[1];
+    rep_ = rep[0];
+    diag_ = diag[0];
+    fcntl(rep_, F_SETFL, O_NONBLOCK);
+    fcntl(diag_, F_SETFL, O_NONBLOCK);
+    pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
+    if (pidfd_ < 0) Die(std::string("pidfd_open: ") + std::strerror(errno));
+    if (clock_getcpuclockid(pid_, &cpu_clock_) != 0) Die("clock_getcpuclockid failed");
+    running_ = true;
+  }
+
+  // One command and its reply. The runner is continued just before and
+  // stopped just after (so it can do nothing between calls), and must not
+  // have sent anything unasked. False when the runner failed (see failure_*).
+  // The first trip finds the runner running (it has not been stopped yet).
+  bool RoundTrip(uint32_t op, Trip* trip) {
+    if (!failure_kind.empty()) return false;
+    char junk;
+    if (read(rep_, &junk, 1) == 1) return Fail("protocol", "the runner wrote on the result channel without being asked");
+    const uint64_t seq = ++seq_;
+    accelopt_wire::Command c{op, 0, seq};
+    // The timed interval runs from before the runner is continued to after
+    // it is stopped again: whatever the runner's threads do (early, late, in
+    // the background) happens inside it. The handshake's own cost is what
+    // the judge measures on kNull trips before any candidate is loaded.
+    double cpu0 = RunnerCpu();
+    const double t0 = Now();
+    if (!running_) { kill(pid_, SIGCONT); running_ = true; }
+    if (write(cmd_, &c, sizeof c) != static_cast<ssize_t>(sizeof c)) return Ended();
+    accelopt_wire::Reply r{};
+    size_t got = 0;
+    while (got < sizeof r) {
+      pollfd fds[3] = {{rep_, POLLIN, 0}, {pidfd_, POLLIN, 0}, {diag_, POLLIN, 0}};
+      if (poll(fds, 3, -1) < 0) {
+        if (errno == EINTR) continue;
+        Die("poll failed");
+      }
+      if (fds[2].revents) DrainDiag();
+      if (fds[0].revents & POLLIN) {
+        ssize_t n = read(rep_, reinterpret_cast<char*>(&r) + got, sizeof r - got);
+        if (n > 0) got += static_cast<size_t>(n);
+        else if (n == 0) return Ended();
+        continue;
+      }
+      if (fds[1].revents) return Ended();
+      if (fds[0].revents & (POLLHUP | POLLERR)) return Ended();
+    }
+    if (!Stop()) return false;
+    const double t1 = Now();
+    trip->wall_s = t1 - t0;
+    trip->cpu_s = RunnerCpu() - cpu0;
+    trip->status = r.status;
+    if (r.seq != seq || r.op != op) return Fail("protocol", "the runner answered out of turn");
+    return true;
+  }
+
+  // Lets a runner that answered with a failure finish exiting; fills failure_*.
+  void AwaitExit() {
+    kill(pid_, SIGCONT);
+    running_ = true;
+    Ended();
+  }
+
+  // Fields of /proc/<runner>/status ("Seccomp", "Cpus_allowed_list", ...).
+  std::string StatusField(const std::string& name) const {
+    std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind(name + ":", 0) == 0) {
+        size_t p = line.find_first_not_of(" \t", name.size() + 1);
+        return p == std::string::npos ? "" : line.substr(p);
+      }
+    }
+    return "";
+  }
+
+  // Kills the runner and returns its peak resident memory in KiB.
+  long Finish() {
+    DrainDiag();
+    if (pid_ <= 0) return 0;
+    kill(pid_, SIGKILL);
+    int st = 0;
+    rusage ru{};
+    if (!reaped_) wait4(pid_, &st, 0, &ru);
+    reaped_ = true;
+    return ru.ru_maxrss;
+  }
+
+  const std::string& diagnostics() const { return diag_text_; }
+
+ private:
+  bool Fail(const std::string& kind, const std::string& msg) {
+    failure_kind = kind;
+    failure_message = msg;
+    return false;
+  }
+
+  double RunnerCpu() const {
+    timespec ts{};
+    if (clock_gettime(cpu_clock_, &ts) != 0) return 0;
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+
+  bool Stop() {
+    kill(pid_, SIGSTOP);
+    siginfo_t si{};
+    for (;;) {
+      si = siginfo_t{};
+      if (waitid(P_PID, static_cast<id_t>(pid_), &si, WSTOPPED | WEXITED) == 0) break;
+      if (errno != EINTR) Die(std::string("waitid: ") + std::strerror(errno));
+    }
+    if (si.si_code == CLD_STOPPED) { running_ = false; return true; }
+    reaped_ = true;
+    return Died(si);
+  }
+
+  // The runner closed a pipe or exited: find out how.
+  bool Ended() {
+    siginfo_t si{};
+    while (waitid(P_PID, static_cast<id_t>(pid_), &si, WEXITED) != 0 && errno == EINTR) {}
+    reaped_ = true;
+    return Died(si);
+  }
+
+  bool Died(const siginfo_t& si) {
+    DrainDiag();
+    std::string first = DiagLine("");
+    if (si.si_code == CLD_EXITED) {
+      int code = si.si_status;
+      if (code == 77) {
+        std::string why = DiagLine("forbidden system call");
+        return Fail("sandbox", why.empty() ? "forbidden system call" : why);
+      }
+      if (code == 3 && !DiagLine("load error: ").empty()) return Fail("load_error", DiagLine("load error: ").substr(12));
+      return Fail("exited", "the kernel exited (code " + std::to_string(code) + ") instead of returning" +
+                                (first.empty() ? "" : ": " + first));
+    }
+    int sig = si.si_status;
+    const char* name = strsignal(sig);
+    return Fail("crashed", "killed by signal " + std::to_string(sig) + " (" + (name ? name : "?") + ")");
+  }
+
+  void DrainDiag() {
+    char buf[4096];
+    for (;;) {
+      ssize_t n = read(diag_, buf, sizeof buf);
+      if (n <= 0) break;
+      size_t room = diag_text_.size() < kDiagCap ? kDiagCap - diag_text_.size() : 0;
+      diag_text_.append(buf, std::min(room, static_cast<size_t>(n)));
+    }
+  }
+
+  // The first non-empty diagnostics line starting with `prefix`.
+  std::string DiagLine(const std::string& prefix) const {
+    std::istringstream in(diag_text_);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line.rfind(prefix, 0) == 0) return line.substr(0, 300);
+    return "";
+  }
+
+  static constexpr size_t kDiagCap = 64 << 10;
+  pid_t pid_ = -1;
+  int cmd_ = -1, rep_ = -1, diag_ = -1, pidfd_ = -1;
+  clockid_t cpu_clock_{};
+  bool running_ = false, reaped_ = false;
+  uint64_t seq_ = 0;
+  std::string diag_text_;
+};
+
+}  // namespace judge
