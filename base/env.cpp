@@ -1,6 +1,7 @@
 #include "base/env.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,6 +35,18 @@ class PosixEnv : public Env {
   uint64_t RandomU64() override {
     thread_local std::mt19937_64 rng{std::random_device{}()};
     return rng();
+  }
+
+  std::vector<int> AllowedCpus() override {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> cpus;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+    if (cpus.empty()) cpus.push_back(0);
+    return cpus;
   }
 
   Result<std::string> ReadFile(const std::string& path) override {

@@ -45,6 +45,9 @@ class Env {
   virtual Status RemoveAll(const std::string& path) = 0;
 
   virtual Result<ProcessResult> RunProcess(const ProcessSpec& spec) = 0;
+
+  // The CPUs this process may run on (its affinity), ascending.
+  virtual std::vector<int> AllowedCpus() = 0;
 };
 
 // Forwards every call to a target; subclass and override what a test changes.
@@ -58,6 +61,7 @@ class EnvWrapper : public Env {
   int64_t MonotonicNanos() override { return target_->MonotonicNanos(); }
   void SleepFor(std::chrono::nanoseconds d) override { target_->SleepFor(d); }
   uint64_t RandomU64() override { return target_->RandomU64(); }
+  std::vector<int> AllowedCpus() override { return target_->AllowedCpus(); }
   Result<std::string> ReadFile(const std::string& p) override { return target_->ReadFile(p); }
   Status WriteFileAtomic(const std::string& p, const std::string& d) override {
     return target_->WriteFileAtomic(p, d);

@@ -118,11 +118,28 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     ACCELOPT_RETURN_IF_ERROR(CheckKeys(e, "evaluators", {"cpu", "cuda", "nki"}));
     for (const auto& [name, ej] : e.items()) {
       std::string where = "evaluators." + name;
-      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, {"slots", "cache_dir"}));
+      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, {"slots", "cache_dir", "slot_cores"}));
       BackendConfig bc;
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "slots", where, bc.slots));
+      if (ej.contains("slot_cores")) {
+        const json& sc = ej["slot_cores"];
+        if (!sc.is_array()) return InvalidArgument(where + ".slot_cores: must be an array of CPU lists, one per slot");
+        for (size_t i = 0; i < sc.size(); ++i) {
+          std::string w = where + ".slot_cores[" + std::to_string(i) + "]";
+          if (!sc[i].is_array() || sc[i].empty()) return InvalidArgument(w + ": must be a non-empty array of CPU numbers");
+          std::vector<int> cores;
+          for (const auto& v : sc[i]) {
+            if (!v.is_number_unsigned() || v.get<uint64_t>() >= 1024)
+              return InvalidArgument(w + ": CPU numbers are integers 0..1023");
+            cores.push_back(static_cast<int>(v.get<uint64_t>()));
+          }
+          bc.slot_cores.push_back(cores);
+        }
+      }
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "cache_dir", where, bc.cache_dir));
       if (bc.slots < 1 || bc.slots > 256) return InvalidArgument(where + ".slots: must be between 1 and 256");
+      if (!bc.slot_cores.empty() && static_cast<int>(bc.slot_cores.size()) != bc.slots)
+        return InvalidArgument(where + ".slot_cores: must have one CPU list per slot (" + std::to_string(bc.slots) + ")");
       bc.cache_dir = bc.cache_dir.empty() ? c.state_dir + "/cache/" + name : Resolve(base_dir, bc.cache_dir);
       c.evaluators[name] = bc;
     }

@@ -25,6 +25,10 @@ struct RoleConfig {
 struct BackendConfig {
   int slots = 1;                   // evaluations at once on this backend
   std::string cache_dir;           // default: <state_dir>/cache/<backend>
+  // CPUs of each slot (cpu backend): slot_cores[i] for slot i. Default
+  // (empty): one slot uses every CPU; several slots split the daemon's CPUs
+  // into equal contiguous parts (SlotCores in daemon.cpp).
+  std::vector<std::vector<int>> slot_cores;
 };
 
 struct DaemonConfig {

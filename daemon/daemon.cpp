@@ -131,7 +131,11 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       return 1;
     }
     hardware = cal->ToJson();
-    backends.push_back({cpu, bc.slots});
+    // Each slot owns its cores: the judge pins the runner to them and the
+    // roofline counts them. One slot: every CPU (no pinning needed).
+    std::vector<std::vector<int>> slot_cores = bc.slot_cores;
+    if (slot_cores.empty() && bc.slots > 1) slot_cores = eval::SplitCores(env->AllowedCpus(), bc.slots);
+    backends.push_back({cpu, bc.slots, slot_cores});
   }
   eval::Dispatcher dispatcher(backends);
 

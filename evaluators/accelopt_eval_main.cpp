@@ -1,7 +1,7 @@
 // accelopt-eval: evaluate kernels by hand with the cpu backend.
 //
 //   accelopt-eval calibrate [--force]
-//   accelopt-eval run --problem suites/cpu/silu --kernel my_silu.cpp [settings]
+//   accelopt-eval run --problem suites/cpu/silu --kernel my_silu.cpp [--compare baseline.cpp] [settings]
 //   accelopt-eval baseline suites/cpu [settings]
 //
 // Common options: -o table|json (default table), --cache-dir DIR (default
@@ -106,6 +106,13 @@ void PrintResultTable(const std::string& name, const EvalResult& r) {
   if (r.percent_of_peak)
     std::cout << "% of peak    " << Fixed(*r.percent_of_peak, 2) << "   (roofline " << Fixed(*r.peak_latency_us, 2) << " us)\n";
   if (r.max_rel_error) std::cout << "max rel err  " << *r.max_rel_error << "\n";
+  if (r.comparison.is_object()) {
+    const json& c = r.comparison;
+    std::cout << "speedup      " << Fixed(c.value("speedup", 0.0), 3) << "x  (~95% interval "
+              << Fixed(c.value("speedup_low", 0.0), 3) << " .. " << Fixed(c.value("speedup_high", 0.0), 3)
+              << "x, against " << Fixed(c.value("baseline_median_us", 0.0), 2) << " us measured interleaved"
+              << (c.value("noisy", false) ? "; NOISY: a spread stayed above the target" : "") << ")\n";
+  }
   for (const auto& [k, v] : r.profile) std::cout << "  " << k << std::string(k.size() < 26 ? 26 - k.size() : 1, ' ') << v << "\n";
   std::cout << "timings      compile " << Fixed(r.timings.compile_s, 2) << " s, checks " << Fixed(r.timings.check_s, 2)
             << " s, run " << Fixed(r.timings.measure_s, 2) << " s, total " << Fixed(r.timings.total_s, 2) << " s\n";
@@ -150,10 +157,13 @@ int Calibrate(const std::vector<std::string>& args) {
 
 int RunOne(const std::vector<std::string>& args) {
   Common c;
-  std::string problem, kernel;
+  std::string problem, kernel, compare;
   po::options_description d("accelopt-eval run --problem DIR --kernel FILE [options]");
   AddCommon(d, c);
-  d.add_options()("problem", po::value(&problem), "problem folder")("kernel", po::value(&kernel), "kernel source file");
+  d.add_options()("problem", po::value(&problem), "problem folder")("kernel", po::value(&kernel), "kernel source file")(
+      "compare", po::value(&compare),
+      "a second kernel (e.g. the problem's baseline.cpp) timed interleaved with --kernel: prints the speedup over it "
+      "with a ~95% interval");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(d).run(), vm);
   po::notify(vm);
@@ -165,6 +175,11 @@ int RunOne(const std::vector<std::string>& args) {
   if (!source.ok()) { std::cerr << "accelopt-eval: " << source.status() << "\n"; return 2; }
   cpu::CpuBackend backend(BackendOptions(c));
   EvalRequest req{"", "cpu", problem, *source, *settings};
+  if (!compare.empty()) {
+    auto other = Env::Default()->ReadFile(compare);
+    if (!other.ok()) { std::cerr << "accelopt-eval: " << other.status() << "\n"; return 2; }
+    req.compare_source = *other;
+  }
   EvalResult r = backend.Evaluate(req, nullptr);
   if (c.output == "json") std::cout << Dump(r.ToJson(), 2) << "\n";
   else PrintResultTable(problem, r);

@@ -17,9 +17,27 @@ Dispatcher::Dispatcher(std::vector<BackendSlots> backends) {
     std::string name = b.backend->name();
     pools_[name] = std::move(pool);
     for (int i = 0; i < std::max(1, b.slots); ++i) {
-      raw->workers.emplace_back([this, raw] { WorkerLoop(raw); });
+      std::vector<int> cores = static_cast<size_t>(i) < b.slot_cores.size() ? b.slot_cores[i] : std::vector<int>{};
+      raw->workers.emplace_back([this, raw, cores] { WorkerLoop(raw, cores); });
     }
   }
+}
+
+std::vector<std::vector<int>> SplitCores(const std::vector<int>& cpus, int slots) {
+  std::vector<std::vector<int>> out;
+  const int n = static_cast<int>(cpus.size());
+  if (n == 0 || slots < 1) return out;
+  if (slots > n) {
+    for (int i = 0; i < slots; ++i) out.push_back({cpus[static_cast<size_t>(i % n)]});
+    return out;
+  }
+  int at = 0;
+  for (int i = 0; i < slots; ++i) {
+    int size = n / slots + (i < n % slots ? 1 : 0);
+    out.emplace_back(cpus.begin() + at, cpus.begin() + at + size);
+    at += size;
+  }
+  return out;
 }
 
 Dispatcher::~Dispatcher() { Shutdown(); }
@@ -50,7 +68,7 @@ bool Dispatcher::PopLocked(Pool* pool, Job* out) {
   return true;
 }
 
-void Dispatcher::WorkerLoop(Pool* pool) {
+void Dispatcher::WorkerLoop(Pool* pool, std::vector<int> cores) {
   while (true) {
     Job job;
     {
@@ -60,6 +78,7 @@ void Dispatcher::WorkerLoop(Pool* pool) {
       PopLocked(pool, &job);
       pool->running[job.ticket] = job.cancel;
     }
+    if (job.request.settings.cores.empty()) job.request.settings.cores = cores;
     EvalResult result;
     try {
       result = pool->backend->Evaluate(job.request, job.cancel.get());

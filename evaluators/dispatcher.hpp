@@ -31,6 +31,11 @@
 
 namespace accelopt::eval {
 
+// Splits `cpus` into `slots` contiguous, equal parts (the first parts one
+// larger when it does not divide); with more slots than CPUs, slot i gets
+// cpus[i % n] alone. One slot gets every CPU.
+std::vector<std::vector<int>> SplitCores(const std::vector<int>& cpus, int slots);
+
 class Dispatcher {
  public:
   using Callback = std::function<void(uint64_t ticket, EvalResult)>;
@@ -38,6 +43,10 @@ class Dispatcher {
   struct BackendSlots {
     std::shared_ptr<Backend> backend;
     int slots = 1;  // REQUIRES: >= 1
+    // Optional: the CPUs each slot owns (slot_cores[i] for worker i). A
+    // request whose settings.cores is empty runs on its slot's cores; empty
+    // here (the default) leaves every request as it is.
+    std::vector<std::vector<int>> slot_cores;
   };
 
   explicit Dispatcher(std::vector<BackendSlots> backends);
@@ -74,7 +83,7 @@ class Dispatcher {
     std::vector<std::thread> workers;
   };
 
-  void WorkerLoop(Pool* pool);
+  void WorkerLoop(Pool* pool, std::vector<int> cores);
   bool PopLocked(Pool* pool, Job* out);
 
   mutable std::mutex mu_;

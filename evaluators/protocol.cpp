@@ -136,7 +136,7 @@ json EvalSettings::ToJson() const {
 
 Result<EvalRequest> EvalRequest::FromJson(const json& j) {
   if (!j.is_object()) return TypeError("request", "an object");
-  static const std::set<std::string> kKnown = {"id", "backend", "problem", "source", "settings"};
+  static const std::set<std::string> kKnown = {"id", "backend", "problem", "source", "settings", "compare_source"};
   for (const auto& [key, v] : j.items()) {
     if (!kKnown.count(key)) return InvalidArgument(key + ": unknown field of an evaluation request");
   }
@@ -148,6 +148,7 @@ Result<EvalRequest> EvalRequest::FromJson(const json& j) {
   ACCELOPT_RETURN_IF_ERROR(ReadString(j["problem"], "problem", &r.problem));
   ACCELOPT_RETURN_IF_ERROR(ReadString(j["source"], "source", &r.source));
   if (j.contains("id")) ACCELOPT_RETURN_IF_ERROR(ReadString(j["id"], "id", &r.id));
+  if (j.contains("compare_source")) ACCELOPT_RETURN_IF_ERROR(ReadString(j["compare_source"], "compare_source", &r.compare_source));
   if (r.backend.empty()) return InvalidArgument("backend: must not be empty");
   if (j.contains("settings")) {
     ACCELOPT_ASSIGN_OR_RETURN(r.settings, EvalSettings::FromJson(j["settings"]));
@@ -158,6 +159,7 @@ Result<EvalRequest> EvalRequest::FromJson(const json& j) {
 json EvalRequest::ToJson() const {
   json j = {{"backend", backend}, {"problem", problem}, {"source", source}, {"settings", settings.ToJson()}};
   if (!id.empty()) j["id"] = id;
+  if (!compare_source.empty()) j["compare_source"] = compare_source;
   return j;
 }
 
@@ -205,6 +207,7 @@ json EvalResult::ToJson() const {
   j["max_rel_error"] = OptionalNumber(max_rel_error);
   j["hardware"] = hardware;
   j["sandbox"] = sandbox;
+  if (!comparison.is_null()) j["comparison"] = comparison;
   j["timings_s"] = {{"compile", timings.compile_s}, {"check", timings.check_s},
                     {"measure", timings.measure_s}, {"total", timings.total_s}};
   return j;
@@ -254,6 +257,10 @@ Result<EvalResult> EvalResult::FromJson(const json& j) {
   ACCELOPT_RETURN_IF_ERROR(ReadOptionalNumber(j, "max_rel_error", &r.max_rel_error));
   if (j.contains("hardware")) r.hardware = j["hardware"];
   if (j.contains("sandbox")) r.sandbox = j["sandbox"];
+  if (j.contains("comparison") && !j["comparison"].is_null()) {
+    if (!j["comparison"].is_object()) return TypeError("comparison", "an object");
+    r.comparison = j["comparison"];
+  }
   if (j.contains("timings_s")) {
     const json& t = j["timings_s"];
     if (!t.is_object()) return TypeError("timings_s", "an object");

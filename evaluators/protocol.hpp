@@ -61,6 +61,10 @@ struct EvalRequest {
   std::string problem;   // problem folder, e.g. "suites/cpu/silu" (relative to the backend's root)
   std::string source;    // candidate source text
   EvalSettings settings;
+  // Optional: a second kernel (usually the problem's baseline) checked and
+  // timed interleaved with the candidate in the same run; the result's
+  // `comparison` then carries the speedup with its confidence interval.
+  std::string compare_source;
 
   static Result<EvalRequest> FromJson(const json& j);
   json ToJson() const;
@@ -111,6 +115,11 @@ struct EvalResult {
   std::optional<double> max_rel_error;       // worst relative L2 error over all cases
   json hardware = json::object();            // {"fingerprint": ..., "cpu_model": ..., ...}
   json sandbox = json::object();             // {"network_isolated": bool, "seccomp": bool, ...}
+  // With request.compare_source and a correct candidate: {"baseline_median_us",
+  // "baseline_spread", "baseline_samples_us", "speedup", "speedup_low",
+  // "speedup_high" (~95% interval), "noisy" (a spread stayed above
+  // target_spread after max_rounds)}; null otherwise.
+  json comparison = nullptr;
   EvalTimings timings;
 
   static Result<EvalResult> FromJson(const json& j);

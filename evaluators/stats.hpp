@@ -33,8 +33,11 @@ inline double Min(const std::vector<double>& v) {
   return v.empty() ? 0 : *std::min_element(v.begin(), v.end());
 }
 
-inline double Spread(std::vector<double> v) {
-  if (v.size() < 2) return 1.0;  // one sample says nothing about noise
+// The ~95% distribution-free confidence interval of the median: the order
+// statistics n/2 -+ 0.98*sqrt(n). With fewer than 2 samples, [min, max].
+inline void MedianInterval(std::vector<double> v, double* low, double* high) {
+  *low = *high = 0;
+  if (v.empty()) return;
   std::sort(v.begin(), v.end());
   double n = static_cast<double>(v.size());
   double half = 0.98 * std::sqrt(n);
@@ -42,9 +45,33 @@ inline double Spread(std::vector<double> v) {
   long hi = static_cast<long>(std::ceil(n / 2 + half)) - 1;
   lo = std::max(0L, lo);
   hi = std::min(static_cast<long>(v.size()) - 1, std::max(hi, lo));
+  *low = v[static_cast<size_t>(lo)];
+  *high = v[static_cast<size_t>(hi)];
+}
+
+inline double Spread(std::vector<double> v) {
+  if (v.size() < 2) return 1.0;  // one sample says nothing about noise
   double med = Median(v);
   if (med <= 0) return 1.0;
-  return (v[hi] - v[lo]) / (2 * med);
+  double lo = 0, hi = 0;
+  MedianInterval(std::move(v), &lo, &hi);
+  return (hi - lo) / (2 * med);
+}
+
+// The speedup of `fast` over `slow` (ratio of medians) with a conservative
+// ~95% interval from the two medians' intervals: [slow_lo/fast_hi,
+// slow_hi/fast_lo]. Samples must come from one interleaved run.
+struct Ratio { double value = 0, low = 0, high = 0; };
+inline Ratio SpeedupInterval(const std::vector<double>& slow, const std::vector<double>& fast) {
+  Ratio r;
+  double sm = Median(slow), fm = Median(fast), slo, shi, flo, fhi;
+  if (sm <= 0 || fm <= 0) return r;
+  MedianInterval(slow, &slo, &shi);
+  MedianInterval(fast, &flo, &fhi);
+  r.value = sm / fm;
+  r.low = fhi > 0 ? slo / fhi : 0;
+  r.high = flo > 0 ? shi / flo : 0;
+  return r;
 }
 
 // Coefficient of variation (stddev / mean), for repeatability reports.

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -165,6 +166,24 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
                   st.message());
     }
   }
+  // 3b. The comparison kernel (the problem's baseline, trusted less than the
+  // judge: it also runs in a runner), compiled the same way.
+  std::string compare_so;
+  if (!request.compare_source.empty()) {
+    std::string csrc = work + "/compare.cpp";
+    compare_so = work + "/compare.so";
+    if (Status st = env->WriteFileAtomic(csrc, request.compare_source); !st.ok())
+      return fail(EvalStatus::kInternalError, st.ToString());
+    std::vector<std::string> cargs = KernelFlags();
+    cargs.insert(cargs.end(), {"-fPIC", "-shared", "-o", compare_so, csrc});
+    auto ccc = RunCompiler(options_.compiler, cargs, s.compile_timeout_s, cancel);
+    if (!ccc.ok() || !ccc->ok) {
+      if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled while compiling");
+      return fail(EvalStatus::kInternalError, "the comparison kernel does not compile",
+                  ccc.ok() ? Replace(ccc->output, work + "/", "") : ccc.status().message());
+    }
+  }
+
   // 4. Harness and references (cached per problem).
   auto harness = harnesses_.Get(*problem, cancel);
   if (!harness.ok()) {
@@ -187,6 +206,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   ProcessSpec spec;
   spec.argv = {harness->judge};
   spec.stdin_data = JobText(*problem, "judge", so, harness->runner, cases, *refs, s);
+  if (!compare_so.empty()) spec.stdin_data += "compare_so " + compare_so + "\n";
   spec.clear_env = true;
   spec.env_set["PATH"] = "/usr/bin:/bin";
   spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
@@ -303,15 +323,31 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   pr["timing_calls"] = h.value("calls", 0);
   pr["handshake_overhead_us"] = h.value("handshake_min_ns", 0.0) / 1000.0;
   pr["handshake_median_us"] = h.value("handshake_median_ns", 0.0) / 1000.0;
+  pr["stop_median_us"] = h.value("stop_median_ns", 0.0) / 1000.0;
   if (h.contains("first_sight_ratio") && h["first_sight_ratio"].is_number())
     pr["first_sight_ratio"] = h["first_sight_ratio"].get<double>();
   struct stat st{};
   if (stat(so.c_str(), &st) == 0) pr["kernel_object_bytes"] = static_cast<double>(st.st_size);
+  if (!compare_so.empty() && h.contains("compare_samples_ns")) {
+    std::vector<double> base_us;
+    for (const auto& v : h.at("compare_samples_ns")) base_us.push_back(v.get<double>() / 1000.0);
+    const stats::Ratio sp = stats::SpeedupInterval(base_us, lat.samples_us);
+    const double base_spread = stats::Spread(base_us);
+    result.comparison = {{"baseline_median_us", stats::Median(base_us)},
+                         {"baseline_spread", base_spread},
+                         {"baseline_samples_us", base_us},
+                         {"speedup", sp.value},
+                         {"speedup_low", sp.low},
+                         {"speedup_high", sp.high},
+                         {"noisy", lat.spread > s.target_spread || base_spread > s.target_spread}};
+  }
   double peak_us = cal.PeakLatencyUs(problem->flops, problem->bytes);
   result.peak_latency_us = peak_us;
   if (lat.median_us > 0) result.percent_of_peak = 100 * peak_us / lat.median_us;
   result.status = EvalStatus::kOk;
-  result.reason = "correct on " + std::to_string(cases.size()) + " cases; median " +
+  const size_t checked = static_cast<size_t>(
+      std::count_if(cases.begin(), cases.end(), [](const CaseSpec& c) { return c.role != 'x'; }));
+  result.reason = "correct on " + std::to_string(checked) + " cases; median " +
                   std::to_string(lat.median_us) + " us";
   if (result.percent_of_peak && *result.percent_of_peak > 100 * s.roofline_slack) {
     result.status = EvalStatus::kSuspicious;

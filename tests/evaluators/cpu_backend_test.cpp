@@ -60,6 +60,52 @@ BOOST_AUTO_TEST_CASE(an_honestly_faster_matmul_passes_and_is_measured_faster) {
   BOOST_TEST(*fast.percent_of_peak > *base.percent_of_peak);
 }
 
+BOOST_AUTO_TEST_CASE(honest_fast_kernels_are_accepted_and_not_taken_for_memoization) {
+  CpuBackend backend = MakeBackend();
+  EvalSettings s = QuickSettings();
+  s.max_rounds = 2;
+  for (auto [dir, kernel] : {std::pair{kProblems + "matmul", "fast_matmul.cpp"},
+                             std::pair{kProblems + "silu", "fast_silu.cpp"},
+                             std::pair{std::string("suites/cpu/adamw"), "parallel_adamw.cpp"}}) {
+    BOOST_TEST_CONTEXT(kernel) {
+      EvalResult r = backend.Evaluate(Request(dir, ReadText(Src() + "/tests/evaluators/kernels/" + kernel), s), nullptr);
+      BOOST_TEST((r.status == EvalStatus::kOk), Describe(r));
+      BOOST_TEST(r.correct);
+      BOOST_TEST(r.profile.count("first_sight_ratio") == 1u);
+      BOOST_TEST(r.profile.at("handshake_overhead_us") > 0);
+      BOOST_TEST(r.sandbox.value("landlock_abi", 0) >= 0);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_comparison_measures_both_kernels_interleaved_with_an_interval) {
+  CpuBackend backend = MakeBackend();
+  EvalSettings s = QuickSettings();
+  s.max_rounds = 2;
+  std::string dir = kProblems + "matmul";
+  EvalRequest req = Request(dir, ReadText(Src() + "/tests/evaluators/kernels/fast_matmul.cpp"), s);
+  req.compare_source = ReadText(Src() + "/" + dir + "/baseline.cpp");
+  EvalResult r = backend.Evaluate(req, nullptr);
+  BOOST_REQUIRE_MESSAGE(r.status == EvalStatus::kOk, Describe(r));
+  BOOST_REQUIRE(r.comparison.is_object());
+  const json& c = r.comparison;
+  BOOST_TEST(c.at("baseline_samples_us").size() == r.latency->samples_us.size());  // paired, one run
+  BOOST_TEST(c.at("speedup_low").get<double>() <= c.at("speedup").get<double>());
+  BOOST_TEST(c.at("speedup").get<double>() <= c.at("speedup_high").get<double>());
+  BOOST_TEST(c.at("speedup").get<double>() > 1.0, "fast matmul vs its baseline: " << Dump(c));
+  // Round trip through the protocol keeps it.
+  auto back = EvalResult::FromJson(r.ToJson());
+  BOOST_REQUIRE(back.ok());
+  BOOST_TEST(back->comparison == r.comparison);
+
+  // A comparison kernel that is wrong is the problem's fault: internal error, not the candidate's.
+  req.compare_source = "#include <cstdint>\nextern \"C\" void matmul(const float*, const float*, float* C, int64_t M, "
+                       "int64_t K, int64_t N) { for (int64_t i = 0; i < M * N; ++i) C[i] = 0; }\n";
+  EvalResult bad = backend.Evaluate(req, nullptr);
+  BOOST_TEST((bad.status == EvalStatus::kInternalError), Describe(bad));
+  BOOST_TEST(bad.reason.find("comparison kernel") != std::string::npos, bad.reason);
+}
+
 // Every file under tests/evaluators/cheats/ declares, in its first comment
 // lines, the problem it targets, the status it must get and a piece of the
 // reason; optional settings override the quick defaults. A cheat whose trick

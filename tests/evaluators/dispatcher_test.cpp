@@ -138,3 +138,32 @@ BOOST_AUTO_TEST_CASE(shutdown_cancels_everything_and_refuses_new_work) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(split_cores_gives_each_slot_its_own_cpus) {
+  using V = std::vector<std::vector<int>>;
+  BOOST_TEST((SplitCores({0, 1}, 1) == V{{0, 1}}));
+  BOOST_TEST((SplitCores({0, 1}, 2) == V{{0}, {1}}));
+  BOOST_TEST((SplitCores({0, 1, 2, 3, 4}, 2) == V{{0, 1, 2}, {3, 4}}));
+  BOOST_TEST((SplitCores({4, 6}, 3) == V{{4}, {6}, {4}}));
+  BOOST_TEST(SplitCores({}, 2).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_slot_pins_requests_without_cores_to_its_cpus) {
+  auto fake = std::make_shared<FakeBackend>();
+  Collector c;
+  {
+    Dispatcher d({{fake, 1, {{3, 5}}}});
+    EvalRequest plain = Req("a");
+    EvalRequest pinned = Req("b");
+    pinned.settings.cores = {7};
+    BOOST_REQUIRE(d.Submit(plain, "x", c.Cb()).ok());
+    BOOST_REQUIRE(d.Submit(pinned, "x", c.Cb()).ok());
+    BOOST_REQUIRE(c.Wait(2));
+  }
+  auto seen = fake->requests();
+  BOOST_REQUIRE_EQUAL(seen.size(), 2u);
+  for (const auto& r : seen) {
+    if (r.source == "a") BOOST_TEST((r.settings.cores == std::vector<int>{3, 5}));
+    else BOOST_TEST((r.settings.cores == std::vector<int>{7}));  // what the request asked for stays
+  }
+}

@@ -8,6 +8,7 @@
 //   function NAME            the kernel's extern "C" symbol
 //   so PATH                  the candidate .so (opened by the judge, passed as fd 3)
 //   runner PATH              the runner executable of this problem
+//   compare_so PATH          optional: a second kernel (the baseline) timed interleaved with the candidate
 //   param KIND NAME ELEMENTS SCALAR_TYPE VALUE [DIST A B]   (inputs carry a distribution)
 //   case ROLE SEED PERTURB N [IDX DIST A B]... REF
 //        ROLE c (checked once), t (checked, then timed again and again),
@@ -51,7 +52,7 @@ struct Case {
   std::string ref_path;  // "-": computed by the judge
 };
 struct Job {
-  std::string mode, so_path, runner_path, function;
+  std::string mode, so_path, runner_path, function, compare_so_path;
   std::vector<Param> params;
   std::vector<Case> cases;
   int warmup = 1, min_samples = 5, max_samples = 1000, min_rounds = 3, max_rounds = 5;
@@ -95,6 +96,7 @@ inline Job ReadJob() {
     else if (key == "function") in >> job.function;
     else if (key == "so") { in >> std::ws; std::getline(in, job.so_path); }
     else if (key == "runner") { in >> std::ws; std::getline(in, job.runner_path); }
+    else if (key == "compare_so") { in >> std::ws; std::getline(in, job.compare_so_path); }
     else if (key == "param") {
       Param p;
       in >> p.kind >> p.name >> p.elements >> p.scalar_type >> p.value;

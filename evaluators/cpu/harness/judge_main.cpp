@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <random>
 
 #include "evaluators/cpu/harness/compare.hpp"
@@ -213,6 +214,15 @@ class Judge {
     threads_ = job_.threads > 0 ? job_.threads : static_cast<int>(cores_.size());
     link_.Start(job_, so_fd, shared_.fd, cores_, threads_);
     close(so_fd);
+    if (!job_.compare_so_path.empty()) {
+      // The kernel to compare with (the problem's baseline): a second runner
+      // on the same cores and shared memory; only one of the two ever runs.
+      int cfd = open(job_.compare_so_path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (cfd < 0) Die("cannot open the comparison kernel " + job_.compare_so_path + ": " + std::strerror(errno));
+      compare_ = std::make_unique<RunnerLink>();
+      compare_->Start(job_, cfd, shared_.fd, cores_, threads_);
+      close(cfd);
+    }
 
     CalibrateHandshake();
     Load();
@@ -242,6 +252,14 @@ class Judge {
       Die("reference output '" + zero + "' is zero in every case: these cases cannot tell a kernel that writes "
           "zeros from a correct one (a problem bug: give the inputs a distribution with a nonzero result)");
     }
+  }
+
+  // The comparison kernel (the problem's baseline) failing is the
+  // problem's fault, never the candidate's: a judge error.
+  [[noreturn]] void CompareFailure(int case_index, const std::string& phase) {
+    if (compare_->failure_kind.empty()) compare_->AwaitExit();
+    Die("the comparison kernel failed (" + compare_->failure_kind + ") during " + phase + " of case " +
+        std::to_string(case_index) + ": " + compare_->failure_message);
   }
 
   [[noreturn]] void RunnerFailure(int case_index, const std::string& phase) {
@@ -275,6 +293,12 @@ class Judge {
   void Load() {
     Stage("load");
     RunnerLink::Trip trip;
+    if (compare_) {
+      for (int k = 0; k < 10; ++k)
+        if (!compare_->RoundTrip(accelopt_wire::kNull, &trip)) CompareFailure(-1, "handshake");
+      if (!compare_->RoundTrip(accelopt_wire::kLoad, &trip) || trip.status != accelopt_wire::kDone)
+        CompareFailure(-1, "load");
+    }
     if (!link_.RoundTrip(accelopt_wire::kLoad, &trip)) RunnerFailure(-1, "load");
     if (trip.status != accelopt_wire::kDone) {
       link_.AwaitExit();
@@ -308,7 +332,8 @@ class Judge {
 
   // Writes case inputs (from cur_) into shared memory, NaN-fills the outputs,
   // calls, and checks everything. Returns the call's latency in seconds.
-  double CallAndCheck(int c, const std::string& phase) {
+  double CallAndCheck(int c, const std::string& phase, bool comparison = false) {
+    if (comparison) return CompareCall(c, phase);
     OutputsStillAsReturned(c, phase);
     for (size_t k = 0; k < np_; ++k)
       if (job_.params[k].kind == 'i') std::memcpy(shared_.buf[k], cur_[k], sizeof(float) * job_.params[k].elements);
@@ -316,6 +341,7 @@ class Judge {
     RunnerLink::Trip trip;
     if (!link_.RoundTrip(accelopt_wire::kCall, &trip)) RunnerFailure(c, phase);
     ++calls_;
+    tails_.push_back(trip.wall_s - trip.reply_s);
     busy_cpu_s_ += trip.cpu_s;
     busy_wall_s_ += trip.wall_s;
     for (size_t k = 0; k < np_; ++k)  // the outputs, copied while the runner is stopped
@@ -341,6 +367,30 @@ class Judge {
     return std::max(0.0, trip.wall_s - overhead_min_s_);
   }
 
+  // One call of the comparison kernel on case c's inputs (in cur_), checked
+  // like the candidate's. Leaves out_ as the candidate left it.
+  double CompareCall(int c, const std::string& phase) {
+    for (size_t k = 0; k < np_; ++k)
+      if (job_.params[k].kind == 'i') std::memcpy(shared_.buf[k], cur_[k], sizeof(float) * job_.params[k].elements);
+    NanOutputs();
+    RunnerLink::Trip trip;
+    if (!compare_->RoundTrip(accelopt_wire::kCall, &trip)) CompareFailure(c, phase);
+    std::vector<float*> outs(np_, nullptr);
+    std::vector<std::vector<float>> keep(np_);
+    for (size_t k = 0; k < np_; ++k) {
+      if (job_.params[k].kind != 'o') continue;
+      keep[k].assign(shared_.buf[k], shared_.buf[k] + job_.params[k].elements);
+      outs[k] = keep[k].data();
+    }
+    double worst = 0;
+    std::string err = CheckOutputs(job_, outs, refs_[static_cast<size_t>(c)].data(), &worst);
+    if (!err.empty()) Die("the comparison kernel is wrong on case " + std::to_string(c) + ": " + err);
+    // The candidate's last outputs go back, so OutputsStillAsReturned holds.
+    for (size_t k = 0; k < np_; ++k)
+      if (job_.params[k].kind == 'o') std::memcpy(shared_.buf[k], out_[k], sizeof(float) * job_.params[k].elements);
+    return std::max(0.0, trip.wall_s - overhead_min_s_);
+  }
+
   void DrawCase(int c) {
     DrawInputs(job_, job_.cases[static_cast<size_t>(c)], cur_);
   }
@@ -360,6 +410,7 @@ class Judge {
       Stage("case " + std::to_string(c));
       DrawCase(static_cast<int>(c));
       CallAndCheck(static_cast<int>(c), "case");
+      if (compare_) CallAndCheck(static_cast<int>(c), "case", true);
       if (job_.cases[c].role == 't') {
         auto& keep = saved_[static_cast<int>(c)];
         keep.resize(np_);
@@ -369,12 +420,21 @@ class Judge {
     }
   }
 
+  // One repeated call on the next timing case. With a comparison kernel,
+  // that kernel is called on the same inputs right before or after (the
+  // order alternates), its latency appended to compare_round_.
   double RepeatCall(const std::string& phase) {
-    int c = timing_[next_++ % timing_.size()];
+    const size_t n = next_++;
+    int c = timing_[n % timing_.size()];
     auto& keep = saved_[c];
     for (size_t k = 0; k < np_; ++k)
       if (job_.params[k].kind == 'i') std::memcpy(cur_[k], keep[k].data(), sizeof(float) * job_.params[k].elements);
-    return CallAndCheck(c, phase);
+    if (!compare_) return CallAndCheck(c, phase);
+    double other = 0, mine = 0;
+    if (n % 2) { other = CompareCall(c, phase); mine = CallAndCheck(c, phase); }
+    else { mine = CallAndCheck(c, phase); other = CompareCall(c, phase); }
+    compare_round_.push_back(other * 1e9);
+    return mine;
   }
 
   // Rounds of repeated calls on the timing cases; each held-out case is
@@ -394,6 +454,7 @@ class Judge {
       const std::string phase = "timing round " + std::to_string(rounds_);
       Stage(phase);
       for (int w = 0; w < job_.warmup; ++w) RepeatCall(phase);
+      compare_round_.clear();
       std::vector<double> samples;
       std::vector<std::pair<size_t, double>> first_sight;  // (repeat samples before it, latency)
       double total = 0;
@@ -413,7 +474,7 @@ class Judge {
       // The fastest round is kept: on a shared machine a round next to a busy
       // neighbour is uniformly slower, and says more about the neighbour.
       const double median = stats::Median(samples);
-      if (median < best_median) { best_median = median; best_ = samples; }
+      if (median < best_median) { best_median = median; best_ = samples; compare_best_ = compare_round_; }
       if (rounds_ >= job_.min_rounds && stats::Spread(best_) <= job_.target_spread) break;
     }
     rounds_ = std::min(rounds_, job_.max_rounds);
@@ -477,26 +538,28 @@ class Judge {
     HistoryCheck();
     const double busy = busy_wall_s_ > 0 ? busy_cpu_s_ / busy_wall_s_ : 0;
     long maxrss = link_.Finish();
+    if (compare_) compare_->Finish();
     Forward();
     if (busy > static_cast<double>(cores_.size()) + 0.25) {
       ReportFailure("cores", -1, "timing",
                     "the kernel kept " + Num(busy, 3) + " cores busy but its slot allows " +
                         std::to_string(cores_.size()));
     }
-    std::string s, ce, hs, cs;
+    std::string s, ce, hs, cs, cmp;
+    for (size_t i = 0; i < compare_best_.size(); ++i) cmp += (i ? "," : "") + Num(compare_best_[i], 10);
     for (size_t i = 0; i < best_.size(); ++i) s += (i ? "," : "") + Num(best_[i], 10);
     for (size_t i = 0; i < case_errors_.size(); ++i) ce += (i ? "," : "") + Num(case_errors_[i]);
     for (size_t i = 0; i < first_sight_ns_.size(); ++i) hs += (i ? "," : "") + Num(first_sight_ns_[i], 10);
     for (size_t i = 0; i < cores_.size(); ++i) cs += (i ? "," : "") + std::to_string(cores_[i]);
     std::printf(
         "ACCELOPT-JUDGE {\"ok\": true, \"max_rel_error\": %s, \"case_errors\": [%s], \"rounds\": %d, "
-        "\"samples_ns\": [%s], \"first_sight_ns\": [%s], \"first_sight_ratio\": %s, \"avg_cores_busy\": %s, "
+        "\"samples_ns\": [%s], \"compare_samples_ns\": [%s], \"first_sight_ns\": [%s], \"first_sight_ratio\": %s, \"avg_cores_busy\": %s, "
         "\"maxrss_kb\": %ld, \"threads\": %d, \"cores\": [%s], \"cpus_allowed\": \"%s\", \"calls\": %ld, "
-        "\"handshake_min_ns\": %s, \"handshake_median_ns\": %s, \"seccomp\": %s, \"landlock_abi\": %d}\n",
-        Num(max_error_).c_str(), ce.c_str(), rounds_, s.c_str(), hs.c_str(),
+        "\"handshake_min_ns\": %s, \"handshake_median_ns\": %s, \"stop_median_ns\": %s, \"seccomp\": %s, \"landlock_abi\": %d}\n",
+        Num(max_error_).c_str(), ce.c_str(), rounds_, s.c_str(), cmp.c_str(), hs.c_str(),
         first_sight_ratio_ > 0 ? Num(first_sight_ratio_).c_str() : "null", Num(busy).c_str(), maxrss, threads_,
         cs.c_str(), JsonEscape(cpus_allowed_).c_str(), calls_, Num(overhead_min_s_ * 1e9).c_str(),
-        Num(overhead_median_s_ * 1e9).c_str(), seccomp_ ? "true" : "false", landlock_abi_);
+        Num(overhead_median_s_ * 1e9).c_str(), Num(stats::Median(tails_) * 1e9).c_str(), seccomp_ ? "true" : "false", landlock_abi_);
   }
 
   const Job& job_;
@@ -510,12 +573,15 @@ class Judge {
   std::vector<int> cores_;
   int threads_ = 1;
   RunnerLink link_;
+  std::unique_ptr<RunnerLink> compare_;  // the comparison kernel's runner, when the job has compare_so
+  std::vector<double> compare_round_, compare_best_;
   double overhead_min_s_ = 0, overhead_median_s_ = 0;
   int landlock_abi_ = 0;
   bool seccomp_ = false;
   std::string cpus_allowed_;
   std::vector<double> case_errors_, best_, ratios_, first_sight_ns_;
   std::mt19937_64 rng_{std::random_device{}()};
+  std::vector<double> tails_;
   double max_error_ = 0, busy_cpu_s_ = 0, busy_wall_s_ = 0, first_sight_ratio_ = 0;
   long calls_ = 0;
   int last_case_ = -1;

@@ -30,6 +30,7 @@ class RunnerLink {
   struct Trip {
     double wall_s = 0;  // judge clock: before continuing the runner -> after it stopped again
     double cpu_s = 0;   // runner CPU time (all threads) over the same interval
+    double reply_s = 0; // judge clock: before continuing -> reply read (the stop not included)
     uint32_t status = 0;
   };
 
@@ -118,9 +119,11 @@ class RunnerLink {
       if (fds[1].revents) return Ended();
       if (fds[0].revents & (POLLHUP | POLLERR)) return Ended();
     }
+    const double t_reply = Now();
     if (!Stop()) return false;
     const double t1 = Now();
     trip->wall_s = t1 - t0;
+    trip->reply_s = t_reply - t0;
     trip->cpu_s = RunnerCpu() - cpu0;
     trip->status = r.status;
     if (r.seq != seq || r.op != op) return Fail("protocol", "the runner answered out of turn");
