@@ -49,6 +49,7 @@ Measurement ReadEvaluationResult(const json& result) {
                  ? result["reason"].get<std::string>()
                  : std::string();
   if (result.contains("profile") && result["profile"].is_object()) m.profile = result["profile"];
+  if (result.contains("comparison") && result["comparison"].is_object()) m.comparison = result["comparison"];
   if (result.contains("percent_of_peak") && result["percent_of_peak"].is_number()) {
     m.percent_of_peak = result["percent_of_peak"].get<double>();
   }

@@ -70,6 +70,7 @@ struct Measurement {
   std::string status;         // result status, or "evaluation_failed"
   std::string reason;
   json profile = json::object();
+  json comparison = nullptr;  // result.comparison: the interleaved speedup over the baseline, if asked for
 };
 Measurement ReadEvaluationResult(const json& result);
 

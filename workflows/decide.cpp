@@ -109,8 +109,11 @@ class Decider {
     return Status::Ok();
   }
 
+  // compare_sha256: optional second kernel (the problem's baseline) that the
+  // evaluator times interleaved with this one (EvalRequest.compare_source).
   Status ScheduleEvaluation(const std::string& id, const char* purpose, int p, int i,
-                            const json& indices, const std::string& source_sha256) {
+                            const json& indices, const std::string& source_sha256,
+                            const std::string& compare_sha256 = "") {
     const Amounts reservation = EvaluationReservation();
     if (auto blocked = budget_.Blocks(spec().budget, reservation)) {
       if (!blocked_) blocked_ = *blocked;
@@ -123,9 +126,15 @@ class Decider {
                     {"problem", info.id},
                     {"source_sha256", source_sha256},
                     {"settings", spec().evaluation}};
+    if (!compare_sha256.empty()) payload["compare_source_sha256"] = compare_sha256;
     json request = payload;
     request.erase("source_sha256");
+    request.erase("compare_source_sha256");
     request["source"] = std::move(source);
+    if (!compare_sha256.empty()) {
+      ACCELOPT_ASSIGN_OR_RETURN(std::string compare, Text(compare_sha256));
+      request["compare_source"] = std::move(compare);
+    }
     Command c;
     c.event.type = event_type::kActivityScheduled;
     c.event.data = Header(id, "evaluation", kRoleEvaluator, purpose, p, i, indices, reservation,
@@ -182,8 +191,10 @@ class Decider {
         const FinalBest& f = ps.final_best;
         if (!f.selected) return SelectBest(p, i);
         if (!f.measure_scheduled) {
+          // The final best and the baseline, side by side in one run: the
+          // reported speedup comes with its interval (report.cpp).
           return ScheduleEvaluation(pre + "/final", kPurposeFinalMeasure, p, i, json::object(),
-                                    f.source_sha256);
+                                    f.source_sha256, ps.info.baseline_sha256);
         }
         if (!f.measured) return Status::Ok();
       }

@@ -67,6 +67,13 @@ void FinalBestReport(const FinalBest& f, Best* best, json* r) {
     remeasured = {{"activity_id", f.activity_id}, {"status", m.status},
                   {"correct", m.correct},       {"latency_us", m.correct ? json(m.latency_us) : json(nullptr)},
                   {"spread", m.spread},         {"reason", m.reason}};
+    if (m.comparison.is_object()) {
+      const json& c = m.comparison;
+      remeasured["interleaved_with_baseline"] = {
+          {"baseline_median_us", c.value("baseline_median_us", 0.0)}, {"speedup", c.value("speedup", 0.0)},
+          {"speedup_low", c.value("speedup_low", 0.0)},               {"speedup_high", c.value("speedup_high", 0.0)},
+          {"noisy", c.value("noisy", false)}};
+    }
     if (m.correct) {
       latency = m.latency_us;
       pct = m.percent_of_peak;

@@ -225,7 +225,9 @@ BOOST_AUTO_TEST_CASE(default_campaign_completes_with_a_remeasured_confirmed_best
   const json report = BuildReport(r.state);
   BOOST_TEST(report["mode"] == "default");
   const int T = r.spec.search.T;
+  size_t problem_index = 0;
   for (const json& p : report["problems"]) {
+    const ProblemState& state = r.state.problems.at(problem_index++);
     BOOST_TEST(p["status"] == "completed");
     // The scripted n0/k0 raises the level each iteration: level T is found.
     BOOST_TEST(LevelOf(r.Code(p["best"]["source_sha256"].get<std::string>())) == T);
@@ -243,6 +245,8 @@ BOOST_AUTO_TEST_CASE(default_campaign_completes_with_a_remeasured_confirmed_best
     const Event* e = r.Scheduled(final_id);
     BOOST_REQUIRE(e);
     BOOST_TEST(e->data["purpose"] == kPurposeFinalMeasure);
+    // Measured side by side with the problem's baseline, in one run.
+    BOOST_TEST(e->data["payload"].value("compare_source_sha256", "") == state.info.baseline_sha256);
   }
   // The final measurement comes before ProblemCompleted and after BestSelected.
   int best_at = -1, final_at = -1, done_at = -1;
