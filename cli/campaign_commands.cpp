@@ -266,6 +266,17 @@ int CmdReport(ApiClient& api, const Options& o) {
     rows.push_back(row);
   }
   PrintTable(headers, rows);
+  // The final best measured side by side with the baseline ("default" mode).
+  for (const auto& p : rep.value("problems", json::array())) {
+    const json f = p.value("final", json());
+    if (!f.is_object() || !f.value("remeasured", json()).is_object()) continue;
+    const json side = f["remeasured"].value("interleaved_with_baseline", json());
+    if (!side.is_object()) continue;
+    std::cout << p.value("name", "?") << ": measured side by side with the baseline, speedup "
+              << FormatDouble(side.value("speedup", 0.0)) << "x (~95% interval "
+              << FormatDouble(side.value("speedup_low", 0.0)) << "x .. " << FormatDouble(side.value("speedup_high", 0.0))
+              << "x)" << (side.value("noisy", false) ? ", NOISY: the spread stayed above the target" : "") << "\n";
+  }
   if (rep.contains("geomean") && rep["geomean"].is_object()) {
     const json& g = rep["geomean"];
     std::cout << "geometric mean over " << g.value("problems", 0) << " problems: " << pct(g.value("baseline_percent_of_peak", json()))
