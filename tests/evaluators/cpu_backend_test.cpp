@@ -1,6 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <thread>
@@ -76,6 +77,26 @@ BOOST_AUTO_TEST_CASE(honest_fast_kernels_are_accepted_and_not_taken_for_memoizat
       BOOST_TEST(r.sandbox.value("landlock_abi", 0) >= 0);
     }
   }
+}
+
+// An output that is zero in every case cannot tell a kernel that writes zeros
+// from a correct one: the judge refuses the problem instead of passing it.
+BOOST_AUTO_TEST_CASE(a_problem_whose_output_is_always_zero_is_refused) {
+  fs::path dir = fs::path(CacheDir()) / "zero-problem";
+  fs::create_directories(dir);
+  std::string pj = ReadText(Src() + "/" + kProblems + "silu/problem.json");
+  std::ofstream(dir / "problem.json") << pj;
+  std::ofstream(dir / "reference.cpp")
+      << "#include <cstdint>\nextern \"C\" void silu_reference(const double*, double* out, int64_t M, int64_t N) "
+         "{ for (int64_t i = 0; i < M * N; ++i) out[i] = 0; }\n";
+  const std::string zeros = "#include <cstdint>\nextern \"C\" void silu(const float*, float* out, int64_t M, int64_t N) "
+                            "{ for (int64_t i = 0; i < M * N; ++i) out[i] = 0; }\n";
+  std::ofstream(dir / "baseline.cpp") << zeros;
+  CpuBackend backend = MakeBackend();
+  EvalResult r = backend.Evaluate(Request(dir.string(), zeros, QuickSettings()), nullptr);
+  BOOST_TEST((r.status == EvalStatus::kInternalError), Describe(r));
+  BOOST_TEST(r.reason.find("zero in every case") != std::string::npos, r.reason);
+  BOOST_TEST(!r.correct);
 }
 
 BOOST_AUTO_TEST_CASE(a_comparison_measures_both_kernels_interleaved_with_an_interval) {
