@@ -321,6 +321,8 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   pr["slot_cores"] = static_cast<double>(h.value("cores", json::array()).size());
   pr["runner_max_rss_mb"] = h.value("maxrss_kb", 0.0) / 1024.0;
   pr["timing_calls"] = h.value("calls", 0);
+  pr["calls_per_sample"] = h.value("calls_per_sample", 1);
+  pr["single_call_us"] = h.value("single_call_ns", 0.0) / 1000.0;
   pr["handshake_overhead_us"] = h.value("handshake_min_ns", 0.0) / 1000.0;
   pr["handshake_median_us"] = h.value("handshake_median_ns", 0.0) / 1000.0;
   pr["stop_median_us"] = h.value("stop_median_ns", 0.0) / 1000.0;

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -31,11 +32,13 @@ inline Compare CompareOutput(const float* got, const double* want, int64_t n) {
   Compare c;
   double num = 0, den = 0;
   int64_t nonfinite = 0;
-  for (int64_t e = 0; e < n; ++e) {  // the hot loop: vectorizable, no branches on the data
-    double g = got[e];
-    double d = g - want[e];
-    nonfinite += std::isfinite(g) ? 0 : 1;
-    num += std::isfinite(g) ? d * d : 0.0;
+  for (int64_t e = 0; e < n; ++e) {  // the hot loop: branch-free, vectorizes
+    uint32_t bits;
+    std::memcpy(&bits, &got[e], sizeof bits);
+    const bool bad = (bits & 0x7f800000u) == 0x7f800000u;  // NaN or Inf
+    const double d = bad ? 0.0 : static_cast<double>(got[e]) - want[e];
+    nonfinite += bad ? 1 : 0;
+    num += d * d;
     den += want[e] * want[e];
   }
   if (nonfinite) {

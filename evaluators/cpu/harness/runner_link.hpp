@@ -16,6 +16,7 @@
 
 #include <fstream>
 
+#include "evaluators/cpu/harness/core_warmer.hpp"
 #include "evaluators/cpu/harness/job.hpp"
 #include "evaluators/cpu/harness/wire.hpp"
 
@@ -87,16 +88,17 @@ class RunnerLink {
   // stopped just after (so it can do nothing between calls), and must not
   // have sent anything unasked. False when the runner failed (see failure_*).
   // The first trip finds the runner running (it has not been stopped yet).
-  bool RoundTrip(uint32_t op, Trip* trip) {
+  bool RoundTrip(uint32_t op, Trip* trip, uint32_t count = 1) {
     if (!failure_kind.empty()) return false;
     char junk;
     if (read(rep_, &junk, 1) == 1) return Fail("protocol", "the runner wrote on the result channel without being asked");
     const uint64_t seq = ++seq_;
-    accelopt_wire::Command c{op, 0, seq};
+    accelopt_wire::Command c{op, count, seq};
     // The timed interval runs from before the runner is continued to after
     // it is stopped again: whatever the runner's threads do (early, late, in
     // the background) happens inside it. The handshake's own cost is what
     // the judge measures on kNull trips before any candidate is loaded.
+    if (warmer_) warmer_->Rest();
     double cpu0 = RunnerCpu();
     const double t0 = Now();
     if (!running_) { kill(pid_, SIGCONT); running_ = true; }
@@ -122,6 +124,7 @@ class RunnerLink {
     const double t_reply = Now();
     if (!Stop()) return false;
     const double t1 = Now();
+    if (warmer_) warmer_->Warm();
     trip->wall_s = t1 - t0;
     trip->reply_s = t_reply - t0;
     trip->cpu_s = RunnerCpu() - cpu0;
@@ -136,6 +139,9 @@ class RunnerLink {
     running_ = true;
     Ended();
   }
+
+  // Spinners to put to sleep while the runner runs (core_warmer.hpp).
+  void set_warmer(CoreWarmer* w) { warmer_ = w; }
 
   // Fields of /proc/<runner>/status ("Seccomp", "Cpus_allowed_list", ...).
   std::string StatusField(const std::string& name) const {
@@ -234,6 +240,7 @@ class RunnerLink {
   }
 
   static constexpr size_t kDiagCap = 64 << 10;
+  CoreWarmer* warmer_ = nullptr;
   pid_t pid_ = -1;
   int cmd_ = -1, rep_ = -1, diag_ = -1, pidfd_ = -1;
   clockid_t cpu_clock_{};

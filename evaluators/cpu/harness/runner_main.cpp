@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
   if (base == MAP_FAILED) Die(std::string("mmap: ") + std::strerror(errno));
   close(kShmFd);
   const Header* h = static_cast<const Header*>(base);
-  if (h->magic != kMagic || h->version != kVersion || h->nparams > static_cast<uint32_t>(kMaxParams))
+  if (h->magic != kMagic || h->version != kVersion || h->nparams > static_cast<uint32_t>(kMaxParams) ||
+      h->max_batch < 1)
     Die("bad shared memory header");
 
   // Arguments: pointers into the shared buffers, scalars in our own storage.
@@ -85,7 +86,9 @@ int main(int argc, char** argv) {
   for (uint32_t k = 0; k < np; ++k) {
     const ParamSlot& p = h->params[k];
     if (p.kind == 'i' || p.kind == 'o') {
-      if (p.offset + static_cast<uint64_t>(p.elements) * sizeof(float) > static_cast<uint64_t>(st.st_size))
+      const uint64_t slots = p.kind == 'o' ? h->max_batch : 1;
+      if (p.offset + (slots - 1) * p.slot_stride + static_cast<uint64_t>(p.elements) * sizeof(float) >
+          static_cast<uint64_t>(st.st_size))
         Die("buffer outside the shared memory");
       args[k] = static_cast<char*>(base) + p.offset;
     } else if (p.kind == 'd' || (p.kind == 's' && p.scalar_type == 'i')) {
@@ -136,7 +139,14 @@ int main(int argc, char** argv) {
       }
       case kCall:
         if (!loaded) Die("call before load");
-        AcceloptCallKernel(fn, args.data());
+        if (c.count < 1 || c.count > h->max_batch) Die("bad batch size");
+        for (uint32_t i = 0; i < c.count; ++i) {
+          for (uint32_t k = 0; k < np; ++k) {
+            const ParamSlot& p = h->params[k];
+            if (p.kind == 'o') args[k] = static_cast<char*>(base) + p.offset + i * p.slot_stride;
+          }
+          AcceloptCallKernel(fn, args.data());
+        }
         Answer(c, kDone);
         break;
       default:

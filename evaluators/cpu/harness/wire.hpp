@@ -4,7 +4,9 @@
 //
 // Shared memory: one sealed memfd (no shrink, no grow) that the judge creates,
 // sizes and fills before it starts the runner. Page 0 is the Header below;
-// every input and output buffer starts on its own page. The judge treats
+// every input and output buffer starts on its own page, and every output has
+// max_batch slots (a batch of calls on short kernels writes one slot per
+// call, so the handshake is paid once per batch; the judge checks every slot). The judge treats
 // every byte of it as hostile: it copies the outputs out while the runner is
 // stopped and never reads a length, an offset or a flag back from it.
 //
@@ -33,7 +35,7 @@ constexpr uint64_t kPage = 4096;
 enum Op : uint32_t {
   kNull = 'N',  // answer at once (before the candidate is loaded: the judge's handshake calibration)
   kLoad = 'L',  // load the candidate from kSoFd, look up the function, then lock the sandbox down
-  kCall = 'C',  // call the kernel once on the buffers in shared memory
+  kCall = 'C',  // call the kernel `count` times in a row, call i writing output slot i
 };
 
 // Reply status.
@@ -41,7 +43,7 @@ enum Status : uint32_t { kDone = 0, kLoadFailed = 1 };
 
 struct Command {
   uint32_t op;
-  uint32_t pad;
+  uint32_t count;  // kCall: calls in this batch, 1 <= count <= Header::max_batch
   uint64_t seq;
 };
 
@@ -54,7 +56,8 @@ struct Reply {
 struct ParamSlot {
   uint32_t kind;         // 'i' input, 'o' output, 's' scalar, 'd' dim
   uint32_t scalar_type;  // 'f' float, 'i' int64 (scalars)
-  uint64_t offset;       // inputs and outputs: byte offset of the buffer in the region
+  uint64_t offset;       // inputs and outputs: byte offset of the buffer (outputs: slot 0) in the region
+  uint64_t slot_stride;  // outputs: bytes from one batch slot to the next
   int64_t elements;      // inputs/outputs: float elements; dims: the value
   double value;          // scalars
 };
@@ -63,7 +66,7 @@ struct Header {
   uint32_t magic;
   uint32_t version;
   uint32_t nparams;
-  uint32_t pad;
+  uint32_t max_batch;    // output slots per output (>= 1)
   uint64_t region_bytes;
   ParamSlot params[kMaxParams];
 };
