@@ -118,16 +118,17 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     ACCELOPT_RETURN_IF_ERROR(CheckKeys(e, "evaluators", {"cpu", "cuda", "nki"}));
     for (const auto& [name, ej] : e.items()) {
       std::string where = "evaluators." + name;
-      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, {"slots", "cache_dir"}));
+      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, {"slots", "cache_dir", "calibration_force_busy"}));
       BackendConfig bc;
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "slots", where, bc.slots));
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "cache_dir", where, bc.cache_dir));
+      ACCELOPT_RETURN_IF_ERROR(Get(ej, "calibration_force_busy", where, bc.calibration_force_busy));
       if (bc.slots < 1 || bc.slots > 256) return InvalidArgument(where + ".slots: must be between 1 and 256");
       bc.cache_dir = bc.cache_dir.empty() ? c.state_dir + "/cache/" + name : Resolve(base_dir, bc.cache_dir);
       c.evaluators[name] = bc;
     }
   }
-  if (c.evaluators.empty()) c.evaluators["cpu"] = BackendConfig{1, c.state_dir + "/cache/cpu"};
+  if (c.evaluators.empty()) c.evaluators["cpu"] = BackendConfig{1, c.state_dir + "/cache/cpu", false};
 
   if (j.contains("suites")) {
     const json& s = j["suites"];

@@ -25,6 +25,10 @@ struct RoleConfig {
 struct BackendConfig {
   int slots = 1;                   // evaluations at once on this backend
   std::string cache_dir;           // default: <state_dir>/cache/<backend>
+  // Accept a calibration measured on a busy machine (recorded as "forced")
+  // instead of refusing it (evaluators/cpu/calibration.hpp). For test
+  // machines whose figures nobody compares.
+  bool calibration_force_busy = false;
 };
 
 struct DaemonConfig {

@@ -57,6 +57,12 @@ class CpuBackend : public Backend {
   // for every later evaluation. Run it on a quiet machine: load lowers the
   // measured peaks.
   Result<Calibration> Recalibrate();
+  // Uses `c` for every later evaluation: a calibration measured by the
+  // caller's own procedure (the daemon: CalibrateAndSave with its options).
+  void SetCalibration(Calibration c) {
+    std::lock_guard<std::mutex> lock(calibration_mu_);
+    calibration_ = std::move(c);
+  }
 
  private:
   CpuBackendOptions options_;

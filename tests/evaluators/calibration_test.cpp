@@ -1,7 +1,8 @@
 // Calibration without measuring anything: the busy checks on synthetic
 // figures, the re-measure/refuse procedure with a scripted calibration
 // program (an Env that fakes the compiler, the program and /proc), the
-// working-set rule, the slot API, old files. Nothing here is timed.
+// working-set rule, the slot API, old files; and the daemon's gate between
+// evaluations and a calibration. Nothing here is timed.
 #include <boost/test/unit_test.hpp>
 
 #include <deque>
@@ -10,7 +11,9 @@
 #include <set>
 #include <thread>
 
+#include "daemon/calibration_gate.hpp"
 #include "evaluators/cpu/calibration.hpp"
+#include "tests/fakes/evaluator/fake_backend.hpp"
 
 using namespace accelopt;
 using namespace accelopt::eval;
@@ -444,6 +447,55 @@ BOOST_AUTO_TEST_CASE(load_or_calibrate_keeps_an_old_file_of_this_machine) {
   BOOST_REQUIRE_MESSAGE(c.ok(), c.status().ToString());
   BOOST_TEST(env.runs.empty());
   BOOST_TEST(c->peak_gflops == 484.1);
+}
+
+// ---- the daemon's gate ----------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(the_gate_keeps_evaluations_and_calibration_apart) {
+  auto fake = std::make_shared<testing::FakeBackend>("cpu");
+  fake->SetDefault(testing::FakeBackend::Ok(100));
+  fake->AddRule("slow", testing::FakeBackend::Ok(100), /*delay_ms=*/300);
+  daemon::CalibrationGate gate(fake);
+  EvalRequest slow;
+  slow.backend = "cpu";
+  slow.source = "slow";
+  std::thread running([&] { gate.Evaluate(slow, nullptr); });
+  while (gate.Running() == 0) std::this_thread::yield();
+  std::atomic<bool> in_calibration{false};
+  std::atomic<int> overlapped{0};
+  std::thread later;
+  bool ran = gate.Exclusive(std::chrono::seconds(30), [&] {
+    in_calibration = true;
+    BOOST_TEST(gate.Running() == 0);  // the slow one finished first
+    later = std::thread([&] {         // starts during the calibration: waits for it
+      EvalRequest r;
+      r.backend = "cpu";
+      r.source = "fast";
+      gate.Evaluate(r, nullptr);
+      if (in_calibration) overlapped++;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    BOOST_TEST(fake->calls() == 1);
+    in_calibration = false;
+  });
+  BOOST_TEST(ran);
+  if (later.joinable()) later.join();
+  running.join();
+  BOOST_TEST(overlapped == 0);
+  BOOST_TEST(fake->calls() == 2);
+  // Bounded: an evaluation that does not finish makes the calibration give up.
+  std::thread stuck([&] { gate.Evaluate(slow, nullptr); });
+  while (gate.Running() == 0) std::this_thread::yield();
+  int still = 0;
+  BOOST_TEST(!gate.Exclusive(std::chrono::milliseconds(10), [] { BOOST_FAIL("must not run"); }, &still));
+  BOOST_TEST(still == 1);
+  stuck.join();
+  // A cancelled evaluation waiting at the gate returns at once.
+  std::atomic<bool> cancel{true};
+  gate.Exclusive(std::chrono::seconds(5), [&] {
+    EvalResult r = gate.Evaluate(slow, &cancel);
+    BOOST_TEST((r.status == EvalStatus::kCancelled));
+  });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
