@@ -51,11 +51,13 @@ class CpuBackend : public Backend {
   std::string name() const override { return "cpu"; }
   EvalResult Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) override;
 
-  // The calibration in use (loads or measures it on first call).
+  // The calibration in use (loads or measures it on first call:
+  // LoadOrCalibrate with the default options, refused on a busy machine).
   Result<Calibration> GetCalibration();
-  // Measures now (a few seconds), saves it to calibration_path and uses it
-  // for every later evaluation. Run it on a quiet machine: load lowers the
-  // measured peaks.
+  // Measures now (Calibrate: a few seconds, refused on a busy machine, not
+  // compared with the previous file), saves it to calibration_path and uses
+  // it for every later evaluation. The daemon and accelopt-eval use
+  // CalibrateAndSave + SetCalibration instead.
   Result<Calibration> Recalibrate();
   // Uses `c` for every later evaluation: a calibration measured by the
   // caller's own procedure (the daemon: CalibrateAndSave with its options).
