@@ -30,6 +30,7 @@ struct Options {
   std::vector<std::string> campaigns;  // memory redistill --campaign
   int max_pairs = 0;               // memory redistill --max-pairs
   bool force = false;              // calibrate --force: re-measure now
+  bool force_busy = false;         // calibrate --force-busy: accept a busy machine's figures
 };
 
 // Maps an API reply to an exit code, printing the error on stderr.

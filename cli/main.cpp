@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
   auto* calibrate = app.add_subcommand("calibrate", "show the backend's calibrated peaks; --force re-measures them");
   positional(calibrate, "backend", "backend (default cpu)", false);
   calibrate->add_flag("--force", o.force, "re-measure now (keep the machine quiet) and use it from now on");
+  calibrate->add_flag("--force-busy", o.force_busy,
+                      "with --force: accept the figures even when the machine is busy (recorded as forced)");
   auto* health = app.add_subcommand("health", "is the daemon healthy? (exit 0 if so)");
 
   try {

@@ -65,7 +65,7 @@ int CmdBaseline(ApiClient& api, const Options& o) {
 }
 
 int CmdCalibrate(ApiClient& api, const Options& o) {
-  json body = {{"backend", o.args.empty() ? "cpu" : o.args[0]}, {"force", o.force}};
+  json body = {{"backend", o.args.empty() ? "cpu" : o.args[0]}, {"force", o.force}, {"force_busy", o.force_busy}};
   if (o.force && !o.json_output) std::cerr << "re-measuring peak FLOP/s and bandwidth (a few seconds; keep the machine quiet)...\n";
   return Simple(api, o, "POST", "/v1/calibrate", &body, std::chrono::minutes(5));
 }

@@ -221,10 +221,13 @@ void Api::AddRoutes() {
       return respond(ApiError(http::status::not_found, "not_found", "no calibratable backend '" + backend + "'"));
     if (body->contains("force") && !(*body)["force"].is_boolean())
       return respond(ApiError(http::status::bad_request, "invalid_argument", "body.force: must be true or false"));
+    if (body->contains("force_busy") && !(*body)["force_busy"].is_boolean())
+      return respond(ApiError(http::status::bad_request, "invalid_argument", "body.force_busy: must be true or false"));
     bool force = body->value("force", false);
+    bool force_busy = body->value("force_busy", false);
     // Measuring takes seconds: off the connection's strand.
-    net::post(*d_.ioc, [this, force, respond] {
-      auto c = d_.calibrate(force);
+    net::post(*d_.ioc, [this, force, force_busy, respond] {
+      auto c = d_.calibrate(force, force_busy);
       if (!c.ok()) return respond(ApiError(c.status()));
       respond(Ok({{"backend", "cpu"}, {"remeasured", force}, {"calibration", *c}}));
     });

@@ -34,8 +34,9 @@ struct ApiDeps {
   Redistiller* redistiller = nullptr;
   EventWaiters* waiters = nullptr;  // wakes long-polls on appends
   // The cpu backend's calibration: the one in use, or (force) measured now
-  // and recorded. Blocking (seconds when forced).
-  std::function<Result<json>(bool force)> calibrate;
+  // and recorded; force_busy accepts a measurement on a busy machine.
+  // Blocking (seconds when forced, up to minutes while evaluations finish).
+  std::function<Result<json>(bool force, bool force_busy)> calibrate;
 };
 
 class Api {

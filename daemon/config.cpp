@@ -118,7 +118,7 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     ACCELOPT_RETURN_IF_ERROR(CheckKeys(e, "evaluators", {"cpu", "cuda", "nki"}));
     for (const auto& [name, ej] : e.items()) {
       std::string where = "evaluators." + name;
-      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, {"slots", "cache_dir", "slot_cores"}));
+      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, {"slots", "cache_dir", "slot_cores", "calibration_force_busy"}));
       BackendConfig bc;
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "slots", where, bc.slots));
       if (ej.contains("slot_cores")) {
@@ -137,6 +137,7 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
         }
       }
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "cache_dir", where, bc.cache_dir));
+      ACCELOPT_RETURN_IF_ERROR(Get(ej, "calibration_force_busy", where, bc.calibration_force_busy));
       if (bc.slots < 1 || bc.slots > 256) return InvalidArgument(where + ".slots: must be between 1 and 256");
       if (!bc.slot_cores.empty() && static_cast<int>(bc.slot_cores.size()) != bc.slots)
         return InvalidArgument(where + ".slot_cores: must have one CPU list per slot (" + std::to_string(bc.slots) + ")");
@@ -144,7 +145,11 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
       c.evaluators[name] = bc;
     }
   }
-  if (c.evaluators.empty()) c.evaluators["cpu"] = BackendConfig{1, c.state_dir + "/cache/cpu"};
+  if (c.evaluators.empty()) {
+    BackendConfig bc;
+    bc.cache_dir = c.state_dir + "/cache/cpu";
+    c.evaluators["cpu"] = bc;
+  }
 
   if (j.contains("suites")) {
     const json& s = j["suites"];

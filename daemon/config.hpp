@@ -29,6 +29,10 @@ struct BackendConfig {
   // (empty): one slot uses every CPU; several slots split the daemon's CPUs
   // into equal contiguous parts (SlotCores in daemon.cpp).
   std::vector<std::vector<int>> slot_cores;
+  // Accept a calibration measured on a busy machine (recorded as "forced")
+  // instead of refusing it (evaluators/cpu/calibration.hpp). For test
+  // machines whose figures nobody compares.
+  bool calibration_force_busy = false;
 };
 
 struct DaemonConfig {

@@ -9,6 +9,7 @@
 #include "base/boost_prelude.hpp"
 #include "base/log.hpp"
 #include "daemon/api.hpp"
+#include "daemon/calibration_gate.hpp"
 #include "daemon/campaign_manager.hpp"
 #include "daemon/event_waiters.hpp"
 #include "daemon/http_server.hpp"
@@ -60,6 +61,14 @@ class ReplayIndex {
   std::map<std::string, std::string> index_;
   uint64_t scanned_ = 0;
 };
+
+// The calibration as hardware facts for the campaigns (rendered into every
+// agent prompt): without the busy checks' observations, which say nothing
+// about the hardware. The CalibrationRecorded event keeps everything.
+json CampaignFacts(json calibration) {
+  if (calibration.is_object()) calibration.erase("checks");
+  return calibration;
+}
 
 }  // namespace
 
@@ -114,6 +123,9 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   std::vector<eval::Dispatcher::BackendSlots> backends;
   json hardware = json::object();
   std::shared_ptr<eval::cpu::CpuBackend> cpu;
+  std::shared_ptr<CalibrationGate> cpu_gate;
+  eval::cpu::CalibrationOptions cpu_calibration;  // the one procedure (calibration.hpp), as accelopt-eval's
+  std::string cpu_calibration_path;
   for (const auto& [name, bc] : config.evaluators) {
     if (name != "cpu") {
       LogWarning("evaluator backend '" + name + "' is not built on this machine; skipped");
@@ -123,19 +135,24 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     eval::cpu::CpuBackendOptions co;
     co.root = "/";
     co.cache_dir = bc.cache_dir;
-    cpu = std::make_shared<eval::cpu::CpuBackend>(co);
+    cpu_calibration = eval::cpu::CalibrationOptionsFor(bc.cache_dir, co.compiler);
+    cpu_calibration.force_busy = bc.calibration_force_busy;
+    cpu_calibration_path = eval::cpu::CalibrationPath(bc.cache_dir);
     NotifyStatus("calibrating the cpu backend");
-    auto cal = cpu->GetCalibration();
+    auto cal = eval::cpu::LoadOrCalibrate(cpu_calibration_path, cpu_calibration);
     if (!cal.ok()) {
-      LogError("cpu calibration failed: " + cal.status().ToString());
+      LogError("cpu calibration failed: " + cal.status().message());
       return 1;
     }
+    co.calibration = *cal;
     hardware = cal->ToJson();
+    cpu = std::make_shared<eval::cpu::CpuBackend>(co);
+    cpu_gate = std::make_shared<CalibrationGate>(cpu);
     // Each slot owns its cores: the judge pins the runner to them and the
     // roofline counts them. One slot: every CPU (no pinning needed).
     std::vector<std::vector<int>> slot_cores = bc.slot_cores;
     if (slot_cores.empty() && bc.slots > 1) slot_cores = eval::SplitCores(env->AllowedCpus(), bc.slots);
-    backends.push_back({cpu, bc.slots, slot_cores});
+    backends.push_back({cpu_gate, bc.slots, slot_cores});
   }
   eval::Dispatcher dispatcher(backends);
 
@@ -191,7 +208,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   rs.env = env;
   CampaignManager* manager_ptr = nullptr;
   rs.problem_dir = [&manager_ptr](const std::string& id) { return manager_ptr->ProblemDir(id); };
-  CampaignManager manager(rs, config, hardware);
+  CampaignManager manager(rs, config, CampaignFacts(hardware));
   manager_ptr = &manager;
 
   std::vector<std::thread> threads;
@@ -217,7 +234,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   ad.waiters = &waiters;
   ad.redistiller = &redistiller;
   std::mutex calibrate_mu;
-  ad.calibrate = [&](bool force) -> Result<json> {
+  ad.calibrate = [&](bool force, bool force_busy) -> Result<json> {
     std::lock_guard lock(calibrate_mu);
     if (!cpu) return NotFound("the cpu backend is not configured");
     if (!force) {
@@ -225,12 +242,23 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       if (!c.ok()) return c.status();
       return c->ToJson();
     }
+    // The same procedure as at start and as `accelopt-eval calibrate
+    // --force`, with no evaluation of this daemon running meanwhile.
     LogInfo("re-measuring the cpu backend's peaks");
-    auto c = cpu->Recalibrate();
+    eval::cpu::CalibrationOptions o = cpu_calibration;
+    o.force_busy = o.force_busy || force_busy;
+    Result<eval::cpu::Calibration> c = Unavailable("calibration not run");
+    int still_running = 0;
+    bool ran = cpu_gate->Exclusive(std::chrono::seconds(120), [&] { c = eval::cpu::CalibrateAndSave(cpu_calibration_path, o); },
+                                   &still_running);
+    if (!ran)
+      return Unavailable("calibration refused: " + std::to_string(still_running) +
+                         " evaluation(s) of this daemon still running after 120 s; pause the campaigns and retry");
     if (!c.ok()) return c.status();
+    cpu->SetCalibration(*c);
     json j = c->ToJson();
     record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", j}});
-    manager.SetHardware(j);
+    manager.SetHardware(CampaignFacts(j));
     return j;
   };
   Api api(ad);

@@ -1,8 +1,13 @@
 // accelopt-eval: evaluate kernels by hand with the cpu backend.
 //
-//   accelopt-eval calibrate [--force]
+//   accelopt-eval calibrate [--force] [--force-busy]
 //   accelopt-eval run --problem suites/cpu/silu --kernel my_silu.cpp [--compare baseline.cpp] [settings]
 //   accelopt-eval baseline suites/cpu [settings]
+//
+// The calibration is <cache dir>/calibration.json, measured by the same
+// procedure as the daemon's (calibration.hpp): refused on a busy machine
+// unless --force-busy (calibrate, run and baseline accept it; run and
+// baseline calibrate first when there is no calibration yet).
 //
 // Common options: -o table|json (default table), --cache-dir DIR (default
 // $ACCELOPT_CACHE_DIR, else $XDG_CACHE_HOME/accelopt, else ~/.cache/accelopt),
@@ -24,6 +29,7 @@
 #include <sstream>
 
 #include "base/env.hpp"
+#include "evaluators/cpu/calibration.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
 #include "evaluators/problem.hpp"
 
@@ -52,6 +58,7 @@ struct Common {
   std::string settings_json, seeds;
   double timeout = 0, min_time = 0;
   int max_rounds = 0, threads = -1;
+  bool force_busy = false;
 };
 
 void AddCommon(po::options_description& d, Common& c) {
@@ -65,7 +72,9 @@ void AddCommon(po::options_description& d, Common& c) {
       ("max-rounds", po::value(&c.max_rounds), "settings.max_rounds")
       ("threads", po::value(&c.threads), "settings.threads (0 = all cores)")
       ("seeds", po::value(&c.seeds), "settings.seeds, comma separated")
-      ("settings", po::value(&c.settings_json), "settings as a JSON object");
+      ("settings", po::value(&c.settings_json), "settings as a JSON object")
+      ("force-busy", po::bool_switch(&c.force_busy),
+       "accept a calibration measured while the machine is busy (recorded as forced)");
 }
 
 Result<EvalSettings> MakeSettings(const Common& c) {
@@ -92,6 +101,25 @@ cpu::CpuBackendOptions BackendOptions(const Common& c) {
   o.root = c.root;
   o.compiler = c.compiler;
   return o;
+}
+
+cpu::CalibrationOptions CalibrationOpts(const Common& c, const cpu::CpuBackendOptions& o) {
+  cpu::CalibrationOptions co = cpu::CalibrationOptionsFor(o.cache_dir, c.compiler);
+  co.force_busy = c.force_busy;
+  return co;
+}
+
+// Loads (or measures) the calibration before evaluating, so that a refusal
+// is reported once, with its reason, and --force-busy applies.
+bool PrepareCalibration(const Common& c, cpu::CpuBackendOptions& o) {
+  (void)Env::Default()->CreateDirs(o.cache_dir);
+  auto cal = cpu::LoadOrCalibrate(cpu::CalibrationPath(o.cache_dir), CalibrationOpts(c, o));
+  if (!cal.ok()) {
+    std::cerr << "accelopt-eval: " << cal.status().message() << "\n";
+    return false;
+  }
+  o.calibration = *cal;
+  return true;
 }
 
 void PrintResultTable(const std::string& name, const EvalResult& r) {
@@ -130,27 +158,51 @@ int Calibrate(const std::vector<std::string>& args) {
   po::notify(vm);
   if (vm.count("help")) { std::cout << d; return 0; }
   auto opts = BackendOptions(c);
-  std::string path = opts.cache_dir + "/calibration.json";
-  cpu::CalibrationOptions co{c.compiler, opts.cache_dir + "/calibrate", 0.2};
-  Result<cpu::Calibration> cal = force ? cpu::Calibrate(co) : cpu::LoadOrCalibrate(path, co);
-  if (!cal.ok()) { std::cerr << "accelopt-eval: " << cal.status() << "\n"; return 3; }
-  if (force) {
-    fs::create_directories(opts.cache_dir);
-    Status st = Env::Default()->WriteFileAtomic(path, Dump(cal->ToJson(), 2) + "\n");
-    if (!st.ok()) { std::cerr << "accelopt-eval: " << st << "\n"; return 3; }
+  std::string path = cpu::CalibrationPath(opts.cache_dir);
+  cpu::CalibrationOptions co = CalibrationOpts(c, opts);
+  Result<cpu::Calibration> cal = force ? cpu::CalibrateAndSave(path, co) : cpu::LoadOrCalibrate(path, co);
+  if (!cal.ok()) {
+    std::cerr << "accelopt-eval: " << cal.status().message() << "\n";
+    return 3;
   }
-  std::cerr << "calibration saved in " << path << "\n";
-  int cores = cal->hardware.value("cores", 1);
-  if (cal->load_average > 0.5 * cores)
-    std::cerr << "warning: load average " << cal->load_average << " on " << cores << " cores while measuring\n";
+  std::cerr << "calibration in " << path << "\n";
+  const json& checks = cal->checks;
+  if (!checks.is_object()) {
+    std::cerr << "note: this calibration predates the busy-machine checks; 'calibrate --force' on a quiet machine "
+                 "replaces it\n";
+  } else if (checks.value("verdict", "") == "forced") {
+    std::string reasons;
+    for (const auto& r : checks.value("reasons", json::array())) reasons += (reasons.empty() ? "" : "; ") + r.get<std::string>();
+    std::cerr << "warning: accepted although the machine was busy (" << reasons << ")\n";
+  }
   if (c.output == "json") { std::cout << Dump(cal->ToJson(), 2) << "\n"; return 0; }
+  int cores = cal->cores;
   std::cout << "cpu          " << cal->hardware.value("cpu_model", "?") << " (" << cores << " cores, "
             << cal->hardware.value("simd", "?") << ")\n"
             << "fingerprint  " << cal->hardware.value("fingerprint", "?") << "\n"
-            << "peak         " << Fixed(cal->peak_gflops, 1) << " GFLOP/s fp32 FMA\n"
-            << "bandwidth    (triad; working set -> GB/s)\n";
-  for (const auto& p : cal->bandwidth)
-    std::cout << "  " << Fixed(p.bytes / 1048576.0, 2) << " MiB" << std::string(10, ' ') << Fixed(p.gbps, 1) << "\n";
+            << "peak         " << Fixed(cal->peak_gflops, 1) << " GFLOP/s fp32 FMA (one core "
+            << Fixed(cal->peak_gflops_one_core, 1) << ")\n"
+            << "caches       ";
+  for (const auto& l : cal->caches)
+    std::cout << "L" << l.level << " " << Fixed(l.CapacityFor(cores, cores) / 1048576.0, 2) << " MiB  ";
+  std::cout << "\nbandwidth    (working set -> GB/s whole machine, one core; level)\n";
+  for (size_t i = 0; i < cal->bandwidth.size(); ++i) {
+    const auto& p = cal->bandwidth[i];
+    int level = cal->LevelIndexFor(p.bytes, 0);
+    std::string where = level < 0 ? "?" : level == static_cast<int>(cal->caches.size()) ? "memory"
+                                                                                        : "L" + std::to_string(cal->caches[level].level);
+    std::printf("  %10.3f MiB %9.1f %9.1f  %s\n", p.bytes / 1048576.0, p.gbps,
+                i < cal->bandwidth_one_core.size() ? cal->bandwidth_one_core[i].gbps : 0.0, where.c_str());
+  }
+  std::fflush(stdout);
+  if (checks.is_object()) {
+    const json& last = checks.value("attempts", json::array()).empty() ? json::object() : checks["attempts"].back();
+    std::cout << "checks       " << checks.value("verdict", "?") << " after " << checks.value("attempts", json::array()).size()
+              << " measurement(s): load " << Fixed(cal->load_average, 2) << ", others "
+              << Fixed(100 * last.value("others_cpu_fraction", 0.0), 1) << "% of the CPUs, peak spread "
+              << Fixed(100 * last.value("peak_spread_all_cores", 0.0), 1) << "%, bandwidth spread "
+              << Fixed(100 * last.value("bandwidth_spread_all_cores_median", 0.0), 1) << "%\n";
+  }
   std::cout << "measured in  " << Fixed(cal->seconds, 1) << " s\n";
   return 0;
 }
@@ -173,7 +225,9 @@ int RunOne(const std::vector<std::string>& args) {
   if (!settings.ok()) { std::cerr << "accelopt-eval: " << settings.status() << "\n"; return 2; }
   auto source = Env::Default()->ReadFile(kernel);
   if (!source.ok()) { std::cerr << "accelopt-eval: " << source.status() << "\n"; return 2; }
-  cpu::CpuBackend backend(BackendOptions(c));
+  cpu::CpuBackendOptions bo = BackendOptions(c);
+  if (!PrepareCalibration(c, bo)) return 3;
+  cpu::CpuBackend backend(bo);
   EvalRequest req{"", "cpu", problem, *source, *settings};
   if (!compare.empty()) {
     auto other = Env::Default()->ReadFile(compare);
@@ -207,6 +261,7 @@ int Baseline(const std::vector<std::string>& args) {
   if (!dirs.ok()) { std::cerr << "accelopt-eval: " << dirs.status() << "\n"; return 2; }
   cpu::CpuBackendOptions opts = BackendOptions(c);
   opts.root = "/";
+  if (!PrepareCalibration(c, opts)) return 3;
   cpu::CpuBackend backend(opts);
   json all = json::array();
   int failures = 0;

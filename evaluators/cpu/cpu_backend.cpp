@@ -74,13 +74,10 @@ Result<Calibration> CpuBackend::GetCalibration() {
 }
 
 Result<Calibration> CpuBackend::Recalibrate() {
-  CalibrationOptions co;
-  co.compiler = options_.compiler;
-  co.work_dir = (fs::path(options_.cache_dir) / "calibrate").string();
-  ACCELOPT_ASSIGN_OR_RETURN(Calibration c, Calibrate(co));
-  std::error_code ec;
-  fs::create_directories(fs::path(options_.calibration_path).parent_path(), ec);
-  ACCELOPT_RETURN_IF_ERROR(Env::Default()->WriteFileAtomic(options_.calibration_path, Dump(c.ToJson(), 2) + "\n"));
+  // The one procedure (calibration.hpp): compared with the file it replaces,
+  // refused on a busy machine.
+  ACCELOPT_ASSIGN_OR_RETURN(Calibration c, CalibrateAndSave(options_.calibration_path,
+                                                            CalibrationOptionsFor(options_.cache_dir, options_.compiler)));
   std::lock_guard<std::mutex> lock(calibration_mu_);
   calibration_ = c;
   return c;
@@ -301,8 +298,11 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   lat.spread = stats::Spread(lat.samples_us);
   result.latency = lat;
   const Calibration& cal = *calibration;
+  // The roofline of the cores the runner was pinned to (its slot).
+  const int slot_cores = static_cast<int>(h.value("cores", json::array()).size());
+  const double peak_gflops = cal.PeakGflopsFor(slot_cores);
   double t = lat.median_us * 1e-6;
-  double bw = cal.BandwidthGbpsFor(problem->bytes);
+  double bw = cal.BandwidthGbpsFor(problem->bytes, slot_cores);
   auto& pr = result.profile;
   pr["flops"] = problem->flops;
   pr["bytes"] = problem->bytes;
@@ -310,10 +310,11 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   if (t > 0) {
     pr["achieved_gflops"] = problem->flops / t / 1e9;
     pr["achieved_gbps"] = problem->bytes / t / 1e9;
-    pr["compute_utilization_pct"] = 100 * problem->flops / t / 1e9 / cal.peak_gflops;
+    pr["compute_utilization_pct"] = 100 * problem->flops / t / 1e9 / peak_gflops;
     pr["memory_utilization_pct"] = bw > 0 ? 100 * problem->bytes / t / 1e9 / bw : 0;
   }
-  pr["roofline_compute_us"] = problem->flops / (cal.peak_gflops * 1e9) * 1e6;
+  pr["roofline_compute_us"] = problem->flops / (peak_gflops * 1e9) * 1e6;
+  pr["roofline_peak_gflops"] = peak_gflops;
   pr["roofline_memory_us"] = bw > 0 ? problem->bytes / (bw * 1e9) * 1e6 : 0;
   pr["roofline_bandwidth_gbps"] = bw;
   pr["avg_cores_busy"] = h.value("avg_cores_busy", 0.0);
@@ -343,7 +344,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
                          {"speedup_high", sp.high},
                          {"noisy", lat.spread > s.target_spread || base_spread > s.target_spread}};
   }
-  double peak_us = cal.PeakLatencyUs(problem->flops, problem->bytes);
+  double peak_us = cal.PeakLatencyUs(problem->flops, problem->bytes, slot_cores);
   result.peak_latency_us = peak_us;
   if (lat.median_us > 0) result.percent_of_peak = 100 * peak_us / lat.median_us;
   result.status = EvalStatus::kOk;

@@ -51,12 +51,19 @@ class CpuBackend : public Backend {
   std::string name() const override { return "cpu"; }
   EvalResult Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) override;
 
-  // The calibration in use (loads or measures it on first call).
+  // The calibration in use (loads or measures it on first call:
+  // LoadOrCalibrate with the default options, refused on a busy machine).
   Result<Calibration> GetCalibration();
-  // Measures now (a few seconds), saves it to calibration_path and uses it
-  // for every later evaluation. Run it on a quiet machine: load lowers the
-  // measured peaks.
+  // Measures now (CalibrateAndSave: a few seconds, compared with the file it
+  // replaces, refused on a busy machine), saves it to calibration_path and
+  // uses it for every later evaluation.
   Result<Calibration> Recalibrate();
+  // Uses `c` for every later evaluation: a calibration measured by the
+  // caller's own procedure (the daemon: CalibrateAndSave with its options).
+  void SetCalibration(Calibration c) {
+    std::lock_guard<std::mutex> lock(calibration_mu_);
+    calibration_ = std::move(c);
+  }
 
  private:
   CpuBackendOptions options_;

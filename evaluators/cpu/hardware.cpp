@@ -32,6 +32,44 @@ int64_t ParseSize(const std::string& s) {  // "32768K", "32M"
   return unit == 'M' ? v << 20 : unit == 'K' ? v << 10 : v;
 }
 
+// "0-3,8" -> the CPUs it names that are in `set`.
+int CountInSet(const std::string& list, const cpu_set_t& set) {
+  int n = 0;
+  std::stringstream in(list);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    if (part.empty()) continue;
+    int lo = std::atoi(part.c_str()), hi = lo;
+    if (auto dash = part.find('-'); dash != std::string::npos) hi = std::atoi(part.c_str() + dash + 1);
+    for (int c = lo; c <= hi && c < CPU_SETSIZE; ++c)
+      if (c >= 0 && CPU_ISSET(c, &set)) ++n;
+  }
+  return n;
+}
+
+// Data and unified caches of the first CPU this process may use, ascending
+// by level: {"level", "bytes" (one instance), "shared_cpus" (of this
+// process's CPUs sharing that instance)}.
+json CacheLevels(const cpu_set_t& set) {
+  int first = 0;
+  while (first < CPU_SETSIZE && !CPU_ISSET(first, &set)) ++first;
+  if (first == CPU_SETSIZE) first = 0;
+  json out = json::array();
+  std::string base = "/sys/devices/system/cpu/cpu" + std::to_string(first) + "/cache/";
+  for (int i = 0; i < 16; ++i) {
+    std::string dir = base + "index" + std::to_string(i) + "/";
+    std::string type = Trim(ReadSmall(dir + "type"));
+    if (type.empty()) break;
+    if (type == "Instruction") continue;
+    int level = std::atoi(Trim(ReadSmall(dir + "level")).c_str());
+    int64_t bytes = ParseSize(Trim(ReadSmall(dir + "size")));
+    int shared = CountInSet(Trim(ReadSmall(dir + "shared_cpu_list")), set);
+    if (level <= 0 || bytes <= 0) continue;
+    out.push_back({{"level", level}, {"bytes", bytes}, {"shared_cpus", std::max(1, shared)}});
+  }
+  return out;
+}
+
 }  // namespace
 
 json HardwareInfo(const std::string& compiler) {
@@ -68,6 +106,7 @@ json HardwareInfo(const std::string& compiler) {
   h["simd"] = simd;
   h["fma"] = flags.find(" fma ") != std::string::npos;
   h["l3_bytes"] = ParseSize(Trim(ReadSmall("/sys/devices/system/cpu/cpu0/cache/index3/size")));
+  h["caches"] = CacheLevels(set);
   h["memory_bytes"] = mem;
   h["compiler"] = compiler_version;
   h["kernel"] = u.release;

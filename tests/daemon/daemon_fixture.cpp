@@ -116,7 +116,12 @@ DaemonFixture::DaemonFixture(const json& script, const json& overrides) {
        {{"planner", {{"provider", "fake"}, {"model", "fake-model"}}},
         {"executor", {{"provider", "fake"}, {"model", "fake-model"}}},
         {"summarizer", {{"provider", "fake"}, {"model", "fake-model"}}}}},
-      {"evaluators", {{"cpu", {{"slots", 1}, {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"}}}}},
+      // Test machines are busy (parallel ctest); their figures are not compared.
+      {"evaluators",
+       {{"cpu",
+         {{"slots", 1},
+          {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"},
+          {"calibration_force_busy", true}}}}},
       {"suites", {{"test", SourceDir() + "/tests/evaluators/problems"}, {"cpu", SourceDir() + "/suites/cpu"}}}};
   for (const auto& [k, v] : overrides.items()) config[k] = v;
   config_path = dir + "/acceloptd.json";

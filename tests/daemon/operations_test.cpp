@@ -3,6 +3,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <unistd.h>
@@ -263,4 +265,33 @@ BOOST_AUTO_TEST_CASE(system_stream_records_lifecycle_calibration_and_baselines) 
   // Once at the first start (unchanged at the second, so not again), once for --force.
   BOOST_TEST(types["CalibrationRecorded"] == 2);
   BOOST_TEST(types["BaselineProfiled"] == 1);
+}
+
+BOOST_AUTO_TEST_CASE(calibrate_force_on_a_busy_machine_is_refused_with_what_was_seen) {
+  // This daemon refuses busy calibrations (the fixture's default accepts them).
+  json cpu = {{"slots", 1}, {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"}};
+  DaemonFixture f(StandardScript(5), {{"evaluators", {{"cpu", cpu}}}});
+  {
+    // The start measures only without a calibration of this machine: make sure one exists.
+    DaemonFixture first(StandardScript(5));
+    first.StartDaemon();
+    BOOST_TEST(first.StopDaemon() == 0);
+  }
+  f.StartDaemon();
+  std::vector<pid_t> hogs;  // a busy loop per core, killed below
+  for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i) {
+    pid_t p = fork();
+    if (p == 0) for (;;) asm volatile("" ::: "memory");
+    if (p > 0) hogs.push_back(p);
+  }
+  auto refused = f.Ctl({"calibrate", "--force", "-o", "json"});
+  auto forced = f.Ctl({"calibrate", "--force", "--force-busy", "-o", "json"});
+  for (pid_t p : hogs) kill(p, SIGKILL);
+  for (pid_t p : hogs) waitpid(p, nullptr, 0);
+  BOOST_TEST(refused.exit_code != 0);
+  BOOST_TEST(refused.err.find("calibration refused: the machine is busy (") != std::string::npos, refused.err);
+  BOOST_TEST(refused.err.find("HTTP 503") != std::string::npos, refused.err);
+  BOOST_REQUIRE_EQUAL(forced.exit_code, 0);
+  BOOST_TEST(forced.Json()["calibration"]["checks"]["verdict"] == "forced");
+  BOOST_TEST(f.StopDaemon() == 0);
 }

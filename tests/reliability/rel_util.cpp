@@ -87,7 +87,7 @@ std::string ReadTree(const std::string& dir) {
 std::pair<int, std::string> FreshEvaluation(const std::string& problem_dir, const std::string& kernel) {
   ProcessSpec spec;
   spec.argv = {AcceloptEvalPath(), "run", "--problem", problem_dir, "--kernel", kernel,
-               "--cache-dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache", "--min-time", "0.02",
+               "--cache-dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache", "--force-busy", "--min-time", "0.02",
                "--max-rounds", "1"};
   spec.timeout = std::chrono::seconds(300);
   auto r = RunProcess(spec);

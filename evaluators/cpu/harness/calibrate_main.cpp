@@ -1,13 +1,28 @@
-// The calibration program: peak fp32 FMA throughput (all cores, widest SIMD
-// the compiler targets with -march=native) and streaming-triad bandwidth
-// (all cores) at several working-set sizes. Embedded in the evaluator,
-// compiled at run time, run under RunProcess. Prints one JSON object.
+// The calibration program: peak fp32 FMA throughput (widest SIMD the compiler
+// targets with -march=native) and streaming bandwidth (triad and read-only)
+// at several working-set sizes, each with all cores and with one core.
+// Embedded in the evaluator, compiled at run time, run under RunProcess by
+// calibration.cpp (in the same cleared environment as the harness, with
+// OMP_NUM_THREADS set to the cores it may use). Prints one JSON object.
+//
+//   calibrate BUDGET_S [BYTES...]     (default sizes: 256 KiB ... 256 MiB)
+//
+// Every figure is the best of many short trials (~1-2 ms, at least 3), so
+// that time slices lost to other processes do not count; its "spread" is
+// 1 - median/best over those trials (0 when the trials agree), which is how
+// a busy machine shows even when the best trial is good. The program also
+// reports how much CPU time other processes took while it ran (from
+// /proc/stat minus its own CPU time) and the hypervisor's steal time.
 #include <omp.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #if defined(__AVX512F__)
@@ -27,14 +42,67 @@ static double Now() {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-// Returns seconds for `iters` rounds on every thread; flops via out param.
+// Best and spread of one figure's trials (seconds per unit of work).
+struct Trials {
+  std::vector<double> t;
+  double Best() const { return *std::min_element(t.begin(), t.end()); }
+  double Spread() const {  // 1 - median throughput / best throughput
+    std::vector<double> s = t;
+    std::sort(s.begin(), s.end());
+    double med = s[s.size() / 2];
+    return med > 0 ? 1 - s.front() / med : 0;
+  }
+};
+
+// CPU time of the CPUs this process may use, from /proc/stat (jiffies).
+struct CpuTimes { double busy = 0, steal = 0; };
+static CpuTimes ReadCpuTimes() {
+  CpuTimes out;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return out;
+  FILE* f = std::fopen("/proc/stat", "r");
+  if (!f) return out;
+  char line[512];
+  while (std::fgets(line, sizeof line, f)) {
+    int cpu;
+    unsigned long long user, nice, sys, idle, iowait, irq, softirq, steal;
+    if (std::strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9') continue;
+    if (std::sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &user, &nice, &sys, &idle, &iowait,
+                    &irq, &softirq, &steal) != 9)
+      continue;
+    if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set)) continue;
+    out.busy += user + nice + sys + irq + softirq;
+    out.steal += steal;
+  }
+  std::fclose(f);
+  double hz = sysconf(_SC_CLK_TCK);
+  out.busy /= hz;
+  out.steal /= hz;
+  return out;
+}
+
+static double OwnCpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + 1e-6 * u.ru_utime.tv_usec + u.ru_stime.tv_sec + 1e-6 * u.ru_stime.tv_usec;
+}
+
+// Seconds for `iters` rounds on every thread, timed from a barrier inside the
+// parallel region (every thread awake) to the join; flops via out param.
 static double FmaRun(int nthreads, long iters, double* flops, float* sink) {
   int threads = 1;
-  double t0 = Now();
+  double t0 = 0;
 #pragma omp parallel num_threads(nthreads)
   {
-#pragma omp single
-    threads = omp_get_num_threads();
+#pragma omp barrier
+#pragma omp master
+    {
+      threads = omp_get_num_threads();
+      t0 = Now();
+    }
+    // Declared after the barrier: nothing here lives across a call, so the
+    // compiler keeps every operand in registers (spilled operands cost ~30%).
     vf m, c;
     for (int l = 0; l < kLanes; ++l) { m[l] = 0.999999f; c[l] = 1e-7f * (l + 1); }
     vf a0 = m + 1, a1 = m + 2, a2 = m + 3, a3 = m + 4, a4 = m + 5, a5 = m + 6;
@@ -55,19 +123,46 @@ static double FmaRun(int nthreads, long iters, double* flops, float* sink) {
   return t;
 }
 
-// Best seconds per triad pass over n floats per array, with `threads` threads:
-// the minimum over many short trials (~1 ms each) within `budget` seconds, so
-// that time slices lost to other processes do not count.
-static double TriadBest(long n, int threads, double budget, float* sink, bool read_only = false) {
-  float* a = static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64));
-  float* b = static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64));
-  float* c = static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64));
+// GFLOP/s trials (~2 ms each) within `budget` seconds; *best_gflops, *spread.
+static void PeakGflops(int threads, double budget, float* sink, double* best_gflops, double* spread) {
+  double flops = 0;
+  long iters = 1 << 10;
+  while (FmaRun(threads, iters, &flops, sink) < 2e-3) iters *= 2;
+  Trials tr;
+  double end = Now() + budget;
+  do {
+    double t = FmaRun(threads, iters, &flops, sink);
+    tr.t.push_back(t / flops);
+  } while (tr.t.size() < 3 || Now() < end);
+  *best_gflops = 1 / tr.Best() / 1e9;
+  *spread = tr.Spread();
+}
+
+// Streaming passes over three arrays of n floats (12n bytes in all).
+struct Arrays {
+  long n;
+  float *a, *b, *c;
+  explicit Arrays(long n_, int threads) : n(n_) {
+    size_t sz = (n * 4 + 63) / 64 * 64;
+    a = static_cast<float*>(std::aligned_alloc(64, sz));
+    b = static_cast<float*>(std::aligned_alloc(64, sz));
+    c = static_cast<float*>(std::aligned_alloc(64, sz));
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (long i = 0; i < n; ++i) { a[i] = 0; b[i] = 1.0f + i % 7; c[i] = 2.0f; }
+    for (long i = 0; i < n; ++i) { a[i] = 0; b[i] = 1.0f + i % 7; c[i] = 2.0f; }
+  }
+  ~Arrays() { std::free(a); std::free(b); std::free(c); }
+};
+
+// Seconds-per-pass trials with `threads` threads: triad (reads 2n, writes n
+// floats) or read-only (reads 3n floats, writes nothing: the read bandwidth,
+// no write-allocate). Each trial repeats the pass to last >= ~1 ms.
+static Trials Passes(Arrays& x, int threads, double budget, float* sink, bool read_only) {
+  const long n = x.n;
+  float *a = x.a, *b = x.b, *c = x.c;
   const float s = 1.0001f;
   float acc = 0;
   auto pass = [&] {
-    if (read_only) {  // reads 3n floats, writes nothing: the read bandwidth
+    if (read_only) {
       float r = 0;
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : r)
       for (long i = 0; i < n; ++i) r += a[i] + b[i] * c[i];
@@ -85,58 +180,67 @@ static double TriadBest(long n, int threads, double budget, float* sink, bool re
     if (Now() - t0 > 1e-3 || reps > (1L << 20)) break;
     reps *= 2;
   }
-  double best = 1e300, end = Now() + budget;
-  int trials = 0;
+  Trials tr;
+  double end = Now() + budget;
   do {
     double t0 = Now();
     for (long k = 0; k < reps; ++k) pass();
-    best = std::min(best, (Now() - t0) / reps);
-  } while (++trials < 3 || Now() < end);
+    tr.t.push_back((Now() - t0) / reps);
+  } while (tr.t.size() < 3 || Now() < end);
   *sink += a[n / 2] + acc;
-  std::free(a); std::free(b); std::free(c);
-  return best;
+  return tr;
 }
 
-// Best GFLOP/s over many short trials (~2 ms each) within `budget` seconds.
-static double PeakGflops(int threads, double budget, float* sink) {
-  double flops = 0;
-  long iters = 1 << 10;
-  while (FmaRun(threads, iters, &flops, sink) < 2e-3) iters *= 2;
-  double best = 0, end = Now() + budget;
-  int trials = 0;
-  do {
-    double t = FmaRun(threads, iters, &flops, sink);
-    best = std::max(best, flops / t / 1e9);
-  } while (++trials < 3 || Now() < end);
-  return best;
+// The better (faster) of triad and read-only trials, with its spread.
+static void Better(const Trials& triad, const Trials& read, double* best_s, double* spread) {
+  const Trials& w = read.Best() < triad.Best() ? read : triad;
+  *best_s = w.Best();
+  *spread = w.Spread();
 }
 
-// Every figure is the best of the all-core and the one-core measurement: on a
-// loaded machine an all-core run can lose whole time slices at its barriers,
-// and the peak must be an upper bound.
 int main(int argc, char** argv) {
   double budget = argc > 1 ? std::atof(argv[1]) : 0.2;  // seconds per measurement
+  std::vector<long> sizes;
+  for (int i = 2; i < argc; ++i) sizes.push_back(std::atol(argv[i]));
+  if (sizes.empty()) sizes = {256L << 10, 1L << 20, 4L << 20, 16L << 20, 64L << 20, 256L << 20};
   int all = omp_get_max_threads();
   float sink = 0;
-  double g_all = PeakGflops(all, budget, &sink);
-  double g_one = PeakGflops(1, budget / 2, &sink);
+  const double wall0 = Now(), own0 = OwnCpuSeconds();
+  const CpuTimes cpu0 = ReadCpuTimes();
+
+  double g_all = 0, s_all = 0, g_one = 0, s_one = 0;
+  PeakGflops(all, budget, &sink, &g_all, &s_all);
+  PeakGflops(1, budget / 2, &sink, &g_one, &s_one);
   std::printf("{\"peak_gflops\": %.3f, \"peak_gflops_all_cores\": %.3f, \"peak_gflops_one_core\": %.3f, "
-              "\"simd_bits\": %d, \"threads\": %d, \"bandwidth\": [",
-              std::max(g_all, g_one), g_all, g_one, kVecBytes * 8, all);
-  const long sizes[] = {256L << 10, 1L << 20, 4L << 20, 16L << 20, 64L << 20, 256L << 20};
+              "\"peak_spread_all_cores\": %.4f, \"peak_spread_one_core\": %.4f, "
+              "\"simd_bits\": %d, \"threads\": %d, \"budget_s\": %.3f, \"bandwidth\": [",
+              std::max(g_all, g_one), g_all, g_one, s_all, s_one, kVecBytes * 8, all, budget);
   bool first = true;
   for (long bytes : sizes) {
-    long n = bytes / 12;
-    double t_all = TriadBest(n, all, budget / 2, &sink);
-    double t_one = all > 1 ? TriadBest(n, 1, budget / 4, &sink) : t_all;
-    // A read-only pass can move more bytes per second than triad (no write-allocate).
-    t_one = std::min(t_one, TriadBest(n, 1, budget / 4, &sink, true));
-    t_all = std::min(t_all, TriadBest(n, all, budget / 4, &sink, true));
+    long n = std::max(64L, bytes / 12);
+    Arrays x(n, all);
+    Trials tri_all = Passes(x, all, budget / 2, &sink, false);
+    Trials rd_all = Passes(x, all, budget / 4, &sink, true);
+    Trials tri_one = all > 1 ? Passes(x, 1, budget / 4, &sink, false) : tri_all;
+    Trials rd_one = all > 1 ? Passes(x, 1, budget / 4, &sink, true) : rd_all;
+    double t_all, sp_all, t_one, sp_one;
+    Better(tri_all, rd_all, &t_all, &sp_all);
+    Better(tri_one, rd_one, &t_one, &sp_one);
     double bw_all = 12.0 * n / t_all / 1e9, bw_one = 12.0 * n / t_one / 1e9;
-    std::printf("%s{\"bytes\": %ld, \"gbps\": %.3f, \"gbps_all_cores\": %.3f, \"gbps_one_core\": %.3f}",
-                first ? "" : ", ", 12 * n, std::max(bw_all, bw_one), bw_all, bw_one);
+    std::printf("%s{\"bytes\": %ld, \"gbps\": %.3f, \"gbps_all_cores\": %.3f, \"gbps_one_core\": %.3f, "
+                "\"spread_all_cores\": %.4f, \"spread_one_core\": %.4f}",
+                first ? "" : ", ", 12 * n, std::max(bw_all, bw_one), bw_all, bw_one, sp_all, sp_one);
     first = false;
   }
-  std::printf("], \"sink\": %g}\n", static_cast<double>(sink));
+  const double wall = Now() - wall0, own = OwnCpuSeconds() - own0;
+  const CpuTimes cpu1 = ReadCpuTimes();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  double others = std::max(0.0, (cpu1.busy - cpu0.busy) - own) / (wall * cpus);
+  double steal = std::max(0.0, cpu1.steal - cpu0.steal) / (wall * cpus);
+  std::printf("], \"wall_s\": %.3f, \"cpu_s\": %.3f, \"cpus\": %d, \"others_cpu_fraction\": %.4f, "
+              "\"steal_fraction\": %.4f, \"sink\": %g}\n",
+              wall, own, cpus, std::min(1.0, others), std::min(1.0, steal), static_cast<double>(sink));
   return 0;
 }
