@@ -99,6 +99,8 @@ int main(int argc, char** argv) {
         // Kernel time of the rounds not kept is not in samples_us; count it
         // as kernel time too (rounds * kept round's time, approximately).
         sampled *= std::max(1, res.latency->rounds);
+        // A sample of a batched evaluation is the mean of calls_per_sample calls.
+        if (auto it = res.profile.find("calls_per_sample"); it != res.profile.end()) sampled *= std::max(1.0, it->second);
         Acc& a = acc[si];
         a.medians.push_back(res.latency->median_us);
         a.spreads.push_back(res.latency->spread);

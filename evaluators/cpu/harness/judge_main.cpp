@@ -518,9 +518,14 @@ class Judge {
     // each writing its own output slot, every slot checked), so the
     // handshake and the stop of the runner's threads are a small part of
     // each sample. The estimate: the fastest of three single repeated calls.
-    std::vector<double> probe;
-    for (int k = 0; k < 3; ++k) probe.push_back(RepeatCall("timing estimate"));
-    const double single = stats::Min(probe);
+    // (Kernels whose correctness calls already took longer than a batch
+    // are not probed.)
+    double single = stats::Min(single_s_);
+    if (single < kBatchTargetS) {
+      std::vector<double> probe;
+      for (int k = 0; k < 3; ++k) probe.push_back(RepeatCall("timing estimate"));
+      single = stats::Min(probe);
+    }
     batch_ = single > 0 ? static_cast<uint32_t>(std::ceil(kBatchTargetS / single)) : 1;
     batch_ = std::max<uint32_t>(1, std::min(batch_, shared_.max_batch));
     const int planned = std::max(1, std::min(job_.min_rounds, job_.max_rounds));
@@ -542,12 +547,26 @@ class Judge {
       while (static_cast<int>(samples.size()) < job_.max_samples &&
              (static_cast<int>(samples.size()) < job_.min_samples || total < job_.min_time_s)) {
         for (const auto& [pos, h] : mine) {
-          if (pos == static_cast<int>(samples.size())) FirstSight(h, phase);
+          if (pos != static_cast<int>(samples.size())) continue;
+          if (batch_ > 1) {
+            FirstSight(h, phase);
+          } else {  // the samples are single calls: they are the neighbours
+            DrawCase(h);
+            unbatched_first_.emplace_back(samples.size(), CallAndCheck(h, phase) * 1e9);
+          }
         }
         double t = RepeatCall(phase, batch_, true);
         samples.push_back(t * 1e9);
         total += t * batch_;
       }
+      for (const auto& [pos, ns] : unbatched_first_) {
+        size_t lo = pos >= 3 ? pos - 3 : 0, hi = std::min(samples.size(), pos + 3);
+        const double med = stats::Median(std::vector<double>(samples.begin() + static_cast<long>(lo),
+                                                             samples.begin() + static_cast<long>(hi)));
+        first_sight_ns_.push_back(ns);
+        ratios_.push_back(med > 0 ? ns / med : 1.0);
+      }
+      unbatched_first_.clear();
       // The fastest round is kept: on a shared machine a round next to a busy
       // neighbour is uniformly slower, and says more about the neighbour.
       const double median = stats::Median(samples);
@@ -560,7 +579,8 @@ class Judge {
   // One call on held-out case h, never seen before, between single repeated
   // calls (R R R F R R R): compared with its neighbours in time, so a noisy
   // stretch of the machine slows both alike, and with single calls, so the
-  // handshake weighs the same on both.
+  // handshake weighs the same on both. (Unbatched timing compares with the
+  // three samples on each side instead: they are single calls already.)
   void FirstSight(int h, const std::string& phase) {
     std::vector<double> around;
     for (int k = 0; k < 3; ++k) around.push_back(RepeatCall(phase) * 1e9);
@@ -669,6 +689,7 @@ class Judge {
   uint32_t last_slot_ = 0;
   uint32_t batch_ = 1;  // calls per timed sample (Timing)
   std::vector<double> single_s_;  // latencies of the timing cases' correctness calls
+  std::vector<std::pair<size_t, double>> unbatched_first_;  // (samples before it, ns) in this round
   size_t next_ = 0;
   int rounds_ = 0;
 };
