@@ -461,6 +461,27 @@ class Judge {
     return std::max(0.0, trip.wall_s - overhead_min_s_) / batch;
   }
 
+  // Case c's inputs drawn ahead, so that the call on them follows the same
+  // short gap (a copy into cur_) as a repeated call does: drawing takes the
+  // judge milliseconds, and on a shared machine a long gap before a call
+  // makes that call slower, which would look like history dependence.
+  std::vector<std::vector<float>> Drawn(int c) {
+    std::vector<std::vector<float>> in(np_);
+    std::vector<float*> ptr(np_, nullptr);
+    for (size_t k = 0; k < np_; ++k) {
+      if (job_.params[k].kind != 'i') continue;
+      in[k].resize(static_cast<size_t>(job_.params[k].elements));
+      ptr[k] = in[k].data();
+    }
+    DrawInputs(job_, job_.cases[static_cast<size_t>(c)], ptr);
+    return in;
+  }
+
+  void UseInputs(const std::vector<std::vector<float>>& in) {
+    for (size_t k = 0; k < np_; ++k)
+      if (job_.params[k].kind == 'i') std::memcpy(cur_[k], in[k].data(), sizeof(float) * job_.params[k].elements);
+  }
+
   void DrawCase(int c) {
     DrawInputs(job_, job_.cases[static_cast<size_t>(c)], cur_);
   }
@@ -544,6 +565,9 @@ class Judge {
       std::vector<std::pair<size_t, double>> first_sight;  // (repeat samples before it, latency)
       double total = 0;
       auto& mine = rounds_ <= planned ? plan[static_cast<size_t>(rounds_ - 1)] : empty_plan_;
+      std::map<int, std::vector<std::vector<float>>> ahead;
+      if (batch_ == 1)
+        for (const auto& [pos, h] : mine) ahead[h] = Drawn(h);
       while (static_cast<int>(samples.size()) < job_.max_samples &&
              (static_cast<int>(samples.size()) < job_.min_samples || total < job_.min_time_s)) {
         for (const auto& [pos, h] : mine) {
@@ -551,7 +575,7 @@ class Judge {
           if (batch_ > 1) {
             FirstSight(h, phase);
           } else {  // the samples are single calls: they are the neighbours
-            DrawCase(h);
+            UseInputs(ahead[h]);
             unbatched_first_.emplace_back(samples.size(), CallAndCheck(h, phase) * 1e9);
           }
         }
@@ -582,9 +606,10 @@ class Judge {
   // handshake weighs the same on both. (Unbatched timing compares with the
   // three samples on each side instead: they are single calls already.)
   void FirstSight(int h, const std::string& phase) {
+    const auto in = Drawn(h);
     std::vector<double> around;
     for (int k = 0; k < 3; ++k) around.push_back(RepeatCall(phase) * 1e9);
-    DrawCase(h);
+    UseInputs(in);
     const double ns = CallAndCheck(h, phase) * 1e9;
     for (int k = 0; k < 3; ++k) around.push_back(RepeatCall(phase) * 1e9);
     const double med = stats::Median(around);
@@ -606,10 +631,11 @@ class Judge {
       if (job_.cases[c].role != 'x') continue;
       Stage("confirming timing on new inputs");
       refs_[c] = ComputeReference(job_, job_.cases[c], c);
+      const auto in = Drawn(static_cast<int>(c));
       std::vector<double> around;
       around.push_back(RepeatCall("timing confirmation") * 1e9);
       around.push_back(RepeatCall("timing confirmation") * 1e9);
-      DrawCase(static_cast<int>(c));
+      UseInputs(in);
       double ns = CallAndCheck(static_cast<int>(c), "timing confirmation") * 1e9;
       around.push_back(RepeatCall("timing confirmation") * 1e9);
       around.push_back(RepeatCall("timing confirmation") * 1e9);
