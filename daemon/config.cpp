@@ -6,6 +6,7 @@
 
 #include "base/env.hpp"
 #include "base/log.hpp"
+#include "llm/config.hpp"
 
 namespace accelopt::daemon {
 namespace {
@@ -80,6 +81,12 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
       auto colon = c.tcp.rfind(':');
       if (colon == std::string::npos || colon + 1 == c.tcp.size())
         return InvalidArgument("listen.tcp: must be host:port, e.g. 127.0.0.1:7070");
+      const std::string port = c.tcp.substr(colon + 1);
+      char* end = nullptr;
+      unsigned long n = std::strtoul(port.c_str(), &end, 10);
+      if (port.empty() || *end || port[0] == '-' || port[0] == '+' || n < 1 || n > 65535)
+        return InvalidArgument("listen.tcp: the port '" + port + "' is not a number from 1 to 65535");
+      c.tcp_port = static_cast<unsigned short>(n);
       if (c.tcp_token_env.empty() && c.tcp_token_file.empty())
         return InvalidArgument("listen.tcp: TCP needs a bearer token: set listen.tcp_token_env or listen.tcp_token_file");
     }
@@ -89,6 +96,9 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
   if (j.contains("providers")) {
     if (!j["providers"].is_object()) return InvalidArgument("providers: must be an object");
     c.providers = j["providers"];
+    // The same parse the daemon's ProviderSet does at start, so that
+    // --check-config refuses what the start would.
+    if (auto parsed = llm::ParseProvidersConfig(c.providers); !parsed.ok()) return parsed.status();
   }
 
   if (j.contains("roles")) {
@@ -157,6 +167,9 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     for (const auto& [name, v] : s.items()) {
       if (!v.is_string()) return InvalidArgument("suites." + name + ": must be a folder path");
       c.suites[name] = Resolve(base_dir, v.get<std::string>());
+      std::error_code ec;
+      if (!fs::is_directory(c.suites[name], ec))
+        return InvalidArgument("suites." + name + ": no such folder: " + c.suites[name]);
     }
   }
 

@@ -40,9 +40,10 @@ struct DaemonConfig {
   std::string unix_socket = "/run/accelopt/acceloptd.sock";
   unsigned unix_mode = 0660;
   std::string tcp;                 // "host:port"; empty: no TCP
+  unsigned short tcp_port = 0;     // the port of `tcp`, checked 1..65535
   std::string tcp_token_env;       // name of an env var holding the token
   std::string tcp_token_file;      // or a file (relative: $CREDENTIALS_DIRECTORY)
-  json providers = json::object(); // validated by llm/
+  json providers = json::object(); // validated by llm::ParseProvidersConfig while parsing
   std::map<std::string, RoleConfig> roles;          // planner, executor, summarizer
   std::map<std::string, BackendConfig> evaluators;  // "cpu", ...
   std::map<std::string, std::string> suites;        // name -> folder
@@ -52,8 +53,11 @@ struct DaemonConfig {
   double llm_share_per_campaign = 0.5;  // fairness: at most this share of a provider's slots per campaign
 };
 
-// Parses and validates. `base_dir` resolves relative paths (the config
-// file's folder).
+// Parses and validates everything the daemon checks at start (providers
+// through llm/, roles, listen addresses and ports, suite folders that must
+// exist, evaluators, limits), so `acceloptd --check-config` refuses exactly
+// what a start would. `base_dir` resolves relative paths (the config file's
+// folder).
 Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_dir);
 Result<DaemonConfig> LoadDaemonConfig(const std::string& path);
 

@@ -274,7 +274,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     Status st = server.ListenUnix(config.unix_socket, config.unix_mode);
     if (st.ok() && !config.tcp.empty()) {
       auto colon = config.tcp.rfind(':');
-      st = server.ListenTcp(config.tcp.substr(0, colon), static_cast<unsigned short>(std::stoi(config.tcp.substr(colon + 1))));
+      st = server.ListenTcp(config.tcp.substr(0, colon), config.tcp_port);
     }
     if (!st.ok()) {
       LogError(st.ToString());

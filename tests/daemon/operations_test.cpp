@@ -141,6 +141,24 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
   auto [c5, m5] = check(R"({"evaluators": {"cpu": {"slots": 0}}})");
   BOOST_TEST(c5 == 1);
   BOOST_TEST(m5.find("evaluators.cpu.slots") != std::string::npos);
+  // What the daemon refused at start used to pass the check (issue: "--check-config
+  // runs exactly the validation the daemon runs at start"); each names its field.
+  const std::string ok_provider = R"("kind": "openai", "base_url": "http://127.0.0.1:1/v1")";
+  for (auto [text, field] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"providers": {"p": {"kind": "openia", "base_url": "http://x"}}})", "kind"},
+           {R"({"providers": {"p": {)" + ok_provider + R"(, "colour": "red"}}})", "colour"},
+           {R"({"providers": {"p": {)" + ok_provider + R"(, "retry": {"max_atempts": 3}}}})", "max_atempts"},
+           {R"({"providers": {"p": {)" + ok_provider + R"(, "max_concurrency": "four"}}})", "max_concurrency"},
+           {R"({"providers": {"p": {"kind": "openai"}}})", "base_url"},
+           {R"({"suites": {"cpu": "/nonexistent/suites/cpu"}})", "suites.cpu"},
+           {R"({"listen": {"tcp": "127.0.0.1:abc", "tcp_token_env": "T"}})", "listen.tcp"},
+           {R"({"listen": {"tcp": "127.0.0.1:70000", "tcp_token_env": "T"}})", "listen.tcp"}}) {
+    auto [code, out] = check(text);
+    BOOST_TEST_CONTEXT(text) {
+      BOOST_TEST(code == 1);
+      BOOST_TEST(out.find(field) != std::string::npos, out);
+    }
+  }
   fs::remove_all(dir);
 }
 
