@@ -25,6 +25,7 @@
 
 #include "evaluators/cpu/cpu_backend.hpp"
 #include "evaluators/stats.hpp"
+#include "bench/bench_help.hpp"
 
 using namespace accelopt;
 using namespace accelopt::eval;
@@ -37,6 +38,7 @@ static std::string ReadText(const std::string& path) {
 }
 
 int main(int argc, char** argv) {
+  if (accelopt::bench::PrintedHelp(argc, argv, "usage: eval_bench [--runs N] [--cache-dir DIR] [problem_dir kernel.cpp]...\n")) return 0;
   int runs = 10;
   std::string cache = std::string(ACCELOPT_BINARY_DIR) + "/eval-bench-cache";
   std::vector<std::pair<std::string, std::string>> kernels;

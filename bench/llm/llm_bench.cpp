@@ -17,11 +17,13 @@
 
 #include "llm/client.hpp"
 #include "tests/fakes/llm_server/fake_llm_server.hpp"
+#include "bench/bench_help.hpp"
 
 using namespace accelopt;
 using namespace accelopt::llm;
 
 int main(int argc, char** argv) {
+  if (accelopt::bench::PrintedHelp(argc, argv, "usage: llm_bench [requests=200] [latency_ms=100] [concurrency=16] [rounds=3]\n")) return 0;
   const int n = argc > 1 ? std::atoi(argv[1]) : 200;
   const int latency_ms = argc > 2 ? std::atoi(argv[2]) : 100;
   const int concurrency = argc > 3 ? std::atoi(argv[3]) : 16;

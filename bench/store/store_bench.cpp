@@ -25,6 +25,7 @@
 
 #include "store/event_log.hpp"
 #include "store/store_db.hpp"
+#include "bench/bench_help.hpp"
 
 using namespace accelopt;
 using namespace accelopt::store;
@@ -113,6 +114,7 @@ double Appenders(const std::string& dir, int threads, double seconds, const Even
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (accelopt::bench::PrintedHelp(argc, argv, "usage: store_bench [work-dir]   (default: a fresh directory under $TMPDIR or /tmp)\n")) return 0;
   namespace fs = std::filesystem;
   std::string base;
   if (argc > 1) {

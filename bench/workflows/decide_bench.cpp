@@ -11,6 +11,7 @@
 #include <string>
 
 #include "world.hpp"
+#include "bench/bench_help.hpp"
 
 using namespace accelopt::workflows;
 using namespace accelopt::workflows::testing;
@@ -91,6 +92,7 @@ int RunMode(const std::string& mode, int T, int problems, Figures* out) {
 }
 
 int main(int argc, char** argv) {
+  if (accelopt::bench::PrintedHelp(argc, argv, "usage: workflows_bench [T (default 16)] [problems (default 2)]\n")) return 0;
   const int T = argc > 1 ? std::atoi(argv[1]) : 16;
   const int problems = argc > 2 ? std::atoi(argv[2]) : 2;
   Figures paper, dflt;

@@ -4,14 +4,17 @@
 //   accelopt-store verify <state-dir> [-o json]                 checks every event
 //   accelopt-store stats  <state-dir> [-o json]                 counts events and bytes
 //
-// Opens the store read-only (it may be used while the daemon is stopped; a
-// running daemon holds the lock). Messages go to stderr.
+// <state-dir> is the daemon's state directory (the event log is its events/
+// folder) or the event log folder itself. Opens the store read-only (it may
+// be used while the daemon is stopped; a running daemon holds the lock).
+// Messages go to stderr; --help prints the usage on stdout.
 // Exit codes: 0 ok; 1 problems found / undecodable data; 2 usage; 3 cannot open.
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "base/env.hpp"
 #include "store/inspect.hpp"
 #include "store/store_db.hpp"
 
@@ -20,11 +23,24 @@ using namespace accelopt::store;
 
 namespace {
 
+const char kUsage[] =
+    "usage: accelopt-store dump <state-dir> [--stream S] [--from N]\n"
+    "       accelopt-store verify <state-dir> [-o json]\n"
+    "       accelopt-store stats <state-dir> [-o json]\n"
+    "<state-dir>: the daemon's state directory or its events/ folder\n";
+
 int Usage() {
-  std::cerr << "usage: accelopt-store dump <state-dir> [--stream S] [--from N]\n"
-               "       accelopt-store verify <state-dir> [-o json]\n"
-               "       accelopt-store stats <state-dir> [-o json]\n";
+  std::cerr << kUsage;
   return 2;
+}
+
+// The event log folder: `dir` itself when it holds a RocksDB database,
+// else its events/ folder when that does.
+std::string EventsDir(const std::string& dir) {
+  Env* env = Env::Default();
+  if (env->Exists(dir + "/CURRENT")) return dir;
+  if (env->Exists(dir + "/events/CURRENT")) return dir + "/events";
+  return dir;
 }
 
 struct Args {
@@ -66,8 +82,13 @@ bool Parse(int argc, char** argv, Args* a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::cout << kUsage;
+    return 0;
+  }
   Args a;
   if (!Parse(argc, argv, &a)) return Usage();
+  a.dir = EventsDir(a.dir);
   if (a.command != "dump" && a.command != "verify" && a.command != "stats") return Usage();
 
   StoreDbOptions options;

@@ -169,6 +169,19 @@ BOOST_AUTO_TEST_CASE(the_tool_prints_and_exits_as_documented) {
   BOOST_TEST(std::count(dump.stdout_data.begin(), dump.stdout_data.end(), '\n') == 4);
   BOOST_TEST(dump.stderr_data.find("global position 5") != std::string::npos, dump.stderr_data);
 
+  // A state directory works as well as its events/ folder (the usage says <state-dir>).
+  {
+    TempDir state;
+    MakeStore(state.sub("events"));
+    auto via_state = Tool({"stats", state.path(), "-o", "json"});
+    BOOST_TEST(via_state.exit_code == 0, via_state.stderr_data);
+    auto vj = ParseJson(via_state.stdout_data);
+    BOOST_TEST((vj.ok() && (*vj)["events"] == 10));
+  }
+  auto help = Tool({"--help"});
+  BOOST_TEST(help.exit_code == 0);
+  BOOST_TEST(help.stdout_data.find("usage: accelopt-store") != std::string::npos);
+
   // Usage and open errors.
   BOOST_TEST(Tool({"frobnicate", dir.path()}).exit_code == 2);
   BOOST_TEST(Tool({}).exit_code == 2);
