@@ -83,6 +83,17 @@ int main(int argc, char** argv) {
                       "with --force: accept the figures even when the machine is busy (recorded as forced)");
   auto* health = app.add_subcommand("health", "is the daemon healthy? (exit 0 if so)");
 
+  // An unknown first word is an unknown command, not "a subcommand is
+  // required" (CLI11 takes it for a stray positional).
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+      known = known || sub->check_name(argv[1]);
+    if (!known) {
+      std::cerr << "acceloptctl: unknown command '" << argv[1] << "'\nRun with --help for the commands.\n";
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -313,3 +313,16 @@ BOOST_AUTO_TEST_CASE(calibrate_force_on_a_busy_machine_is_refused_with_what_was_
   BOOST_TEST(forced.Json()["calibration"]["checks"]["verdict"] == "forced");
   BOOST_TEST(f.StopDaemon() == 0);
 }
+
+BOOST_AUTO_TEST_CASE(an_unknown_command_is_named_and_a_usage_error) {
+  ProcessSpec spec;
+  spec.argv = {AcceloptctlPath(), "frobnicate"};
+  auto r = RunProcess(spec);
+  BOOST_REQUIRE(r.ok());
+  BOOST_TEST(r->exit_code == 2);
+  BOOST_TEST(r->stderr_data.find("unknown command 'frobnicate'") != std::string::npos, r->stderr_data);
+  spec.argv = {AcceloptctlPath(), "--help"};
+  auto help = RunProcess(spec);
+  BOOST_REQUIRE(help.ok());
+  BOOST_TEST(help->exit_code == 0);
+}
