@@ -33,13 +33,13 @@
 #include <random>
 
 #include "evaluators/cpu/harness/compare.hpp"
+#include "evaluators/cpu/harness/references.hpp"
+#include "evaluators/cpu/harness/shared_region.hpp"
 #include "evaluators/cpu/harness/inputs.hpp"
 #include "evaluators/cpu/harness/job.hpp"
 #include "evaluators/cpu/harness/runner_link.hpp"
 #include "evaluators/cpu/harness/wire.hpp"
 #include "evaluators/stats.hpp"
-
-extern "C" void AcceloptCallReference(void* const* args);
 
 namespace judge {
 namespace {
@@ -66,153 +66,6 @@ std::string JsonEscape(const std::string& s) {
               kind.c_str(), case_index, JsonEscape(phase).c_str(), JsonEscape(msg).c_str());
   std::fflush(stdout);
   _exit(0);
-}
-
-// Scalar and dim arguments of the reference (double) signature.
-struct RefArgs {
-  std::vector<void*> ptr;
-  std::vector<double> d;
-  std::vector<int64_t> i;
-};
-RefArgs BuildRefArgs(const Job& job) {
-  size_t n = job.params.size();
-  RefArgs a;
-  a.ptr.assign(n, nullptr);
-  a.d.assign(n, 0);
-  a.i.assign(n, 0);
-  for (size_t k = 0; k < n; ++k) {
-    const Param& p = job.params[k];
-    if (p.kind == 'd' || (p.kind == 's' && p.scalar_type == 'i')) {
-      a.i[k] = p.kind == 'd' ? p.elements : static_cast<int64_t>(p.value);
-      a.ptr[k] = &a.i[k];
-    } else if (p.kind == 's') {
-      a.d[k] = static_cast<double>(static_cast<float>(p.value));  // the value the kernel sees, in double
-      a.ptr[k] = &a.d[k];
-    }
-  }
-  return a;
-}
-
-// The reference outputs of `c` (all outputs, concatenated), in double.
-std::vector<double> ComputeReference(const Job& job, const Case& c, size_t case_index) {
-  RefArgs a = BuildRefArgs(job);
-  std::vector<std::vector<float>> fin(job.params.size());
-  std::vector<float*> fptr(job.params.size(), nullptr);
-  std::vector<std::vector<double>> dbuf(job.params.size());
-  for (size_t k = 0; k < job.params.size(); ++k) {
-    const Param& p = job.params[k];
-    if (p.kind == 'i') { fin[k].resize(static_cast<size_t>(p.elements)); fptr[k] = fin[k].data(); }
-  }
-  DrawInputs(job, c, fptr);
-  for (size_t k = 0; k < job.params.size(); ++k) {
-    const Param& p = job.params[k];
-    if (p.kind == 'i') dbuf[k].assign(fin[k].begin(), fin[k].end());
-    if (p.kind == 'o') dbuf[k].assign(static_cast<size_t>(p.elements), std::nan(""));
-    if (p.kind == 'i' || p.kind == 'o') a.ptr[k] = dbuf[k].data();
-  }
-  AcceloptCallReference(a.ptr.data());
-  std::vector<double> all;
-  all.reserve(static_cast<size_t>(OutputElements(job)));
-  for (size_t k = 0; k < job.params.size(); ++k) {
-    const Param& p = job.params[k];
-    if (p.kind != 'o') continue;
-    for (int64_t e = 0; e < p.elements; ++e) {
-      if (!std::isfinite(dbuf[k][static_cast<size_t>(e)])) {
-        Die("reference output " + p.name + " is not finite at index " + std::to_string(e) + " in case " +
-            std::to_string(case_index) + " (a problem bug)");
-      }
-    }
-    all.insert(all.end(), dbuf[k].begin(), dbuf[k].end());
-  }
-  return all;
-}
-
-void Prepare(const Job& job) {
-  for (size_t c = 0; c < job.cases.size(); ++c) {
-    const std::string& path = job.cases[c].ref_path;
-    if (path == "-" || access(path.c_str(), F_OK) == 0) continue;
-    Stage("reference case " + std::to_string(c));
-    std::vector<double> all = ComputeReference(job, job.cases[c], c);
-    WriteFileAtomic(path, all.data(), sizeof(double) * all.size());
-  }
-  std::printf("ACCELOPT-JUDGE {\"ok\": true}\n");
-}
-
-// The shared memory the runner maps: header page, then one page-aligned
-// buffer per input and output.
-struct Shared {
-  int fd = -1;
-  char* base = nullptr;
-  size_t bytes = 0;
-  std::vector<float*> buf;  // per param (outputs: slot 0); nullptr for scalars and dims
-  std::vector<size_t> stride;  // outputs: floats from one slot to the next
-  uint32_t max_batch = 1;
-
-  float* Slot(size_t k, uint32_t i) const { return buf[k] + i * stride[k]; }
-};
-
-// Batches: at most kMaxBatch calls, and at most kBatchBytes of output slots.
-constexpr uint32_t kMaxBatch = 32;
-constexpr uint64_t kBatchBytes = 64ULL << 20;
-constexpr double kBatchTargetS = 4e-3;  // a batch aims at this much time
-
-Shared CreateShared(const Job& job) {
-  Shared s;
-  s.stride.assign(job.params.size(), 0);
-  uint64_t out_bytes = 0;
-  for (const auto& p : job.params)
-    if (p.kind == 'o') out_bytes += (static_cast<uint64_t>(p.elements) * sizeof(float) + accelopt_wire::kPage - 1) /
-                                    accelopt_wire::kPage * accelopt_wire::kPage;
-  s.max_batch = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(kMaxBatch, kBatchBytes / std::max<uint64_t>(out_bytes, 1))));
-  s.buf.assign(job.params.size(), nullptr);
-  accelopt_wire::Header h{};
-  h.magic = accelopt_wire::kMagic;
-  h.version = accelopt_wire::kVersion;
-  h.nparams = static_cast<uint32_t>(job.params.size());
-  h.max_batch = s.max_batch;
-  uint64_t off = accelopt_wire::kPage;
-  for (size_t k = 0; k < job.params.size(); ++k) {
-    const Param& p = job.params[k];
-    accelopt_wire::ParamSlot& slot = h.params[k];
-    slot.kind = static_cast<uint32_t>(p.kind);
-    slot.scalar_type = static_cast<uint32_t>(p.scalar_type);
-    slot.elements = p.elements;
-    slot.value = p.value;
-    if (p.kind == 'i' || p.kind == 'o') {
-      slot.offset = off;
-      uint64_t bytes = static_cast<uint64_t>(p.elements) * sizeof(float);
-      uint64_t rounded = (bytes + accelopt_wire::kPage - 1) / accelopt_wire::kPage * accelopt_wire::kPage;
-      if (p.kind == 'o') {
-        slot.slot_stride = rounded;
-        s.stride[k] = rounded / sizeof(float);
-        rounded *= s.max_batch;
-      }
-      off += rounded;
-    }
-  }
-  h.region_bytes = off;
-  s.bytes = off;
-  s.fd = memfd_create("accelopt-judge", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (s.fd < 0) Die(std::string("memfd_create: ") + std::strerror(errno));
-  if (ftruncate(s.fd, static_cast<off_t>(s.bytes)) != 0) Die(std::string("ftruncate: ") + std::strerror(errno));
-  // The runner can neither shrink the region under the judge (SIGBUS) nor grow it.
-  if (fcntl(s.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) Die("memfd seals failed");
-  void* m = mmap(nullptr, s.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd, 0);
-  if (m == MAP_FAILED) Die(std::string("mmap: ") + std::strerror(errno));
-  s.base = static_cast<char*>(m);
-  std::memcpy(s.base, &h, sizeof h);
-  for (size_t k = 0; k < job.params.size(); ++k)
-    if (h.params[k].offset) s.buf[k] = reinterpret_cast<float*>(s.base + h.params[k].offset);
-  return s;
-}
-
-std::vector<int> AllowedCores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cores;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) Die("sched_getaffinity failed");
-  for (int c = 0; c < CPU_SETSIZE; ++c) if (CPU_ISSET(c, &set)) cores.push_back(c);
-  return cores;
 }
 
 class Judge {
