@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   auto* submit = app.add_subcommand("submit", "submit a campaign from a spec file and/or flags");
   positional(submit, "spec", "campaign spec (JSON), e.g. /etc/accelopt/quick.json", false);
   submit->add_option("--idempotency-key", o.idempotency_key, "a repeated submit with this key returns the first campaign");
-  submit->add_option("--problem", o.problems, "problem to optimize (repeatable), e.g. cpu/silu");
+  submit->add_option("--problem", o.problems, "problem to optimize (repeatable), e.g. suites/cpu/silu");
   submit->add_option("--set", o.sets, "override a spec field: --set search.T=4 (repeatable)");
   submit->add_flag("--wait", o.wait, "wait until the campaign ends, then print its summary");
   submit->add_flag("--follow", o.follow, "print the campaign's events until it ends");
