@@ -120,6 +120,14 @@ int main(int argc, char** argv) {
   }
   ApiClient api(ep);
 
+  // Commands on one campaign take exactly one id (they used to act on the
+  // first of several and ignore the rest).
+  for (auto* one : {get, events, wait, cancel, pause, resume, best, report}) {
+    if (one->parsed() && o.args.size() > 1) {
+      std::cerr << "acceloptctl " << one->get_name() << ": takes one campaign id, got " << o.args.size() << "\n";
+      return kExitUsage;
+    }
+  }
   if (submit->parsed()) return CmdSubmit(api, o);
   if (list->parsed()) return CmdList(api, o);
   if (get->parsed()) return CmdGet(api, o);

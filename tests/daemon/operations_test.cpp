@@ -315,12 +315,22 @@ BOOST_AUTO_TEST_CASE(calibrate_force_on_a_busy_machine_is_refused_with_what_was_
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_command_is_named_and_a_usage_error) {
+  // Also: commands on one campaign refuse several ids instead of acting on the first.
   ProcessSpec spec;
   spec.argv = {AcceloptctlPath(), "frobnicate"};
   auto r = RunProcess(spec);
   BOOST_REQUIRE(r.ok());
   BOOST_TEST(r->exit_code == 2);
   BOOST_TEST(r->stderr_data.find("unknown command 'frobnicate'") != std::string::npos, r->stderr_data);
+  for (const char* cmd : {"get", "events", "wait", "cancel", "pause", "resume", "best", "report"}) {
+    spec.argv = {AcceloptctlPath(), "--socket", "/nonexistent/acceloptd.sock", cmd, "c-1", "c-2"};
+    auto two = RunProcess(spec);
+    BOOST_REQUIRE(two.ok());
+    BOOST_TEST_CONTEXT(cmd) {
+      BOOST_TEST(two->exit_code == 2);
+      BOOST_TEST(two->stderr_data.find("takes one campaign id, got 2") != std::string::npos, two->stderr_data);
+    }
+  }
   spec.argv = {AcceloptctlPath(), "--help"};
   auto help = RunProcess(spec);
   BOOST_REQUIRE(help.ok());
