@@ -6,13 +6,16 @@
 //   3. compile the candidate as a shared object (toolchain.hpp, KernelFlags,
 //      settings.compile_timeout_s); compiler errors come back in the result;
 //   4. undefined-symbol allow-list and instruction checks on the object;
-//   5. get the problem's harness and reference outputs (built/computed once,
-//      cached: harness_builder.hpp);
-//   6. run the harness on the candidate in a child process: own process
-//      group, RLIMIT_AS = settings.memory_limit_mb, RLIMIT_CPU, RLIMIT_FSIZE,
-//      RLIMIT_NOFILE, private network namespace, empty environment, killed at
-//      settings.timeout_s; inside it, seccomp forbids processes, sockets and
-//      file writes before the kernel is loaded, and file opens after;
+//   5. get the problem's judge and runner and the pooled reference outputs
+//      (built/computed once, cached: harness_builder.hpp), and draw the
+//      evaluation's cases from secret seeds (MakeCases);
+//   6. run the judge (harness/judge_main.cpp) in a child process: own process
+//      group, RLIMIT_AS = settings.memory_limit_mb, RLIMIT_CPU, RLIMIT_NOFILE,
+//      private network namespace, empty environment, killed at
+//      settings.timeout_s. The judge starts the untrusted runner (Landlock +
+//      seccomp, pinned to settings.cores), checks every call's whole output
+//      and times every call itself; with request.compare_source it times a
+//      second kernel interleaved (docs/evaluation.md);
 //   7. turn what happened into an EvalResult: status, reason, error text,
 //      latency statistics, profile, roofline and percent of peak (status
 //      "suspicious" when faster than the roofline or than max_speedup x the
