@@ -14,7 +14,8 @@ namespace accelopt::cli {
 namespace {
 
 bool IsTerminal(const std::string& state) {
-  return state == "completed" || state == "failed" || state == "cancelled" || state == "budget_exhausted";
+  return state == "completed" || state == "partial" || state == "failed" || state == "cancelled" ||
+         state == "budget_exhausted";
 }
 
 std::string Path(const std::string& id, const std::string& rest = "") { return "/v1/campaigns/" + id + rest; }
@@ -64,6 +65,7 @@ void PrintSummary(const json& c) {
 
 int ExitCodeForState(const std::string& state) {
   if (state == "failed") return kExitFailed;
+  if (state == "partial") return kExitPartial;
   if (state == "cancelled") return kExitCancelled;
   if (state == "budget_exhausted") return kExitBudget;
   return kExitOk;

@@ -8,7 +8,8 @@ namespace accelopt::cli {
 
 const char* kExitCodesHelp =
     "Exit codes: 0 ok, 1 daemon error, 2 usage, 3 daemon unreachable, 4 not found,\n"
-    "  5 campaign failed, 6 campaign cancelled, 7 timeout, 8 budget exhausted.";
+    "  5 campaign failed, 6 campaign cancelled, 7 timeout, 8 budget exhausted,\n"
+    "  9 campaign partial (some problems failed).";
 
 void PrintTable(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(headers.size());

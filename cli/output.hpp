@@ -19,6 +19,7 @@ enum ExitCode : int {
   kExitCancelled = 6,      // the campaign was cancelled
   kExitTimeout = 7,        // --timeout passed while waiting
   kExitBudget = 8,         // the campaign ended because a budget ran out
+  kExitPartial = 9,        // the campaign ended partial: some problems failed
 };
 
 extern const char* kExitCodesHelp;

@@ -73,7 +73,7 @@ void Api::AddRoutes() {
   router_.Add(V::get, "/metrics", [this](const HttpRequest&, const RouteParams&, Respond respond) {
     std::map<std::string, int> by_state;
     for (const auto& r : d_.campaigns->All()) by_state[r->StateName()]++;
-    for (const char* s : {"running", "paused", "completed", "failed", "cancelled", "budget_exhausted"})
+    for (const char* s : {"running", "paused", "completed", "partial", "failed", "cancelled", "budget_exhausted"})
       d_.metrics->Set("accelopt_campaigns", {{"state", s}}, by_state[s]);
     d_.metrics->Set("accelopt_event_log_last_global_position", {}, static_cast<double>(d_.log->LastGlobalPosition()));
     d_.metrics->Set("accelopt_event_log_healthy", {}, d_.log->Healthy() ? 1 : 0);

@@ -277,7 +277,11 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
   json problems = json::array();
   for (size_t i = 0; i < state.problems.size(); ++i) {
     const auto& ps = state.problems[i];
-    json p = {{"name", ps.info.name}, {"id", ps.info.id}, {"status", ps.status},
+    // A problem still running when its campaign ended (cancelled, out of
+    // budget, failed) shows how the campaign ended, not "running".
+    std::string status = ps.status;
+    if (status == workflows::kStatusRunning && state.finished()) status = state.status;
+    json p = {{"name", ps.info.name}, {"id", ps.info.id}, {"status", status},
               {"iteration", static_cast<int>(ps.iterations.size())}, {"iterations", state.spec.search.T}};
     if (i < report["problems"].size()) {
       const json& rp = report["problems"][i];

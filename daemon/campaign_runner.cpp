@@ -367,7 +367,11 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
         usage = {e.partial->input_tokens, e.partial->output_tokens};
         cost = e.partial->cost_usd;
       }
-      ev = workflows::LlmCallFailedEvent(activity_id, Redact(e.ToString()), usage, cost,
+      std::string provider = "?";
+      if (auto it = state_.activities.find(activity_id); it != state_.activities.end()) {
+        provider = it->second.payload.value("provider", "?");
+      }
+      ev = workflows::LlmCallFailedEvent(activity_id, Redact(e.Describe(provider)), usage, cost,
                                          static_cast<int>(e.attempts.size()));
       ev.data["request_sha256"] = request_hash;
       ev.data["error_kind"] = llm::LlmErrorKindName(e.kind);
@@ -439,7 +443,12 @@ void CampaignRunner::MaybeFinish() {
   finished_notified_ = true;
   CancelInFlight();
   if (deadline_timer_) deadline_timer_->cancel();
-  LogInfo("campaign " + id_ + " ended: " + state_.status + (state_.reason.empty() ? "" : " (" + state_.reason + ")"));
+  // An end that did not do all its work is a warning: unattended runs are
+  // read in the morning from the journal.
+  const std::string line =
+      "campaign " + id_ + " ended: " + state_.status + (state_.reason.empty() ? "" : " (" + state_.reason + ")");
+  if (state_.status == workflows::kStatusFailed || state_.status == workflows::kStatusPartial) LogWarning(line);
+  else LogInfo(line);
   if (on_finished_) {
     auto fn = on_finished_;
     auto status = state_.status;
