@@ -1,6 +1,7 @@
 // Campaign subcommands: submit, list, get, events, wait, cancel/pause/resume,
 // best, report.
 #include <sys/stat.h>
+#include <time.h>
 
 #include <chrono>
 #include <filesystem>
@@ -58,6 +59,65 @@ void PrintSummary(const json& c) {
                     p.value("status", "")});
   }
   if (!rows.empty()) PrintTable({"PROBLEM", "ITER", "BASELINE", "BEST", "SPEEDUP", "%PEAK", "STATUS"}, rows);
+}
+
+std::string NumberOr(const json& j, const char* key, int precision, const std::string& suffix = "") {
+  return j.contains(key) && j[key].is_number() ? FormatDouble(j[key].get<double>(), precision) + suffix : "-";
+}
+
+// Start, end and duration of a campaign (report_detail.hpp's fields).
+void PrintTimes(const json& rep) {
+  auto when = [](const json& v) -> std::string {
+    if (!v.is_number() || v.get<int64_t>() <= 0) return "-";
+    const time_t t = static_cast<time_t>(v.get<int64_t>() / 1000000);
+    struct tm tm {};
+    gmtime_r(&t, &tm);
+    char buf[64];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return buf;
+  };
+  const json end = rep.value("ended_at_us", json());
+  std::cout << "started " << when(rep.value("started_at_us", json())) << ", "
+            << (end.is_number() ? "ended " + when(end) : std::string("still running")) << ", duration "
+            << NumberOr(rep, "duration_s", 1, " s") << "\n";
+}
+
+// Per problem and iteration: the best kernel so far, its latency, % of
+// peak, GFLOP/s and GB/s, and the problem's bound.
+void PrintIterations(const json& rep) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : rep.value("problems", json::array())) {
+    for (const auto& t : p.value("trace", json::array())) {
+      const json best = t.value("best_latency_us", json());
+      rows.push_back({p.value("name", "?"), p.value("bound", ""), std::to_string(t.value("iteration", 0)),
+                      best.is_number() ? FormatMicros(best.get<double>()) : "-",
+                      NumberOr(t, "best_percent_of_peak", 2, "%"), NumberOr(t, "gflops", 2), NumberOr(t, "gbs", 2)});
+    }
+  }
+  if (rows.empty()) return;
+  std::cout << "\nbest kernel so far after each iteration\n";
+  PrintTable({"PROBLEM", "BOUND", "IT", "LATENCY", "%PEAK", "GFLOP/S", "GB/S"}, rows);
+}
+
+// GET .../report.html into `file` ("-": stdout).
+int WriteHtmlReport(ApiClient& api, const std::string& id, const std::string& file) {
+  auto r = api.Call("GET", Path(id, "/report.html"), nullptr, std::chrono::seconds(120));
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  const std::string html = r->body.value("raw", "");
+  if (file == "-") {
+    std::cout << html;
+    return kExitOk;
+  }
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << html;
+  out.close();
+  if (!out) {
+    std::cerr << "acceloptctl report: cannot write " << file << "\n";
+    return kExitError;
+  }
+  std::cerr << "wrote " << file << "\n";
+  return kExitOk;
 }
 
 }  // namespace
@@ -237,6 +297,7 @@ int CmdBest(ApiClient& api, const Options& o) {
 
 int CmdReport(ApiClient& api, const Options& o) {
   if (o.args.empty()) { std::cerr << "acceloptctl report: campaign id required\n"; return kExitUsage; }
+  if (!o.html_file.empty()) return WriteHtmlReport(api, o.args[0], o.html_file);
   auto r = api.Call("GET", Path(o.args[0], "/report"));
   if (!r.ok()) return TransportError(r.status());
   if (r->http_status >= 300) return ReplyError(*r);
@@ -248,7 +309,9 @@ int CmdReport(ApiClient& api, const Options& o) {
   auto pct = [](const json& v) { return v.is_number() ? FormatDouble(v.get<double>(), 2) + "%" : std::string("-"); };
   std::cout << "campaign " << rep.value("campaign_id", "?") << ": " << rep.value("status", "?");
   if (!rep.value("reason", "").empty()) std::cout << " (" << rep.value("reason", "") << ")";
-  std::cout << "\n\n% of peak per problem, best so far after each iteration\n";
+  std::cout << "\n";
+  PrintTimes(rep);
+  std::cout << "\n% of peak per problem, best so far after each iteration\n";
   size_t iters = 0;
   for (const auto& p : rep.value("problems", json::array()))
     iters = std::max(iters, p.value("percent_of_peak_by_iteration", json::array()).size());
@@ -266,6 +329,7 @@ int CmdReport(ApiClient& api, const Options& o) {
     rows.push_back(row);
   }
   PrintTable(headers, rows);
+  PrintIterations(rep);
   // The final best measured side by side with the baseline ("default" mode).
   for (const auto& p : rep.value("problems", json::array())) {
     const json f = p.value("final", json());

@@ -20,6 +20,7 @@ struct Options {
   bool follow = false;             // submit --follow, events -f
   double timeout_s = 0;            // wait/--wait: 0 = forever
   std::string out_dir;             // best --out
+  std::string html_file;           // report --html FILE ("-": stdout)
   std::vector<std::string> sets;   // submit --set key=value (JSON values allowed)
   std::vector<std::string> problems;  // submit --problem
   std::string file;                // memory import --file FILE

@@ -60,6 +60,9 @@ int main(int argc, char** argv) {
   best->add_option("--out", o.out_dir, "folder to write <problem>.cpp files into");
   auto* report = app.add_subcommand("report", "% of peak per problem per iteration, speedups, cost per role");
   positional(report, "id", "campaign id");
+  report->add_option("--html", o.html_file,
+                     "write the report as one self-contained HTML page (plots, lineage, cost, best kernel) to FILE "
+                     "('-': stdout)");
   auto* memory = app.add_subcommand("memory",
       "optimization memory banks: list | show BANK | export BANK | import BANK --file F | retire BANK ITEM... | "
       "rebuild BANK | redistill BANK");
