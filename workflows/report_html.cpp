@@ -244,8 +244,9 @@ std::string IterationTable(const json& p, const std::string& cid) {
 }
 
 std::string PathList(const json& p, const std::string& cid) {
+  const json rows = p.value("lineage", json::array());  // by_id points into it
   std::map<std::string, const json*> by_id;
-  for (const json& l : p.value("lineage", json::array())) by_id[l.value("candidate_id", "")] = &l;
+  for (const json& l : rows) by_id[l.value("candidate_id", "")] = &l;
   const json path = p.value("best_path", json::array());
   if (path.empty()) return "<p class=\"muted\">The best kernel is the baseline: no candidate beat it.</p>";
   std::string s = "<ol class=\"path\"><li>baseline</li>";
