@@ -2,6 +2,7 @@
 // best, report.
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/event_summary.hpp"
 
 namespace accelopt::cli {
 namespace {
@@ -157,23 +159,44 @@ int CmdSubmit(ApiClient& api, const Options& o) {
   return kExitOk;
 }
 
-int CmdList(ApiClient& api, const Options& o) {
+namespace {
+
+// One listing of the campaigns (those in o.state when given).
+int ListOnce(ApiClient& api, const Options& o, bool clear) {
   auto r = api.Call("GET", "/v1/campaigns");
   if (!r.ok()) return TransportError(r.status());
   if (r->http_status >= 300) return ReplyError(*r);
+  json campaigns = json::array();
+  for (const auto& c : r->body.value("campaigns", json::array()))
+    if (o.state.empty() || c.value("state", "") == o.state) campaigns.push_back(c);
   if (o.json_output) {
-    std::cout << Dump(r->body, 2) << "\n";
+    std::cout << Dump({{"campaigns", campaigns}}, o.watch ? -1 : 2) << "\n" << std::flush;
     return kExitOk;
   }
+  if (clear) std::cout << "\033[H\033[2J";
   std::vector<std::vector<std::string>> rows;
-  for (const auto& c : r->body.value("campaigns", json::array())) {
+  for (const auto& c : campaigns) {
     const auto spend = c.value("spend", json::object());
     rows.push_back({c.value("id", "?"), c.value("state", "?"), std::to_string(c.value("problems", json::array()).size()),
                     "$" + FormatDouble(spend.value("cost_usd", 0.0), 4), std::to_string(spend.value("llm_calls", 0)),
                     std::to_string(spend.value("evaluations", 0))});
   }
   PrintTable({"ID", "STATE", "PROBLEMS", "COST", "LLM CALLS", "EVALS"}, rows);
+  std::cout << std::flush;
   return kExitOk;
+}
+
+}  // namespace
+
+int CmdList(ApiClient& api, const Options& o) {
+  if (!o.watch) return ListOnce(api, o, false);
+  // --watch: again every interval until interrupted (or the daemon goes away).
+  const bool tty = isatty(1);
+  while (true) {
+    const int rc = ListOnce(api, o, tty);
+    if (rc != kExitOk) return rc;
+    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(o.interval_s * 1000)));
+  }
 }
 
 int CmdGet(ApiClient& api, const Options& o) {
@@ -198,12 +221,8 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
     if (r->http_status >= 300) return ReplyError(*r);
     for (const auto& e : r->body.value("events", json::array())) {
       if (print_events) {
-        if (o.json_output) {
-          std::cout << Dump(e) << "\n";
-        } else {
-          std::cout << e.value("version", 0) << "  " << e.value("type", "?") << "  "
-                    << Dump(e.value("data", json::object())).substr(0, 160) << "\n";
-        }
+        if (o.json_output) std::cout << Dump(e) << "\n";
+        else std::cout << EventLine(e) << "\n";
         std::cout.flush();
       }
     }
@@ -244,7 +263,7 @@ int CmdEvents(ApiClient& api, const Options& o) {
   if (r->http_status >= 300) return ReplyError(*r);
   for (const auto& e : r->body.value("events", json::array())) {
     if (o.json_output) std::cout << Dump(e) << "\n";
-    else std::cout << e.value("version", 0) << "  " << e.value("type", "?") << "  " << Dump(e.value("data", json::object())).substr(0, 160) << "\n";
+    else std::cout << EventLine(e) << "\n";
   }
   return kExitOk;
 }

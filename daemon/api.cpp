@@ -286,9 +286,12 @@ void Api::AddRoutes() {
       er.source = src.ok() ? *src : "";
       er.id = "baseline/" + names[i];
       std::string name = names[i];
-      auto finish = [g, i, name, this](eval::EvalResult r) {
-        json row = {{"problem", name}, {"status", eval::EvalStatusName(r.status)}, {"reason", r.reason}};
+      auto pj = ReadJsonFile(dir + "/problem.json");
+      std::string bound = pj.ok() ? pj->value("bound", "") : "";
+      auto finish = [g, i, name, bound, this](eval::EvalResult r) {
+        json row = {{"problem", name}, {"status", eval::EvalStatusName(r.status)}, {"reason", r.reason}, {"bound", bound}};
         if (r.latency) row["latency_us"] = r.latency->median_us;
+        if (r.latency) row["spread"] = r.latency->spread;
         if (r.percent_of_peak) row["percent_of_peak"] = *r.percent_of_peak;
         d_.metrics->Add("accelopt_evaluations_total", {{"outcome", eval::EvalStatusName(r.status)}}, 1);
         std::lock_guard lock(g->mu);

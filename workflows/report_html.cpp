@@ -23,7 +23,14 @@ std::string E(const json& j, const char* key) {
 }
 bool Num(const json& j, const char* key) { return j.contains(key) && j[key].is_number(); }
 double D(const json& j, const char* key, double def = kNone) { return Num(j, key) ? j[key].get<double>() : def; }
-std::string N(double v) { return HtmlNumber(v); }
+std::string N(double v) { return HtmlNumber(v); }  // for data- attributes: reads back exactly
+// A count or other whole number for people ("26", not "26.0").
+std::string I(double v) {
+  if (!std::isfinite(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
 
 std::string Fixed(double v, int digits) {
   if (!std::isfinite(v)) return "-";
@@ -109,7 +116,7 @@ std::string Header(const json& r) {
   if (r.contains("mode")) s += "<span>mode: " + E(r, "mode") + "</span>";
   if (r.contains("search")) {
     const json& q = r["search"];
-    s += "<span>search: T=" + N(D(q, "T")) + " B=" + N(D(q, "B")) + " N=" + N(D(q, "N")) + " K=" + N(D(q, "K")) +
+    s += "<span>search: T=" + I(D(q, "T")) + " B=" + I(D(q, "B")) + " N=" + I(D(q, "N")) + " K=" + I(D(q, "K")) +
          "</span>";
   }
   s += "<span>started: " + E(Time(r.value("started_at_us", int64_t{0}))) + "</span>";
@@ -119,8 +126,8 @@ std::string Header(const json& r) {
   s += "<span>duration: <b data-duration-s=\"" + N(D(r, "duration_s")) + "\">" + E(Duration(D(r, "duration_s"))) +
        "</b></span>";
   const json total = r.value("usage", json::object()).value("total", json::object());
-  s += "<span>LLM: " + N(D(total, "calls", 0)) + " calls, $" + Fixed(D(total, "cost_usd", 0), 4) + "</span>";
-  s += "<span>evaluations: " + N(D(r.value("usage", json::object()), "evaluations", 0)) + "</span>";
+  s += "<span>LLM: " + I(D(total, "calls", 0)) + " calls, $" + Fixed(D(total, "cost_usd", 0), 4) + "</span>";
+  s += "<span>evaluations: " + I(D(r.value("usage", json::object()), "evaluations", 0)) + "</span>";
   return s + "</div>";
 }
 
@@ -179,7 +186,7 @@ std::string Bars(const json& r) {
     pct.lines.push_back({D(g, "best_percent_of_peak"), "geomean " + Fixed(D(g, "best_percent_of_peak"), 2) + "%",
                          "geomean", {{"pct", N(D(g, "best_percent_of_peak"))}}});
   std::string s = "<h2>Speedup and % of peak</h2>";
-  s += "<p class=\"meta\">Geometric mean over " + N(D(g, "problems", 0)) + " problems: speedup " +
+  s += "<p class=\"meta\">Geometric mean over " + I(D(g, "problems", 0)) + " problems: speedup " +
        (Num(g, "speedup") ? Fixed(D(g, "speedup"), 3) + "x" : "-") + ", % of peak " +
        Fixed(D(g, "baseline_percent_of_peak"), 2) + " → " + Fixed(D(g, "best_percent_of_peak"), 2) + "</p>";
   return s + "<div class=\"charts\">" + svg::Render(speed) + svg::Render(pct) + "</div>";
@@ -203,7 +210,7 @@ std::string TraceChart(const json& p) {
     const double it = D(t, "iteration", 0);
     if (Num(t, "best_percent_of_peak")) {
       best.points.push_back({it, D(t, "best_percent_of_peak"), kNone, kNone,
-                             "iteration " + N(it) + ": best " + Fixed(D(t, "best_percent_of_peak"), 3) + "% of peak",
+                             "iteration " + I(it) + ": best " + Fixed(D(t, "best_percent_of_peak"), 3) + "% of peak",
                              {{"iteration", N(it)}, {"pct", N(D(t, "best_percent_of_peak"))}}});
     }
     for (const json& m : t.value("measurements", json::array())) {
@@ -232,13 +239,13 @@ std::string IterationTable(const json& p, const std::string& cid) {
   std::string s = "<table class=\"iterations\"><tr><th>iteration</th><th>best latency</th><th>% of peak</th>"
                   "<th>GFLOP/s</th><th>GB/s</th><th>best so far</th><th>measurements</th></tr>";
   for (const json& t : p.value("trace", json::array())) {
-    s += "<tr>" + Cell(N(D(t, "iteration", 0)), true) + Cell(E(Micros(D(t, "best_latency_us"))), true) +
+    s += "<tr>" + Cell(I(D(t, "iteration", 0)), true) + Cell(E(Micros(D(t, "best_latency_us"))), true) +
          Cell(Fixed(D(t, "best_percent_of_peak"), 3), true) + Cell(Fixed(D(t, "gflops"), 2), true) +
          Cell(Fixed(D(t, "gbs"), 2), true) + Cell(E(ShortId(t.value("best_candidate_id", json("-")).is_string()
                                                                  ? t["best_candidate_id"].get<std::string>()
                                                                  : "-",
                                                              cid))) +
-         Cell(N(static_cast<double>(t.value("measurements", json::array()).size())), true) + "</tr>";
+         Cell(I(static_cast<double>(t.value("measurements", json::array()).size())), true) + "</tr>";
   }
   return s + "</table>";
 }
@@ -267,14 +274,14 @@ std::string PathList(const json& p, const std::string& cid) {
 
 std::string LineageTable(const json& p, const std::string& cid) {
   const json rows = p.value("lineage", json::array());
-  std::string s = "<details><summary>All " + N(static_cast<double>(rows.size())) +
+  std::string s = "<details><summary>All " + I(static_cast<double>(rows.size())) +
                   " candidates (candidate → parent, plan)</summary><table class=\"lineage\"><tr><th>it</th>"
                   "<th>candidate</th><th>parent</th><th>plan</th><th>result</th><th>latency</th><th>vs parent</th>"
                   "<th>kept</th></tr>";
   for (const json& l : rows) {
     std::string result = l.value("ok", false) ? E(l, "status") : E(l, "failure");
-    if (l.value("attempt", 0) > 0) result += " (fix " + N(D(l, "attempt", 0)) + ")";
-    s += "<tr>" + Cell(N(D(l, "iteration", 0)), true) + Cell(E(ShortId(l.value("candidate_id", ""), cid))) +
+    if (l.value("attempt", 0) > 0) result += " (fix " + I(D(l, "attempt", 0)) + ")";
+    s += "<tr>" + Cell(I(D(l, "iteration", 0)), true) + Cell(E(ShortId(l.value("candidate_id", ""), cid))) +
          Cell(E(ShortId(l.value("parent_beam_id", ""), cid))) + Cell(E(l, "plan_title")) +
          Cell("<span class=\"" + std::string(l.value("correct", false) ? "ok" : "bad") + "\">" + result + "</span>") +
          Cell(E(Micros(D(l, "latency_us"))), true) +
@@ -293,8 +300,8 @@ std::string MemoryTable(const json& p, const std::string& cid) {
     std::string title = m.value("known", true) ? E(m, "title") : "<span class=\"muted\">(not in the final memory)</span>";
     if (m.value("no_optimization", false)) title += " <span class=\"muted\">(no optimization)</span>";
     s += "<tr>" + Cell(E(ShortId(m.value("id", ""), cid))) + Cell(title) + Cell(E(m, "kind")) +
-         Cell(m.value("written", false) ? "yes" : "no") + Cell(N(D(m, "reads", 0)), true) +
-         Cell(Num(m, "credit") ? N(D(m, "credit")) : "-", true) + "</tr>";
+         Cell(m.value("written", false) ? "yes" : "no") + Cell(I(D(m, "reads", 0)), true) +
+         Cell(Num(m, "credit") ? I(D(m, "credit")) : "-", true) + "</tr>";
   }
   return s + "</table>";
 }
@@ -327,8 +334,8 @@ std::string Kernel(const json& p, const std::map<std::string, std::string>& sour
 std::string Problem(const json& p, const std::string& cid, const std::map<std::string, std::string>& sources) {
   std::string s = "<section class=\"problem\" data-problem=\"" + E(p, "name") + "\"><h2>" + E(p, "name") +
                   " <span class=\"muted\">" + E(p, "id") + "</span></h2>";
-  s += "<p class=\"meta\"><span>bound: " + E(p, "bound") + "</span><span>flops: " + N(D(p, "flops")) +
-       "</span><span>bytes: " + N(D(p, "bytes")) + "</span></p>";
+  s += "<p class=\"meta\"><span>bound: " + E(p, "bound") + "</span><span>flops: " + I(D(p, "flops")) +
+       "</span><span>bytes: " + I(D(p, "bytes")) + "</span></p>";
   s += TraceChart(p);
   s += IterationTable(p, cid);
   if (Num(p.value("final", json::object()), "selected_latency_us")) {

@@ -10,7 +10,7 @@ namespace accelopt::workflows::svg {
 
 namespace {
 
-constexpr double kLeft = 64, kRight = 16, kTop = 28, kBottom = 44;
+constexpr double kLeft = 64, kRight = 16, kTop = 44, kBottom = 44;  // legend between title and plot
 
 std::string F(double v) {  // a coordinate
   char buf[32];
@@ -66,9 +66,8 @@ std::pair<double, double> Range(std::vector<double> v, bool log) {
   if (v.empty()) return log ? std::pair{1.0, 100.0} : std::pair{0.0, 1.0};
   double lo = *std::min_element(v.begin(), v.end()), hi = *std::max_element(v.begin(), v.end());
   if (log) {
-    lo = std::pow(10, std::floor(std::log10(lo) - 0.05));
-    hi = std::pow(10, std::ceil(std::log10(hi) + 0.05));
-    return {lo, hi};
+    lo = std::pow(10, std::floor(std::log10(lo / 1.3)));
+    return {lo, hi * 1.4};
   }
   lo = std::min(lo, 0.0);
   if (hi <= lo) hi = lo + 1;
@@ -76,7 +75,7 @@ std::pair<double, double> Range(std::vector<double> v, bool log) {
 }
 
 std::string Frame(const std::string& css_class, const DataAttrs& data, double w, double h, const std::string& title) {
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart " + HtmlEscape(css_class) +
+  std::string s = "<svg class=\"chart " + HtmlEscape(css_class) +
                   "\" width=\"" + F(w) + "\" height=\"" + F(h) + "\" viewBox=\"0 0 " + F(w) + " " + F(h) + "\"" +
                   Attrs(data) + " role=\"img\">";
   s += "<title>" + HtmlEscape(title) + "</title>";
@@ -117,6 +116,7 @@ std::string ShortNumber(double v) {
   const double a = std::abs(v);
   if (a >= 1e6) std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
   else if (a >= 1e4) std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
+  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
   else std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }
@@ -185,7 +185,7 @@ std::string Render(const LineChart& c) {
   double lx = x0 + 8;
   for (const Series& se : c.series) {
     s += "<g class=\"legend series " + HtmlEscape(se.css_class) + "\"><circle class=\"marker\" cx=\"" + F(lx) +
-         "\" cy=\"" + F(y1 + 6) + "\" r=\"4\"/><text x=\"" + F(lx + 8) + "\" y=\"" + F(y1 + 10) + "\">" +
+         "\" cy=\"" + F(y1 - 14) + "\" r=\"4\"/><text x=\"" + F(lx + 8) + "\" y=\"" + F(y1 - 10) + "\">" +
          HtmlEscape(se.name) + "</text></g>";
     lx += 22 + 7.0 * static_cast<double>(se.name.size());
   }
