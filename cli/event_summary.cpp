@@ -64,7 +64,9 @@ std::string Summary(const std::string& type, const json& d) {
   if (type == "BeamSelected") {
     std::string s = Where(d) + ":";
     for (const auto& m : d.value("members", json::array()))
-      s += " " + Short(S(m, "origin")) + " " + FormatMicros(m.value("latency_us", 0.0)) + (m.value("standin", false) ? " (stand-in)" : "") + ";";
+      s += " " + Short(S(m, "origin")) +
+           (m.value("latency_us", 0.0) > 0 ? " " + FormatMicros(m.value("latency_us", 0.0)) : "") +
+           (m.value("standin", false) ? " (stand-in)" : "") + ";";
     return Cut(s, 160);
   }
   if (type == "ExperiencesCredited") return Where(d) + ": " + Size(d, "credits") + " credits";

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string FindChromium() {
-  if (const char* c = std::getenv("ACCELOPT_CHROMIUM")) return c;
+  if (const char* c = std::getenv("ACCELOPT_CHROMIUM")) return access(c, X_OK) == 0 ? c : "";
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "/usr/bin:/bin");
   std::string dir;
