@@ -1,6 +1,8 @@
 // Campaign subcommands: submit, list, get, events, wait, cancel/pause/resume,
 // best, report.
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/event_summary.hpp"
 
 namespace accelopt::cli {
 namespace {
@@ -61,6 +64,65 @@ void PrintSummary(const json& c) {
   if (!rows.empty()) PrintTable({"PROBLEM", "ITER", "BASELINE", "BEST", "SPEEDUP", "%PEAK", "STATUS"}, rows);
 }
 
+std::string NumberOr(const json& j, const char* key, int precision, const std::string& suffix = "") {
+  return j.contains(key) && j[key].is_number() ? FormatDouble(j[key].get<double>(), precision) + suffix : "-";
+}
+
+// Start, end and duration of a campaign (report_detail.hpp's fields).
+void PrintTimes(const json& rep) {
+  auto when = [](const json& v) -> std::string {
+    if (!v.is_number() || v.get<int64_t>() <= 0) return "-";
+    const time_t t = static_cast<time_t>(v.get<int64_t>() / 1000000);
+    struct tm tm {};
+    gmtime_r(&t, &tm);
+    char buf[64];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return buf;
+  };
+  const json end = rep.value("ended_at_us", json());
+  std::cout << "started " << when(rep.value("started_at_us", json())) << ", "
+            << (end.is_number() ? "ended " + when(end) : std::string("still running")) << ", duration "
+            << NumberOr(rep, "duration_s", 1, " s") << "\n";
+}
+
+// Per problem and iteration: the best kernel so far, its latency, % of
+// peak, GFLOP/s and GB/s, and the problem's bound.
+void PrintIterations(const json& rep) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : rep.value("problems", json::array())) {
+    for (const auto& t : p.value("trace", json::array())) {
+      const json best = t.value("best_latency_us", json());
+      rows.push_back({p.value("name", "?"), p.value("bound", ""), std::to_string(t.value("iteration", 0)),
+                      best.is_number() ? FormatMicros(best.get<double>()) : "-",
+                      NumberOr(t, "best_percent_of_peak", 2, "%"), NumberOr(t, "gflops", 2), NumberOr(t, "gbs", 2)});
+    }
+  }
+  if (rows.empty()) return;
+  std::cout << "\nbest kernel so far after each iteration\n";
+  PrintTable({"PROBLEM", "BOUND", "IT", "LATENCY", "%PEAK", "GFLOP/S", "GB/S"}, rows);
+}
+
+// GET .../report.html into `file` ("-": stdout).
+int WriteHtmlReport(ApiClient& api, const std::string& id, const std::string& file) {
+  auto r = api.Call("GET", Path(id, "/report.html"), nullptr, std::chrono::seconds(120));
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  const std::string html = r->body.value("raw", "");
+  if (file == "-") {
+    std::cout << html;
+    return kExitOk;
+  }
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << html;
+  out.close();
+  if (!out) {
+    std::cerr << "acceloptctl report: cannot write " << file << "\n";
+    return kExitError;
+  }
+  std::cerr << "wrote " << file << "\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int ExitCodeForState(const std::string& state) {
@@ -99,23 +161,44 @@ int CmdSubmit(ApiClient& api, const Options& o) {
   return kExitOk;
 }
 
-int CmdList(ApiClient& api, const Options& o) {
+namespace {
+
+// One listing of the campaigns (those in o.state when given).
+int ListOnce(ApiClient& api, const Options& o, bool clear) {
   auto r = api.Call("GET", "/v1/campaigns");
   if (!r.ok()) return TransportError(r.status());
   if (r->http_status >= 300) return ReplyError(*r);
+  json campaigns = json::array();
+  for (const auto& c : r->body.value("campaigns", json::array()))
+    if (o.state.empty() || c.value("state", "") == o.state) campaigns.push_back(c);
   if (o.json_output) {
-    std::cout << Dump(r->body, 2) << "\n";
+    std::cout << Dump({{"campaigns", campaigns}}, o.watch ? -1 : 2) << "\n" << std::flush;
     return kExitOk;
   }
+  if (clear) std::cout << "\033[H\033[2J";
   std::vector<std::vector<std::string>> rows;
-  for (const auto& c : r->body.value("campaigns", json::array())) {
+  for (const auto& c : campaigns) {
     const auto spend = c.value("spend", json::object());
     rows.push_back({c.value("id", "?"), c.value("state", "?"), std::to_string(c.value("problems", json::array()).size()),
                     "$" + FormatDouble(spend.value("cost_usd", 0.0), 4), std::to_string(spend.value("llm_calls", 0)),
                     std::to_string(spend.value("evaluations", 0))});
   }
   PrintTable({"ID", "STATE", "PROBLEMS", "COST", "LLM CALLS", "EVALS"}, rows);
+  std::cout << std::flush;
   return kExitOk;
+}
+
+}  // namespace
+
+int CmdList(ApiClient& api, const Options& o) {
+  if (!o.watch) return ListOnce(api, o, false);
+  // --watch: again every interval until interrupted (or the daemon goes away).
+  const bool tty = isatty(1);
+  while (true) {
+    const int rc = ListOnce(api, o, tty);
+    if (rc != kExitOk) return rc;
+    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(o.interval_s * 1000)));
+  }
 }
 
 int CmdGet(ApiClient& api, const Options& o) {
@@ -140,12 +223,8 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
     if (r->http_status >= 300) return ReplyError(*r);
     for (const auto& e : r->body.value("events", json::array())) {
       if (print_events) {
-        if (o.json_output) {
-          std::cout << Dump(e) << "\n";
-        } else {
-          std::cout << e.value("version", 0) << "  " << e.value("type", "?") << "  "
-                    << Dump(e.value("data", json::object())).substr(0, 160) << "\n";
-        }
+        if (o.json_output) std::cout << Dump(e) << "\n";
+        else std::cout << EventLine(e) << "\n";
         std::cout.flush();
       }
     }
@@ -186,7 +265,7 @@ int CmdEvents(ApiClient& api, const Options& o) {
   if (r->http_status >= 300) return ReplyError(*r);
   for (const auto& e : r->body.value("events", json::array())) {
     if (o.json_output) std::cout << Dump(e) << "\n";
-    else std::cout << e.value("version", 0) << "  " << e.value("type", "?") << "  " << Dump(e.value("data", json::object())).substr(0, 160) << "\n";
+    else std::cout << EventLine(e) << "\n";
   }
   return kExitOk;
 }
@@ -239,6 +318,7 @@ int CmdBest(ApiClient& api, const Options& o) {
 
 int CmdReport(ApiClient& api, const Options& o) {
   if (o.args.empty()) { std::cerr << "acceloptctl report: campaign id required\n"; return kExitUsage; }
+  if (!o.html_file.empty()) return WriteHtmlReport(api, o.args[0], o.html_file);
   auto r = api.Call("GET", Path(o.args[0], "/report"));
   if (!r.ok()) return TransportError(r.status());
   if (r->http_status >= 300) return ReplyError(*r);
@@ -250,7 +330,9 @@ int CmdReport(ApiClient& api, const Options& o) {
   auto pct = [](const json& v) { return v.is_number() ? FormatDouble(v.get<double>(), 2) + "%" : std::string("-"); };
   std::cout << "campaign " << rep.value("campaign_id", "?") << ": " << rep.value("status", "?");
   if (!rep.value("reason", "").empty()) std::cout << " (" << rep.value("reason", "") << ")";
-  std::cout << "\n\n% of peak per problem, best so far after each iteration\n";
+  std::cout << "\n";
+  PrintTimes(rep);
+  std::cout << "\n% of peak per problem, best so far after each iteration\n";
   size_t iters = 0;
   for (const auto& p : rep.value("problems", json::array()))
     iters = std::max(iters, p.value("percent_of_peak_by_iteration", json::array()).size());
@@ -268,6 +350,7 @@ int CmdReport(ApiClient& api, const Options& o) {
     rows.push_back(row);
   }
   PrintTable(headers, rows);
+  PrintIterations(rep);
   // The final best measured side by side with the baseline ("default" mode).
   for (const auto& p : rep.value("problems", json::array())) {
     const json f = p.value("final", json());
