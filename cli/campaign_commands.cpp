@@ -43,8 +43,34 @@ void ApplySet(json& spec, const std::string& kv) {
   }
 }
 
+// "waiting for provider 'local' since 2026-12-01 10:00:00 UTC (3 calls): ..."
+// for each provider a campaign summary says it waits for; "" when none.
+std::string WaitingLine(const json& summary) {
+  std::string out;
+  for (const auto& w : summary.value("waiting", json::array())) {
+    if (!out.empty()) out += "; ";
+    out += "waiting for provider '" + w.value("provider", "?") + "' since " +
+           FormatUtc(w.value("since_us", int64_t{0})) + " (" + std::to_string(w.value("calls", 0)) + " calls): " +
+           w.value("error", "");
+  }
+  return out;
+}
+
+// A problem's speedup as the report means it: "none" when nothing beat the
+// baseline, "1.03x (noise)" when the best is not faster beyond the noise.
+std::string SpeedupCell(const json& p) {
+  const std::string improvement = p.value("improvement", json()).is_string() ? p["improvement"].get<std::string>() : "";
+  if (improvement == "none") return "none";
+  if (!p.contains("speedup") || !p["speedup"].is_number()) return "-";
+  std::string cell = FormatDouble(p["speedup"].get<double>()) + "x";
+  if (improvement == "within_noise") cell += " (noise)";
+  return cell;
+}
+
 void PrintSummary(const json& c) {
   std::cout << "campaign " << c.value("id", "?") << ": " << c.value("state", "?") << "\n";
+  if (!c.value("reason", "").empty()) std::cout << "reason: " << c.value("reason", "") << "\n";
+  if (std::string w = WaitingLine(c); !w.empty()) std::cout << w << "\n";
   if (c.contains("spend")) {
     const auto& s = c["spend"];
     std::cout << "spend: $" << FormatDouble(s.value("cost_usd", 0.0), 4) << ", " << s.value("tokens", 0)
@@ -57,7 +83,7 @@ void PrintSummary(const json& c) {
     rows.push_back({p.value("name", "?"), std::to_string(p.value("iteration", 0)) + "/" + std::to_string(p.value("iterations", 0)),
                     p.contains("baseline_us") && p["baseline_us"].is_number() ? FormatMicros(p["baseline_us"].get<double>()) : "-",
                     p.contains("best_us") && p["best_us"].is_number() ? FormatMicros(p["best_us"].get<double>()) : "-",
-                    p.contains("speedup") && p["speedup"].is_number() ? FormatDouble(p["speedup"].get<double>()) + "x" : "-",
+                    SpeedupCell(p),
                     p.contains("percent_of_peak") && p["percent_of_peak"].is_number() ? FormatDouble(p["percent_of_peak"].get<double>(), 1) + "%" : "-",
                     p.value("status", "")});
   }
@@ -70,15 +96,7 @@ std::string NumberOr(const json& j, const char* key, int precision, const std::s
 
 // Start, end and duration of a campaign (report_detail.hpp's fields).
 void PrintTimes(const json& rep) {
-  auto when = [](const json& v) -> std::string {
-    if (!v.is_number() || v.get<int64_t>() <= 0) return "-";
-    const time_t t = static_cast<time_t>(v.get<int64_t>() / 1000000);
-    struct tm tm {};
-    gmtime_r(&t, &tm);
-    char buf[64];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    return buf;
-  };
+  auto when = [](const json& v) -> std::string { return v.is_number() ? FormatUtc(v.get<int64_t>()) : "-"; };
   const json end = rep.value("ended_at_us", json());
   std::cout << "started " << when(rep.value("started_at_us", json())) << ", "
             << (end.is_number() ? "ended " + when(end) : std::string("still running")) << ", duration "
@@ -179,11 +197,14 @@ int ListOnce(ApiClient& api, const Options& o, bool clear) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : campaigns) {
     const auto spend = c.value("spend", json::object());
+    std::string note = WaitingLine(c);
+    if (note.empty()) note = c.value("reason", "");
+    if (note.size() > 90) note = note.substr(0, 87) + "...";
     rows.push_back({c.value("id", "?"), c.value("state", "?"), std::to_string(c.value("problems", json::array()).size()),
                     "$" + FormatDouble(spend.value("cost_usd", 0.0), 4), std::to_string(spend.value("llm_calls", 0)),
-                    std::to_string(spend.value("evaluations", 0))});
+                    std::to_string(spend.value("evaluations", 0)), note});
   }
-  PrintTable({"ID", "STATE", "PROBLEMS", "COST", "LLM CALLS", "EVALS"}, rows);
+  PrintTable({"ID", "STATE", "PROBLEMS", "COST", "LLM CALLS", "EVALS", "NOTE"}, rows);
   std::cout << std::flush;
   return kExitOk;
 }
@@ -216,6 +237,7 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
                                   : clock::time_point::max();
   int64_t after = 0;
   bool tty = isatty(2);
+  std::string last_waiting;
   while (true) {
     auto r = api.Call("GET", Path(id, "/events?after=" + std::to_string(after) + "&wait=10&limit=500"), nullptr,
                       std::chrono::seconds(40));
@@ -233,12 +255,19 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
     if (!s.ok()) return TransportError(s.status());
     if (s->http_status >= 300) return ReplyError(*s);
     std::string state = s->body.value("state", "");
+    // An outage is said once when it starts and once when it ends, tty or not.
+    if (std::string w = WaitingLine(s->body); w != last_waiting) {
+      if (tty && !print_events) std::cerr << "\r\033[K";
+      if (!w.empty()) std::cerr << "campaign " << id << ": " << w << "\n";
+      else std::cerr << "campaign " << id << ": the provider answers again\n";
+      last_waiting = w;
+    }
     if (!print_events && tty) {
       std::string line;
       for (const auto& p : s->body.value("problems", json::array())) {
         line += p.value("name", "?") + " " + std::to_string(p.value("iteration", 0)) + "/" +
                 std::to_string(p.value("iterations", 0));
-        if (p.contains("speedup") && p["speedup"].is_number()) line += " " + FormatDouble(p["speedup"].get<double>()) + "x";
+        if (p.contains("speedup") && p["speedup"].is_number()) line += " " + SpeedupCell(p);
         line += "  ";
       }
       std::cerr << "\r\033[K[" << state << "] " << line.substr(0, 150) << std::flush;
@@ -345,11 +374,35 @@ int CmdReport(ApiClient& api, const Options& o) {
     std::vector<std::string> row = {p.value("name", "?"), base.is_object() ? pct(base.value("percent_of_peak", json())) : "-"};
     auto by = p.value("percent_of_peak_by_iteration", json::array());
     for (size_t i = 0; i < iters; ++i) row.push_back(i < by.size() ? pct(by[i]) : "");
-    row.push_back(p.contains("speedup") && p["speedup"].is_number() ? FormatDouble(p["speedup"].get<double>()) + "x" : "-");
+    row.push_back(SpeedupCell(p));
     row.push_back(p.value("status", ""));
     rows.push_back(row);
   }
   PrintTable(headers, rows);
+  // Say in words what the table's "none" and "(noise)" mean, and why a
+  // problem failed.
+  for (const auto& p : rep.value("problems", json::array())) {
+    const std::string name = p.value("name", "?");
+    const json base = p.value("baseline", json());
+    const std::string improvement = p.value("improvement", json()).is_string() ? p["improvement"].get<std::string>() : "";
+    if (improvement == "none" && base.is_object()) {
+      std::cout << name << ": no improvement: no correct candidate beat the baseline ("
+                << FormatMicros(base.value("latency_us", 0.0)) << ", spread "
+                << FormatDouble(100 * base.value("spread", 0.0), 1) << "%)\n";
+    } else if (improvement == "within_noise") {
+      std::cout << name << ": no improvement beyond noise: the best is "
+                << FormatDouble(p.value("speedup", 1.0)) << "x, within the noise of the baseline (spread "
+                << FormatDouble(100 * base.value("spread", 0.0), 1) << "%)\n";
+    }
+    const json f = p.value("final", json());
+    if (f.is_object() && f.value("fallback", json()).is_object()) {
+      std::cout << name << ": " << f["fallback"].value("reason", "") << "; reported instead: "
+                << f["fallback"].value("origin", json("?")).dump() << "\n";
+    }
+    if (p.value("status", "") == "failed" && !p.value("reason", "").empty()) {
+      std::cout << name << ": failed: " << p.value("reason", "") << "\n";
+    }
+  }
   PrintIterations(rep);
   // The final best measured side by side with the baseline ("default" mode).
   for (const auto& p : rep.value("problems", json::array())) {

@@ -1,6 +1,7 @@
 #include "cli/output.hpp"
 
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <sstream>
 
@@ -49,6 +50,16 @@ std::string JsonToCell(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_float()) return FormatDouble(v.get<double>());
   return Dump(v);
+}
+
+std::string FormatUtc(int64_t unix_us) {
+  if (unix_us <= 0) return "-";
+  const time_t t = static_cast<time_t>(unix_us / 1000000);
+  struct tm tm {};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
 }
 
 }  // namespace accelopt::cli

@@ -93,13 +93,8 @@ int CmdCalibrate(ApiClient& api, const Options& o) {
     return j.contains(k) && j[k].is_number() ? FormatDouble(j[k].get<double>(), precision) : std::string("-");
   };
   std::string when = "-";
-  if (c.contains("measured_at_unix") && c["measured_at_unix"].is_number() && c["measured_at_unix"].get<int64_t>() > 0) {
-    const time_t t = static_cast<time_t>(c["measured_at_unix"].get<int64_t>());
-    struct tm tm {};
-    gmtime_r(&t, &tm);
-    char buf[64];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    when = buf;
+  if (c.contains("measured_at_unix") && c["measured_at_unix"].is_number()) {
+    when = FormatUtc(c["measured_at_unix"].get<int64_t>() * 1000000);
   }
   PrintTable({"FIELD", "VALUE"},
              {{"backend", r->body.value("backend", "?")},

@@ -79,6 +79,10 @@ void Api::AddRoutes() {
       d_.metrics->Set("accelopt_campaigns", {{"state", s}}, by_state[s]);
     d_.metrics->Set("accelopt_event_log_last_global_position", {}, static_cast<double>(d_.log->LastGlobalPosition()));
     d_.metrics->Set("accelopt_event_log_healthy", {}, d_.log->Healthy() ? 1 : 0);
+    if (d_.gate) {
+      for (const auto& [name, st] : d_.gate->States())
+        d_.metrics->Set("accelopt_llm_provider_available", {{"provider", name}}, st.available ? 1 : 0);
+    }
     for (const auto& [name, b] : d_.config->evaluators) {
       d_.metrics->Set("accelopt_evaluations_queued", {{"backend", name}}, static_cast<double>(d_.eval->Queued(name)));
       d_.metrics->Set("accelopt_evaluations_running", {{"backend", name}}, static_cast<double>(d_.eval->Running(name)));

@@ -291,6 +291,7 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
         p["percent_of_peak"] = rp["best"]["percent_of_peak"];
       }
       p["speedup"] = rp.value("speedup", json());
+      p["improvement"] = rp.value("improvement", json());
     }
     problems.push_back(p);
   }
@@ -302,6 +303,7 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
           {"mode", state.spec.mode},
           {"problems", problems},
           {"in_flight", runner.InFlight()},
+          {"waiting", runner.Waiting()},
           {"spend", {{"cost_usd", spent.cost_usd()}, {"tokens", spent.tokens}, {"llm_calls", spent.llm_calls},
                      {"evaluations", spent.evaluations}}},
           {"error", runner.Health().ok() ? json() : json(runner.Health().ToString())}};
