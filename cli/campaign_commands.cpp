@@ -424,9 +424,14 @@ int CmdReport(ApiClient& api, const Options& o) {
   std::vector<std::vector<std::string>> cost_rows;
   auto usage_rows = [&](const json& by, const std::string& kind) {
     for (const auto& [name, u] : by.items()) {
+      std::string source;
+      const json sources = u.value("cost_sources", json::object());
+      for (auto it = sources.begin(); it != sources.end(); ++it) {
+        source += (source.empty() ? "" : ", ") + it.key() + " " + std::to_string(it.value().get<int64_t>());
+      }
       cost_rows.push_back({kind, name, std::to_string(u.value("calls", 0)), std::to_string(u.value("failed_calls", 0)),
                            std::to_string(u.value("input_tokens", 0)), std::to_string(u.value("output_tokens", 0)),
-                           "$" + FormatDouble(u.value("cost_usd", 0.0), 4)});
+                           "$" + FormatDouble(u.value("cost_usd", 0.0), 4), source});
     }
   };
   json usage = rep.value("usage", json::object());
@@ -435,7 +440,9 @@ int CmdReport(ApiClient& api, const Options& o) {
   if (usage.contains("total")) usage_rows(json{{"all", usage["total"]}}, "total");
   if (!cost_rows.empty()) {
     std::cout << "\nLLM usage and cost (" << usage.value("evaluations", 0) << " evaluations)\n";
-    PrintTable({"BY", "NAME", "CALLS", "FAILED", "IN TOKENS", "OUT TOKENS", "COST"}, cost_rows);
+    PrintTable({"BY", "NAME", "CALLS", "FAILED", "IN TOKENS", "OUT TOKENS", "COST", "COST FROM (CALLS)"}, cost_rows);
+    std::cout << "cost from: usage = the provider's token counts x the price table; estimate = the reply had no\n"
+                 "usage, tokens estimated at 4 bytes each; no_price = no price configured for the model (counted as $0)\n";
   }
   return kExitOk;
 }

@@ -34,6 +34,22 @@ bool IsOutage(const llm::LlmError& e) {
   }
 }
 
+// Where a reply's token counts came from: "provider" (its usage), "estimate"
+// (none given: bytes / 4), "replay" (a recorded call).
+std::string UsageSource(const llm::LlmResponse& r) {
+  if (r.replayed) return "replay";
+  return r.usage_estimated ? "estimate" : "provider";
+}
+
+// Where its cost came from: "usage" (the provider's usage x the price table),
+// "estimate" (estimated usage x the price table), "no_price" (the model has
+// no price entry: the cost is unknown, recorded as 0), "replay" (not paid).
+std::string CostSource(const llm::LlmResponse& r) {
+  if (r.replayed) return "replay";
+  if (!r.cost_known) return "no_price";
+  return r.usage_estimated ? "estimate" : "usage";
+}
+
 std::string FormatSeconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, s < 10 ? "%.1f s" : "%.0f s", s);
@@ -534,6 +550,8 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
       ev.data["response_json_sha256"] = Sha256Hex(full_text);
       ev.data["finish_reason"] = resp.finish_reason;
       ev.data["cached_tokens"] = resp.cached_tokens;
+      ev.data["usage_source"] = UsageSource(resp);
+      ev.data["cost_source"] = CostSource(resp);
       if (s_.metrics) {
         s_.metrics->Add("accelopt_llm_calls_total", {{"role", role}, {"model", model}, {"outcome", "ok"}}, 1);
         s_.metrics->Add("accelopt_llm_tokens_total", {{"role", role}, {"model", model}, {"kind", "input"}}, resp.input_tokens);
@@ -548,10 +566,14 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
         usage = {e.partial->input_tokens, e.partial->output_tokens};
         cost = e.partial->cost_usd;
       }
+      const std::string usage_source = e.partial ? UsageSource(*e.partial) : "none";
+      const std::string cost_source = e.partial ? CostSource(*e.partial) : "none";
       ev = workflows::LlmCallFailedEvent(activity_id, Redact(e.Describe(provider)), usage, cost,
                                          static_cast<int>(e.attempts.size()));
       ev.data["request_sha256"] = request_hash;
       ev.data["error_kind"] = llm::LlmErrorKindName(e.kind);
+      ev.data["usage_source"] = usage_source;
+      ev.data["cost_source"] = cost_source;
       if (s_.metrics) s_.metrics->Add("accelopt_llm_calls_total", {{"role", role}, {"model", model}, {"outcome", llm::LlmErrorKindName(e.kind)}}, 1);
     }
     // The provider field names the provider from the request payload.

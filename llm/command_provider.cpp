@@ -93,10 +93,10 @@ class CommandProvider : public Provider {
       if (r.ok()) {
         r.response().attempts = attempts;
         r.response().latency = latency;
-        ApplyPrice(config_, request.model, &r.response());
+        ApplyUsageAndPrice(config_, request, &r.response());
       } else {
         r.error().attempts = attempts;
-        if (r.error().partial) ApplyPrice(config_, request.model, &*r.error().partial);
+        if (r.error().partial) ApplyUsageAndPrice(config_, request, &*r.error().partial);
       }
       return r;
     };

@@ -79,13 +79,13 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
     if (result.ok()) {
       result.response().latency = latency;
       result.response().attempts = s->attempts;
-      ApplyPrice(config, s->request.model, &result.response());
+      ApplyUsageAndPrice(config, s->request, &result.response());
     } else {
       result.error().attempts = s->attempts;
       if (result.error().partial) {
         result.error().partial->latency = latency;
         result.error().partial->attempts = s->attempts;
-        ApplyPrice(config, s->request.model, &*result.error().partial);
+        ApplyUsageAndPrice(config, s->request, &*result.error().partial);
       }
     }
     auto done = std::move(s->done);

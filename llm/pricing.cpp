@@ -1,5 +1,10 @@
 #include "llm/pricing.hpp"
 
+#include <mutex>
+#include <set>
+
+#include "base/log.hpp"
+
 #include <algorithm>
 
 namespace accelopt::llm {
@@ -23,6 +28,27 @@ void ApplyPrice(const ProviderConfig& config, const std::string& requested_model
   }
   r->cost_usd = CostUsd(it->second, r->input_tokens, r->output_tokens, r->cached_tokens);
   r->cost_known = true;
+}
+
+void EstimateMissingUsage(const std::string& provider, const LlmRequest& request, LlmResponse* r) {
+  if (r->input_tokens != 0 || r->output_tokens != 0 || r->replayed) return;
+  auto tokens = [](size_t bytes) { return static_cast<int64_t>((bytes + kBytesPerToken - 1) / kBytesPerToken); };
+  r->input_tokens = tokens(request.system.size() + request.user.size());
+  r->output_tokens = tokens(r->text.size() + r->reasoning.size());
+  r->cached_tokens = 0;
+  r->usage_estimated = true;
+  static std::mutex mu;
+  static std::set<std::string> warned;
+  std::lock_guard lock(mu);
+  if (warned.insert(provider).second) {
+    LogWarning("provider '" + provider + "' returned a reply without usage; its token counts and costs are " +
+               "estimated at " + std::to_string(kBytesPerToken) + " bytes per token (marked 'estimated')");
+  }
+}
+
+void ApplyUsageAndPrice(const ProviderConfig& config, const LlmRequest& request, LlmResponse* response) {
+  EstimateMissingUsage(config.name, request, response);
+  ApplyPrice(config, request.model, response);
 }
 
 }  // namespace accelopt::llm

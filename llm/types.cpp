@@ -155,7 +155,8 @@ json ToJson(const LlmResponse& r) {
           {"attempts", AttemptsJson(r.attempts)},
           {"cost_usd", r.cost_usd},
           {"cost_known", r.cost_known},
-          {"replayed", r.replayed}};
+          {"replayed", r.replayed},
+          {"usage_estimated", r.usage_estimated}};
 }
 
 Result<LlmResponse> ResponseFromJson(const json& j) {
@@ -174,6 +175,7 @@ Result<LlmResponse> ResponseFromJson(const json& j) {
   ACCELOPT_RETURN_IF_ERROR(Get(j, "cost_usd", &r.cost_usd, false));
   ACCELOPT_RETURN_IF_ERROR(Get(j, "cost_known", &r.cost_known, false));
   ACCELOPT_RETURN_IF_ERROR(Get(j, "replayed", &r.replayed, false));
+  ACCELOPT_RETURN_IF_ERROR(Get(j, "usage_estimated", &r.usage_estimated, false));
   if (auto it = j.find("attempts"); it != j.end() && it->is_array()) {
     for (const auto& a : *it) {
       if (!a.is_object()) return InvalidArgument("response: attempt is not an object");

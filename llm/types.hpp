@@ -62,6 +62,9 @@ struct LlmResponse {
   double cost_usd = 0;            // from the provider's price table; 0 when unpriced or replayed
   bool cost_known = false;        // the model had a price entry
   bool replayed = false;          // answered by the replay provider from a recorded call
+  // The reply carried no usage: the token counts (and so the cost) are an
+  // estimate (llm/pricing.hpp, EstimateMissingUsage).
+  bool usage_estimated = false;
 };
 
 enum class LlmErrorKind {

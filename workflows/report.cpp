@@ -12,16 +12,24 @@ json Pct(double v) { return v >= 0 ? json(v) : json(nullptr); }
 
 struct Usage {
   int64_t calls = 0, failed_calls = 0, input_tokens = 0, output_tokens = 0, cost_nusd = 0;
+  // Calls by where their cost figure came from (the completion's
+  // cost_source; "usage" for events written before it existed).
+  std::map<std::string, int64_t> cost_sources;
   json ToJson() const {
+    json sources = json::object();
+    for (const auto& [k, n] : cost_sources) sources[k] = n;
     return {{"calls", calls},
             {"failed_calls", failed_calls},
             {"input_tokens", input_tokens},
             {"output_tokens", output_tokens},
-            {"cost_usd", static_cast<double>(cost_nusd) / 1e9}};
+            {"cost_usd", static_cast<double>(cost_nusd) / 1e9},
+            {"cost_sources", sources}};
   }
   void Add(const ActivityRecord& a) {
     ++calls;
     if (a.status == ActivityStatus::kFailed) ++failed_calls;
+    const json src = a.completion.value("cost_source", json());
+    ++cost_sources[src.is_string() ? src.get<std::string>() : "usage"];
     const json u = a.completion.value("usage", json::object());
     input_tokens += u.value("input_tokens", int64_t{0});
     output_tokens += u.value("output_tokens", int64_t{0});

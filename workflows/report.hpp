@@ -18,7 +18,11 @@
 //    "usage": {"by_role": {role: U}, "by_model": {"provider/model": U},
 //              "total": U, "evaluations": n},
 //    "budget": {"spent": Amounts, "reserved": Amounts}}
-//   U = {"calls", "failed_calls", "input_tokens", "output_tokens", "cost_usd"}
+//   U = {"calls", "failed_calls", "input_tokens", "output_tokens", "cost_usd",
+//        "cost_sources": {source: calls}}  where each call's cost came from:
+//        "usage" (the provider's usage x price), "estimate" (no usage in the
+//        reply: bytes/4 x price), "no_price" (no price entry: counted as 0),
+//        "replay", "none" (a failed call that returned nothing)
 //
 // The best kernel is the fastest correct candidate (first one on ties) or the
 // baseline. A percent_of_peak of -1 from the evaluator (unknown) is null here.

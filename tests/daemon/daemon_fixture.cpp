@@ -128,6 +128,34 @@ DaemonFixture::DaemonFixture(const json& script, const json& overrides) {
   std::ofstream(config_path) << config.dump(1);
 }
 
+void DaemonFixture::StopFake() {
+  fake.Signal(SIGKILL);
+  fake.Wait(std::chrono::seconds(10));
+  fake = Child();
+}
+
+void DaemonFixture::RestartFake() {
+  static int generation = 0;
+  const std::string out = dir + "/fake." + std::to_string(++generation) + ".out";
+  // The old listening socket may linger for a moment: retry the bind.
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    fake = Child({FakeServerPath(), "--script", dir + "/script.json", "--port", std::to_string(fake_port)}, out);
+    for (int i = 0; i < 100; ++i) {
+      std::ifstream in(out);
+      std::string line;
+      if (std::getline(in, line) && !line.empty() && std::isdigit(static_cast<unsigned char>(line[0]))) {
+        BOOST_REQUIRE_EQUAL(std::stoi(line), fake_port);
+        return;
+      }
+      if (fake.Wait(std::chrono::milliseconds(0)) != -1) break;  // exited: the port is still taken
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    fake = Child();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  BOOST_FAIL("the fake LLM server did not restart on port " << fake_port);
+}
+
 DaemonFixture::~DaemonFixture() {
   daemon = Child();
   fake = Child();

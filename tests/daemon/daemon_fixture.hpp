@@ -55,6 +55,11 @@ class DaemonFixture {
                                     const std::string& body = "") const;
   // The fake server's recorded requests (GET /_fake/requests).
   json FakeRequests() const;
+  // An outage of the model server: StopFake kills it (connections are then
+  // refused); RestartFake starts a fresh one (empty request log) with the
+  // same script on the same port.
+  void StopFake();
+  void RestartFake();
 
   std::string dir;
   std::string socket;

@@ -312,7 +312,9 @@ void FakeLlmServer::Serve(std::shared_ptr<Conn> conn) {
           const FakeFault& f = rule.fault;
           FakeReply reply = rule.reply;
           if (f.kind.empty()) {
-            send(200, ReplyBody(call.api, call, reply, seq));
+            json out = ReplyBody(call.api, call, reply, seq);
+            if (reply.no_usage) out.erase("usage");
+            send(200, out);
           } else if (f.status != 0) {
             if (f.retry_after_s) res.set(http::field::retry_after, std::to_string(*f.retry_after_s));
             if (f.retry_after_ms) res.set("retry-after-ms", std::to_string(*f.retry_after_ms));

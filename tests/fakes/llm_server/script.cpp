@@ -118,7 +118,8 @@ Result<FakeScript> FakeScript::Parse(const json& j) {
       const json& rp = r["reply"];
       const std::string pp = path + ".reply";
       ACCELOPT_RETURN_IF_ERROR(CheckKeys(rp, pp, {"text", "reasoning", "finish_reason",
-                                                  "input_tokens", "output_tokens", "cached_tokens"}));
+                                                  "input_tokens", "output_tokens", "cached_tokens", "no_usage"}));
+      ACCELOPT_RETURN_IF_ERROR(Read(rp, "no_usage", &rule.reply.no_usage, pp));
       ACCELOPT_RETURN_IF_ERROR(Read(rp, "text", &rule.reply.text, pp));
       ACCELOPT_RETURN_IF_ERROR(Read(rp, "reasoning", &rule.reply.reasoning, pp));
       ACCELOPT_RETURN_IF_ERROR(Read(rp, "finish_reason", &rule.reply.finish_reason, pp));

@@ -20,7 +20,8 @@
 //   nth             only the nth request (1-based) meeting the conditions above
 //   times           the rule serves at most this many requests, then is skipped
 // reply: text, reasoning, finish_reason ("stop"), input_tokens / output_tokens
-//   (default: bytes/4 + 1), cached_tokens (0).
+//   (default: bytes/4 + 1), cached_tokens (0), no_usage (false: true sends
+//   a reply without any usage object, as some servers do).
 // latency_ms: wait before answering (or before the fault).
 // fault: "kind" or {"kind": ..., ...}:
 //   "429" {retry_after_s?, retry_after_ms?}, "500", "503",
@@ -51,6 +52,7 @@ struct FakeReply {
   std::optional<int64_t> input_tokens;
   std::optional<int64_t> output_tokens;
   int64_t cached_tokens = 0;
+  bool no_usage = false;  // send no usage object (servers that omit it)
 };
 
 struct FakeFault {
