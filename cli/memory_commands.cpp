@@ -36,9 +36,20 @@ int List(ApiClient& api, const Options& o) {
   }
   if (rows.empty()) {
     std::cerr << "no memory banks yet (a campaign with memory.scope \"bank\" or an import creates one)\n";
-    return kExitOk;
+  } else {
+    PrintTable({"BANK", "GEN", "ITEMS", "RETIRED", "TAINTED", "CAMPAIGNS", "", "EVENTS"}, rows);
   }
-  PrintTable({"BANK", "GEN", "ITEMS", "RETIRED", "TAINTED", "CAMPAIGNS", "", "EVENTS"}, rows);
+  // Problem-scope memory lives in its campaign; say where it is.
+  std::vector<std::vector<std::string>> own;
+  for (const auto& c : r->body.value("problem_scope", json::array())) {
+    own.push_back({c.value("campaign", "?"), c.value("problem", "?"), std::to_string(c.value("items", 0)),
+                   std::to_string(c.value("credit", 0))});
+  }
+  if (!own.empty()) {
+    std::cout << (rows.empty() ? "" : "\n") << "memory of problem-scope campaigns (items: acceloptctl report CAMPAIGN --html F, "
+              << "or GET /v1/campaigns/CAMPAIGN/report)\n";
+    PrintTable({"CAMPAIGN", "PROBLEM", "ITEMS", "CREDIT"}, own);
+  }
   return kExitOk;
 }
 

@@ -57,7 +57,24 @@ void Api::AddMemoryRoutes() {
   router_.Add(V::get, "/v1/memory", [this](const HttpRequest&, const RouteParams&, Respond respond) {
     auto list = d_.banks->List();
     if (!list.ok()) return respond(ApiError(list.status()));
-    respond(Ok({{"banks", *list}}));
+    // Memory of problem-scope campaigns (the paper's, and the default) lives
+    // in the campaign, not in a bank: listed per campaign and problem.
+    json problem_scope = json::array();
+    for (const auto& r : d_.campaigns->All()) {
+      const auto st = r->Snapshot();
+      if (st.spec.memory.scope != "problem") continue;
+      for (const auto& ps : st.problems) {
+        if (ps.memory.empty()) continue;
+        int credit = 0;
+        for (const auto& m : ps.memory) credit += m.credit;
+        problem_scope.push_back({{"campaign", r->id()},
+                                 {"problem", ps.info.id},
+                                 {"items", ps.memory.size()},
+                                 {"credit", credit},
+                                 {"iteration", static_cast<int>(ps.iterations.size())}});
+      }
+    }
+    respond(Ok({{"banks", *list}, {"problem_scope", problem_scope}}));
   });
 
   router_.Add(V::get, "/v1/memory/{bank}", [this](const HttpRequest&, const RouteParams& p, Respond respond) {

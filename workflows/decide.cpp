@@ -4,7 +4,9 @@
 // a step that depends on another (an evaluation on its CandidateProposed)
 // comes in the next round. Reservations of the round are summed in a local
 // ledger so that the round as a whole keeps every cap.
+#include <cctype>
 #include <map>
+#include <set>
 
 #include "base/sha256.hpp"
 #include "workflows/campaign.hpp"
@@ -162,12 +164,28 @@ class Decider {
     if (default_mode() && i > 0 && !it.credited) return CreditExperiences(p, i);
     if (i > 0 && !it.pairs_selected) {
       const auto groups = BuildGroups(spec(), It(p, i - 1));
-      json pairs = json::array();
+      json pairs = json::array(), duplicates = json::array();
+      // "default": a pair already summarized (same kind, slow and fast
+      // code) in an earlier iteration, or behind an item in memory, is not
+      // summarized again.
+      std::set<std::string> seen;
+      auto key = [](const MemoryPair& m) { return m.kind + "/" + m.slow_sha256 + "/" + m.fast_sha256; };
+      if (default_mode()) {
+        for (int j = 0; j < i; ++j) {
+          for (const MemoryPair& m : It(p, j).pairs) seen.insert(key(m));
+        }
+        for (const MemoryItem& m : ps.memory) seen.insert(key(m.pair));
+      }
       for (const MemoryPair& pair : MemoryPolicyFor(spec().mode).SelectPairs(groups, sp)) {
+        if (default_mode() && !seen.insert(key(pair)).second) {
+          duplicates.push_back({{"slow_id", pair.slow_id}, {"fast_id", pair.fast_id}, {"kind", pair.kind}});
+          continue;
+        }
         pairs.push_back(ToJson(pair));
       }
-      return EmitEvent(event_type::kMemoryPairsSelected,
-                       {{"problem", p}, {"iteration", i}, {"pairs", pairs}});
+      json d = {{"problem", p}, {"iteration", i}, {"pairs", pairs}};
+      if (default_mode()) d["duplicates"] = duplicates;
+      return EmitEvent(event_type::kMemoryPairsSelected, std::move(d));
     }
     // A baseline that does not pass ends the problem.
     if (i == 0 && it.beam[0].measured && !it.beam[0].measurement.correct) {
@@ -655,6 +673,24 @@ class Decider {
     return Status::Ok();
   }
 
+  // Content of a memory item for de-duplication: title and description,
+  // lower-cased, runs of white space as one space.
+  static std::string ContentKey(const std::string& title, const std::string& description) {
+    std::string out;
+    bool space = true;
+    for (char ch : title + "\n" + description) {
+      const unsigned char c = static_cast<unsigned char>(ch);
+      if (std::isspace(c)) {
+        if (!space) out += ' ';
+        space = true;
+      } else {
+        out += static_cast<char>(std::tolower(c));
+        space = false;
+      }
+    }
+    return out;
+  }
+
   Status UpdateMemory(int p, int i, const std::string& pre) {
     const IterationState& it = It(p, i);
     const ProblemState& ps = st_.problems[p];
@@ -675,6 +711,23 @@ class Decider {
       if (default_mode() && summary->no_optimization) {
         dropped.push_back({{"pair", m}, {"reason", "no_optimization"}});
         continue;
+      }
+      // "default": an item with the same content as one in memory (or one
+      // added just now) is that item again; the one in memory keeps its
+      // credit.
+      if (default_mode()) {
+        const std::string content = ContentKey(summary->title, summary->description);
+        std::string same;
+        for (const MemoryItem& old : ps.memory) {
+          if (ContentKey(old.title, old.description) == content) same = old.id;
+        }
+        for (const json& a : added) {
+          if (ContentKey(a.value("title", ""), a.value("description", "")) == content) same = a.value("id", "");
+        }
+        if (!same.empty()) {
+          dropped.push_back({{"pair", m}, {"reason", "duplicate"}, {"of", same}});
+          continue;
+        }
       }
       MemoryItem item;
       item.id = pre + "/mem/m" + std::to_string(m);

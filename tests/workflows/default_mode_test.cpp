@@ -379,6 +379,39 @@ BOOST_AUTO_TEST_CASE(no_correct_candidate_is_no_improvement_not_a_speedup) {
   BOOST_TEST(none > 0);
 }
 
+// The same slow->fast pair is summarized once per problem, and a summary
+// with the content of an item already in memory is not added again.
+BOOST_AUTO_TEST_CASE(pairs_and_items_are_not_duplicated_in_memory) {
+  DefaultRun r;
+  r.spec.search.T = 5;
+  r.Run(MakeScript(r.world));
+  std::map<int, std::set<std::string>> pairs, contents;
+  int duplicate_pairs = 0, duplicate_items = 0, added = 0;
+  for (const Event& e : r.log) {
+    const int p = e.data.value("problem", -1);
+    if (e.type == event_type::kMemoryPairsSelected) {
+      for (const json& m : e.data["pairs"]) {
+        const std::string key = m["kind"].get<std::string>() + "/" + m["slow_sha256"].get<std::string>() + "/" +
+                                m["fast_sha256"].get<std::string>();
+        BOOST_TEST(pairs[p].insert(key).second, "pair summarized twice: " << key);
+      }
+      duplicate_pairs += static_cast<int>(e.data.value("duplicates", json::array()).size());
+    }
+    if (e.type == event_type::kMemoryUpdated) {
+      for (const json& m : e.data["added"]) {
+        ++added;
+        const std::string content = m["title"].get<std::string>() + "\n" + m["description"].get<std::string>();
+        BOOST_TEST(contents[p].insert(content).second, "item added twice: " << m["title"]);
+      }
+      for (const json& d : e.data.value("dropped", json::array())) duplicate_items += d.value("reason", "") == "duplicate";
+    }
+  }
+  BOOST_TEST(added > 0);
+  // The script's summarizer knows two lessons only: the dedup had work to do.
+  BOOST_TEST(duplicate_items > 0);
+  BOOST_TEST_MESSAGE("duplicate pairs skipped: " << duplicate_pairs << ", duplicate items dropped: " << duplicate_items);
+}
+
 BOOST_AUTO_TEST_CASE(identical_code_is_evaluated_once_and_reuse_is_recorded) {
   DefaultRun r;
   r.Run(MakeFaultyScript(r.world));
