@@ -28,11 +28,23 @@ std::vector<BeamPick> PaperBeamPolicy::Select(const std::vector<Group>& groups,
                                               int width) const {
   std::vector<BeamPick> picks;
   picks.reserve(groups.size());
+  // Published: a group with no evaluated sample at all (the planner call
+  // failed, no code block, skipped: "No implementation found") is dropped,
+  // not a stand-in; unless every group is (an empty beam ends the search).
+  bool any_evaluated = false;
+  for (const Group& g : groups) {
+    for (const Sample& s : g.samples) any_evaluated = any_evaluated || s.evaluated || s.correct;
+  }
   for (size_t i = 0; i < groups.size(); ++i) {
     const Group& g = groups[i];
+    bool evaluated = false;
+    for (const Sample& s : g.samples) evaluated = evaluated || s.evaluated || s.correct;
+    if (!evaluated && any_evaluated) continue;
     BeamPick p;
     p.group_index = static_cast<int>(i);
-    if (const Sample* s = g.Fastest()) {
+    // A parent that failed its re-profile: all its children rank as failures.
+    const Sample* s = g.parent_failed ? nullptr : g.Fastest();
+    if (s) {
       p.origin = s->candidate_id;
       p.source_sha256 = s->source_sha256;
       p.latency_us = s->latency_us;

@@ -2,10 +2,12 @@
 //
 // A BeamPolicy is chosen by the spec's search mode. PaperBeamPolicy is the
 // published rule (ALGORITHM.md): each (parent, plan) group is represented by
-// its fastest correct sample; a failed group (no correct sample) ranks last
-// and its parent's code stands in; a stable sort by latency (failed groups
-// after every successful one, in group order) keeps the top B. No elitism,
-// no de-duplication. Ties keep group order.
+// its fastest correct sample; a failed group (samples evaluated, none
+// correct; or a parent that failed its re-profile) ranks last and its
+// parent's code stands in; a group with no evaluated sample at all (planner
+// failed, no code block) is dropped (unless every group is); a stable sort
+// by latency (failed groups after every successful one, in group order)
+// keeps the top B. No elitism, no de-duplication. Ties keep group order.
 //
 // DefaultBeamPolicy ("default" mode) keeps what is known to be good and
 // drops what only looks different:

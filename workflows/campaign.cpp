@@ -60,6 +60,7 @@ std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& i
         Sample s;
         s.candidate_id = c.id;
         s.source_sha256 = c.source_sha256;
+        s.evaluated = c.ok && c.evaluated;
         s.correct = c.ok && c.evaluated && c.measurement.correct;
         s.latency_us = c.measurement.latency_us;
         s.spread = c.measurement.spread;

@@ -14,8 +14,11 @@ const RoleSpec& CampaignSpec::Role(const std::string& role) const {
 }
 
 int FixAttempts(const CampaignSpec& spec) {
+  // The published loop has no fixer: paper mode never fixes, whatever a
+  // spec or the daemon's search defaults say.
+  if (spec.mode == kModePaper) return 0;
   if (spec.search.fix_attempts) return *spec.search.fix_attempts;
-  return spec.mode == kModePaper ? 0 : 1;
+  return 1;
 }
 
 namespace {

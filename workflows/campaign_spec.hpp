@@ -124,7 +124,8 @@ struct CampaignSpec {
   const RoleSpec& Role(const std::string& role) const;
 };
 
-// search.fix_attempts, or the mode's default: 1 in "default", 0 in "paper".
+// 0 in "paper" (the published loop has no fixer, whatever the spec or the
+// daemon's search defaults say); else search.fix_attempts, default 1.
 int FixAttempts(const CampaignSpec& spec);
 
 // One role's JSON form ("roles.<name>" above), checked on its own: provider

@@ -703,7 +703,7 @@ class Decider {
         continue;
       }
       ACCELOPT_ASSIGN_OR_RETURN(std::string reply, Text(a->response_sha256));
-      auto summary = ParseSummarizerReply(reply);
+      auto summary = ParseSummarizerReply(reply, /*published_rule=*/!default_mode());
       if (!summary.ok()) {
         failed.push_back({{"pair", m}, {"error", summary.status().message()}});
         continue;
@@ -816,9 +816,15 @@ class Decider {
     ACCELOPT_ASSIGN_OR_RETURN(std::string reference, Text(ps.info.reference_sha256));
     ACCELOPT_ASSIGN_OR_RETURN(std::string kernel, Text(member.source_sha256));
     KernelContext ctx{ps.info, st_.hardware, reference, kernel};
-    Rng rng(spec().seed, plan_id);
-    ChatPrompt prompt =
-        PlannerPrompt(ctx, member.measurement.profile, ps.memory, rng, default_mode());
+    // paper: the profile is shuffled once per beam member (all N planner
+    // calls of a member see one prompt), as published; default: per plan.
+    Rng rng(spec().seed, default_mode() ? plan_id : member.beam_id + "/profile");
+    // "No optimization found" items take capacity but are never shown.
+    std::vector<MemoryItem> shown;
+    for (const MemoryItem& m : ps.memory) {
+      if (!m.no_optimization) shown.push_back(m);
+    }
+    ChatPrompt prompt = PlannerPrompt(ctx, member.measurement.profile, shown, rng, default_mode());
     return ScheduleLlm(plan_id, kRolePlanner, kPurposePlan, p, i, {{"beam", b}, {"plan", n}},
                        prompt);
   }

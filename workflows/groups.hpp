@@ -16,6 +16,7 @@ struct Sample {
   double latency_us = 0;      // meaningful only when correct
   double spread = 0;          // relative noise of latency_us (docs/contracts.md)
   std::string normalized_sha256;  // NormalizedCodeSha256 ("default" mode; else empty)
+  bool evaluated = false;     // usable code that was evaluated, whatever the verdict (correct implies it)
 };
 
 // True when a latency `a` (relative noise `a_spread`) is faster than `b`

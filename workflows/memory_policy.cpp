@@ -86,6 +86,9 @@ std::vector<MemoryPair> SelectPairsImpl(const std::vector<Group>& groups,
     const Group& g = groups[i];
     const Sample* fastest = g.Fastest();
     if (!fastest) continue;  // failed group: nothing to learn from
+    // Published: a parent that failed its re-profile contributes no pairs,
+    // and a group whose best is exactly the parent's latency (1.0x) none.
+    if (!noise_aware && (g.parent_failed || fastest->latency_us == g.parent_latency_us)) continue;
     const bool beat_parent =
         noise_aware ? FasterBeyondNoise(fastest->latency_us, fastest->spread,
                                         g.parent_latency_us, g.parent_spread)
@@ -138,6 +141,12 @@ std::vector<MemoryPair> SelectPairsImpl(const std::vector<Group>& groups,
   for (auto& p : negatives) {
     if (out.size() >= top_k) break;
     out.push_back(std::move(p));
+  }
+  // Published: the new items come grouped by beam member in beam order
+  // (groups are in (parent, plan) order), not as one best-first list.
+  if (!noise_aware) {
+    std::stable_sort(out.begin(), out.end(),
+                     [](const MemoryPair& a, const MemoryPair& b) { return a.group_index < b.group_index; });
   }
   return out;
 }

@@ -243,13 +243,16 @@ std::vector<int> ExtractUsedExperiences(std::string* reply) {
   return used;
 }
 
-Result<Summary> ParseSummarizerReply(std::string_view reply) {
+Result<Summary> ParseSummarizerReply(std::string_view reply, bool published_rule) {
   std::string_view text = Trim(reply);
   if (text.empty()) return InvalidArgument("the summarizer's reply is empty");
   Summary s;
   const std::string lower = Lower(text);
   std::vector<FencedBlock> blocks = FencedBlocks(text);
-  if (lower.find("no optimization found") != std::string::npos && blocks.size() < 2) {
+  const bool no_optimization =
+      published_rule ? text.find("No optimization found") != std::string_view::npos
+                     : lower.find("no optimization found") != std::string::npos && blocks.size() < 2;
+  if (no_optimization) {
     s.no_optimization = true;
     s.title = "No optimization found";
     return s;

@@ -70,6 +70,10 @@ struct Summary {
 // fenced block the description, the first two fenced blocks the slow and
 // fast snippets. A reply saying "No optimization found" sets no_optimization.
 // Empty replies are kInvalidArgument.
-Result<Summary> ParseSummarizerReply(std::string_view reply);
+// `published_rule` (paper mode): "No optimization found" is the published
+// plain, case-sensitive substring test on the reply, whatever else it holds.
+// Otherwise ("default"): case-insensitive, and only when the reply has fewer
+// than two code blocks (a real summary that mentions the phrase stays one).
+Result<Summary> ParseSummarizerReply(std::string_view reply, bool published_rule = false);
 
 }  // namespace accelopt::workflows

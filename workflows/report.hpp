@@ -34,6 +34,13 @@
 // side-by-side ~95% interval includes 1 when there is one, else
 // FasterBeyondNoise of the two measurements); "faster" otherwise.
 //
+// "paper" mode reports "speedup" as published ("published_speedup":
+// {"value", "iteration", "by_iteration"}): per iteration the best child (a
+// correct candidate of that iteration) against the original baseline, so it
+// can be below 1; the headline is the unrounded value at the first iteration
+// whose value rounded to 2 decimals is the maximum (the geomean uses it).
+// "best" stays the fastest correct kernel.
+//
 // "default" mode adds "mode", candidates.{"reused", "fix_attempts" (sum over
 // samples), "fixed" (correct after a fix)}, and per problem
 //   "final": {"selected_latency_us", "selected_spread", "beam_id" ("" for a

@@ -102,7 +102,10 @@ void ExpectExhaustedWithBestSoFar(const CapRun& run, const char* resource) {
   BOOST_TEST(report["status"] == kStatusBudgetExhausted);
   for (const json& p : report["problems"]) {
     BOOST_TEST(!p["best"].is_null());
-    BOOST_TEST(p["speedup"].get<double>() >= 1.0);
+    // The best so far is never worse than the baseline (the speedup itself,
+    // in paper mode, is the published children-only figure and may be < 1).
+    BOOST_TEST(p["best"]["latency_us"].get<double>() <= p["baseline"]["latency_us"].get<double>());
+    BOOST_TEST(p["speedup"].is_number());
   }
   // The last two events: BudgetExhausted, then CampaignCompleted.
   BOOST_REQUIRE_GE(run.log.size(), 2u);

@@ -86,3 +86,20 @@ BOOST_AUTO_TEST_CASE(summaries_parse_into_fields) {
 
 }  // namespace
 }  // namespace accelopt::workflows
+
+namespace accelopt::workflows {
+namespace {
+
+// paper: "No optimization found" is the published plain, case-sensitive
+// substring test; default: case-insensitive and only without two snippets.
+BOOST_AUTO_TEST_CASE(no_optimization_detection_per_mode) {
+  const std::string lower = "**Tile**\nno optimization found here, but see:\n";
+  const std::string with_code = "No optimization found? Actually:\n**Tile**\n```cpp\na();\n```\n```cpp\nb();\n```\n";
+  BOOST_TEST(ParseSummarizerReply(lower, /*published_rule=*/false)->no_optimization);
+  BOOST_TEST(!ParseSummarizerReply(lower, /*published_rule=*/true)->no_optimization);
+  BOOST_TEST(!ParseSummarizerReply(with_code, false)->no_optimization);
+  BOOST_TEST(ParseSummarizerReply(with_code, true)->no_optimization);
+}
+
+}  // namespace
+}  // namespace accelopt::workflows

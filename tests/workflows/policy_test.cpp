@@ -11,7 +11,14 @@ namespace accelopt::workflows {
 namespace {
 
 Sample Ok(const std::string& id, double latency) { return {id, "sha-" + id, true, latency}; }
-Sample Failed(const std::string& id) { return {id, "sha-" + id, false, 0}; }
+// Evaluated and not correct (compile error, wrong result, timeout).
+Sample Failed(const std::string& id) {
+  Sample s{id, "sha-" + id, false, 0};
+  s.evaluated = true;
+  return s;
+}
+// The executor gave no code block: nothing was evaluated.
+Sample NoCode(const std::string& id) { return {id, "", false, 0}; }
 
 Group G(int parent, double parent_latency, int plan, std::vector<Sample> samples) {
   Group g;
@@ -53,11 +60,16 @@ BOOST_AUTO_TEST_CASE(failed_groups_rank_last_with_parent_code_standing_in) {
   std::vector<Group> groups = {
       G(0, 10, 0, {Failed("a0"), Failed("a1")}),  // parent is very fast, still last
       G(1, 500, 0, {Ok("b0", 400)}),
-      G(2, 20, 0, {}),                            // plan failed: no samples
+      G(2, 20, 0, {}),                            // planner failed: no samples
       G(3, 300, 0, {Ok("d0", 900)}),
+      G(4, 30, 0, {NoCode("e0"), NoCode("e1")}),  // no code block: nothing evaluated
+      G(5, 40, 0, {Failed("f0")}),
   };
-  auto picks = policy.Select(groups, 4);
-  BOOST_TEST(Origins(picks) == (std::vector<std::string>{"b0", "d0", "beam0", "beam2"}));
+  auto picks = policy.Select(groups, 6);
+  // Published: groups with no evaluated sample ("No implementation found")
+  // are dropped; evaluated-but-failed groups stand in with the parent's code.
+  BOOST_TEST(Origins(picks) == (std::vector<std::string>{"b0", "d0", "beam0", "beam5"}));
+  BOOST_REQUIRE(picks.size() == 4u);
   BOOST_TEST(picks[2].standin);
   BOOST_TEST(picks[2].source_sha256 == "sha-beam0");
   BOOST_TEST(picks[2].latency_us == 10);
@@ -67,6 +79,50 @@ BOOST_AUTO_TEST_CASE(failed_groups_rank_last_with_parent_code_standing_in) {
   // Fewer successes than B: failed groups fill in group order.
   BOOST_TEST(Origins(policy.Select(groups, 3)) ==
              (std::vector<std::string>{"b0", "d0", "beam0"}));
+  // Nothing evaluated anywhere: the parents stand in rather than an empty beam.
+  std::vector<Group> none = {G(0, 10, 0, {}), G(1, 20, 0, {NoCode("x")})};
+  BOOST_TEST(Origins(policy.Select(none, 2)) == (std::vector<std::string>{"beam0", "beam1"}));
+}
+
+// Published: a parent that failed its re-profile ranks all its children as
+// failures and contributes no memory pairs.
+BOOST_AUTO_TEST_CASE(a_parent_that_failed_its_reprofile_ranks_its_children_as_failures) {
+  std::vector<Group> groups = {G(0, 100, 0, {Ok("a0", 50)}), G(1, 200, 0, {Ok("b0", 150)})};
+  groups[0].parent_failed = true;
+  auto picks = PaperBeamPolicy().Select(groups, 2);
+  BOOST_TEST(Origins(picks) == (std::vector<std::string>{"b0", "beam0"}));
+  SearchParams sp;
+  sp.TopK = 8;
+  for (const MemoryPair& m : PaperMemoryPolicy().SelectPairs(groups, sp)) BOOST_TEST(m.group_index != 0);
+}
+
+// Published: a group whose best sample is exactly the parent's latency
+// (1.0x) yields no memory pair (neither beat nor all slower).
+BOOST_AUTO_TEST_CASE(a_group_whose_best_is_exactly_one_yields_no_pair) {
+  SearchParams sp;
+  sp.TopK = 8;
+  sp.negative_threshold = 1.0001;
+  std::vector<Group> groups = {G(0, 100, 0, {Ok("a0", 100), Ok("a1", 300)})};
+  BOOST_TEST(PaperMemoryPolicy().SelectPairs(groups, sp).empty());
+  groups[0].samples[0].latency_us = 100.5;  // now all slower: the worst is a negative pair
+  auto pairs = PaperMemoryPolicy().SelectPairs(groups, sp);
+  BOOST_REQUIRE(pairs.size() == 1u);
+  BOOST_TEST(pairs[0].child_candidate_id == "a1");
+}
+
+// Published: new items come grouped by beam member in beam order, not as
+// one best-first list.
+BOOST_AUTO_TEST_CASE(new_pairs_keep_beam_order) {
+  SearchParams sp;
+  sp.TopK = 8;
+  std::vector<Group> groups = {
+      G(0, 100, 0, {Ok("a0", 90)}),   // 1.11x
+      G(0, 100, 1, {Ok("b0", 300)}),  // negative
+      G(1, 100, 0, {Ok("c0", 50)}),   // 2x: the best, yet after beam member 0's
+  };
+  std::vector<std::string> order;
+  for (const MemoryPair& m : PaperMemoryPolicy().SelectPairs(groups, sp)) order.push_back(m.child_candidate_id);
+  BOOST_TEST(order == (std::vector<std::string>{"a0", "b0", "c0"}));
 }
 
 BOOST_AUTO_TEST_CASE(beam_ties_keep_group_order_no_elitism_no_dedup) {
@@ -149,7 +205,8 @@ BOOST_AUTO_TEST_CASE(memory_caps_positives_at_half_topk_and_fills_with_negatives
   auto pairs = policy.SelectPairs(groups, params);
   std::vector<std::string> ids;
   for (const auto& p : pairs) ids.push_back(p.child_candidate_id);
-  BOOST_TEST(ids == (std::vector<std::string>{"p3", "p2", "n2", "n1", "n3"}));
+  // Chosen best-first (p3, p2; n2, n1, n3), kept in group (beam) order.
+  BOOST_TEST(ids == (std::vector<std::string>{"p2", "p3", "n1", "n2", "n3"}));
   // Few positives: negatives fill the rest of TopK.
   params.TopK = 4;
   std::vector<Group> few = {G(0, 100, 0, {Ok("p", 50)}), G(0, 100, 1, {Ok("n1", 200)}),
@@ -157,7 +214,7 @@ BOOST_AUTO_TEST_CASE(memory_caps_positives_at_half_topk_and_fills_with_negatives
                             G(0, 100, 4, {Ok("n4", 500)})};
   ids.clear();
   for (const auto& p : policy.SelectPairs(few, params)) ids.push_back(p.child_candidate_id);
-  BOOST_TEST(ids == (std::vector<std::string>{"p", "n4", "n3", "n2"}));
+  BOOST_TEST(ids == (std::vector<std::string>{"p", "n2", "n3", "n4"}));
   // TopK = 1: no positive fits (1/2 = 0), one negative.
   params.TopK = 1;
   ids.clear();

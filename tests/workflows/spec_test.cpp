@@ -54,7 +54,10 @@ BOOST_AUTO_TEST_CASE(modes_and_fix_attempts) {
   j["search"]["fix_attempts"] = 3;
   auto fixed = ParseCampaignSpec(j);
   BOOST_REQUIRE(fixed.ok());
-  BOOST_TEST(FixAttempts(*fixed) == 3);
+  BOOST_TEST(FixAttempts(*fixed) == 0);  // the published loop has no fixer, whatever the spec says
+  j["mode"] = "default";
+  BOOST_TEST(FixAttempts(*ParseCampaignSpec(j)) == 3);
+  j["mode"] = "paper";
   j["mode"] = "default";
   j["search"]["fix_attempts"] = 0;
   auto none = ParseCampaignSpec(j);
