@@ -2,6 +2,8 @@
 
 
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +20,11 @@ int StressScale() {
   const char* s = std::getenv("ACCELOPT_STRESS_SCALE");
   int v = s ? std::atoi(s) : 1;
   return v < 1 ? 1 : v;
+}
+
+int IterationsToOutlast(int interruptions, double per_iteration, int minimum) {
+  const int needed = static_cast<int>(std::ceil(1.5 * interruptions / per_iteration));
+  return std::max(minimum, needed);
 }
 
 std::string AcceloptEvalPath() { return ACCELOPT_EVAL_PATH; }

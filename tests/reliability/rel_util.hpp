@@ -16,6 +16,14 @@ namespace accelopt::testing::rel {
 // ACCELOPT_STRESS_SCALE (default 1, at least 1).
 int StressScale();
 
+// Iterations (search.T) for a campaign that must outlast `interruptions`
+// kills or power cuts: `per_iteration` interruptions fit in one iteration
+// (measured: at scale 10 a T=23 campaign ended after 58 kills, 2.5 per
+// iteration; a T=13 one after 22 power cuts, 1.7 per iteration), so the
+// campaign gets 1.5x the iterations the count needs, at least `minimum`
+// (what CI's scale 1 has always used).
+int IterationsToOutlast(int interruptions, double per_iteration, int minimum);
+
 // Every event of the campaign, in version order, through
 // GET /v1/campaigns/{id}/events (paged). Fails the test on an HTTP error.
 json ApiEvents(const DaemonFixture& f, const std::string& id);
