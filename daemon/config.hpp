@@ -7,10 +7,12 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "base/json.hpp"
 #include "base/status.hpp"
+#include "evaluators/slurm/slurm_backend.hpp"
 
 namespace accelopt::daemon {
 
@@ -33,6 +35,11 @@ struct BackendConfig {
   // instead of refusing it (evaluators/cpu/calibration.hpp). For test
   // machines whose figures nobody compares.
   bool calibration_force_busy = false;
+  // Where evaluations run: "executor": {"kind": "local"} (the default: child
+  // processes of the daemon) or {"kind": "slurm", ...} (one Slurm job per
+  // evaluation, evaluators/slurm/slurm_backend.hpp; `max_jobs` replaces
+  // `slots`, the cores are the job's, calibration happens on the nodes).
+  std::optional<eval::slurm::SlurmOptions> slurm;
 };
 
 struct DaemonConfig {

@@ -19,6 +19,7 @@
 #include "daemon/state_lock.hpp"
 #include "daemon/store_blob_source.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/slurm/slurm_backend.hpp"
 #include "llm/client.hpp"
 #include "store/event_log.hpp"
 #include "workflows/event.hpp"
@@ -129,6 +130,13 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   for (const auto& [name, bc] : config.evaluators) {
     if (name != "cpu") {
       LogWarning("evaluator backend '" + name + "' is not built on this machine; skipped");
+      continue;
+    }
+    if (bc.slurm) {
+      // Every evaluation a Slurm job; the nodes calibrate themselves.
+      LogInfo("evaluator backend '" + name + "': Slurm executor, " + std::to_string(bc.slots) + " jobs at once, spool " +
+              bc.slurm->spool_dir);
+      backends.push_back({std::make_shared<eval::slurm::SlurmBackend>(*bc.slurm, env), bc.slots, {}});
       continue;
     }
     (void)env->CreateDirs(bc.cache_dir);

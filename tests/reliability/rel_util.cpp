@@ -74,6 +74,17 @@ int CountType(const json& events, const std::string& type) {
   return n;
 }
 
+void WaitForEvaluations(const DaemonFixture& f, const std::string& id, int n, std::chrono::seconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  int have = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    have = CountType(ApiEvents(f, id), "EvaluationCompleted");
+    if (have >= n) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  BOOST_FAIL("the campaign has " << have << " of " << n << " evaluations after " << timeout.count() << " s");
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

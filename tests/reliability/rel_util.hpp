@@ -38,6 +38,13 @@ std::string State(const DaemonFixture& f, const std::string& id);
 std::string WaitFinished(const DaemonFixture& f, const std::string& id, std::chrono::seconds timeout);
 
 int CountType(const json& events, const std::string& type);
+
+// Polls until the campaign has `n` EvaluationCompleted events (fails the test
+// after `timeout`). The crash tests start killing only then: before, every
+// kill may land while the first evaluations build the judge (seconds of g++
+// on a cold cache, longer than a kill interval), and the campaign makes no
+// progress at all while it is being killed (seen: 100 kills, 7 events).
+void WaitForEvaluations(const DaemonFixture& f, const std::string& id, int n, std::chrono::seconds timeout);
 std::string ReadFile(const std::string& path);
 // Every regular file under `dir`, concatenated (binary).
 std::string ReadTree(const std::string& dir);
