@@ -275,7 +275,8 @@ EvalResult SlurmBackend::Evaluate(const EvalRequest& request, const std::atomic<
     }
     if (auto id = env_->ReadFile(dir + "/job_id"); id.ok()) {
       job = id->substr(0, id->find('\n'));
-    } else if (auto q = Slurm("squeue", {"-h", "-o", "%i", "--name=accelopt-" + FolderName(req, text)});
+    } else if (auto q = Slurm("squeue", {"-h", "-o", "%i", "-t", "PENDING,RUNNING",
+                                               "--name=accelopt-" + FolderName(req, text)});
                q.ok() && q->Succeeded()) {
       job = q->stdout_data.substr(0, q->stdout_data.find('\n'));  // submitted, killed before job_id was written
     }
@@ -300,7 +301,11 @@ EvalResult SlurmBackend::Evaluate(const EvalRequest& request, const std::atomic<
       job = *id;
     }
     JobEnd end = Watch(job, cancel);
-    if (end.cancelled) return finish(EvalResult::Failure(EvalStatus::kCancelled, "cancelled (slurm job " + job + " cancelled)"));
+    if (end.cancelled) {
+      // A re-run (after a graceful stop) must submit afresh, not find this job.
+      (void)env_->RemoveAll(dir + "/job_id");
+      return finish(EvalResult::Failure(EvalStatus::kCancelled, "cancelled (slurm job " + job + " cancelled)"));
+    }
     if (auto r = ReadResult(dir, sha)) return finish(*r);
     if (!end.error.empty()) return finish(EvalResult::Failure(EvalStatus::kInternalError, "slurm: " + end.error));
     auto output = env_->ReadFile(dir + "/job-" + job + ".out");

@@ -26,6 +26,7 @@
 
 #include "base/env.hpp"
 #include "base/subprocess.hpp"
+#include "daemon/config.hpp"
 #include "evaluators/slurm/slurm_backend.hpp"
 #include "tests/daemon/daemon_fixture.hpp"
 
@@ -298,4 +299,36 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
              "the scancelled job " << cancelled << " is not a failed evaluation");
   BOOST_TEST(c.Jobs().empty());
   BOOST_TEST(f.StopDaemon() == 0);
+}
+
+// The config: `local` stays the default, `slurm` needs an absolute spool
+// folder, its max_jobs become the backend's slots, unknown keys are errors
+// naming the field. (No cluster needed.)
+BOOST_AUTO_TEST_CASE(executor_config_is_checked) {
+  auto parse = [](const json& executor) {
+    json cfg = {{"state_dir", "/tmp/accelopt-config-test"}, {"evaluators", {{"cpu", {{"slots", 2}}}}}};
+    if (!executor.is_null()) cfg["evaluators"]["cpu"]["executor"] = executor;
+    return daemon::ParseDaemonConfig(cfg, "/");
+  };
+  auto local = parse(nullptr);
+  BOOST_REQUIRE_MESSAGE(local.ok(), local.status().ToString());
+  BOOST_TEST(!local->evaluators.at("cpu").slurm.has_value());
+  BOOST_TEST(parse(json{{"kind", "local"}}).ok());
+  auto s = parse(json{{"kind", "slurm"}, {"partition", "trn"}, {"max_jobs", 32}, {"spool_dir", "/shared/spool"},
+                      {"gres", "neuron:1"}});
+  BOOST_REQUIRE_MESSAGE(s.ok(), s.status().ToString());
+  const auto& bc = s->evaluators.at("cpu");
+  BOOST_REQUIRE(bc.slurm.has_value());
+  BOOST_TEST(bc.slots == 32);
+  BOOST_TEST(bc.slurm->partition == "trn");
+  BOOST_TEST(bc.slurm->gres == "neuron:1");
+  BOOST_TEST(bc.slurm->backend == "cpu");
+  auto no_spool = parse(json{{"kind", "slurm"}});
+  BOOST_TEST(no_spool.status().message().find("evaluators.cpu.executor.spool_dir") != std::string::npos,
+             no_spool.status().ToString());
+  auto typo = parse(json{{"kind", "slurm"}, {"spool_dir", "/s"}, {"max_job", 3}});
+  BOOST_TEST(typo.status().message().find("evaluators.cpu.executor.max_job: unknown key") != std::string::npos,
+             typo.status().ToString());
+  BOOST_TEST(!parse(json{{"kind", "kubernetes"}}).ok());
+  BOOST_TEST(slurm::TimeLimitMinutes(EvalSettings{}) >= 2);
 }
