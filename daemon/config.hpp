@@ -58,6 +58,9 @@ struct DaemonConfig {
   std::string default_memory_bank = "default";
   int max_active_campaigns = 8;
   double llm_share_per_campaign = 0.5;  // fairness: at most this share of a provider's slots per campaign
+  // LLM calls in flight per campaign; 0 (default): llm_share_per_campaign of
+  // the role providers' max_concurrency (daemon/llm_in_flight.hpp).
+  int max_llm_in_flight_per_campaign = 0;
 };
 
 // Parses and validates everything the daemon checks at start (providers
