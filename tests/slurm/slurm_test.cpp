@@ -52,10 +52,10 @@ struct Cluster {
   Cluster() {
     dir = fs::temp_directory_path() / ("accelopt-slurm-" + std::to_string(getpid()) + "-" +
                                        std::to_string(std::random_device{}() % 100000));
-    fs::create_directories(dir);
     BOOST_REQUIRE_MESSAGE(geteuid() == 0,
                           "the Slurm tests start slurmctld and slurmd and need root (slurmd runs jobs as their user); "
                           "run them as root on a machine with slurm-wlm and munge (scripts/setup installs them)");
+    fs::create_directories(dir);
     int port = 20000 + static_cast<int>(std::random_device{}() % 10000) * 2;
     ProcessSpec spec;
     spec.argv = {Script(), "start", dir, std::to_string(port)};
