@@ -66,6 +66,7 @@ BOOST_AUTO_TEST_CASE(hostile_kernels_fail_with_reasons_and_the_daemon_stays_resp
   f.StartDaemon();
   json spec = SmallSpec({"silu"}, 1, 1, 1, static_cast<int>(kernels.size()));
   spec["evaluation"]["timeout_s"] = 4;
+  spec["evaluation"]["memory_limit_mb"] = 1024;  // the memory bomb reaches it in well under the timeout
 
   // Poll /v1/health throughout; record the slowest answer.
   std::atomic<bool> stop{false};
