@@ -1,6 +1,8 @@
 // Campaign subcommands: submit, list, get, events, wait, cancel/pause/resume,
 // best, report.
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -9,12 +11,14 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/event_summary.hpp"
 
 namespace accelopt::cli {
 namespace {
 
 bool IsTerminal(const std::string& state) {
-  return state == "completed" || state == "failed" || state == "cancelled" || state == "budget_exhausted";
+  return state == "completed" || state == "partial" || state == "failed" || state == "cancelled" ||
+         state == "budget_exhausted";
 }
 
 std::string Path(const std::string& id, const std::string& rest = "") { return "/v1/campaigns/" + id + rest; }
@@ -39,8 +43,34 @@ void ApplySet(json& spec, const std::string& kv) {
   }
 }
 
+// "waiting for provider 'local' since 2026-12-01 10:00:00 UTC (3 calls): ..."
+// for each provider a campaign summary says it waits for; "" when none.
+std::string WaitingLine(const json& summary) {
+  std::string out;
+  for (const auto& w : summary.value("waiting", json::array())) {
+    if (!out.empty()) out += "; ";
+    out += "waiting for provider '" + w.value("provider", "?") + "' since " +
+           FormatUtc(w.value("since_us", int64_t{0})) + " (" + std::to_string(w.value("calls", 0)) + " calls): " +
+           w.value("error", "");
+  }
+  return out;
+}
+
+// A problem's speedup as the report means it: "none" when nothing beat the
+// baseline, "1.03x (noise)" when the best is not faster beyond the noise.
+std::string SpeedupCell(const json& p) {
+  const std::string improvement = p.value("improvement", json()).is_string() ? p["improvement"].get<std::string>() : "";
+  if (improvement == "none") return "none";
+  if (!p.contains("speedup") || !p["speedup"].is_number()) return "-";
+  std::string cell = FormatDouble(p["speedup"].get<double>()) + "x";
+  if (improvement == "within_noise") cell += " (noise)";
+  return cell;
+}
+
 void PrintSummary(const json& c) {
   std::cout << "campaign " << c.value("id", "?") << ": " << c.value("state", "?") << "\n";
+  if (!c.value("reason", "").empty()) std::cout << "reason: " << c.value("reason", "") << "\n";
+  if (std::string w = WaitingLine(c); !w.empty()) std::cout << w << "\n";
   if (c.contains("spend")) {
     const auto& s = c["spend"];
     std::cout << "spend: $" << FormatDouble(s.value("cost_usd", 0.0), 4) << ", " << s.value("tokens", 0)
@@ -53,17 +83,69 @@ void PrintSummary(const json& c) {
     rows.push_back({p.value("name", "?"), std::to_string(p.value("iteration", 0)) + "/" + std::to_string(p.value("iterations", 0)),
                     p.contains("baseline_us") && p["baseline_us"].is_number() ? FormatMicros(p["baseline_us"].get<double>()) : "-",
                     p.contains("best_us") && p["best_us"].is_number() ? FormatMicros(p["best_us"].get<double>()) : "-",
-                    p.contains("speedup") && p["speedup"].is_number() ? FormatDouble(p["speedup"].get<double>()) + "x" : "-",
+                    SpeedupCell(p),
                     p.contains("percent_of_peak") && p["percent_of_peak"].is_number() ? FormatDouble(p["percent_of_peak"].get<double>(), 1) + "%" : "-",
                     p.value("status", "")});
   }
   if (!rows.empty()) PrintTable({"PROBLEM", "ITER", "BASELINE", "BEST", "SPEEDUP", "%PEAK", "STATUS"}, rows);
 }
 
+std::string NumberOr(const json& j, const char* key, int precision, const std::string& suffix = "") {
+  return j.contains(key) && j[key].is_number() ? FormatDouble(j[key].get<double>(), precision) + suffix : "-";
+}
+
+// Start, end and duration of a campaign (report_detail.hpp's fields).
+void PrintTimes(const json& rep) {
+  auto when = [](const json& v) -> std::string { return v.is_number() ? FormatUtc(v.get<int64_t>()) : "-"; };
+  const json end = rep.value("ended_at_us", json());
+  std::cout << "started " << when(rep.value("started_at_us", json())) << ", "
+            << (end.is_number() ? "ended " + when(end) : std::string("still running")) << ", duration "
+            << NumberOr(rep, "duration_s", 1, " s") << "\n";
+}
+
+// Per problem and iteration: the best kernel so far, its latency, % of
+// peak, GFLOP/s and GB/s, and the problem's bound.
+void PrintIterations(const json& rep) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : rep.value("problems", json::array())) {
+    for (const auto& t : p.value("trace", json::array())) {
+      const json best = t.value("best_latency_us", json());
+      rows.push_back({p.value("name", "?"), p.value("bound", ""), std::to_string(t.value("iteration", 0)),
+                      best.is_number() ? FormatMicros(best.get<double>()) : "-",
+                      NumberOr(t, "best_percent_of_peak", 2, "%"), NumberOr(t, "gflops", 2), NumberOr(t, "gbs", 2)});
+    }
+  }
+  if (rows.empty()) return;
+  std::cout << "\nbest kernel so far after each iteration\n";
+  PrintTable({"PROBLEM", "BOUND", "IT", "LATENCY", "%PEAK", "GFLOP/S", "GB/S"}, rows);
+}
+
+// GET .../report.html into `file` ("-": stdout).
+int WriteHtmlReport(ApiClient& api, const std::string& id, const std::string& file) {
+  auto r = api.Call("GET", Path(id, "/report.html"), nullptr, std::chrono::seconds(120));
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  const std::string html = r->body.value("raw", "");
+  if (file == "-") {
+    std::cout << html;
+    return kExitOk;
+  }
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << html;
+  out.close();
+  if (!out) {
+    std::cerr << "acceloptctl report: cannot write " << file << "\n";
+    return kExitError;
+  }
+  std::cerr << "wrote " << file << "\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int ExitCodeForState(const std::string& state) {
   if (state == "failed") return kExitFailed;
+  if (state == "partial") return kExitPartial;
   if (state == "cancelled") return kExitCancelled;
   if (state == "budget_exhausted") return kExitBudget;
   return kExitOk;
@@ -97,23 +179,47 @@ int CmdSubmit(ApiClient& api, const Options& o) {
   return kExitOk;
 }
 
-int CmdList(ApiClient& api, const Options& o) {
+namespace {
+
+// One listing of the campaigns (those in o.state when given).
+int ListOnce(ApiClient& api, const Options& o, bool clear) {
   auto r = api.Call("GET", "/v1/campaigns");
   if (!r.ok()) return TransportError(r.status());
   if (r->http_status >= 300) return ReplyError(*r);
+  json campaigns = json::array();
+  for (const auto& c : r->body.value("campaigns", json::array()))
+    if (o.state.empty() || c.value("state", "") == o.state) campaigns.push_back(c);
   if (o.json_output) {
-    std::cout << Dump(r->body, 2) << "\n";
+    std::cout << Dump({{"campaigns", campaigns}}, o.watch ? -1 : 2) << "\n" << std::flush;
     return kExitOk;
   }
+  if (clear) std::cout << "\033[H\033[2J";
   std::vector<std::vector<std::string>> rows;
-  for (const auto& c : r->body.value("campaigns", json::array())) {
+  for (const auto& c : campaigns) {
     const auto spend = c.value("spend", json::object());
+    std::string note = WaitingLine(c);
+    if (note.empty()) note = c.value("reason", "");
+    if (note.size() > 90) note = note.substr(0, 87) + "...";
     rows.push_back({c.value("id", "?"), c.value("state", "?"), std::to_string(c.value("problems", json::array()).size()),
                     "$" + FormatDouble(spend.value("cost_usd", 0.0), 4), std::to_string(spend.value("llm_calls", 0)),
-                    std::to_string(spend.value("evaluations", 0))});
+                    std::to_string(spend.value("evaluations", 0)), note});
   }
-  PrintTable({"ID", "STATE", "PROBLEMS", "COST", "LLM CALLS", "EVALS"}, rows);
+  PrintTable({"ID", "STATE", "PROBLEMS", "COST", "LLM CALLS", "EVALS", "NOTE"}, rows);
+  std::cout << std::flush;
   return kExitOk;
+}
+
+}  // namespace
+
+int CmdList(ApiClient& api, const Options& o) {
+  if (!o.watch) return ListOnce(api, o, false);
+  // --watch: again every interval until interrupted (or the daemon goes away).
+  const bool tty = isatty(1);
+  while (true) {
+    const int rc = ListOnce(api, o, tty);
+    if (rc != kExitOk) return rc;
+    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(o.interval_s * 1000)));
+  }
 }
 
 int CmdGet(ApiClient& api, const Options& o) {
@@ -131,6 +237,7 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
                                   : clock::time_point::max();
   int64_t after = 0;
   bool tty = isatty(2);
+  std::string last_waiting;
   while (true) {
     auto r = api.Call("GET", Path(id, "/events?after=" + std::to_string(after) + "&wait=10&limit=500"), nullptr,
                       std::chrono::seconds(40));
@@ -138,12 +245,8 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
     if (r->http_status >= 300) return ReplyError(*r);
     for (const auto& e : r->body.value("events", json::array())) {
       if (print_events) {
-        if (o.json_output) {
-          std::cout << Dump(e) << "\n";
-        } else {
-          std::cout << e.value("version", 0) << "  " << e.value("type", "?") << "  "
-                    << Dump(e.value("data", json::object())).substr(0, 160) << "\n";
-        }
+        if (o.json_output) std::cout << Dump(e) << "\n";
+        else std::cout << EventLine(e) << "\n";
         std::cout.flush();
       }
     }
@@ -152,12 +255,19 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
     if (!s.ok()) return TransportError(s.status());
     if (s->http_status >= 300) return ReplyError(*s);
     std::string state = s->body.value("state", "");
+    // An outage is said once when it starts and once when it ends, tty or not.
+    if (std::string w = WaitingLine(s->body); w != last_waiting) {
+      if (tty && !print_events) std::cerr << "\r\033[K";
+      if (!w.empty()) std::cerr << "campaign " << id << ": " << w << "\n";
+      else std::cerr << "campaign " << id << ": the provider answers again\n";
+      last_waiting = w;
+    }
     if (!print_events && tty) {
       std::string line;
       for (const auto& p : s->body.value("problems", json::array())) {
         line += p.value("name", "?") + " " + std::to_string(p.value("iteration", 0)) + "/" +
                 std::to_string(p.value("iterations", 0));
-        if (p.contains("speedup") && p["speedup"].is_number()) line += " " + FormatDouble(p["speedup"].get<double>()) + "x";
+        if (p.contains("speedup") && p["speedup"].is_number()) line += " " + SpeedupCell(p);
         line += "  ";
       }
       std::cerr << "\r\033[K[" << state << "] " << line.substr(0, 150) << std::flush;
@@ -184,7 +294,7 @@ int CmdEvents(ApiClient& api, const Options& o) {
   if (r->http_status >= 300) return ReplyError(*r);
   for (const auto& e : r->body.value("events", json::array())) {
     if (o.json_output) std::cout << Dump(e) << "\n";
-    else std::cout << e.value("version", 0) << "  " << e.value("type", "?") << "  " << Dump(e.value("data", json::object())).substr(0, 160) << "\n";
+    else std::cout << EventLine(e) << "\n";
   }
   return kExitOk;
 }
@@ -237,6 +347,7 @@ int CmdBest(ApiClient& api, const Options& o) {
 
 int CmdReport(ApiClient& api, const Options& o) {
   if (o.args.empty()) { std::cerr << "acceloptctl report: campaign id required\n"; return kExitUsage; }
+  if (!o.html_file.empty()) return WriteHtmlReport(api, o.args[0], o.html_file);
   auto r = api.Call("GET", Path(o.args[0], "/report"));
   if (!r.ok()) return TransportError(r.status());
   if (r->http_status >= 300) return ReplyError(*r);
@@ -248,7 +359,9 @@ int CmdReport(ApiClient& api, const Options& o) {
   auto pct = [](const json& v) { return v.is_number() ? FormatDouble(v.get<double>(), 2) + "%" : std::string("-"); };
   std::cout << "campaign " << rep.value("campaign_id", "?") << ": " << rep.value("status", "?");
   if (!rep.value("reason", "").empty()) std::cout << " (" << rep.value("reason", "") << ")";
-  std::cout << "\n\n% of peak per problem, best so far after each iteration\n";
+  std::cout << "\n";
+  PrintTimes(rep);
+  std::cout << "\n% of peak per problem, best so far after each iteration\n";
   size_t iters = 0;
   for (const auto& p : rep.value("problems", json::array()))
     iters = std::max(iters, p.value("percent_of_peak_by_iteration", json::array()).size());
@@ -261,11 +374,36 @@ int CmdReport(ApiClient& api, const Options& o) {
     std::vector<std::string> row = {p.value("name", "?"), base.is_object() ? pct(base.value("percent_of_peak", json())) : "-"};
     auto by = p.value("percent_of_peak_by_iteration", json::array());
     for (size_t i = 0; i < iters; ++i) row.push_back(i < by.size() ? pct(by[i]) : "");
-    row.push_back(p.contains("speedup") && p["speedup"].is_number() ? FormatDouble(p["speedup"].get<double>()) + "x" : "-");
+    row.push_back(SpeedupCell(p));
     row.push_back(p.value("status", ""));
     rows.push_back(row);
   }
   PrintTable(headers, rows);
+  // Say in words what the table's "none" and "(noise)" mean, and why a
+  // problem failed.
+  for (const auto& p : rep.value("problems", json::array())) {
+    const std::string name = p.value("name", "?");
+    const json base = p.value("baseline", json());
+    const std::string improvement = p.value("improvement", json()).is_string() ? p["improvement"].get<std::string>() : "";
+    if (improvement == "none" && base.is_object()) {
+      std::cout << name << ": no improvement: no correct candidate beat the baseline ("
+                << FormatMicros(base.value("latency_us", 0.0)) << ", spread "
+                << FormatDouble(100 * base.value("spread", 0.0), 1) << "%)\n";
+    } else if (improvement == "within_noise") {
+      std::cout << name << ": no improvement beyond noise: the best is "
+                << FormatDouble(p.value("speedup", 1.0)) << "x, within the noise of the baseline (spread "
+                << FormatDouble(100 * base.value("spread", 0.0), 1) << "%)\n";
+    }
+    const json f = p.value("final", json());
+    if (f.is_object() && f.value("fallback", json()).is_object()) {
+      std::cout << name << ": " << f["fallback"].value("reason", "") << "; reported instead: "
+                << f["fallback"].value("origin", json("?")).dump() << "\n";
+    }
+    if (p.value("status", "") == "failed" && !p.value("reason", "").empty()) {
+      std::cout << name << ": failed: " << p.value("reason", "") << "\n";
+    }
+  }
+  PrintIterations(rep);
   // The final best measured side by side with the baseline ("default" mode).
   for (const auto& p : rep.value("problems", json::array())) {
     const json f = p.value("final", json());

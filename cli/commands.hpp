@@ -17,11 +17,16 @@ struct Options {
   std::vector<std::string> args;   // positional arguments after the subcommand
   std::string idempotency_key;     // submit
   bool wait = false;               // submit --wait
-  bool follow = false;             // submit --follow, events -f
+  bool follow = false;             // -f/--follow (submit, events)
   double timeout_s = 0;            // wait/--wait: 0 = forever
   std::string out_dir;             // best --out
+  std::string html_file;           // report --html FILE ("-": stdout)
+  std::string state;               // list --state S
+  bool watch = false;              // list --watch
+  double interval_s = 2;           // list --watch --interval
+  int iteration = -1;              // candidates --iteration (-1: all)
   std::vector<std::string> sets;   // submit --set key=value (JSON values allowed)
-  std::vector<std::string> problems;  // submit --problem
+  std::vector<std::string> problems;  // submit --problem; candidates --problem (a filter)
   std::string file;                // memory import --file FILE
   std::string format;              // memory import --format accelopt|bank
   int generation = 0;              // memory show/export --generation (0: current)
@@ -49,6 +54,7 @@ int CmdWait(ApiClient& api, const Options& o);
 int CmdControl(ApiClient& api, const Options& o, const std::string& action);  // cancel|pause|resume
 int CmdBest(ApiClient& api, const Options& o);
 int CmdReport(ApiClient& api, const Options& o);
+int CmdCandidates(ApiClient& api, const Options& o);  // candidates_command.cpp
 int CmdMemory(ApiClient& api, const Options& o);  // memory_commands.cpp
 int CmdSuites(ApiClient& api, const Options& o);
 int CmdBaseline(ApiClient& api, const Options& o);

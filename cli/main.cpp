@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.footer(std::string(kExitCodesHelp) +
              "\nEnvironment: ACCELOPT_SOCKET (Unix socket), ACCELOPT_URL (http://host:port),\n"
              "  ACCELOPT_TOKEN_FILE (bearer token for TCP; the token itself is never printed).");
+  app.set_version_flag("--version", std::string("acceloptctl ") + ACCELOPT_VERSION);
   app.require_subcommand(1);
   app.fallthrough();  // global options (-o, --socket) may follow the subcommand
   std::string socket_path = std::getenv("ACCELOPT_SOCKET") ? std::getenv("ACCELOPT_SOCKET") : "/run/accelopt/acceloptd.sock";
@@ -37,10 +38,15 @@ int main(int argc, char** argv) {
   submit->add_option("--problem", o.problems, "problem to optimize (repeatable), e.g. suites/cpu/silu");
   submit->add_option("--set", o.sets, "override a spec field: --set search.T=4 (repeatable)");
   submit->add_flag("--wait", o.wait, "wait until the campaign ends, then print its summary");
-  submit->add_flag("--follow", o.follow, "print the campaign's events until it ends");
+  submit->add_flag("-f,--follow", o.follow, "print the campaign's events until it ends");
   submit->add_option("--timeout", o.timeout_s, "with --wait/--follow: give up after this many seconds");
 
   auto* list = app.add_subcommand("list", "list campaigns");
+  list->add_option("--state", o.state, "only campaigns in this state")
+      ->check(CLI::IsMember({"running", "paused", "completed", "failed", "cancelled", "budget_exhausted"}));
+  list->add_flag("--watch", o.watch, "list again every --interval seconds until interrupted");
+  list->add_option("--interval", o.interval_s, "with --watch: seconds between listings")->capture_default_str()
+      ->check(CLI::PositiveNumber);
   auto* get = app.add_subcommand("get", "show one campaign");
   positional(get, "id", "campaign id");
   auto* events = app.add_subcommand("events", "print a campaign's events");
@@ -58,8 +64,15 @@ int main(int argc, char** argv) {
   auto* best = app.add_subcommand("best", "show the best kernel of each problem; --out writes them");
   positional(best, "id", "campaign id");
   best->add_option("--out", o.out_dir, "folder to write <problem>.cpp files into");
+  auto* candidates = app.add_subcommand("candidates", "every candidate of a campaign with its result");
+  positional(candidates, "id", "campaign id");
+  candidates->add_option("--problem", o.problems, "only this problem's candidates (its name, e.g. matmul; repeatable)");
+  candidates->add_option("--iteration", o.iteration, "only this iteration's candidates");
   auto* report = app.add_subcommand("report", "% of peak per problem per iteration, speedups, cost per role");
   positional(report, "id", "campaign id");
+  report->add_option("--html", o.html_file,
+                     "write the report as one self-contained HTML page (plots, lineage, cost, best kernel) to FILE "
+                     "('-': stdout)");
   auto* memory = app.add_subcommand("memory",
       "optimization memory banks: list | show BANK | export BANK | import BANK --file F | retire BANK ITEM... | "
       "rebuild BANK | redistill BANK");
@@ -122,7 +135,7 @@ int main(int argc, char** argv) {
 
   // Commands on one campaign take exactly one id (they used to act on the
   // first of several and ignore the rest).
-  for (auto* one : {get, events, wait, cancel, pause, resume, best, report}) {
+  for (auto* one : {get, events, wait, cancel, pause, resume, best, report, candidates}) {
     if (one->parsed() && o.args.size() > 1) {
       std::cerr << "acceloptctl " << one->get_name() << ": takes one campaign id, got " << o.args.size() << "\n";
       return kExitUsage;
@@ -138,6 +151,7 @@ int main(int argc, char** argv) {
   if (resume->parsed()) return CmdControl(api, o, "resume");
   if (best->parsed()) return CmdBest(api, o);
   if (report->parsed()) return CmdReport(api, o);
+  if (candidates->parsed()) return CmdCandidates(api, o);
   if (memory->parsed()) return CmdMemory(api, o);
   if (suites->parsed()) return CmdSuites(api, o);
   if (baseline->parsed()) return CmdBaseline(api, o);

@@ -1,6 +1,7 @@
 #include "cli/output.hpp"
 
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <sstream>
 
@@ -8,7 +9,8 @@ namespace accelopt::cli {
 
 const char* kExitCodesHelp =
     "Exit codes: 0 ok, 1 daemon error, 2 usage, 3 daemon unreachable, 4 not found,\n"
-    "  5 campaign failed, 6 campaign cancelled, 7 timeout, 8 budget exhausted.";
+    "  5 campaign failed, 6 campaign cancelled, 7 timeout, 8 budget exhausted,\n"
+    "  9 campaign partial (some problems failed).";
 
 void PrintTable(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(headers.size());
@@ -48,6 +50,16 @@ std::string JsonToCell(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_float()) return FormatDouble(v.get<double>());
   return Dump(v);
+}
+
+std::string FormatUtc(int64_t unix_us) {
+  if (unix_us <= 0) return "-";
+  const time_t t = static_cast<time_t>(unix_us / 1000000);
+  struct tm tm {};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
 }
 
 }  // namespace accelopt::cli

@@ -19,6 +19,7 @@ enum ExitCode : int {
   kExitCancelled = 6,      // the campaign was cancelled
   kExitTimeout = 7,        // --timeout passed while waiting
   kExitBudget = 8,         // the campaign ended because a budget ran out
+  kExitPartial = 9,        // the campaign ended partial: some problems failed
 };
 
 extern const char* kExitCodesHelp;
@@ -29,6 +30,8 @@ void PrintTable(const std::vector<std::string>& headers, const std::vector<std::
 // Short human forms of numbers.
 std::string FormatDouble(double v, int precision = 2);
 std::string FormatMicros(double us);
+// "2026-12-01 10:00:00 UTC" for microseconds since the epoch; "-" when <= 0.
+std::string FormatUtc(int64_t unix_us);
 std::string JsonToCell(const json& v);
 
 }  // namespace accelopt::cli

@@ -1,5 +1,8 @@
 // Suites, baseline profiling, calibration, health; and the
 // shared error printing.
+#include <time.h>
+
+#include <cmath>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -54,20 +57,68 @@ int CmdBaseline(ApiClient& api, const Options& o) {
   if (!r.ok()) return TransportError(r.status());
   if (r->http_status >= 300) return ReplyError(*r);
   if (o.json_output) { std::cout << Dump(r->body, 2) << "\n"; return kExitOk; }
+  // The columns of `accelopt-eval baseline`.
   std::vector<std::vector<std::string>> rows;
+  double log_sum = 0;
+  int n = 0;
+  auto num = [](const json& p, const char* k, int precision, double scale = 1) {
+    return p.contains(k) && p[k].is_number() ? FormatDouble(scale * p[k].get<double>(), precision) : std::string("-");
+  };
   for (const auto& p : r->body.value("problems", json::array())) {
-    rows.push_back({p.value("problem", "?"), p.value("status", "?"),
-                    p.contains("latency_us") && p["latency_us"].is_number() ? FormatMicros(p["latency_us"].get<double>()) : "-",
-                    p.contains("percent_of_peak") && p["percent_of_peak"].is_number() ? FormatDouble(p["percent_of_peak"].get<double>(), 1) + "%" : "-"});
+    const bool ok = p.value("status", "") == "ok";
+    rows.push_back({p.value("problem", "?"), p.value("status", "?"), num(p, "latency_us", 1),
+                    p.contains("spread") ? num(p, "spread", 2, 100) + "%" : "-", num(p, "percent_of_peak", 3),
+                    p.value("bound", ""), ok ? "" : p.value("reason", "").substr(0, 100)});
+    if (p.contains("percent_of_peak") && p["percent_of_peak"].is_number() && p["percent_of_peak"].get<double>() > 0) {
+      log_sum += std::log(p["percent_of_peak"].get<double>());
+      ++n;
+    }
   }
-  PrintTable({"PROBLEM", "STATUS", "LATENCY", "%PEAK"}, rows);
+  PrintTable({"PROBLEM", "STATUS", "MEDIAN_US", "SPREAD", "% OF PEAK", "BOUND", "REASON"}, rows);
+  std::cout << "geometric mean of % of peak: " << FormatDouble(n ? std::exp(log_sum / n) : 0, 3) << " over " << n
+            << " problems\n";
   return kExitOk;
 }
 
 int CmdCalibrate(ApiClient& api, const Options& o) {
   json body = {{"backend", o.args.empty() ? "cpu" : o.args[0]}, {"force", o.force}, {"force_busy", o.force_busy}};
   if (o.force && !o.json_output) std::cerr << "re-measuring peak FLOP/s and bandwidth (a few seconds; keep the machine quiet)...\n";
-  return Simple(api, o, "POST", "/v1/calibrate", &body, std::chrono::minutes(5));
+  if (o.json_output) return Simple(api, o, "POST", "/v1/calibrate", &body, std::chrono::minutes(5));
+  auto r = api.Call("POST", "/v1/calibrate", &body, std::chrono::minutes(5));
+  if (!r.ok()) return TransportError(r.status());
+  if (r->http_status >= 300) return ReplyError(*r);
+  const json c = r->body.value("calibration", json::object());
+  const json hw = c.value("hardware", json::object());
+  auto num = [](const json& j, const char* k, int precision) {
+    return j.contains(k) && j[k].is_number() ? FormatDouble(j[k].get<double>(), precision) : std::string("-");
+  };
+  std::string when = "-";
+  if (c.contains("measured_at_unix") && c["measured_at_unix"].is_number()) {
+    when = FormatUtc(c["measured_at_unix"].get<int64_t>() * 1000000);
+  }
+  PrintTable({"FIELD", "VALUE"},
+             {{"backend", r->body.value("backend", "?")},
+              {"re-measured now", r->body.value("remeasured", false) ? "yes" : "no"},
+              {"cpu", hw.value("cpu_model", "?")},
+              {"simd", hw.value("simd", "?")},
+              {"cores", num(c, "cores", 0)},
+              {"peak GFLOP/s (all cores)", num(c, "peak_gflops", 1)},
+              {"peak GFLOP/s (one core)", num(c, "peak_gflops_one_core", 1)},
+              {"measured at", when},
+              {"load average then", num(c, "load_average", 2)},
+              {"measuring took (s)", num(c, "seconds", 1)}});
+  const json all = c.value("bandwidth", json::array()), one = c.value("bandwidth_one_core", json::array());
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const double bytes = all[i].value("bytes", 0.0);
+    rows.push_back({bytes >= 1 << 20 ? FormatDouble(bytes / (1 << 20), 1) + " MiB" : FormatDouble(bytes / 1024, 0) + " KiB",
+                    num(all[i], "gbps", 1), i < one.size() ? num(one[i], "gbps", 1) : "-"});
+  }
+  if (!rows.empty()) {
+    std::cout << "\nroofline bandwidth per working set\n";
+    PrintTable({"WORKING SET", "GB/S (ALL CORES)", "GB/S (ONE CORE)"}, rows);
+  }
+  return kExitOk;
 }
 
 int CmdHealth(ApiClient& api, const Options& o) {

@@ -4,6 +4,8 @@
 
 #include "base/log.hpp"
 #include "workflows/report.hpp"
+#include "workflows/report_detail.hpp"
+#include "workflows/report_html.hpp"
 
 namespace accelopt::daemon {
 namespace {
@@ -73,10 +75,14 @@ void Api::AddRoutes() {
   router_.Add(V::get, "/metrics", [this](const HttpRequest&, const RouteParams&, Respond respond) {
     std::map<std::string, int> by_state;
     for (const auto& r : d_.campaigns->All()) by_state[r->StateName()]++;
-    for (const char* s : {"running", "paused", "completed", "failed", "cancelled", "budget_exhausted"})
+    for (const char* s : {"running", "paused", "completed", "partial", "failed", "cancelled", "budget_exhausted"})
       d_.metrics->Set("accelopt_campaigns", {{"state", s}}, by_state[s]);
     d_.metrics->Set("accelopt_event_log_last_global_position", {}, static_cast<double>(d_.log->LastGlobalPosition()));
     d_.metrics->Set("accelopt_event_log_healthy", {}, d_.log->Healthy() ? 1 : 0);
+    if (d_.gate) {
+      for (const auto& [name, st] : d_.gate->States())
+        d_.metrics->Set("accelopt_llm_provider_available", {{"provider", name}}, st.available ? 1 : 0);
+    }
     for (const auto& [name, b] : d_.config->evaluators) {
       d_.metrics->Set("accelopt_evaluations_queued", {{"backend", name}}, static_cast<double>(d_.eval->Queued(name)));
       d_.metrics->Set("accelopt_evaluations_running", {{"backend", name}}, static_cast<double>(d_.eval->Running(name)));
@@ -146,7 +152,24 @@ void Api::AddRoutes() {
   router_.Add(V::get, "/v1/campaigns/{id}/report", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
     auto r = d_.campaigns->Find(p.path.at("id"));
     if (!r) return respond(NotFoundCampaign(p.path.at("id")));
-    respond(Ok(workflows::BuildReport(r->Snapshot())));
+    respond(Ok(workflows::BuildDetailedReport(r->Snapshot())));
+  });
+
+  // The same report as one self-contained HTML page (workflows/report_html.hpp).
+  router_.Add(V::get, "/v1/campaigns/{id}/report.html", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
+    auto r = d_.campaigns->Find(p.path.at("id"));
+    if (!r) return respond(NotFoundCampaign(p.path.at("id")));
+    const json report = workflows::BuildDetailedReport(r->Snapshot());
+    std::map<std::string, std::string> sources;
+    for (const auto& sha : workflows::ReportHtmlSources(report)) {
+      auto blob = d_.log->GetBlob(sha);
+      if (blob.ok()) sources[sha] = *blob;
+    }
+    HttpResponse res{http::status::ok, 11};
+    res.set(http::field::content_type, "text/html; charset=utf-8");
+    res.body() = workflows::RenderReportHtml(report, sources);
+    res.prepare_payload();
+    respond(std::move(res));
   });
 
   router_.Add(V::get, "/v1/campaigns/{id}/best", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
@@ -267,9 +290,12 @@ void Api::AddRoutes() {
       er.source = src.ok() ? *src : "";
       er.id = "baseline/" + names[i];
       std::string name = names[i];
-      auto finish = [g, i, name, this](eval::EvalResult r) {
-        json row = {{"problem", name}, {"status", eval::EvalStatusName(r.status)}, {"reason", r.reason}};
+      auto pj = ReadJsonFile(dir + "/problem.json");
+      std::string bound = pj.ok() ? pj->value("bound", "") : "";
+      auto finish = [g, i, name, bound, this](eval::EvalResult r) {
+        json row = {{"problem", name}, {"status", eval::EvalStatusName(r.status)}, {"reason", r.reason}, {"bound", bound}};
         if (r.latency) row["latency_us"] = r.latency->median_us;
+        if (r.latency) row["spread"] = r.latency->spread;
         if (r.percent_of_peak) row["percent_of_peak"] = *r.percent_of_peak;
         d_.metrics->Add("accelopt_evaluations_total", {{"outcome", eval::EvalStatusName(r.status)}}, 1);
         std::lock_guard lock(g->mu);

@@ -33,6 +33,7 @@ struct ApiDeps {
   MemoryBanks* banks = nullptr;
   Redistiller* redistiller = nullptr;
   EventWaiters* waiters = nullptr;  // wakes long-polls on appends
+  ProviderGate* gate = nullptr;     // which LLM providers answer (may be null)
   // The cpu backend's calibration: the one in use, or (force) measured now
   // and recorded; force_busy accepts a measurement on a busy machine.
   // Blocking (seconds when forced, up to minutes while evaluations finish).

@@ -277,7 +277,11 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
   json problems = json::array();
   for (size_t i = 0; i < state.problems.size(); ++i) {
     const auto& ps = state.problems[i];
-    json p = {{"name", ps.info.name}, {"id", ps.info.id}, {"status", ps.status},
+    // A problem still running when its campaign ended (cancelled, out of
+    // budget, failed) shows how the campaign ended, not "running".
+    std::string status = ps.status;
+    if (status == workflows::kStatusRunning && state.finished()) status = state.status;
+    json p = {{"name", ps.info.name}, {"id", ps.info.id}, {"status", status},
               {"iteration", static_cast<int>(ps.iterations.size())}, {"iterations", state.spec.search.T}};
     if (i < report["problems"].size()) {
       const json& rp = report["problems"][i];
@@ -287,6 +291,7 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
         p["percent_of_peak"] = rp["best"]["percent_of_peak"];
       }
       p["speedup"] = rp.value("speedup", json());
+      p["improvement"] = rp.value("improvement", json());
     }
     problems.push_back(p);
   }
@@ -298,6 +303,7 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
           {"mode", state.spec.mode},
           {"problems", problems},
           {"in_flight", runner.InFlight()},
+          {"waiting", runner.Waiting()},
           {"spend", {{"cost_usd", spent.cost_usd()}, {"tokens", spent.tokens}, {"llm_calls", spent.llm_calls},
                      {"evaluations", spent.evaluations}}},
           {"error", runner.Health().ok() ? json() : json(runner.Health().ToString())}};

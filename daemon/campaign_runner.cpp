@@ -1,5 +1,7 @@
 #include "daemon/campaign_runner.hpp"
 
+#include <cstdio>
+#include <ctime>
 #include <future>
 
 #include "base/log.hpp"
@@ -12,8 +14,42 @@ using workflows::ActivityRequest;
 
 bool IsRuntimeEventType(const std::string& t) {
   return t == runtime_event::kCampaignPaused || t == runtime_event::kCampaignResumed ||
-         t == runtime_event::kCampaignInterrupted || t == runtime_event::kCampaignSubmitted;
+         t == runtime_event::kCampaignInterrupted || t == runtime_event::kCampaignSubmitted ||
+         t == runtime_event::kLlmCallWaiting;
 }
+
+namespace {
+
+// Errors that can heal by waiting: the provider is unavailable, the request
+// is not at fault (the transport has already retried them).
+bool IsOutage(const llm::LlmError& e) {
+  switch (e.kind) {
+    case llm::LlmErrorKind::kNetwork:
+    case llm::LlmErrorKind::kTimeout:
+    case llm::LlmErrorKind::kServerError:
+    case llm::LlmErrorKind::kRateLimited:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string FormatSeconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s < 10 ? "%.1f s" : "%.0f s", s);
+  return buf;
+}
+
+std::string UtcTime(int64_t us) {
+  std::time_t t = static_cast<std::time_t>(us / 1000000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
 
 workflows::Event ToWorkflowEvent(const store::EventRecord& r) {
   workflows::Event e;
@@ -43,6 +79,21 @@ Result<std::shared_ptr<CampaignRunner>> CampaignRunner::Load(const RuntimeServic
   if (records->empty()) return NotFound("no campaign " + campaign_id);
   for (const auto& rec : *records) {
     r->version_ = rec.version;
+    if (rec.type == runtime_event::kLlmCallWaiting) {
+      const std::string provider = rec.data.value("provider", "?");
+      ProviderWait& w = r->waiting_[provider];
+      if (w.activities.empty() || rec.recorded_at_us < w.since_us) w.since_us = rec.recorded_at_us;
+      w.error = rec.data.value("error", "");
+      w.activities.insert(rec.data.value("activity_id", ""));
+      continue;
+    }
+    if (rec.type == workflows::event_type::kLlmCallCompleted || rec.type == workflows::event_type::kLlmCallFailed) {
+      const std::string activity = rec.data.value("activity_id", "");
+      for (auto it = r->waiting_.begin(); it != r->waiting_.end();) {
+        it->second.activities.erase(activity);
+        it = it->second.activities.empty() ? r->waiting_.erase(it) : std::next(it);
+      }
+    }
     if (rec.type == runtime_event::kCampaignPaused) { r->paused_ = true; continue; }
     if (rec.type == runtime_event::kCampaignResumed) { r->paused_ = false; continue; }
     if (IsRuntimeEventType(rec.type)) continue;
@@ -101,6 +152,13 @@ void CampaignRunner::Start() {
       pending = std::move(*p);
     }
     if (!pending.empty()) LogInfo("campaign " + id_ + ": resuming " + std::to_string(pending.size()) + " activities");
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [provider, w] : waiting_) {
+        LogWarning("campaign " + id_ + ": still waiting for provider '" + provider + "' since " + UtcTime(w.since_us));
+      }
+      ArmWaitLimit();
+    }
     for (const auto& a : pending) Launch(a);
     Pump();
   });
@@ -235,18 +293,121 @@ void CampaignRunner::StartLlm(const ActivityRequest& a) {
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   {
     std::lock_guard lock(mu_);
-    in_flight_[a.activity_id] = ActivityInFlight{ActivityKind::kLlm, cancel, 0};
+    in_flight_[a.activity_id] = ActivityInFlight{ActivityKind::kLlm, cancel, 0, 0, a};
   }
-  if (s_.metrics) s_.metrics->Add("accelopt_llm_requests_started_total", {{"role", a.role}, {"model", req.model}}, 1);
   std::weak_ptr<CampaignRunner> weak = weak_from_this();
   std::string id = a.activity_id;
-  s_.llm->Call(std::move(req),
-               [weak, id, hash, cancel](llm::LlmResult r) {
-                 if (auto self = weak.lock()) {
-                   self->Post([self, id, hash, r = std::move(r)]() mutable { self->OnLlmDone(id, hash, std::move(r)); });
-                 }
-               },
-               cancel.get());
+  const std::string provider = req.provider;
+  auto send = [weak, id, hash, cancel, role = a.role, req = std::move(req)]() mutable {
+    auto self = weak.lock();
+    if (!self) return;
+    auto deliver = [weak, id, hash](llm::LlmResult r) {
+      if (auto self = weak.lock()) {
+        self->Post([self, id, hash, r = std::move(r)]() mutable { self->OnLlmDone(id, hash, std::move(r)); });
+      }
+    };
+    if (cancel->load()) {
+      deliver(llm::LlmError{llm::LlmErrorKind::kCancelled, false, 0, "cancelled", {}, {}});
+      return;
+    }
+    if (self->s_.metrics) {
+      self->s_.metrics->Add("accelopt_llm_requests_started_total", {{"role", role}, {"model", req.model}}, 1);
+    }
+    self->s_.llm->Call(std::move(req), deliver, cancel.get());
+  };
+  if (!s_.gate) return send();
+  // The gate sends it now, or when the provider answers again; the ticket is
+  // stored before any completion can run (both on this strand).
+  const uint64_t ticket = s_.gate->Enter(provider, std::move(send));
+  std::lock_guard lock(mu_);
+  auto it = in_flight_.find(id);
+  if (it != in_flight_.end()) it->second.gate_ticket = ticket;
+}
+
+void CampaignRunner::DeferLlm(const std::string& activity_id, const std::string& provider,
+                              const std::string& request_hash, const llm::LlmError& e, ActivityRequest request) {
+  // REQUIRES: mu_ held, on the strand.
+  const int64_t now = s_.env->NowMicros();
+  const std::string error = Redact(e.Describe(provider));
+  store::NewEvent ev{runtime_event::kLlmCallWaiting, 0,
+                     {{"activity_id", activity_id},
+                      {"provider", provider},
+                      {"error", error},
+                      {"error_kind", llm::LlmErrorKindName(e.kind)},
+                      {"http_status", e.http_status},
+                      {"attempts", static_cast<int>(e.attempts.size())},
+                      {"request_sha256", request_hash}},
+                     {}, {}};
+  Status st = AppendAndApply({ev}, {}, nullptr);
+  if (!st.ok()) return Break(st);
+  if (s_.metrics) s_.metrics->Add("accelopt_llm_calls_waiting_total", {{"provider", provider}}, 1);
+  ProviderWait& w = waiting_[provider];
+  if (w.activities.empty()) {
+    w.since_us = now;
+    LogWarning("campaign " + id_ + ": waiting for provider '" + provider + "' (" + error + ")");
+  }
+  w.error = error;
+  w.activities.insert(activity_id);
+  const auto& limit = state_.spec.budget.max_provider_wait_s;
+  if (limit && static_cast<double>(now - w.since_us) >= *limit * 1e6) {
+    return GiveUpWaiting("max_provider_wait_s " + FormatSeconds(*limit));
+  }
+  ArmWaitLimit();
+  llm_queue_.push_front(std::move(request));
+}
+
+void CampaignRunner::ArmWaitLimit() {
+  // REQUIRES: mu_ held.
+  const auto& limit = state_.spec.budget.max_provider_wait_s;
+  if (!limit || waiting_.empty() || state_.finished()) return;
+  int64_t earliest = INT64_MAX;
+  for (const auto& [p, w] : waiting_) earliest = std::min(earliest, w.since_us);
+  const int64_t at = earliest + static_cast<int64_t>(*limit * 1e6);
+  if (!wait_timer_) wait_timer_ = std::make_unique<net::steady_timer>(strand_);
+  wait_timer_->expires_after(std::chrono::microseconds(std::max<int64_t>(0, at - s_.env->NowMicros()) + 1000));
+  std::weak_ptr<CampaignRunner> weak = weak_from_this();
+  wait_timer_->async_wait([weak](boost::system::error_code ec) {
+    if (ec) return;
+    auto self = weak.lock();
+    if (!self) return;
+    std::lock_guard lock(self->mu_);
+    if (self->state_.finished() || self->interrupted_ || !self->broken_.ok() || self->waiting_.empty()) return;
+    const double limit_s = *self->state_.spec.budget.max_provider_wait_s;
+    const int64_t now = self->s_.env->NowMicros();
+    for (const auto& [p, w] : self->waiting_) {
+      if (static_cast<double>(now - w.since_us) >= limit_s * 1e6) {
+        return self->GiveUpWaiting("max_provider_wait_s " + FormatSeconds(limit_s));
+      }
+    }
+    self->ArmWaitLimit();
+  });
+}
+
+void CampaignRunner::GiveUpWaiting(const std::string& limit) {
+  // REQUIRES: mu_ held.
+  const int64_t now = s_.env->NowMicros();
+  std::string why;
+  for (const auto& [provider, w] : waiting_) {
+    why += (why.empty() ? "" : "; ") + std::string("provider '") + provider + "' unavailable since " +
+           UtcTime(w.since_us) + " (" + FormatSeconds(static_cast<double>(now - w.since_us) / 1e6) + ", " +
+           std::to_string(w.activities.size()) + " calls waiting): " + w.error;
+  }
+  workflows::Event failed{workflows::event_type::kCampaignFailed, {{"reason", why + "; gave up at " + limit}}};
+  Status st = AppendAndApply({ToNewEvent(failed)}, {}, nullptr);
+  if (!st.ok()) return Break(st);
+  MaybeFinish();
+}
+
+json CampaignRunner::Waiting() const {
+  std::lock_guard lock(mu_);
+  json out = json::array();
+  for (const auto& [provider, w] : waiting_) {
+    out.push_back({{"provider", provider},
+                   {"since_us", w.since_us},
+                   {"error", w.error},
+                   {"calls", static_cast<int>(w.activities.size())}});
+  }
+  return out;
 }
 
 void CampaignRunner::TakeSnapshot(const ActivityRequest& a) {
@@ -296,7 +457,7 @@ void CampaignRunner::StartEvaluation(const ActivityRequest& a) {
   std::string id = a.activity_id;
   {
     std::lock_guard lock(mu_);
-    in_flight_[id] = ActivityInFlight{ActivityKind::kEvaluation, nullptr, 0};
+    in_flight_[id] = ActivityInFlight{ActivityKind::kEvaluation, nullptr, 0, 0, {}};
   }
   auto ticket = s_.eval->Submit(std::move(*req), id_, [weak, id](uint64_t, eval::EvalResult r) {
     if (auto self = weak.lock()) {
@@ -319,9 +480,25 @@ void CampaignRunner::StartEvaluation(const ActivityRequest& a) {
 void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string& request_hash, llm::LlmResult r) {
   {
     std::lock_guard lock(mu_);
+    uint64_t gate_ticket = 0;
+    std::optional<ActivityRequest> request;
+    if (auto fit = in_flight_.find(activity_id); fit != in_flight_.end()) {
+      gate_ticket = fit->second.gate_ticket;
+      request = fit->second.request;
+    }
     bool was_in_flight = in_flight_.erase(activity_id) > 0;
     if (was_in_flight) --llm_running_;
     bool cancelled = !r.ok() && r.error().kind == llm::LlmErrorKind::kCancelled;
+    std::string provider = "?";
+    if (auto it = state_.activities.find(activity_id); it != state_.activities.end()) {
+      provider = it->second.payload.value("provider", "?");
+    }
+    const bool outage = !r.ok() && IsOutage(r.error());
+    if (s_.gate && gate_ticket) {
+      if (cancelled) s_.gate->Withdraw(gate_ticket);
+      else if (outage) s_.gate->Unavailable(gate_ticket, Redact(r.error().Describe(provider)));
+      else s_.gate->Answered(gate_ticket);
+    }
     // A call cancelled by shutdown is re-run on the next start; one cancelled
     // because the campaign ended has nothing left to record.
     if (cancelled && (interrupted_ || state_.finished() || !broken_.ok())) {
@@ -329,6 +506,10 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
       return;
     }
     if (!broken_.ok()) return;
+    const bool defer = outage && s_.gate && request && !state_.finished() && !interrupted_;
+    if (defer) {
+      DeferLlm(activity_id, provider, request_hash, r.error(), std::move(*request));
+    } else {
     std::vector<std::string> blobs;
     workflows::Event ev;
     auto role_model = [&]() -> std::pair<std::string, std::string> {
@@ -367,7 +548,7 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
         usage = {e.partial->input_tokens, e.partial->output_tokens};
         cost = e.partial->cost_usd;
       }
-      ev = workflows::LlmCallFailedEvent(activity_id, Redact(e.ToString()), usage, cost,
+      ev = workflows::LlmCallFailedEvent(activity_id, Redact(e.Describe(provider)), usage, cost,
                                          static_cast<int>(e.attempts.size()));
       ev.data["request_sha256"] = request_hash;
       ev.data["error_kind"] = llm::LlmErrorKindName(e.kind);
@@ -378,6 +559,14 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
     if (it != state_.activities.end() && ev.data.contains("provider")) ev.data["provider"] = it->second.payload.value("provider", "");
     Status st = AppendAndApply({ToNewEvent(ev)}, std::move(blobs), nullptr);
     if (!st.ok()) return Break(st);
+    // The call is resolved: it no longer waits for its provider.
+    if (auto w = waiting_.find(provider); w != waiting_.end() && w->second.activities.erase(activity_id) > 0 &&
+                                          w->second.activities.empty()) {
+      LogInfo("campaign " + id_ + ": provider '" + provider + "' answers again after " +
+              FormatSeconds(static_cast<double>(s_.env->NowMicros() - w->second.since_us) / 1e6) + " of waiting");
+      waiting_.erase(w);
+    }
+    }
   }
   LaunchQueued();
   Pump();
@@ -417,6 +606,13 @@ void CampaignRunner::ArmDeadline() {
     {
       std::lock_guard lock(self->mu_);
       if (self->state_.finished() || self->interrupted_ || !self->broken_.ok()) return;
+      if (!self->waiting_.empty()) {
+        // Waiting for a provider when the wall time ends: the campaign could
+        // not do its work, and says why.
+        self->GiveUpWaiting("the wall-time budget (max_wall_s " +
+                            FormatSeconds(*self->state_.spec.budget.max_wall_s) + ")");
+        return;
+      }
       Status st = self->AppendAndApply({ToNewEvent(workflows::DeadlineReachedEvent())}, {}, nullptr);
       if (!st.ok()) return self->Break(st);
     }
@@ -426,9 +622,17 @@ void CampaignRunner::ArmDeadline() {
 
 void CampaignRunner::CancelInFlight() {
   // REQUIRES: mu_ held.
-  for (auto& [id, f] : in_flight_) {
+  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+    ActivityInFlight& f = it->second;
     if (f.cancel) f.cancel->store(true);
     if (f.ticket) s_.eval->Cancel(f.ticket);
+    // A call still held by the gate will never be sent nor answer.
+    if (f.gate_ticket && s_.gate && s_.gate->Withdraw(f.gate_ticket)) {
+      --llm_running_;
+      it = in_flight_.erase(it);
+      continue;
+    }
+    ++it;
   }
   llm_queue_.clear();
 }
@@ -439,7 +643,14 @@ void CampaignRunner::MaybeFinish() {
   finished_notified_ = true;
   CancelInFlight();
   if (deadline_timer_) deadline_timer_->cancel();
-  LogInfo("campaign " + id_ + " ended: " + state_.status + (state_.reason.empty() ? "" : " (" + state_.reason + ")"));
+  if (wait_timer_) wait_timer_->cancel();
+  waiting_.clear();
+  // An end that did not do all its work is a warning: unattended runs are
+  // read in the morning from the journal.
+  const std::string line =
+      "campaign " + id_ + " ended: " + state_.status + (state_.reason.empty() ? "" : " (" + state_.reason + ")");
+  if (state_.status == workflows::kStatusFailed || state_.status == workflows::kStatusPartial) LogWarning(line);
+  else LogInfo(line);
   if (on_finished_) {
     auto fn = on_finished_;
     auto status = state_.status;
@@ -522,6 +733,7 @@ void CampaignRunner::Interrupt(const std::string& reason) {
     }
     CancelInFlight();
     if (deadline_timer_) deadline_timer_->cancel();
+    if (wait_timer_) wait_timer_->cancel();
     done.set_value();
   });
   fut.wait();

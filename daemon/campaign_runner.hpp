@@ -13,6 +13,20 @@
 // they are recorded as CampaignPaused / CampaignResumed /
 // CampaignInterrupted events in the same stream, which the fold skips.
 //
+// Provider outages are runtime facts too. An LLM call whose transport gave
+// up on an error that can heal by waiting (network, timeout, 5xx, 429 after
+// the provider's retries) does not fail its activity: the runner records an
+// LlmCallWaiting event {activity_id, provider, error, error_kind,
+// http_status, attempts, request_sha256} and sends the call again through
+// the daemon's ProviderGate, which holds it until the provider answers a
+// probe (provider_gate.hpp). A restarted daemon folds those events and keeps
+// waiting since the first one. The campaign gives up, failing with the
+// reason, after spec.budget.max_provider_wait_s, or at its wall-time budget
+// when that comes first; without either it waits until cancelled. Errors
+// that cannot heal by waiting (401, 403, 404, 400, malformed replies) fail
+// the activity at once (LlmCallFailed). Without a gate (RuntimeServices.gate
+// null) every error fails the activity.
+//
 // Threading: all work runs on the runner's strand of the daemon's
 // io_context; completions from the LLM transport and evaluation workers are
 // posted to it. Public methods are thread-safe. Appends block the strand for
@@ -29,12 +43,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "base/env.hpp"
 #include "base/json.hpp"
 #include "daemon/memory_banks.hpp"
 #include "daemon/metrics.hpp"
+#include "daemon/provider_gate.hpp"
 #include "evaluators/dispatcher.hpp"
 #include "llm/client.hpp"
 #include "store/event_log.hpp"
@@ -53,6 +69,7 @@ inline constexpr const char kCampaignPaused[] = "CampaignPaused";
 inline constexpr const char kCampaignResumed[] = "CampaignResumed";
 inline constexpr const char kCampaignInterrupted[] = "CampaignInterrupted";
 inline constexpr const char kCampaignSubmitted[] = "CampaignSubmitted";
+inline constexpr const char kLlmCallWaiting[] = "LlmCallWaiting";
 // In the "system" stream: daemon lifecycle, calibrations, baseline profiles.
 inline constexpr const char kDaemonStarted[] = "DaemonStarted";
 inline constexpr const char kDaemonStopped[] = "DaemonStopped";
@@ -71,6 +88,7 @@ struct RuntimeServices {
   MemoryBanks* banks = nullptr;                    // not owned; memory snapshots
   net::io_context* ioc = nullptr;                  // not owned
   Env* env = nullptr;                              // clock for the wall deadline
+  ProviderGate* gate = nullptr;                    // not owned; null: outages fail calls
   // Problem id ("suites/cpu/silu") → the folder the evaluator reads.
   std::function<std::string(const std::string& problem_id)> problem_dir;
   int max_llm_in_flight = 8;                       // per campaign (fair sharing); the daemon sets it
@@ -107,6 +125,9 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   size_t InFlight() const;
   // The last error that stopped this runner (store failure, corrupt log).
   Status Health() const;
+  // Providers this campaign waits for: [{provider, since_us, error, calls}]
+  // (empty when it waits for none).
+  json Waiting() const;
 
  private:
   CampaignRunner(const RuntimeServices& s, std::string id);
@@ -126,6 +147,11 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   void OnLlmDone(const std::string& activity_id, const std::string& request_hash, llm::LlmResult r);
   void OnEvalDone(const std::string& activity_id, eval::EvalResult r);
   void ArmDeadline();
+  // A call deferred by an outage (strand only, REQUIRES mu_).
+  void DeferLlm(const std::string& activity_id, const std::string& provider, const std::string& request_hash,
+                const llm::LlmError& e, workflows::ActivityRequest request);
+  void ArmWaitLimit();                // REQUIRES mu_
+  void GiveUpWaiting(const std::string& why);  // REQUIRES mu_
   void CancelInFlight();
   void Break(const Status& s);
   void MaybeFinish();
@@ -147,7 +173,18 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
     workflows::ActivityKind kind;
     std::shared_ptr<std::atomic<bool>> cancel;
     uint64_t ticket = 0;  // evaluations
+    uint64_t gate_ticket = 0;  // LLM calls sent through the ProviderGate
+    workflows::ActivityRequest request;  // LLM calls: to send again after an outage
   };
+  // Outages this campaign waits out, by provider (from LlmCallWaiting
+  // events, kept across restarts).
+  struct ProviderWait {
+    int64_t since_us = 0;
+    std::string error;
+    std::set<std::string> activities;
+  };
+  std::map<std::string, ProviderWait> waiting_;
+  std::unique_ptr<net::steady_timer> wait_timer_;
   std::map<std::string, ActivityInFlight> in_flight_;
   std::deque<workflows::ActivityRequest> llm_queue_;  // waiting for a per-campaign LLM slot
   int llm_running_ = 0;

@@ -198,14 +198,20 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     ACCELOPT_RETURN_IF_ERROR(Get(j["memory"], "default_bank", "memory", c.default_memory_bank));
   }
   if (j.contains("limits")) {
-    ACCELOPT_RETURN_IF_ERROR(CheckKeys(j["limits"], "limits", {"max_active_campaigns", "llm_share_per_campaign",
-                                                             "max_llm_in_flight_per_campaign"}));
+    ACCELOPT_RETURN_IF_ERROR(CheckKeys(j["limits"], "limits",
+                                       {"max_active_campaigns", "llm_share_per_campaign", "provider_probe_initial_ms",
+                                        "provider_probe_max_ms", "max_llm_in_flight_per_campaign"}));
     ACCELOPT_RETURN_IF_ERROR(Get(j["limits"], "max_active_campaigns", "limits", c.max_active_campaigns));
     ACCELOPT_RETURN_IF_ERROR(
         Get(j["limits"], "max_llm_in_flight_per_campaign", "limits", c.max_llm_in_flight_per_campaign));
     if (c.max_llm_in_flight_per_campaign < 0 || c.max_llm_in_flight_per_campaign > 4096)
       return InvalidArgument("limits.max_llm_in_flight_per_campaign: must be 0 (from the providers) to 4096");
     ACCELOPT_RETURN_IF_ERROR(Get(j["limits"], "llm_share_per_campaign", "limits", c.llm_share_per_campaign));
+    ACCELOPT_RETURN_IF_ERROR(Get(j["limits"], "provider_probe_initial_ms", "limits", c.provider_probe_initial_ms));
+    ACCELOPT_RETURN_IF_ERROR(Get(j["limits"], "provider_probe_max_ms", "limits", c.provider_probe_max_ms));
+    if (c.provider_probe_initial_ms < 1) return InvalidArgument("limits.provider_probe_initial_ms: must be at least 1");
+    if (c.provider_probe_max_ms < c.provider_probe_initial_ms)
+      return InvalidArgument("limits.provider_probe_max_ms: must be at least provider_probe_initial_ms");
     if (c.max_active_campaigns < 1) return InvalidArgument("limits.max_active_campaigns: must be at least 1");
     if (c.llm_share_per_campaign <= 0 || c.llm_share_per_campaign > 1)
       return InvalidArgument("limits.llm_share_per_campaign: must be in (0, 1]");

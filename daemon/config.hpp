@@ -58,6 +58,10 @@ struct DaemonConfig {
   std::string default_memory_bank = "default";
   int max_active_campaigns = 8;
   double llm_share_per_campaign = 0.5;  // fairness: at most this share of a provider's slots per campaign
+  // An unavailable provider is probed after this wait, doubling up to the
+  // max (daemon/provider_gate.hpp); "limits.provider_probe_initial_ms/_max_ms".
+  int provider_probe_initial_ms = 1000;
+  int provider_probe_max_ms = 30000;
   // LLM calls in flight per campaign; 0 (default): llm_share_per_campaign of
   // the role providers' max_concurrency (daemon/llm_in_flight.hpp).
   int max_llm_in_flight_per_campaign = 0;

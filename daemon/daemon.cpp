@@ -16,6 +16,7 @@
 #include "daemon/memory_banks.hpp"
 #include "daemon/redistiller.hpp"
 #include "daemon/notify.hpp"
+#include "daemon/provider_gate.hpp"
 #include "daemon/state_lock.hpp"
 #include "daemon/store_blob_source.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
@@ -95,6 +96,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   for (const auto& t : workflows::CampaignEventTypes()) (void)registry.Register(t.name, t.schema_version);
   for (const char* t : {runtime_event::kCampaignPaused, runtime_event::kCampaignResumed,
                         runtime_event::kCampaignInterrupted, runtime_event::kCampaignSubmitted,
+                        runtime_event::kLlmCallWaiting,
                         runtime_event::kDaemonStarted, runtime_event::kDaemonStopped,
                         runtime_event::kCalibrationRecorded, runtime_event::kBaselineProfiled})
     (void)registry.Register(t, 1);
@@ -203,10 +205,17 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   metrics.Describe("accelopt_event_log_append_seconds_count", "counter", "durable appends timed");
   metrics.Describe("accelopt_campaigns_finished_total", "counter", "campaigns that ended, by final state");
   metrics.Describe("accelopt_llm_requests_started_total", "counter", "LLM calls started, by role and model");
+  metrics.Describe("accelopt_llm_calls_waiting_total", "counter",
+                   "LLM calls deferred because their provider was unavailable, by provider");
+  metrics.Describe("accelopt_llm_provider_available", "gauge", "1 while a provider answers, 0 while its calls wait");
 
   StoreBlobSource blobs(log->get());
   MemoryBanks banks(log->get());
+  ProviderGate gate(ioc, env,
+                    ProviderGate::Options{std::chrono::milliseconds(config.provider_probe_initial_ms),
+                                          std::chrono::milliseconds(config.provider_probe_max_ms)});
   RuntimeServices rs;
+  rs.gate = &gate;
   rs.banks = &banks;
   rs.log = log->get();
   rs.blobs = &blobs;
@@ -245,6 +254,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   ad.metrics = &metrics;
   ad.config = &config;
   ad.banks = &banks;
+  ad.gate = &gate;
   EventWaiters waiters(log->get(), &ioc);
   ad.waiters = &waiters;
   ad.redistiller = &redistiller;

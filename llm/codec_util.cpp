@@ -47,7 +47,10 @@ std::string ErrorMessageFromBody(const std::string& body) {
   for (const char* key : {"message", "Message", "detail"}) {
     if (std::string m = String(Find(j, key)); !m.empty()) return m;
   }
-  return "";
+  // Not OpenAI-shaped ({"detail": [{"msg": ...}]}, {"errors": [...]}): the
+  // body itself, shortened, rather than nothing.
+  std::string compact = j.dump();
+  return compact.size() > 300 ? compact.substr(0, 297) + "..." : compact;
 }
 
 }  // namespace accelopt::llm

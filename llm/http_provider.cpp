@@ -15,9 +15,33 @@ struct HttpProvider::CallState {
   std::vector<LlmAttempt> attempts;
   int64_t start_nanos = 0;
   Millis next_backoff{0};
+  std::string url;  // of the last attempt (no secrets: keys travel in headers)
   bool holds_slot = false;
   bool delivered = false;  // transport thread only
 };
+
+namespace {
+
+// "/v1/chat/completions" of "http://host:8000/v1/chat/completions?x=y".
+std::string UrlPath(const std::string& url) {
+  size_t start = url.find("://");
+  start = start == std::string::npos ? 0 : url.find('/', start + 3);
+  if (start == std::string::npos) return "/";
+  return url.substr(start, url.find('?', start) - start);
+}
+
+}  // namespace
+
+// What to check for an error that waiting cannot heal ("" for the others).
+std::string FixHint(int status, const std::string& url) {
+  if (status == 404) return " (check base_url and the model: the server answered 404 for " + UrlPath(url) + ")";
+  if (status == 401) return " (check the API key: api_key_env / api_key_file)";
+  if (status == 403) return " (check the API key's permissions for this model)";
+  if (status == 400 || status == 422) {
+    return " (the server refused the request as invalid: check the model id, max_tokens and reasoning settings)";
+  }
+  return "";
+}
 
 struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared> {
   ProviderConfig config;
@@ -105,6 +129,7 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
       Finish(s, MakeError(LlmErrorKind::kInvalidRequest, false, 0, http.status().message()));
       return;
     }
+    s->url = http->url;
     auto self = shared_from_this();
     transport->Start(std::move(*http), s->token,
                      [self, s](HttpResponse r) { self->OnResponse(s, std::move(r)); });
@@ -167,7 +192,7 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
         else if (r.status >= 500) kind = LlmErrorKind::kServerError;
         else if (r.status == 401 || r.status == 403) kind = LlmErrorKind::kAuth;
         retry = IsRetryableHttpStatus(r.status);
-        error = MakeError(kind, retry, r.status, what);
+        error = MakeError(kind, retry, r.status, what + FixHint(r.status, s->url));
       }
     }
     at.error = error ? error->message : "";

@@ -49,4 +49,8 @@ class HttpProvider : public Provider {
   std::shared_ptr<Shared> shared_;
 };
 
+// A hint for an HTTP error that waiting cannot heal (401, 403, 404, 400,
+// 422): what to check, with the URL's path for a 404. "" for other statuses.
+std::string FixHint(int status, const std::string& url);
+
 }  // namespace accelopt::llm

@@ -34,6 +34,18 @@ std::string LlmError::ToString() const {
   return s;
 }
 
+std::string LlmError::Describe(const std::string& provider) const {
+  std::string s = LlmErrorKindName(kind);
+  if (http_status != 0) s += " (HTTP " + std::to_string(http_status) + ")";
+  s += " from provider '" + provider + "'";
+  // The HTTP providers already name themselves ("provider 'x': ...").
+  std::string m = message;
+  const std::string prefix = "provider '" + provider + "': ";
+  if (m.rfind(prefix, 0) == 0) m = m.substr(prefix.size());
+  if (!m.empty()) s += ": " + m;
+  return s;
+}
+
 Status LlmError::ToStatus() const {
   Code code = Code::kUnavailable;  // malformed, empty, truncated, too large, command failed, network, 5xx
   switch (kind) {

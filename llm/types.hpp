@@ -102,6 +102,8 @@ struct LlmError {
 
   // "rate_limited (HTTP 429): ..." — for logs; already scrubbed.
   std::string ToString() const;
+  // "auth (HTTP 401) from provider 'local': ..." — for events and reasons.
+  std::string Describe(const std::string& provider) const;
   Status ToStatus() const;
 };
 

@@ -72,8 +72,13 @@ std::vector<BeamPick> DefaultBeamPolicy::Select(const std::vector<Group>& groups
   std::vector<Ranked> pool;
   std::vector<int> seen_parent;
   int elite = -1;  // index into pool
+  // A parent whose re-measurement failed is neither carried nor the elite,
+  // unless nothing else is left (an empty beam would end the search).
+  bool any_usable = false;
+  for (const Group& g : groups) any_usable = any_usable || !g.parent_failed || g.Fastest();
   for (size_t i = 0; i < groups.size(); ++i) {
     const Group& g = groups[i];
+    if (g.parent_failed && any_usable) continue;
     if (std::find(seen_parent.begin(), seen_parent.end(), g.parent_index) == seen_parent.end()) {
       seen_parent.push_back(g.parent_index);
       Ranked r;

@@ -11,6 +11,9 @@
 // drops what only looks different:
 //  * the pool is every parent (carried over with its re-measured latency)
 //    and each group's fastest correct sample; a failed group adds nothing;
+//    a parent whose re-measurement failed (Group::parent_failed) is left
+//    out (it cannot be carried at an unconfirmed latency), unless nothing
+//    else is left;
 //  * a child that is not faster than its parent beyond the noise of both
 //    (FasterBeyondNoise) ranks after every parent and every improving child;
 //  * the pool is sorted stably by (that rank, latency) and identical code

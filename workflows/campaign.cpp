@@ -50,6 +50,7 @@ std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& i
       g.parent_latency_us = m.latency_us();
       g.parent_spread = m.spread();
       g.parent_normalized_sha256 = m.normalized_sha256;
+      g.parent_failed = m.measured && !m.measurement.correct;
       g.plan_index = n;
       const std::string prefix = m.beam_id.substr(0, m.beam_id.rfind("/beam/"));
       g.plan_id = prefix + "/plan/b" + std::to_string(b) + "/n" + std::to_string(n);

@@ -201,12 +201,13 @@ Result<CampaignSpec> ParseCampaignSpec(const json& j) {
   if (j.contains("budget")) {
     Reader b(j["budget"], "budget");
     ACCELOPT_RETURN_IF_ERROR(b.CheckObject(
-        {"max_cost_usd", "max_tokens", "max_llm_calls", "max_evaluations", "max_wall_s"}));
+        {"max_cost_usd", "max_tokens", "max_llm_calls", "max_evaluations", "max_wall_s", "max_provider_wait_s"}));
     ACCELOPT_RETURN_IF_ERROR(b.GetOptional("max_cost_usd", &spec.budget.max_cost_usd));
     ACCELOPT_RETURN_IF_ERROR(b.GetOptional("max_tokens", &spec.budget.max_tokens));
     ACCELOPT_RETURN_IF_ERROR(b.GetOptional("max_llm_calls", &spec.budget.max_llm_calls));
     ACCELOPT_RETURN_IF_ERROR(b.GetOptional("max_evaluations", &spec.budget.max_evaluations));
     ACCELOPT_RETURN_IF_ERROR(b.GetOptional("max_wall_s", &spec.budget.max_wall_s));
+    ACCELOPT_RETURN_IF_ERROR(b.GetOptional("max_provider_wait_s", &spec.budget.max_provider_wait_s));
   }
   if (j.contains("memory") && !j["memory"].is_null()) {
     Reader m(j["memory"], "memory");
@@ -229,6 +230,7 @@ json ToJson(const CampaignSpec& spec) {
   if (spec.budget.max_llm_calls) budget["max_llm_calls"] = *spec.budget.max_llm_calls;
   if (spec.budget.max_evaluations) budget["max_evaluations"] = *spec.budget.max_evaluations;
   if (spec.budget.max_wall_s) budget["max_wall_s"] = *spec.budget.max_wall_s;
+  if (spec.budget.max_provider_wait_s) budget["max_provider_wait_s"] = *spec.budget.max_provider_wait_s;
   return {{"mode", spec.mode},
           {"problems", spec.problems},
           {"search",
@@ -296,6 +298,9 @@ Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
   }
   if (b.max_wall_s && !(*b.max_wall_s > 0)) {
     return InvalidArgument("budget.max_wall_s must be > 0 (omit it for no cap)");
+  }
+  if (b.max_provider_wait_s && !(*b.max_provider_wait_s >= 0)) {
+    return InvalidArgument("budget.max_provider_wait_s must be >= 0 (omit it to wait until max_wall_s)");
   }
   const bool need_pricing = b.max_cost_usd.has_value();
   ACCELOPT_RETURN_IF_ERROR(ValidateRole(kRolePlanner, spec.planner, need_pricing, check_model));

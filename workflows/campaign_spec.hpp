@@ -19,7 +19,8 @@
 //      "executor": {...}, "summarizer": {...}},
 //    "seed": 0,
 //    "budget": {"max_cost_usd": 5.0, "max_tokens": 1000000, "max_llm_calls": 500,
-//               "max_evaluations": 1000, "max_wall_s": 3600},   // absent = no cap
+//               "max_evaluations": 1000, "max_wall_s": 3600,    // absent = no cap
+//               "max_provider_wait_s": 1800},  // absent = until max_wall_s (or forever)
 //    "evaluation": {"timeout_s": 180},      // settings passed to every evaluation
 //    "memory": {"scope": "problem",         // "problem" | "campaign" | "bank"
 //               "bank": "nightly-cpu"}}     // REQUIRED with scope "bank", else absent
@@ -91,6 +92,10 @@ struct BudgetSpec {
   std::optional<int64_t> max_llm_calls;
   std::optional<int64_t> max_evaluations;
   std::optional<double> max_wall_s;
+  // Not a resource: how long the campaign waits for an unavailable LLM
+  // provider (daemon/provider_gate.hpp) before it fails with that reason.
+  // Absent: until the wall-time budget ends it, or forever without one.
+  std::optional<double> max_provider_wait_s;
 };
 
 inline constexpr const char kModePaper[] = "paper";

@@ -538,7 +538,7 @@ Status ApplyOne(CampaignState& s, const Event& e) {
     if (s.finished()) return Bad(e, "campaign already finished (" + s.status + ")");
     if (e.type == t::kCampaignCompleted) {
       s.status = e.data.at("status").get<std::string>();
-      if (s.status != kStatusCompleted && s.status != kStatusBudgetExhausted) {
+      if (s.status != kStatusCompleted && s.status != kStatusPartial && s.status != kStatusBudgetExhausted) {
         return Bad(e, "unknown status " + s.status);
       }
     } else {

@@ -170,6 +170,8 @@ struct IterationState {
 inline constexpr const char kStatusRunning[] = "running";
 inline constexpr const char kStatusCompleted[] = "completed";
 inline constexpr const char kStatusFailed[] = "failed";
+// The campaign ended; some of its problems completed, at least one failed.
+inline constexpr const char kStatusPartial[] = "partial";
 inline constexpr const char kStatusBudgetExhausted[] = "budget_exhausted";
 inline constexpr const char kStatusCancelled[] = "cancelled";
 

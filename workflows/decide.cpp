@@ -198,8 +198,13 @@ class Decider {
         }
         if (!f.measured) return Status::Ok();
       }
+      // A problem whose LLM calls failed, so that not one candidate was
+      // evaluated, did not do its work: it fails with the provider's error.
+      const std::string unserved = LlmFailureReason(p);
       return EmitEvent(event_type::kProblemCompleted,
-                       {{"problem", p}, {"status", kStatusCompleted}, {"reason", ""}});
+                       {{"problem", p},
+                        {"status", unserved.empty() ? kStatusCompleted : kStatusFailed},
+                        {"reason", unserved}});
     }
 
     const int width = static_cast<int>(it.beam.size());
@@ -488,7 +493,12 @@ class Decider {
     const CandidateRecord* best_child = nullptr;
     int child_parent = -1;
     double best = 0;
+    // A member whose re-measurement failed is not a best at an unconfirmed
+    // latency (unless every member failed; the report then stands back).
+    bool any_passed = false;
+    for (const BeamMember& m : it.beam) any_passed = any_passed || !(m.measured && !m.measurement.correct);
     for (const BeamMember& m : it.beam) {
+      if (any_passed && m.measured && !m.measurement.correct) continue;
       if (!best_member || m.latency_us() < best) {
         best_member = &m;
         best = m.latency_us();
@@ -843,15 +853,51 @@ class Decider {
     return true;
   }
 
+  // "" when problem p evaluated at least one candidate or no LLM call of it
+  // failed; else why it has nothing to show ("no candidate was evaluated: 12
+  // of 12 LLM calls failed; first: auth (HTTP 401) from provider 'local': ...").
+  std::string LlmFailureReason(int p) const {
+    for (const IterationState& it : st_.problems[p].iterations) {
+      for (const CandidateRecord& c : it.candidates) {
+        if (c.evaluated) return "";
+        for (const CandidateVersion& v : c.versions) {
+          if (v.evaluated) return "";
+        }
+      }
+    }
+    int calls = 0, failed = 0;
+    const ActivityRecord* first = nullptr;
+    for (const auto& [id, a] : st_.activities) {
+      if (a.problem != p || a.kind != ActivityKind::kLlm) continue;
+      ++calls;
+      if (a.status != ActivityStatus::kFailed) continue;
+      ++failed;
+      if (!first || a.seq < first->seq) first = &a;
+    }
+    if (failed == 0) return "";
+    return "no candidate was evaluated: " + std::to_string(failed) + " of " + std::to_string(calls) +
+           " LLM calls failed; first: " + first->completion.value("error", "llm call failed");
+  }
+
+  // completed: every problem completed; partial: some completed, some
+  // failed; failed: none completed.
   void Finish() {
     std::string reasons;
-    bool any_completed = false;
+    int completed = 0, failed = 0;
     for (const ProblemState& ps : st_.problems) {
-      if (ps.status == kStatusCompleted) any_completed = true;
-      if (!ps.reason.empty()) reasons += (reasons.empty() ? "" : "; ") + ps.info.id + ": " + ps.reason;
+      if (ps.status == kStatusCompleted) ++completed;
+      else ++failed;
+      if (ps.status != kStatusCompleted && !ps.reason.empty()) {
+        reasons += (reasons.empty() ? "" : "; ") + ps.info.id + ": " + ps.reason;
+      }
     }
-    if (!any_completed) {
+    if (completed == 0) {
       EmitEvent(event_type::kCampaignFailed, {{"reason", "every problem failed: " + reasons}});
+    } else if (failed > 0) {
+      EmitEvent(event_type::kCampaignCompleted,
+                {{"status", kStatusPartial},
+                 {"reason", std::to_string(failed) + " of " + std::to_string(failed + completed) +
+                                " problems failed: " + reasons}});
     } else {
       EmitEvent(event_type::kCampaignCompleted, {{"status", kStatusCompleted}, {"reason", ""}});
     }

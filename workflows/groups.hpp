@@ -30,6 +30,10 @@ struct Group {
   double parent_latency_us = 0;      // the parent's (re-)measured latency
   double parent_spread = 0;          // its relative noise
   std::string parent_normalized_sha256;  // "default" mode; else empty
+  // The parent's re-measurement ran and did not pass (its latency is then
+  // the one it was selected with, unconfirmed). DefaultBeamPolicy neither
+  // carries nor keeps such a parent as the elite; PaperBeamPolicy ignores it.
+  bool parent_failed = false;
   int plan_index = 0;
   std::string plan_id;               // the planner activity id
   std::vector<Sample> samples;       // in sample order (k = 0..K-1)

@@ -33,8 +33,8 @@ struct Best {
   bool have = false;
   std::string id, sha;
   int iteration = 0;
-  double latency = 0, pct = -1;
-  void Offer(const std::string& cid, const std::string& s, int it, double lat, double p) {
+  double latency = 0, pct = -1, spread = 0;
+  void Offer(const std::string& cid, const std::string& s, int it, double lat, double p, double sp) {
     if (have && !(lat < latency)) return;
     have = true;
     id = cid;
@@ -42,6 +42,7 @@ struct Best {
     iteration = it;
     latency = lat;
     pct = p;
+    spread = sp;
   }
 };
 
@@ -55,8 +56,11 @@ int IterationOf(const std::string& candidate_id) {
   return v;
 }
 
-// "default" mode: the selected final best and its fresh re-measurement.
-void FinalBestReport(const FinalBest& f, Best* best, json* r) {
+// "default" mode: the selected final best and its fresh re-measurement. A
+// final best whose re-measurement failed is not reported at the latency it
+// was selected with: the best stands back to the fastest member of the last
+// beam whose own re-measurement passed (the baseline at worst).
+void FinalBestReport(const FinalBest& f, const IterationState& last, Best* best, json* r) {
   const json& sel = f.selection;
   const double selected_latency = sel.at("latency_us").get<double>();
   json remeasured = nullptr;
@@ -88,14 +92,37 @@ void FinalBestReport(const FinalBest& f, Best* best, json* r) {
       confirmed = false;
     }
   }
+  json fallback = nullptr;
   const std::string origin = sel.at("origin").get<std::string>();
-  best->have = true;
-  best->id = origin;
-  best->sha = f.source_sha256;
-  best->iteration = origin == "baseline" ? 0 : IterationOf(origin);
-  best->latency = latency;
-  best->pct = pct;
-  (*r)["final"] = {{"selected_latency_us", selected_latency},
+  if (f.measured && !f.measurement.correct) {
+    const BeamMember* stand = nullptr;
+    for (const BeamMember& m : last.beam) {
+      if (!(m.measured && m.measurement.correct)) continue;
+      if (!stand || m.measurement.latency_us < stand->measurement.latency_us) stand = &m;
+    }
+    const std::string why = "the final best failed its re-measurement: " + f.measurement.status +
+                            (f.measurement.reason.empty() ? "" : ": " + f.measurement.reason);
+    if (stand) {
+      *best = Best{};
+      best->Offer(stand->origin, stand->source_sha256,
+                  stand->origin == "baseline" ? 0 : IterationOf(stand->origin),
+                  stand->measurement.latency_us, stand->measurement.percent_of_peak,
+                  stand->measurement.spread);
+      fallback = {{"beam_id", stand->beam_id}, {"origin", stand->origin}, {"reason", why}};
+    } else {
+      fallback = {{"beam_id", nullptr}, {"origin", best->id}, {"reason", why}};  // the baseline stays
+    }
+  } else {
+    best->have = true;
+    best->id = origin;
+    best->sha = f.source_sha256;
+    best->iteration = origin == "baseline" ? 0 : IterationOf(origin);
+    best->latency = latency;
+    best->pct = pct;
+    best->spread = f.measured ? f.measurement.spread : sel.value("spread", 0.0);
+  }
+  (*r)["final"] = {{"fallback", fallback},
+                   {"selected_latency_us", selected_latency},
                    {"selected_spread", sel.at("spread")},
                    {"beam_id", sel.at("beam_id")},
                    {"parent", sel.at("parent")},
@@ -116,8 +143,8 @@ json ProblemReport(const ProblemState& ps, bool default_mode, double* baseline_p
   if (!ps.iterations.empty() && !ps.iterations[0].beam.empty() &&
       ps.iterations[0].beam[0].measured && ps.iterations[0].beam[0].measurement.correct) {
     const Measurement& m = ps.iterations[0].beam[0].measurement;
-    baseline = {{"latency_us", m.latency_us}, {"percent_of_peak", Pct(m.percent_of_peak)}};
-    best.Offer("baseline", ps.info.baseline_sha256, 0, m.latency_us, m.percent_of_peak);
+    baseline = {{"latency_us", m.latency_us}, {"percent_of_peak", Pct(m.percent_of_peak)}, {"spread", m.spread}};
+    best.Offer("baseline", ps.info.baseline_sha256, 0, m.latency_us, m.percent_of_peak, m.spread);
   }
   int64_t proposed = 0, failed = 0, evaluated = 0, correct = 0, reused = 0, fixed = 0,
           fix_attempts = 0;
@@ -135,7 +162,7 @@ json ProblemReport(const ProblemState& ps, bool default_mode, double* baseline_p
         ++correct;
         if (!baseline.is_null()) {
           best.Offer(c.id, c.source_sha256, it.iteration, c.measurement.latency_us,
-                     c.measurement.percent_of_peak);
+                     c.measurement.percent_of_peak, c.measurement.spread);
         }
       }
     }
@@ -150,18 +177,41 @@ json ProblemReport(const ProblemState& ps, bool default_mode, double* baseline_p
     r["candidates"]["fix_attempts"] = fix_attempts;
     r["candidates"]["fixed"] = fixed;
     r["final"] = nullptr;
-    if (ps.final_best.selected && !baseline.is_null()) FinalBestReport(ps.final_best, &best, &r);
+    if (ps.final_best.selected && !baseline.is_null()) {
+      FinalBestReport(ps.final_best, ps.iterations.back(), &best, &r);
+    }
   }
+  r["improvement"] = nullptr;
   if (best.have) {
+    const Measurement& base = ps.iterations[0].beam[0].measurement;
+    if (best.id == "baseline") {
+      // Nothing beat the baseline: the speedup is 1, not the noise between
+      // two measurements of the same code.
+      best.latency = base.latency_us;
+      best.pct = base.percent_of_peak;
+      best.spread = base.spread;
+      r["improvement"] = kImprovementNone;
+    } else {
+      const json side = r.value("final", json()).is_object() &&
+                                r["final"]["fallback"].is_null() &&
+                                r["final"]["remeasured"].is_object()
+                            ? r["final"]["remeasured"].value("interleaved_with_baseline", json())
+                            : json();
+      bool faster = side.is_object() ? side.value("speedup_low", 0.0) > 1.0
+                                     : FasterBeyondNoise(best.latency, best.spread, base.latency_us, base.spread);
+      r["improvement"] = faster ? kImprovementFaster : kImprovementWithinNoise;
+    }
     r["best"] = {{"candidate_id", best.id},
                  {"source_sha256", best.sha},
                  {"iteration", best.iteration},
                  {"latency_us", best.latency},
+                 {"spread", best.spread},
                  {"percent_of_peak", Pct(best.pct)}};
     const double base_latency = baseline["latency_us"].get<double>();
     r["speedup"] = base_latency / best.latency;
-    *speedup = base_latency / best.latency;
-    *baseline_pct = ps.iterations[0].beam[0].measurement.percent_of_peak;
+    // The geometric mean counts only speedups beyond noise; the others as 1.
+    *speedup = r["improvement"] == kImprovementFaster ? base_latency / best.latency : 1.0;
+    *baseline_pct = base.percent_of_peak;
     *best_pct = best.pct;
   } else {
     r["best"] = nullptr;

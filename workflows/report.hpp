@@ -4,15 +4,17 @@
 //
 //   {"campaign_id", "status", "reason", "exhausted_resource",
 //    "problems": [{"id", "name", "status", "reason", "iterations_started",
-//                  "baseline": {"latency_us", "percent_of_peak"} | null,
+//                  "baseline": {"latency_us", "percent_of_peak", "spread"} | null,
 //                  "best": {"candidate_id" ("baseline" when nothing beat it),
 //                           "source_sha256", "iteration", "latency_us",
-//                           "percent_of_peak"} | null,
+//                           "spread", "percent_of_peak"} | null,
 //                  "speedup": baseline latency / best latency | null,
+//                  "improvement": "none" | "within_noise" | "faster" | null,
 //                  "percent_of_peak_by_iteration": [best so far after it. 0, 1, ...],
 //                  "candidates": {"proposed", "failed", "evaluated", "correct"}}],
 //    "geomean": {"baseline_percent_of_peak", "best_percent_of_peak", "speedup",
-//                "problems"},    // over problems with a passing baseline
+//                "problems"},    // over problems with a passing baseline;
+//                                // speedup counts "none"/"within_noise" as 1
 //    "usage": {"by_role": {role: U}, "by_model": {"provider/model": U},
 //              "total": U, "evaluations": n},
 //    "budget": {"spent": Amounts, "reserved": Amounts}}
@@ -20,6 +22,13 @@
 //
 // The best kernel is the fastest correct candidate (first one on ties) or the
 // baseline. A percent_of_peak of -1 from the evaluator (unknown) is null here.
+//
+// "improvement" never calls noise a speedup: "none" when no correct
+// candidate beat the baseline (best is the baseline at its own measurement,
+// speedup exactly 1; the baseline's spread says how noisy that is);
+// "within_noise" when the best is faster but not beyond the noise (the
+// side-by-side ~95% interval includes 1 when there is one, else
+// FasterBeyondNoise of the two measurements); "faster" otherwise.
 //
 // "default" mode adds "mode", candidates.{"reused", "fix_attempts" (sum over
 // samples), "fixed" (correct after a fix)}, and per problem
@@ -30,10 +39,14 @@
 //                            "spread", "reason"} | null,
 //             "within_noise_of_parent": bool | null (re-measured latency not
 //                 faster than the parent's beyond the noise of both),
-//             "confirmed": bool | null} | null (null until BestSelected)
+//             "confirmed": bool | null,
+//             "fallback": {"beam_id", "origin", "reason"} | null} | null
+//             (null until BestSelected)
 // and then "best" is the selected kernel (BestSelected) with the
-// re-measured latency and percent of peak when the re-measurement is correct
-// (else the latency it was selected with, percent null): the speedup uses it.
+// re-measured latency and percent of peak when the re-measurement is
+// correct. When it failed, "fallback" says so and "best" is the fastest
+// member of the last beam whose own re-measurement passed (the baseline at
+// worst): an unconfirmed latency is never reported.
 //
 // Thread safety: pure function.
 #pragma once
@@ -42,6 +55,10 @@
 #include "workflows/campaign_state.hpp"
 
 namespace accelopt::workflows {
+
+inline constexpr const char kImprovementNone[] = "none";
+inline constexpr const char kImprovementWithinNoise[] = "within_noise";
+inline constexpr const char kImprovementFaster[] = "faster";
 
 json BuildReport(const CampaignState& state);
 

@@ -218,6 +218,42 @@ BOOST_AUTO_TEST_CASE(secrets_never_appear_in_errors) {
   BOOST_TEST(server.requests()[0]["headers"]["authorization"] == "Bearer " + key);
 }
 
+// Errors that waiting cannot heal go back after one attempt, with what to
+// check; a body that is not OpenAI-shaped keeps its message.
+BOOST_AUTO_TEST_CASE(errors_that_cannot_heal_fail_fast_with_a_hint) {
+  struct Case {
+    int status;
+    json body;  // null: the API's own error shape
+    LlmErrorKind kind;
+    std::string must_contain;
+  };
+  const std::vector<Case> cases = {
+      {404, nullptr, LlmErrorKind::kClientError, "the server answered 404 for /v1/chat/completions"},
+      {401, nullptr, LlmErrorKind::kAuth, "check the API key"},
+      {403, nullptr, LlmErrorKind::kAuth, "permissions"},
+      {400, nullptr, LlmErrorKind::kClientError, "refused the request as invalid"},
+      {422, json{{"detail", json::array({{{"loc", {"body", "model"}}, {"msg", "unknown model llama-9"}}})}},
+       LlmErrorKind::kClientError, "unknown model llama-9"},
+  };
+  for (const Case& c : cases) {
+    BOOST_TEST_CONTEXT("HTTP " << c.status) {
+      json fault = {{"kind", "status"}, {"status", c.status}};
+      if (!c.body.is_null()) fault["body"] = c.body;
+      json script = {{"rules", json::array({{{"name", "e"}, {"fault", fault}}})}};
+      FakeLlmServer server(script);
+      json p = FakeProviderEntry(server, "openai");
+      p["retry"] = {{"max_attempts", 5}, {"base_ms", 10}, {"cap_ms", 20}};
+      auto set = MakeSet({{"local", p}});
+      LlmResult res = set->CallBlocking(Req("local"));
+      BOOST_REQUIRE(!res.ok());
+      BOOST_TEST(res.error().kind == c.kind);
+      BOOST_TEST(!res.error().retryable);
+      BOOST_TEST(server.total() == 1);  // no retry budget burnt
+      BOOST_TEST(res.error().message.find(c.must_contain) != std::string::npos, res.error().message);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace accelopt::llm

@@ -171,7 +171,10 @@ BOOST_AUTO_TEST_CASE(failing_baseline_fails_its_problem_only) {
   Sim sim(r.spec, script, 3);
   REQUIRE_OK(sim.Start("c1", r.world.sources, r.world.hardware));
   REQUIRE_OK(sim.RunToEnd());
-  BOOST_TEST(sim.state().status == kStatusCompleted);
+  // One problem failed, one completed: the campaign is partial, not completed.
+  BOOST_TEST(sim.state().status == kStatusPartial);
+  BOOST_TEST(sim.state().reason.find("1 of 2 problems failed") != std::string::npos);
+  BOOST_TEST(sim.state().reason.find("wrong_result") != std::string::npos);
   BOOST_TEST(sim.state().problems[0].status == kStatusCompleted);
   BOOST_TEST(sim.state().problems[1].status == kStatusFailed);
   BOOST_TEST(sim.state().problems[1].reason.find("wrong_result") != std::string::npos);
@@ -204,6 +207,50 @@ BOOST_AUTO_TEST_CASE(llm_failures_are_recorded_not_fatal) {
   BOOST_TEST(failed_plans == 1);
   const json report = BuildReport(sim.state());
   BOOST_TEST(report["usage"]["by_role"]["executor"]["failed_calls"].get<int64_t>() == llm_failed);
+}
+
+// A problem whose every LLM call failed did not do its work: it fails with
+// the provider's error, and a campaign of such problems fails.
+BOOST_AUTO_TEST_CASE(every_llm_call_failing_fails_the_campaign) {
+  for (const char* mode : {kModeDefault, kModePaper}) {
+    BOOST_TEST_CONTEXT(mode) {
+      Ran r;
+      r.spec.mode = mode;
+      Script script = MakeScript(r.world);
+      script.llm = [](const ActivityRequest&) {
+        return ScriptedReply{false, "", "auth (HTTP 401) from provider 'local': HTTP 401: bad key"};
+      };
+      Sim sim(r.spec, script, 7);
+      REQUIRE_OK(sim.Start("c1", r.world.sources, r.world.hardware));
+      REQUIRE_OK(sim.RunToEnd());
+      BOOST_TEST(sim.state().status == kStatusFailed);
+      for (const ProblemState& ps : sim.state().problems) {
+        BOOST_TEST(ps.status == kStatusFailed);
+        BOOST_TEST(ps.reason.find("no candidate was evaluated") != std::string::npos, ps.reason);
+        BOOST_TEST(ps.reason.find("auth (HTTP 401) from provider 'local'") != std::string::npos, ps.reason);
+      }
+      BOOST_TEST(sim.state().reason.find("auth (HTTP 401)") != std::string::npos);
+    }
+  }
+}
+
+// Only one problem's calls fail: that problem fails, the other completes,
+// and the campaign says partial.
+BOOST_AUTO_TEST_CASE(one_problem_without_a_model_makes_the_campaign_partial) {
+  Ran r;
+  Script script = MakeScript(r.world);
+  auto llm = script.llm;
+  script.llm = [llm](const ActivityRequest& a) {
+    if (a.activity_id.rfind("c1/p1/", 0) == 0) return ScriptedReply{false, "", "server_error (HTTP 500) from provider 'x'"};
+    return llm(a);
+  };
+  Sim sim(r.spec, script, 9);
+  REQUIRE_OK(sim.Start("c1", r.world.sources, r.world.hardware));
+  REQUIRE_OK(sim.RunToEnd());
+  BOOST_TEST(sim.state().status == kStatusPartial);
+  BOOST_TEST(sim.state().problems[0].status == kStatusCompleted);
+  BOOST_TEST(sim.state().problems[1].status == kStatusFailed);
+  BOOST_TEST(sim.state().problems[1].reason.find("HTTP 500") != std::string::npos);
 }
 
 }  // namespace

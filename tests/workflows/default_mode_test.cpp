@@ -57,6 +57,24 @@ BOOST_AUTO_TEST_CASE(noise_comparison_needs_a_gap_beyond_both_spreads) {
   BOOST_TEST(FasterBeyondNoise(97, -1, 100, -1));        // negative spreads count as 0
 }
 
+// The fastest parent's re-measurement failed: it stays neither as the
+// elite nor carried at the latency it was once selected with.
+BOOST_AUTO_TEST_CASE(a_parent_whose_remeasurement_failed_is_not_kept) {
+  std::vector<Group> groups = {
+      G(0, 100, 0, {Ok("a0", 120)}, 0.01),
+      G(1, 150, 0, {Ok("c0", 140, 0.01)}, 0.01),
+  };
+  BOOST_TEST(Origins(DefaultBeamPolicy().Select(groups, 2)) == (std::vector<std::string>{"beam0", "c0"}));
+  groups[0].parent_failed = true;
+  const auto picks = Origins(DefaultBeamPolicy().Select(groups, 2));
+  BOOST_TEST(std::count(picks.begin(), picks.end(), "beam0") == 0);
+  BOOST_TEST(std::count(picks.begin(), picks.end(), "c0") == 1);
+  // Nothing else left: the failed parent stays rather than an empty beam.
+  std::vector<Group> alone = {G(0, 100, 0, {}, 0.01)};
+  alone[0].parent_failed = true;
+  BOOST_TEST(Origins(DefaultBeamPolicy().Select(alone, 2)) == (std::vector<std::string>{"beam0"}));
+}
+
 BOOST_AUTO_TEST_CASE(elitism_keeps_the_best_parent_when_every_child_is_slower) {
   const std::vector<Group> groups = {
       G(0, 100, 0, {Ok("a0", 120), Ok("a1", 130)}, 0.01),
@@ -289,6 +307,76 @@ BOOST_AUTO_TEST_CASE(a_best_that_falls_back_on_remeasurement_is_reported_as_such
                    f["selected_latency_us"].get<double>() * 1.49,
                boost::test_tools::tolerance(1e-9));
   }
+}
+
+// A final best whose fresh re-measurement fails (wrong on fresh inputs) is
+// not reported at the latency it was selected with.
+BOOST_AUTO_TEST_CASE(a_final_best_that_fails_its_remeasurement_is_not_reported) {
+  DefaultRun r;
+  Script script = MakeFaultyScript(r.world);
+  auto evaluate = script.evaluate;
+  script.evaluate = [evaluate](const ActivityRequest& a) {
+    json result = evaluate(a);
+    if (a.activity_id.size() > 6 && a.activity_id.substr(a.activity_id.size() - 6) == "/final") {
+      result["status"] = "wrong_result";
+      result["correct"] = false;
+      result["reason"] = "fresh case: max relative error 0.5";
+    }
+    return result;
+  };
+  r.Run(script);
+  const json report = BuildReport(r.state);
+  for (size_t p = 0; p < report["problems"].size(); ++p) {
+    const json& rp = report["problems"][p];
+    const json& f = rp["final"];
+    BOOST_REQUIRE(f.is_object());
+    BOOST_TEST(f["confirmed"] == false);
+    BOOST_REQUIRE(f["fallback"].is_object());
+    BOOST_TEST(f["fallback"]["reason"].get<std::string>().find("wrong_result") != std::string::npos);
+    BOOST_TEST(rp["best"]["latency_us"].get<double>() != f["selected_latency_us"].get<double>());
+    // The best is a member of the last beam whose own re-measurement passed.
+    const IterationState& last = r.state.problems[p].iterations.back();
+    bool found = false;
+    for (const BeamMember& m : last.beam) {
+      if (m.measured && m.measurement.correct && m.source_sha256 == rp["best"]["source_sha256"]) {
+        found = true;
+        BOOST_TEST(rp["best"]["latency_us"].get<double>() == m.measurement.latency_us);
+      }
+    }
+    BOOST_TEST(found);
+  }
+}
+
+// Nothing beat the baseline: the report says "none" and speedup 1, not the
+// noise between the baseline's measurements.
+BOOST_AUTO_TEST_CASE(no_correct_candidate_is_no_improvement_not_a_speedup) {
+  DefaultRun r;
+  Script script = MakeFaultyScript(r.world);
+  auto evaluate = script.evaluate;
+  script.evaluate = [evaluate](const ActivityRequest& a) {
+    json result = evaluate(a);
+    if (a.activity_id.find("/eval") != std::string::npos) {  // every candidate is wrong
+      result["status"] = "wrong_result";
+      result["correct"] = false;
+    }
+    if (a.activity_id.size() > 6 && a.activity_id.substr(a.activity_id.size() - 6) == "/final") {
+      // The baseline measured again, 5% faster by chance.
+      result["latency"]["median_us"] = result["latency"]["median_us"].get<double>() / 1.05;
+    }
+    return result;
+  };
+  r.Run(script);
+  const json report = BuildReport(r.state);
+  int none = 0;
+  for (const json& rp : report["problems"]) {
+    if (rp["best"]["candidate_id"] != "baseline") continue;
+    ++none;
+    BOOST_TEST(rp["improvement"] == kImprovementNone);
+    BOOST_TEST(rp["speedup"].get<double>() == 1.0);
+    BOOST_TEST(rp["best"]["latency_us"] == rp["baseline"]["latency_us"]);
+    BOOST_TEST(rp["baseline"].contains("spread"));
+  }
+  BOOST_TEST(none > 0);
 }
 
 BOOST_AUTO_TEST_CASE(identical_code_is_evaluated_once_and_reuse_is_recorded) {

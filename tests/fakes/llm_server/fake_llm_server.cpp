@@ -316,8 +316,9 @@ void FakeLlmServer::Serve(std::shared_ptr<Conn> conn) {
           } else if (f.status != 0) {
             if (f.retry_after_s) res.set(http::field::retry_after, std::to_string(*f.retry_after_s));
             if (f.retry_after_ms) res.set("retry-after-ms", std::to_string(*f.retry_after_ms));
-            send(f.status, ErrorBody(call.api, f.status,
-                                     f.message.empty() ? "fake fault " + std::to_string(f.status) : f.message));
+            send(f.status, f.body ? *f.body
+                                  : ErrorBody(call.api, f.status,
+                                              f.message.empty() ? "fake fault " + std::to_string(f.status) : f.message));
           } else if (f.kind == "reset") {
             linger lg{1, 0};
             ::setsockopt(conn->socket.native_handle(), SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));

@@ -59,7 +59,8 @@ Status ParseFault(const json& j, const std::string& path, FakeFault* f) {
     f->kind = j.get<std::string>();
   } else {
     ACCELOPT_RETURN_IF_ERROR(CheckKeys(j, path, {"kind", "status", "message", "retry_after_s",
-                                                 "retry_after_ms", "stall_ms", "bytes"}));
+                                                 "retry_after_ms", "stall_ms", "bytes", "body"}));
+    if (j.contains("body")) f->body = j["body"];
     ACCELOPT_RETURN_IF_ERROR(Read(j, "kind", &f->kind, path));
     ACCELOPT_RETURN_IF_ERROR(Read(j, "status", &f->status, path));
     ACCELOPT_RETURN_IF_ERROR(Read(j, "message", &f->message, path));

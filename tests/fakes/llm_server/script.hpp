@@ -24,7 +24,8 @@
 // latency_ms: wait before answering (or before the fault).
 // fault: "kind" or {"kind": ..., ...}:
 //   "429" {retry_after_s?, retry_after_ms?}, "500", "503",
-//   "status" {status, message?, retry_after_s?}, "reset" (TCP RST after the
+//   "status" {status, message?, retry_after_s?, body? (a JSON error body sent
+//   as is, instead of the API's own error shape)}, "reset" (TCP RST after the
 //   request is read), "stall" {stall_ms? (default: until the server stops)}
 //   (headers and half the body, then silence), "invalid_json",
 //   "missing_fields", "empty" (a reply with no text), "length" (text cut to
@@ -60,6 +61,7 @@ struct FakeFault {
   std::optional<int64_t> retry_after_ms;
   std::optional<int64_t> stall_ms;
   int64_t bytes = 4 << 20;
+  std::optional<json> body;  // "status": sent as the error body instead of the API's shape
 };
 
 struct FakeRule {
