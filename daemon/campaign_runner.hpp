@@ -91,7 +91,8 @@ struct RuntimeServices {
   ProviderGate* gate = nullptr;                    // not owned; null: outages fail calls
   // Problem id ("suites/cpu/silu") → the folder the evaluator reads.
   std::function<std::string(const std::string& problem_id)> problem_dir;
-  int max_llm_in_flight = 8;                       // per campaign (fair sharing)
+  int max_llm_in_flight = 8;                       // per campaign (fair sharing); the daemon sets it
+                                                   // from the providers (daemon/llm_in_flight.hpp)
 };
 
 class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {

@@ -128,7 +128,7 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     ACCELOPT_RETURN_IF_ERROR(CheckKeys(e, "evaluators", {"cpu", "cuda", "nki"}));
     for (const auto& [name, ej] : e.items()) {
       std::string where = "evaluators." + name;
-      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, {"slots", "cache_dir", "slot_cores", "calibration_force_busy"}));
+      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, {"slots", "cache_dir", "slot_cores", "calibration_force_busy", "executor"}));
       BackendConfig bc;
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "slots", where, bc.slots));
       if (ej.contains("slot_cores")) {
@@ -152,6 +152,22 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
       if (!bc.slot_cores.empty() && static_cast<int>(bc.slot_cores.size()) != bc.slots)
         return InvalidArgument(where + ".slot_cores: must have one CPU list per slot (" + std::to_string(bc.slots) + ")");
       bc.cache_dir = bc.cache_dir.empty() ? c.state_dir + "/cache/" + name : Resolve(base_dir, bc.cache_dir);
+      if (ej.contains("executor")) {
+        const json& x = ej["executor"];
+        if (!x.is_object() || !x.contains("kind") || !x["kind"].is_string())
+          return InvalidArgument(where + ".executor.kind: must be \"local\" or \"slurm\"");
+        if (x["kind"] == "slurm") {
+          auto so = eval::slurm::SlurmOptions::FromJson(x, where + ".executor");
+          if (!so.ok()) return so.status();
+          so->backend = name;
+          if (!bc.slot_cores.empty())
+            return InvalidArgument(where + ".slot_cores: not with the slurm executor (the job's allocation decides)");
+          bc.slots = so->max_jobs;
+          bc.slurm = *so;
+        } else if (x["kind"] != "local" || x.size() != 1) {
+          return InvalidArgument(where + ".executor: \"local\" takes no other keys; kinds: \"local\", \"slurm\"");
+        }
+      }
       c.evaluators[name] = bc;
     }
   }
@@ -184,8 +200,12 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
   if (j.contains("limits")) {
     ACCELOPT_RETURN_IF_ERROR(CheckKeys(j["limits"], "limits",
                                        {"max_active_campaigns", "llm_share_per_campaign", "provider_probe_initial_ms",
-                                        "provider_probe_max_ms"}));
+                                        "provider_probe_max_ms", "max_llm_in_flight_per_campaign"}));
     ACCELOPT_RETURN_IF_ERROR(Get(j["limits"], "max_active_campaigns", "limits", c.max_active_campaigns));
+    ACCELOPT_RETURN_IF_ERROR(
+        Get(j["limits"], "max_llm_in_flight_per_campaign", "limits", c.max_llm_in_flight_per_campaign));
+    if (c.max_llm_in_flight_per_campaign < 0 || c.max_llm_in_flight_per_campaign > 4096)
+      return InvalidArgument("limits.max_llm_in_flight_per_campaign: must be 0 (from the providers) to 4096");
     ACCELOPT_RETURN_IF_ERROR(Get(j["limits"], "llm_share_per_campaign", "limits", c.llm_share_per_campaign));
     ACCELOPT_RETURN_IF_ERROR(Get(j["limits"], "provider_probe_initial_ms", "limits", c.provider_probe_initial_ms));
     ACCELOPT_RETURN_IF_ERROR(Get(j["limits"], "provider_probe_max_ms", "limits", c.provider_probe_max_ms));

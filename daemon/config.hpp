@@ -7,10 +7,12 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "base/json.hpp"
 #include "base/status.hpp"
+#include "evaluators/slurm/slurm_backend.hpp"
 
 namespace accelopt::daemon {
 
@@ -33,6 +35,11 @@ struct BackendConfig {
   // instead of refusing it (evaluators/cpu/calibration.hpp). For test
   // machines whose figures nobody compares.
   bool calibration_force_busy = false;
+  // Where evaluations run: "executor": {"kind": "local"} (the default: child
+  // processes of the daemon) or {"kind": "slurm", ...} (one Slurm job per
+  // evaluation, evaluators/slurm/slurm_backend.hpp; `max_jobs` replaces
+  // `slots`, the cores are the job's, calibration happens on the nodes).
+  std::optional<eval::slurm::SlurmOptions> slurm;
 };
 
 struct DaemonConfig {
@@ -55,6 +62,9 @@ struct DaemonConfig {
   // max (daemon/provider_gate.hpp); "limits.provider_probe_initial_ms/_max_ms".
   int provider_probe_initial_ms = 1000;
   int provider_probe_max_ms = 30000;
+  // LLM calls in flight per campaign; 0 (default): llm_share_per_campaign of
+  // the role providers' max_concurrency (daemon/llm_in_flight.hpp).
+  int max_llm_in_flight_per_campaign = 0;
 };
 
 // Parses and validates everything the daemon checks at start (providers

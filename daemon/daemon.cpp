@@ -20,6 +20,8 @@
 #include "daemon/state_lock.hpp"
 #include "daemon/store_blob_source.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/slurm/slurm_backend.hpp"
+#include "daemon/llm_in_flight.hpp"
 #include "llm/client.hpp"
 #include "store/event_log.hpp"
 #include "workflows/event.hpp"
@@ -133,6 +135,13 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       LogWarning("evaluator backend '" + name + "' is not built on this machine; skipped");
       continue;
     }
+    if (bc.slurm) {
+      // Every evaluation a Slurm job; the nodes calibrate themselves.
+      LogInfo("evaluator backend '" + name + "': Slurm executor, " + std::to_string(bc.slots) + " jobs at once, spool " +
+              bc.slurm->spool_dir);
+      backends.push_back({std::make_shared<eval::slurm::SlurmBackend>(*bc.slurm, env), bc.slots, {}});
+      continue;
+    }
     (void)env->CreateDirs(bc.cache_dir);
     eval::cpu::CpuBackendOptions co;
     co.root = "/";
@@ -215,6 +224,12 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   rs.metrics = &metrics;
   rs.ioc = &ioc;
   rs.env = env;
+  {
+    auto pc = llm::ParseProvidersConfig(config.providers);  // already validated by ProviderSet::Create
+    rs.max_llm_in_flight = LlmInFlightPerCampaign(pc.ok() ? *pc : std::vector<llm::ProviderConfig>{}, config.roles,
+                                                  config.llm_share_per_campaign, config.max_llm_in_flight_per_campaign);
+    LogInfo("LLM calls in flight per campaign: at most " + std::to_string(rs.max_llm_in_flight));
+  }
   CampaignManager* manager_ptr = nullptr;
   rs.problem_dir = [&manager_ptr](const std::string& id) { return manager_ptr->ProblemDir(id); };
   CampaignManager manager(rs, config, CampaignFacts(hardware));

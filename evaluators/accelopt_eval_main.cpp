@@ -3,6 +3,7 @@
 //   accelopt-eval calibrate [--force] [--force-busy]
 //   accelopt-eval run --problem suites/cpu/silu --kernel my_silu.cpp [--compare baseline.cpp] [settings]
 //   accelopt-eval baseline suites/cpu [settings]
+//   accelopt-eval job --request request.json --result result.json   (a Slurm job's body)
 //
 // The calibration is <cache dir>/calibration.json, measured by the same
 // procedure as the daemon's (calibration.hpp): refused on a busy machine
@@ -29,6 +30,7 @@
 #include <sstream>
 
 #include "base/env.hpp"
+#include "base/sha256.hpp"
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
 #include "evaluators/problem.hpp"
@@ -300,6 +302,44 @@ int Baseline(const std::vector<std::string>& args) {
   return failures ? 1 : 0;
 }
 
+// One evaluation as a Slurm job (evaluators/slurm/slurm_backend.hpp): the
+// request (an EvalRequest as JSON) from a file, the result written
+// atomically to another, naming the sha256 of the request it answers.
+// Exit 0 whenever a result was written (the candidate's failures included).
+int Job(const std::vector<std::string>& args) {
+  Common c;
+  std::string request_path, result_path;
+  po::options_description d("accelopt-eval job --request FILE --result FILE [--cache-dir DIR] [--force-busy]");
+  AddCommon(d, c);
+  d.add_options()("request", po::value(&request_path), "the EvalRequest (JSON)")(
+      "result", po::value(&result_path), "where the result goes (JSON, written atomically)");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) { std::cout << d; return 0; }
+  if (request_path.empty() || result_path.empty()) { std::cerr << d; return 2; }
+  auto text = Env::Default()->ReadFile(request_path);
+  if (!text.ok()) { std::cerr << "accelopt-eval: " << text.status() << "\n"; return 3; }
+  EvalResult r;
+  auto parsed = ParseJson(*text);
+  auto req = parsed.ok() ? EvalRequest::FromJson(*parsed) : Result<EvalRequest>(parsed.status());
+  cpu::CpuBackendOptions bo = BackendOptions(c);
+  bo.root = "/";
+  if (!req.ok()) {
+    r = EvalResult::Failure(EvalStatus::kInternalError, "unreadable request: " + req.status().message());
+  } else if (!PrepareCalibration(c, bo)) {
+    r = EvalResult::Failure(EvalStatus::kInternalError, "calibration on the node failed (see the job's output)");
+  } else {
+    cpu::CpuBackend backend(bo);
+    r = backend.Evaluate(*req, nullptr);
+  }
+  json out = {{"request_sha256", Sha256Hex(*text)}, {"result", r.ToJson()}};
+  Status st = Env::Default()->WriteFileAtomic(result_path, Dump(out));
+  if (!st.ok()) { std::cerr << "accelopt-eval: " << st << "\n"; return 3; }
+  std::cerr << "accelopt-eval: " << EvalStatusName(r.status) << ": " << r.reason << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -309,6 +349,7 @@ int main(int argc, char** argv) {
       "  calibrate            measure peak FLOP/s and bandwidth (saved in the cache dir)\n"
       "  run                  evaluate one kernel: --problem DIR --kernel FILE\n"
       "  baseline SUITE_DIR   evaluate every problem's baseline.cpp\n"
+      "  job                  one evaluation as a Slurm job: --request FILE --result FILE\n"
       "run 'accelopt-eval <command> --help' for options\n";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") { std::cerr << usage; return args.empty() ? 2 : 0; }
   std::string cmd = args[0];
@@ -317,6 +358,7 @@ int main(int argc, char** argv) {
     if (cmd == "calibrate") return Calibrate(args);
     if (cmd == "run") return RunOne(args);
     if (cmd == "baseline") return Baseline(args);
+    if (cmd == "job") return Job(args);
   } catch (const po::error& e) {
     std::cerr << "accelopt-eval: " << e.what() << "\n";
     return 2;

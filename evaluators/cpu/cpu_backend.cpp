@@ -271,11 +271,10 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
     if (kind == "sandbox") {
       return fail(EvalStatus::kRuntimeError, "the kernel was stopped by the sandbox: " + msg + " during " + during, errors);
     }
+    if (kind == "memory") return fail(EvalStatus::kRuntimeError, "the kernel " + msg + " during " + during, errors);
     if (kind == "crashed") {
       std::string why = msg;
-      if (errors.find("bad_alloc") != std::string::npos)
-        why = "ran out of memory (limit " + std::to_string(s.memory_limit_mb) + " MB): " + why;
-      else if (msg.find("signal 9 ") != std::string::npos || msg.find("signal 24 ") != std::string::npos)
+      if (msg.find("signal 9 ") != std::string::npos || msg.find("signal 24 ") != std::string::npos)
         why += " (CPU time limit or out of memory)";
       return fail(EvalStatus::kRuntimeError, "the kernel crashed: " + why + " during " + during, errors);
     }

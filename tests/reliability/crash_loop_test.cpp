@@ -25,8 +25,12 @@ BOOST_AUTO_TEST_CASE(sigkill_loop_loses_nothing_acknowledged_and_repeats_no_reco
 
   DaemonFixture f(UniquePlanScript(500, 2000 * scale));
   f.StartDaemon();
-  const int T = 3 + 2 * scale;  // long enough to outlast the kills
+  // Long enough to outlast the kills: 6 at scale 1 (10 kills), 60 at scale 10.
+  const int T = IterationsToOutlast(kills, 2.5, 3 + 2 * scale);
+  BOOST_TEST_MESSAGE("crash loop: T = " << T);
   std::string id = Submit(f, SmallSpec({"matmul", "silu"}, T, 2, 2, 1));
+
+  WaitForEvaluations(f, id, 2, std::chrono::seconds(300));  // the baselines: the judge builds are cached
 
   Acknowledged acknowledged;
   std::vector<int64_t> kill_us;           // wall clock just before each SIGKILL
@@ -47,9 +51,12 @@ BOOST_AUTO_TEST_CASE(sigkill_loop_loses_nothing_acknowledged_and_repeats_no_reco
     fake_count.push_back(f.FakeRequests().size());
     f.StartDaemon();
   }
+  // The campaign went on between kills (at least one event per interruption on average).
+  BOOST_TEST(acknowledged.size() >= static_cast<size_t>(kills),
+             "only " << acknowledged.size() << " events while the daemon was interrupted " << done << " times");
   BOOST_TEST(done >= kills, "the campaign finished after only " << done << " of " << kills << " kills");
 
-  std::string final_state = WaitFinished(f, id, std::chrono::seconds(400));
+  std::string final_state = WaitFinished(f, id, std::chrono::seconds(400 + 20 * T));
   BOOST_REQUIRE_EQUAL(final_state, "completed");
   json events = ApiEvents(f, id);
 
@@ -68,7 +75,8 @@ BOOST_AUTO_TEST_CASE(sigkill_loop_loses_nothing_acknowledged_and_repeats_no_reco
   BOOST_TEST(audit.unknown == 0u, audit.unknown << " requests match no scheduled activity's prompt");
   BOOST_TEST(audit.repeats == 0u, audit.repeats << " requests repeated a call whose reply was already recorded");
   BOOST_TEST(requests.size() >= audit.completions.size());
-  BOOST_TEST_MESSAGE(requests.size() << " requests for " << audit.completions.size() << " LLM activities");
+  BOOST_TEST_MESSAGE(done << " kills survived; " << requests.size() << " requests for " << audit.completions.size()
+                          << " LLM activities, " << audit.repeats << " repeated");
 
   // The best kernels pass a fresh evaluation.
   std::string out = f.dir + "/best";

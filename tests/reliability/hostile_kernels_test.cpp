@@ -21,6 +21,7 @@ namespace {
 struct Hostile {
   std::string name, code;
   std::vector<std::string> statuses;  // acceptable evaluation statuses
+  std::string runtime_reason = "";    // what a runtime_error's reason must say, if anything
 };
 
 std::vector<Hostile> HostileKernels(const std::string& pwned) {
@@ -34,7 +35,7 @@ std::vector<Hostile> HostileKernels(const std::string& pwned) {
       {"fork_storm", head + "#include <unistd.h>\n" + sig + "  for (int i = 0; i < 100000; ++i) fork();\n  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i];\n}\n",
        {"static_check_failed", "runtime_error"}},
       {"memory_bomb", head + sig + "  for (;;) { char* p = static_cast<char*>(std::malloc(1 << 28)); std::memset(p, 1, 1 << 28); }\n}\n",
-       {"runtime_error", "timeout"}},
+       {"runtime_error", "timeout"}, "exceeded the memory limit"},
       {"segfault", head + sig + "  volatile int* p = nullptr; *p = 1;\n  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i];\n}\n", {"runtime_error"}},
       {"write_file", head + sig + "  FILE* f = std::fopen(\"" + pwned + "\", \"w\"); if (f) { std::fputs(\"pwned\", f); std::fclose(f); }\n"
                                   "  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i] / (1.0f + __builtin_expf(-x[i]));\n}\n",
@@ -65,6 +66,7 @@ BOOST_AUTO_TEST_CASE(hostile_kernels_fail_with_reasons_and_the_daemon_stays_resp
   f.StartDaemon();
   json spec = SmallSpec({"silu"}, 1, 1, 1, static_cast<int>(kernels.size()));
   spec["evaluation"]["timeout_s"] = 4;
+  spec["evaluation"]["memory_limit_mb"] = 1024;  // the memory bomb reaches it in well under the timeout
 
   // Poll /v1/health throughout; record the slowest answer.
   std::atomic<bool> stop{false};
@@ -121,6 +123,8 @@ BOOST_AUTO_TEST_CASE(hostile_kernels_fail_with_reasons_and_the_daemon_stays_resp
       BOOST_TEST_MESSAGE(k.name << ": " << status << ": " << r.value("reason", "").substr(0, 200));
       BOOST_TEST((std::find(k.statuses.begin(), k.statuses.end(), status) != k.statuses.end()), "status " << status);
       BOOST_TEST(!r.value("reason", "").empty());
+      if (status == "runtime_error" && !k.runtime_reason.empty())
+        BOOST_TEST(r.value("reason", "").find(k.runtime_reason) != std::string::npos, r.value("reason", ""));
     }
   }
   auto [code, body] = f.Http("GET", "/v1/campaigns/" + id + "/candidates");

@@ -2,6 +2,8 @@
 
 
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +20,11 @@ int StressScale() {
   const char* s = std::getenv("ACCELOPT_STRESS_SCALE");
   int v = s ? std::atoi(s) : 1;
   return v < 1 ? 1 : v;
+}
+
+int IterationsToOutlast(int interruptions, double per_iteration, int minimum) {
+  const int needed = static_cast<int>(std::ceil(1.5 * interruptions / per_iteration));
+  return std::max(minimum, needed);
 }
 
 std::string AcceloptEvalPath() { return ACCELOPT_EVAL_PATH; }
@@ -65,6 +72,17 @@ int CountType(const json& events, const std::string& type) {
   int n = 0;
   for (const auto& e : events) n += e["type"] == type;
   return n;
+}
+
+void WaitForEvaluations(const DaemonFixture& f, const std::string& id, int n, std::chrono::seconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  int have = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    have = CountType(ApiEvents(f, id), "EvaluationCompleted");
+    if (have >= n) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  BOOST_FAIL("the campaign has " << have << " of " << n << " evaluations after " << timeout.count() << " s");
 }
 
 std::string ReadFile(const std::string& path) {

@@ -16,6 +16,14 @@ namespace accelopt::testing::rel {
 // ACCELOPT_STRESS_SCALE (default 1, at least 1).
 int StressScale();
 
+// Iterations (search.T) for a campaign that must outlast `interruptions`
+// kills or power cuts: `per_iteration` interruptions fit in one iteration
+// (measured: at scale 10 a T=23 campaign ended after 58 kills, 2.5 per
+// iteration; a T=13 one after 22 power cuts, 1.7 per iteration), so the
+// campaign gets 1.5x the iterations the count needs, at least `minimum`
+// (what CI's scale 1 has always used).
+int IterationsToOutlast(int interruptions, double per_iteration, int minimum);
+
 // Every event of the campaign, in version order, through
 // GET /v1/campaigns/{id}/events (paged). Fails the test on an HTTP error.
 json ApiEvents(const DaemonFixture& f, const std::string& id);
@@ -30,6 +38,13 @@ std::string State(const DaemonFixture& f, const std::string& id);
 std::string WaitFinished(const DaemonFixture& f, const std::string& id, std::chrono::seconds timeout);
 
 int CountType(const json& events, const std::string& type);
+
+// Polls until the campaign has `n` EvaluationCompleted events (fails the test
+// after `timeout`). The crash tests start killing only then: before, every
+// kill may land while the first evaluations build the judge (seconds of g++
+// on a cold cache, longer than a kill interval), and the campaign makes no
+// progress at all while it is being killed (seen: 100 kills, 7 events).
+void WaitForEvaluations(const DaemonFixture& f, const std::string& id, int n, std::chrono::seconds timeout);
 std::string ReadFile(const std::string& path);
 // Every regular file under `dir`, concatenated (binary).
 std::string ReadTree(const std::string& dir);

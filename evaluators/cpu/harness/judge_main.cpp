@@ -57,7 +57,7 @@ std::string JsonEscape(const std::string& s) {
   return o;
 }
 
-// kind: wrong_result, load_error, exited, crashed, sandbox, protocol,
+// kind: wrong_result, load_error, exited, crashed, memory, sandbox, protocol,
 // history, cores. phase: "handshake", "load", "case", "timing round N".
 [[noreturn]] void ReportFailure(const std::string& kind, int case_index, const std::string& phase,
                                 const std::string& msg) {

@@ -25,7 +25,8 @@ namespace judge {
 class RunnerLink {
  public:
   // What ended the runner's usefulness; "" while it is fine.
-  // kind: "exited", "crashed", "sandbox", "protocol", "load_error".
+  // kind: "exited", "crashed", "memory" (died at the memory limit),
+  // "sandbox", "protocol", "load_error".
   std::string failure_kind, failure_message;
 
   struct Trip {
@@ -160,11 +161,11 @@ class RunnerLink {
     DrainDiag();
     if (pid_ <= 0) return 0;
     kill(pid_, SIGKILL);
-    int st = 0;
-    rusage ru{};
-    if (!reaped_) wait4(pid_, &st, 0, &ru);
-    reaped_ = true;
-    return ru.ru_maxrss;
+    if (!reaped_) {
+      siginfo_t si{};
+      Wait(WEXITED, &si);
+    }
+    return maxrss_kb_;
   }
 
   const std::string& diagnostics() const { return diag_text_; }
@@ -185,22 +186,57 @@ class RunnerLink {
   bool Stop() {
     kill(pid_, SIGSTOP);
     siginfo_t si{};
-    for (;;) {
-      si = siginfo_t{};
-      if (waitid(P_PID, static_cast<id_t>(pid_), &si, WSTOPPED | WEXITED) == 0) break;
-      if (errno != EINTR) Die(std::string("waitid: ") + std::strerror(errno));
-    }
+    Wait(WSTOPPED | WEXITED, &si);
     if (si.si_code == CLD_STOPPED) { running_ = false; return true; }
-    reaped_ = true;
     return Died(si);
   }
 
   // The runner closed a pipe or exited: find out how.
   bool Ended() {
     siginfo_t si{};
-    while (waitid(P_PID, static_cast<id_t>(pid_), &si, WEXITED) != 0 && errno == EINTR) {}
-    reaped_ = true;
+    Wait(WEXITED, &si);
     return Died(si);
+  }
+
+  // waitid with the runner's resource usage (the raw system call has the
+  // rusage argument glibc's wrapper lacks); an exit reaps it and records its
+  // peak resident memory.
+  void Wait(int options, siginfo_t* si) {
+    for (;;) {
+      *si = siginfo_t{};
+      rusage ru{};
+      if (syscall(SYS_waitid, P_PID, static_cast<id_t>(pid_), si, options, &ru) == 0) {
+        if (si->si_code != CLD_STOPPED && si->si_code != CLD_CONTINUED) {
+          reaped_ = true;
+          maxrss_kb_ = ru.ru_maxrss;
+        }
+        return;
+      }
+      if (errno != EINTR) Die(std::string("waitid: ") + std::strerror(errno));
+    }
+  }
+
+  // Why a runner that died of `sig` probably ran out of memory, or "". The
+  // kernel's figures decide, not the runner's word: its peak resident memory
+  // (from waitid) reached half its address-space limit (RLIMIT_AS, which it
+  // inherits from the judge) -- a malloc that fails at the limit returns
+  // NULL and the write through it is a SIGSEGV; the OOM killer sends
+  // SIGKILL. A std::bad_alloc (SIGABRT after "terminate called ...") is
+  // named in the runner's diagnostics, which only add detail here: the
+  // result is a runtime_error either way.
+  std::string MemoryExhausted(int sig) const {
+    if (sig != SIGSEGV && sig != SIGBUS && sig != SIGABRT && sig != SIGKILL) return "";
+    rlimit as{};
+    const bool limited = getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY;
+    const long limit_mb = limited ? static_cast<long>(as.rlim_cur >> 20) : 0;
+    const long peak_mb = maxrss_kb_ >> 10;
+    const bool bad_alloc = diag_text_.find("bad_alloc") != std::string::npos;
+    if (!bad_alloc && !(limited && peak_mb * 2 >= limit_mb)) return "";
+    std::string m = "exceeded the memory limit (";
+    m += limited ? std::to_string(limit_mb) + " MB of address space; " : "no address-space limit; ";
+    m += "peak resident " + std::to_string(peak_mb) + " MB)";
+    if (bad_alloc) m += ", std::bad_alloc";
+    return m;
   }
 
   bool Died(const siginfo_t& si) {
@@ -218,7 +254,10 @@ class RunnerLink {
     }
     int sig = si.si_status;
     const char* name = strsignal(sig);
-    return Fail("crashed", "killed by signal " + std::to_string(sig) + " (" + (name ? name : "?") + ")");
+    std::string killed = "killed by signal " + std::to_string(sig) + " (" + (name ? name : "?") + ")";
+    std::string memory = MemoryExhausted(sig);
+    if (!memory.empty()) return Fail("memory", memory + ", then " + killed);
+    return Fail("crashed", killed);
   }
 
   void DrainDiag() {
@@ -245,6 +284,7 @@ class RunnerLink {
   int cmd_ = -1, rep_ = -1, diag_ = -1, pidfd_ = -1;
   clockid_t cpu_clock_{};
   bool running_ = false, reaped_ = false;
+  long maxrss_kb_ = 0;  // peak resident memory, once reaped
   uint64_t seq_ = 0;
   std::string diag_text_;
 };

@@ -1,6 +1,6 @@
 // problem: silu
 // expect: runtime_error
-// reason: out of memory
+// reason: exceeded the memory limit (1024 MB of address space
 // settings: {"memory_limit_mb": 1024}
 #include <cstdint>
 #include <cstring>

@@ -1,0 +1,330 @@
+#include "evaluators/slurm/slurm_backend.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "base/log.hpp"
+#include "base/sha256.hpp"
+
+namespace accelopt::eval::slurm {
+namespace {
+
+// States after which a job will not write a result any more
+// (squeue(1) "JOB STATE CODES").
+const std::set<std::string> kEnded = {"COMPLETED", "FAILED",  "CANCELLED", "TIMEOUT",      "NODE_FAIL",
+                                      "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY", "SPECIAL_EXIT",
+                                      "REVOKED",   "UNKNOWN"};
+// Ended without the evaluation being at fault: submitted again.
+const std::set<std::string> kRetried = {"NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "REVOKED", "UNKNOWN"};
+
+// A folder name from the request id (activity ids are safe already; anything
+// else is replaced).
+std::string FolderName(const EvalRequest& r, const std::string& request_text) {
+  std::string id = r.id.empty() ? "request-" + Sha256Hex(request_text).substr(0, 16) : r.id;
+  for (char& c : id)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  if (id.empty() || id[0] == '.') id = "r" + id;
+  return id.substr(0, 200);
+}
+
+std::string Field(const std::string& line, const std::string& key) {
+  size_t at = line.find(" " + key + "=");
+  if (at == std::string::npos) at = line.rfind(key + "=", 0) == 0 ? 0 : std::string::npos;
+  else ++at;
+  if (at == std::string::npos) return "";
+  at += key.size() + 1;
+  return line.substr(at, line.find(' ', at) - at);
+}
+
+double Seconds(int64_t a, int64_t b) { return static_cast<double>(b - a) / 1e9; }
+
+}  // namespace
+
+Result<SlurmOptions> SlurmOptions::FromJson(const json& j, const std::string& where) {
+  if (!j.is_object()) return InvalidArgument(where + ": must be an object");
+  static const std::set<std::string> kKeys = {"kind", "partition", "max_jobs", "spool_dir", "eval_path",
+                                              "node_cache_dir", "force_busy", "cpus_per_task", "gres",
+                                              "sbatch_args", "max_attempts", "poll_s", "controller_timeout_s",
+                                              "max_pending_s", "bin_dir", "env"};
+  for (const auto& [k, v] : j.items())
+    if (!kKeys.count(k)) return InvalidArgument(where + "." + k + ": unknown key");
+  SlurmOptions o;
+  auto str = [&](const char* k, std::string& out) -> Status {
+    if (!j.contains(k)) return Status::Ok();
+    if (!j[k].is_string()) return InvalidArgument(where + "." + k + ": must be a string");
+    out = j[k].get<std::string>();
+    return Status::Ok();
+  };
+  auto num = [&](const char* k, double lo, double hi, double& out) -> Status {
+    if (!j.contains(k)) return Status::Ok();
+    if (!j[k].is_number()) return InvalidArgument(where + "." + k + ": must be a number");
+    double v = j[k].get<double>();
+    if (!(v >= lo && v <= hi)) {
+      std::ostringstream m;
+      m << where << "." << k << ": must be between " << lo << " and " << hi;
+      return InvalidArgument(m.str());
+    }
+    out = v;
+    return Status::Ok();
+  };
+  std::string kind;
+  ACCELOPT_RETURN_IF_ERROR(str("kind", kind));
+  if (kind != "slurm") return InvalidArgument(where + ".kind: must be \"slurm\" here");
+  ACCELOPT_RETURN_IF_ERROR(str("partition", o.partition));
+  ACCELOPT_RETURN_IF_ERROR(str("spool_dir", o.spool_dir));
+  ACCELOPT_RETURN_IF_ERROR(str("eval_path", o.eval_path));
+  ACCELOPT_RETURN_IF_ERROR(str("node_cache_dir", o.node_cache_dir));
+  ACCELOPT_RETURN_IF_ERROR(str("gres", o.gres));
+  ACCELOPT_RETURN_IF_ERROR(str("bin_dir", o.bin_dir));
+  double max_jobs = o.max_jobs, cpus = o.cpus_per_task, attempts = o.max_attempts;
+  ACCELOPT_RETURN_IF_ERROR(num("max_jobs", 1, 4096, max_jobs));
+  ACCELOPT_RETURN_IF_ERROR(num("cpus_per_task", 0, 4096, cpus));
+  ACCELOPT_RETURN_IF_ERROR(num("max_attempts", 1, 100, attempts));
+  ACCELOPT_RETURN_IF_ERROR(num("poll_s", 0.05, 60, o.poll_s));
+  ACCELOPT_RETURN_IF_ERROR(num("controller_timeout_s", 1, 86400, o.controller_timeout_s));
+  ACCELOPT_RETURN_IF_ERROR(num("max_pending_s", 1, 30 * 86400, o.max_pending_s));
+  o.max_jobs = static_cast<int>(max_jobs);
+  o.cpus_per_task = static_cast<int>(cpus);
+  o.max_attempts = static_cast<int>(attempts);
+  if (j.contains("force_busy")) {
+    if (!j["force_busy"].is_boolean()) return InvalidArgument(where + ".force_busy: must be true or false");
+    o.force_busy = j["force_busy"].get<bool>();
+  }
+  if (j.contains("sbatch_args")) {
+    if (!j["sbatch_args"].is_array()) return InvalidArgument(where + ".sbatch_args: must be an array of strings");
+    for (const auto& a : j["sbatch_args"]) {
+      if (!a.is_string()) return InvalidArgument(where + ".sbatch_args: must be an array of strings");
+      o.sbatch_args.push_back(a.get<std::string>());
+    }
+  }
+  if (j.contains("env")) {
+    if (!j["env"].is_object()) return InvalidArgument(where + ".env: must be an object of strings");
+    for (const auto& [k, v] : j["env"].items()) {
+      if (!v.is_string()) return InvalidArgument(where + ".env." + k + ": must be a string");
+      o.env[k] = v.get<std::string>();
+    }
+  }
+  if (o.spool_dir.empty() || o.spool_dir[0] != '/')
+    return InvalidArgument(where + ".spool_dir: required, an absolute path on a file system the nodes share");
+  return o;
+}
+
+int TimeLimitMinutes(const EvalSettings& s) {
+  double seconds = 2 * (s.compile_timeout_s + s.timeout_s) + 120;
+  return std::max(1, static_cast<int>(std::ceil(seconds / 60)));
+}
+
+SlurmBackend::SlurmBackend(SlurmOptions options, Env* env)
+    : options_(std::move(options)), env_(env ? env : Env::Default()) {}
+
+Result<ProcessResult> SlurmBackend::Slurm(const std::string& tool, std::vector<std::string> args, int timeout_s) {
+  ProcessSpec spec;
+  spec.argv = {options_.bin_dir.empty() ? tool : options_.bin_dir + "/" + tool};
+  for (auto& a : args) spec.argv.push_back(std::move(a));
+  spec.env_set = options_.env;
+  spec.timeout = std::chrono::seconds(timeout_s);
+  return env_->RunProcess(spec);
+}
+
+Result<std::string> SlurmBackend::Submit(const std::string& dir, const EvalRequest& request) {
+  std::string eval = options_.eval_path;
+  if (eval.empty()) {
+    // Installed: next to acceloptd; in a build tree: build/evaluators/.
+    std::error_code ec;
+    auto self = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+    eval = (self / "accelopt-eval").string();
+    if (!env_->Exists(eval)) eval = (self.parent_path() / "evaluators" / "accelopt-eval").string();
+  }
+  std::vector<std::string> args = {"--parsable",
+                                   "--job-name=accelopt-" + std::filesystem::path(dir).filename().string(),
+                                   "--time=" + std::to_string(TimeLimitMinutes(request.settings)),
+                                   "--no-requeue",
+                                   "--chdir=" + dir,
+                                   "--output=" + dir + "/job-%j.out",
+                                   "--nodes=1",
+                                   "--ntasks=1"};
+  if (!options_.partition.empty()) args.push_back("--partition=" + options_.partition);
+  if (options_.cpus_per_task > 0) args.push_back("--cpus-per-task=" + std::to_string(options_.cpus_per_task));
+  else args.push_back("--exclusive");
+  if (!options_.gres.empty()) args.push_back("--gres=" + options_.gres);
+  for (const auto& a : options_.sbatch_args) args.push_back(a);
+  // The job: the cpu backend on the node (judge and runner there), reading
+  // and writing only this folder. Arguments are quoted for sh.
+  auto quote = [](const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
+  std::string cmd = "exec " + quote(eval) + " job --request request.json --result result.json";
+  if (!options_.node_cache_dir.empty()) cmd += " --cache-dir " + quote(options_.node_cache_dir);
+  if (options_.force_busy) cmd += " --force-busy";
+  args.push_back("--wrap=" + cmd);
+  ACCELOPT_ASSIGN_OR_RETURN(auto r, Slurm("sbatch", std::move(args), 60));
+  if (!r.Succeeded()) return Unavailable("sbatch " + r.Describe() + ": " + r.stderr_data.substr(0, 500));
+  std::string id = r.stdout_data.substr(0, r.stdout_data.find_first_of(";\n"));
+  if (id.empty() || !std::all_of(id.begin(), id.end(), ::isdigit))
+    return Unavailable("sbatch answered no job id: " + r.stdout_data.substr(0, 200));
+  // Durable before we wait on it: a daemon that restarts finds the job here.
+  ACCELOPT_RETURN_IF_ERROR(env_->WriteFileAtomic(dir + "/job_id", id + "\n"));
+  return id;
+}
+
+Result<std::pair<std::string, std::string>> SlurmBackend::Query(const std::string& job) {
+  ACCELOPT_ASSIGN_OR_RETURN(auto r, Slurm("scontrol", {"show", "job", "-o", job}));
+  if (!r.Succeeded()) {
+    if (r.stderr_data.find("Invalid job id") != std::string::npos) return std::pair<std::string, std::string>{"UNKNOWN", "Slurm does not know the job"};
+    return Unavailable("scontrol " + r.Describe() + ": " + r.stderr_data.substr(0, 300));
+  }
+  std::string state = Field(r.stdout_data, "JobState");
+  if (state.empty()) return Unavailable("scontrol: no JobState in: " + r.stdout_data.substr(0, 300));
+  std::string detail = "reason " + Field(r.stdout_data, "Reason") + ", exit code " + Field(r.stdout_data, "ExitCode");
+  return std::pair<std::string, std::string>{state, detail};
+}
+
+void SlurmBackend::Cancel(const std::string& job) {
+  auto r = Slurm("scancel", {job});
+  if (!r.ok() || !r->Succeeded())
+    LogWarning("slurm: scancel " + job + " failed: " + (r.ok() ? r->stderr_data.substr(0, 200) : r.status().message()));
+}
+
+SlurmBackend::JobEnd SlurmBackend::Watch(const std::string& job, const std::atomic<bool>* cancel) {
+  JobEnd end;
+  const int64_t start = env_->MonotonicNanos();
+  int64_t last_answer = start;
+  for (;;) {
+    if (cancel && cancel->load()) {
+      Cancel(job);
+      end.cancelled = true;
+      return end;
+    }
+    auto q = Query(job);
+    const int64_t now = env_->MonotonicNanos();
+    if (q.ok()) {
+      last_answer = now;
+      const std::string& state = q->first;
+      if (kEnded.count(state)) {
+        end.state = state;
+        end.detail = q->second;
+        return end;
+      }
+      if (state == "PENDING" && Seconds(start, now) > options_.max_pending_s) {
+        Cancel(job);
+        end.error = "job " + job + " pended longer than " + std::to_string(static_cast<int>(options_.max_pending_s)) +
+                    " s (" + q->second + "); cancelled";
+        return end;
+      }
+    } else if (Seconds(last_answer, now) > options_.controller_timeout_s) {
+      end.error = "the Slurm controller did not answer for " +
+                  std::to_string(static_cast<int>(options_.controller_timeout_s)) + " s about job " + job + ": " +
+                  q.status().message();
+      return end;
+    }
+    // Sleep in short steps so that a cancel is seen within ~100 ms.
+    const int64_t until = env_->MonotonicNanos() + static_cast<int64_t>(options_.poll_s * 1e9);
+    while (env_->MonotonicNanos() < until && !(cancel && cancel->load()))
+      env_->SleepFor(std::chrono::milliseconds(50));
+  }
+}
+
+std::optional<EvalResult> SlurmBackend::ReadResult(const std::string& dir, const std::string& request_sha) const {
+  auto text = env_->ReadFile(dir + "/result.json");
+  if (!text.ok()) return std::nullopt;
+  auto j = ParseJson(*text);
+  auto bad = [](const std::string& why) {
+    return EvalResult::Failure(EvalStatus::kInternalError, "the evaluation job's result was refused: " + why);
+  };
+  if (!j.ok() || !j->is_object()) return bad("not JSON");
+  if (j->value("request_sha256", std::string()) != request_sha) return bad("it is for another request");
+  if (!j->contains("result")) return bad("no result");
+  auto r = EvalResult::FromJson((*j)["result"]);
+  if (!r.ok()) return bad(r.status().message());
+  if (r->status == EvalStatus::kOk && (!r->correct || !r->latency || r->latency->samples_us.empty()))
+    return bad("an ok result must be correct and timed");
+  if (r->correct && (r->status == EvalStatus::kCompileError || r->status == EvalStatus::kStaticCheckFailed ||
+                     r->status == EvalStatus::kWrongResult))
+    return bad(std::string("a ") + EvalStatusName(r->status) + " result cannot be correct");
+  return *r;
+}
+
+EvalResult SlurmBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
+  const int64_t t0 = env_->MonotonicNanos();
+  auto finish = [&](EvalResult r) {
+    if (r.timings.total_s == 0) r.timings.total_s = Seconds(t0, env_->MonotonicNanos());
+    return r;
+  };
+  EvalRequest req = request;
+  req.settings.cores.clear();  // the node's allocation decides
+  const std::string text = Dump(req.ToJson());
+  const std::string sha = Sha256Hex(text);
+  const std::string dir = options_.spool_dir + "/" + FolderName(req, text);
+  if (Status s = env_->CreateDirs(dir); !s.ok())
+    return finish(EvalResult::Failure(EvalStatus::kInternalError, "slurm spool: " + s.message()));
+
+  // A folder left by an earlier daemon for this request: its job or result.
+  std::string job;
+  auto old = env_->ReadFile(dir + "/request.json");
+  if (old.ok() && *old == text) {
+    if (auto r = ReadResult(dir, sha)) {
+      LogInfo("slurm: " + dir + ": result of an earlier daemon's job taken");
+      return finish(*r);
+    }
+    if (auto id = env_->ReadFile(dir + "/job_id"); id.ok()) {
+      job = id->substr(0, id->find('\n'));
+    } else if (auto q = Slurm("squeue", {"-h", "-o", "%i", "-t", "PENDING,RUNNING",
+                                               "--name=accelopt-" + FolderName(req, text)});
+               q.ok() && q->Succeeded()) {
+      job = q->stdout_data.substr(0, q->stdout_data.find('\n'));  // submitted, killed before job_id was written
+    }
+    if (!job.empty()) LogInfo("slurm: " + req.id + ": found job " + job + " again (submitted before a restart)");
+  } else {
+    (void)env_->RemoveAll(dir + "/result.json");
+    (void)env_->RemoveAll(dir + "/job_id");
+    if (Status s = env_->WriteFileAtomic(dir + "/request.json", text); !s.ok())
+      return finish(EvalResult::Failure(EvalStatus::kInternalError, "slurm spool: " + s.message()));
+  }
+
+  std::string retried;  // why the last job was submitted again
+  for (int attempt = job.empty() ? 0 : 1;;) {
+    if (job.empty()) {
+      if (attempt >= options_.max_attempts) {
+        return finish(EvalResult::Failure(EvalStatus::kInternalError,
+                                          "slurm: gave up after " + std::to_string(attempt) + " jobs: " + retried));
+      }
+      ++attempt;
+      auto id = Submit(dir, req);
+      if (!id.ok()) return finish(EvalResult::Failure(EvalStatus::kInternalError, "slurm: " + id.status().message()));
+      job = *id;
+    }
+    JobEnd end = Watch(job, cancel);
+    if (end.cancelled) {
+      // A re-run (after a graceful stop) must submit afresh, not find this job.
+      (void)env_->RemoveAll(dir + "/job_id");
+      return finish(EvalResult::Failure(EvalStatus::kCancelled, "cancelled (slurm job " + job + " cancelled)"));
+    }
+    if (auto r = ReadResult(dir, sha)) return finish(*r);
+    if (!end.error.empty()) return finish(EvalResult::Failure(EvalStatus::kInternalError, "slurm: " + end.error));
+    auto output = env_->ReadFile(dir + "/job-" + job + ".out");
+    std::string tail = output.ok() ? TruncateErrorText(*output, 2000) : "";
+    const std::string what = "slurm job " + job + " ended " + end.state + " (" + end.detail + ") without a result";
+    if (kRetried.count(end.state)) {
+      LogWarning("slurm: " + req.id + ": " + what + "; submitting again");
+      retried = what;
+      job.clear();
+      (void)env_->RemoveAll(dir + "/job_id");
+      continue;
+    }
+    if (end.state == "TIMEOUT")
+      return finish(EvalResult::Failure(EvalStatus::kTimeout, what + ": it ran past its time limit of " +
+                                                                 std::to_string(TimeLimitMinutes(req.settings)) + " min", tail));
+    if (end.state == "CANCELLED")
+      return finish(EvalResult::Failure(EvalStatus::kInternalError, what + ": cancelled outside accelopt (scancel)", tail));
+    return finish(EvalResult::Failure(EvalStatus::kInternalError, what, tail));
+  }
+}
+
+}  // namespace accelopt::eval::slurm
