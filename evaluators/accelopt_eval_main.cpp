@@ -4,6 +4,13 @@
 //   accelopt-eval run --problem suites/cpu/silu --kernel my_silu.cpp [--compare baseline.cpp] [settings]
 //   accelopt-eval baseline suites/cpu [settings]
 //   accelopt-eval job --request request.json --result result.json   (a Slurm job's body)
+//   accelopt-eval prompts --problem suites/cpu/silu --role planner|executor|summarizer
+//                 [--mode default|paper] [--memory FILE] [--kernel FILE] [--result FILE]
+//                 [--plan FILE] [--slow FILE --fast FILE --speedup X] [--calibration FILE]
+//
+// `prompts` prints the exact system and user prompt a campaign in that mode
+// would send that role (workflows/prompt_preview.hpp); it calls no model and
+// measures nothing (the hardware facts are the calibration file's).
 //
 // The calibration is <cache dir>/calibration.json, measured by the same
 // procedure as the daemon's (calibration.hpp): refused on a busy machine
@@ -34,6 +41,8 @@
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
 #include "evaluators/problem.hpp"
+#include "workflows/memory_bank.hpp"
+#include "workflows/prompt_preview.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -340,6 +349,109 @@ int Job(const std::vector<std::string>& args) {
   return 0;
 }
 
+Result<std::string> ReadText(const std::string& path) { return Env::Default()->ReadFile(path); }
+
+// problem.json, reference.cpp and baseline.cpp of a problem folder.
+Result<workflows::ProblemSource> LoadProblemSource(const std::string& dir, const std::string& id) {
+  workflows::ProblemSource src;
+  src.id = id;
+  ACCELOPT_ASSIGN_OR_RETURN(src.problem, ReadJsonFile(dir + "/problem.json"));
+  ACCELOPT_ASSIGN_OR_RETURN(src.reference, ReadText(dir + "/reference.cpp"));
+  ACCELOPT_ASSIGN_OR_RETURN(src.baseline, ReadText(dir + "/baseline.cpp"));
+  return src;
+}
+
+// The calibration as the daemon hands it to campaigns (without the busy checks).
+Result<json> CampaignHardware(const std::string& path) {
+  ACCELOPT_ASSIGN_OR_RETURN(json raw, ReadJsonFile(path));
+  ACCELOPT_ASSIGN_OR_RETURN(cpu::Calibration cal, cpu::Calibration::FromJson(raw));
+  json facts = cal.ToJson();
+  facts.erase("checks");
+  return facts;
+}
+
+int Prompts(const std::vector<std::string>& args) {
+  std::string problem, role, mode = "default", memory, kernel, result, plan, slow, fast, calibration;
+  std::string cache_dir, root = ".";
+  double speedup = 0;
+  uint64_t seed = 1;
+  po::options_description d(
+      "accelopt-eval prompts --problem DIR --role planner|executor|summarizer [options]\n"
+      "Prints the exact prompts (system, then user) a campaign would send that role; calls no model");
+  d.add_options()("help,h", "this help")
+      ("problem", po::value(&problem), "problem folder (problem.json, reference.cpp, baseline.cpp)")
+      ("role", po::value(&role), "planner | executor | summarizer")
+      ("mode", po::value(&mode)->default_value("default"), "default | paper (the campaign's mode)")
+      ("memory", po::value(&memory), "planner: a bank export (memory export) or an AccelOpt experience list")
+      ("kernel", po::value(&kernel), "the current kernel (default: the problem's baseline.cpp)")
+      ("result", po::value(&result),
+       "planner: an evaluation result of the current kernel ('accelopt-eval run -o json'); its profile is shown")
+      ("plan", po::value(&plan), "executor: a file with the plan (first line the title)")
+      ("slow", po::value(&slow), "summarizer: the slow kernel (default: the baseline)")
+      ("fast", po::value(&fast), "summarizer: the fast kernel (default: --kernel)")
+      ("speedup", po::value(&speedup), "summarizer: slow / fast latency (default mode shows it; paper never does)")
+      ("calibration", po::value(&calibration), "the hardware facts (default: <cache dir>/calibration.json)")
+      ("cache-dir", po::value(&cache_dir), "cache folder of 'accelopt-eval calibrate'")
+      ("root", po::value(&root)->default_value("."), "folder problem paths are relative to")
+      ("seed", po::value(&seed)->default_value(1), "seed of the planner's profile order");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) { std::cout << d; return 0; }
+  if (problem.empty() || role.empty()) { std::cerr << d; return 2; }
+  if (mode != "default" && mode != "paper") { std::cerr << "accelopt-eval: --mode must be default or paper\n"; return 2; }
+  auto fail = [](const Status& st, int code) {
+    std::cerr << "accelopt-eval: " << st.message() << "\n";
+    return code;
+  };
+  workflows::PromptPreview in;
+  in.mode = workflows::PromptModeOf(mode);
+  in.seed = seed;
+  fs::path dir = fs::path(problem).is_relative() ? fs::path(root) / problem : fs::path(problem);
+  auto src = LoadProblemSource(dir.string(), problem);
+  if (!src.ok()) return fail(src.status(), 2);
+  in.source = std::move(*src);
+  if (calibration.empty()) calibration = cpu::CalibrationPath(cache_dir.empty() ? DefaultCacheDir() : cache_dir);
+  auto hw = CampaignHardware(calibration);
+  if (!hw.ok()) {
+    return fail(hw.status().WithContext("the hardware facts (run 'accelopt-eval calibrate' or pass --calibration)"), 3);
+  }
+  in.hardware = std::move(*hw);
+  auto text = [&](const std::string& path, std::string* out) {
+    if (path.empty()) return Status::Ok();
+    auto t = ReadText(path);
+    if (!t.ok()) return t.status();
+    *out = std::move(*t);
+    return Status::Ok();
+  };
+  std::string plan_text;
+  for (auto [path, out] : {std::pair{kernel, &in.kernel}, {slow, &in.slow}, {fast, &in.fast}, {plan, &plan_text}}) {
+    if (Status st = text(path, out); !st.ok()) return fail(st, 2);
+  }
+  if (!plan_text.empty()) {
+    auto parsed = workflows::ParsePlannerReply(plan_text);
+    if (!parsed.ok()) return fail(parsed.status().WithContext(plan), 2);
+    in.plan = *parsed;
+  }
+  if (!result.empty()) {
+    auto r = ReadJsonFile(result);
+    if (!r.ok()) return fail(r.status(), 2);
+    in.profile = r->is_object() && r->contains("profile") ? (*r)["profile"] : json::object();
+  }
+  if (!memory.empty()) {
+    auto doc = ReadJsonFile(memory);
+    if (!doc.ok()) return fail(doc.status(), 2);
+    auto items = workflows::ParseImport(*doc, "auto", "file");
+    if (!items.ok()) return fail(items.status().WithContext(memory), 2);
+    in.memory = std::move(*items);
+  }
+  if (speedup > 0) in.speedup = speedup;
+  auto prompt = workflows::RenderRolePrompt(role, in);
+  if (!prompt.ok()) return fail(prompt.status(), 2);
+  std::cout << workflows::FormatChatPrompt(*prompt);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -350,6 +462,7 @@ int main(int argc, char** argv) {
       "  run                  evaluate one kernel: --problem DIR --kernel FILE\n"
       "  baseline SUITE_DIR   evaluate every problem's baseline.cpp\n"
       "  job                  one evaluation as a Slurm job: --request FILE --result FILE\n"
+      "  prompts              print the prompts a role gets: --problem DIR --role planner|executor|summarizer\n"
       "run 'accelopt-eval <command> --help' for options\n";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") { std::cerr << usage; return args.empty() ? 2 : 0; }
   std::string cmd = args[0];
@@ -359,6 +472,7 @@ int main(int argc, char** argv) {
     if (cmd == "run") return RunOne(args);
     if (cmd == "baseline") return Baseline(args);
     if (cmd == "job") return Job(args);
+    if (cmd == "prompts") return Prompts(args);
   } catch (const po::error& e) {
     std::cerr << "accelopt-eval: " << e.what() << "\n";
     return 2;

@@ -450,7 +450,7 @@ class Decider {
         error = result["error_text"].get<std::string>();
       }
     }
-    KernelContext ctx{ps.info, st_.hardware, reference, kernel};
+    KernelContext ctx{ps.info, st_.hardware, reference, kernel, PromptModeOf(spec().mode)};
     ChatPrompt prompt = FixPrompt(ctx, Plan{plan.title, plan.description}, failed,
                                   c.measurement.status, c.measurement.reason, error);
     return ScheduleLlm(pre + "/fix" + nk + "/f" + std::to_string(f), kRoleExecutor, kPurposeFix,
@@ -815,7 +815,7 @@ class Decider {
     const BeamMember& member = It(p, i).beam[b];
     ACCELOPT_ASSIGN_OR_RETURN(std::string reference, Text(ps.info.reference_sha256));
     ACCELOPT_ASSIGN_OR_RETURN(std::string kernel, Text(member.source_sha256));
-    KernelContext ctx{ps.info, st_.hardware, reference, kernel};
+    KernelContext ctx{ps.info, st_.hardware, reference, kernel, PromptModeOf(spec().mode)};
     // paper: the profile is shuffled once per beam member (all N planner
     // calls of a member see one prompt), as published; default: per plan.
     Rng rng(spec().seed, default_mode() ? plan_id : member.beam_id + "/profile");
@@ -869,7 +869,7 @@ class Decider {
     const ProblemState& ps = st_.problems[p];
     ACCELOPT_ASSIGN_OR_RETURN(std::string reference, Text(ps.info.reference_sha256));
     ACCELOPT_ASSIGN_OR_RETURN(std::string kernel, Text(It(p, i).beam[b].source_sha256));
-    KernelContext ctx{ps.info, st_.hardware, reference, kernel};
+    KernelContext ctx{ps.info, st_.hardware, reference, kernel, PromptModeOf(spec().mode)};
     ChatPrompt prompt = ExecutorPrompt(ctx, Plan{plan.title, plan.description});
     return ScheduleLlm(id, kRoleExecutor, kPurposeExecute, p, i, indices, prompt);
   }

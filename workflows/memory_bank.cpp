@@ -1,5 +1,7 @@
 #include "workflows/memory_bank.hpp"
 
+#include "workflows/accelopt_import.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -325,17 +327,6 @@ json ExportBank(const BankView& bank, std::optional<int> generation) {
           {"items", std::move(items)}};
 }
 
-namespace {
-
-std::string FirstString(const json& o, std::initializer_list<const char*> keys) {
-  for (const char* k : keys) {
-    if (o.contains(k) && o[k].is_string()) return o[k].get<std::string>();
-  }
-  return "";
-}
-
-}  // namespace
-
 Result<std::vector<MemoryItem>> ParseImport(const json& doc, const std::string& format,
                                             const std::string& id_prefix) {
   std::string f = format.empty() ? "auto" : format;
@@ -374,46 +365,7 @@ Result<std::vector<MemoryItem>> ParseImport(const json& doc, const std::string& 
       }
     }
   }
-  if (!list->is_array()) {
-    return InvalidArgument("an AccelOpt experience list is a JSON array (or {\"experiences\": [...]})");
-  }
-  for (size_t i = 0; i < list->size(); ++i) {
-    const json& e = (*list)[i];
-    const std::string where = "experience " + std::to_string(i);
-    if (!e.is_object()) return InvalidArgument(where + ": not an object");
-    MemoryItem m;
-    m.id = id_prefix + "/" + std::to_string(i);
-    m.title = FirstString(e, {"title", "name"});
-    m.description = FirstString(e, {"summary", "description", "experience"});
-    m.slow_snippet = FirstString(e, {"slow_code", "slow_kernel", "slow", "slow_snippet"});
-    m.fast_snippet = FirstString(e, {"fast_code", "fast_kernel", "fast", "fast_snippet"});
-    if (m.title.empty() && m.description.empty()) {
-      return InvalidArgument(where + ": needs a title or a summary");
-    }
-    double speedup = 1;
-    if (e.contains("speedup")) {
-      if (e["speedup"].is_number()) {
-        speedup = e["speedup"].get<double>();
-      } else if (e["speedup"].is_string()) {
-        try {
-          speedup = std::stod(e["speedup"].get<std::string>());
-        } catch (const std::exception&) {
-          return InvalidArgument(where + ": speedup is not a number");
-        }
-      } else {
-        return InvalidArgument(where + ": speedup is not a number");
-      }
-    }
-    if (!(speedup > 0)) return InvalidArgument(where + ": speedup must be > 0");
-    m.kind = speedup >= 1 ? kPositive : kNegative;
-    m.problem = FirstString(e, {"problem", "kernel", "task"});
-    m.summarizer_activity = "import";
-    m.pair.kind = m.kind;
-    m.pair.speedup = speedup >= 1 ? speedup : 1 / speedup;
-    m.pair.child_speedup = speedup;
-    out.push_back(std::move(m));
-  }
-  return out;
+  return ParseAccelOptExperiences(*list, id_prefix);
 }
 
 Event MemoryItemsAddedEvent(const std::string& source, const std::vector<MemoryItem>& items,

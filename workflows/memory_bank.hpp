@@ -132,13 +132,9 @@ std::vector<MemoryItem> SelectForPrompt(const BankView& bank, const std::string&
 json ExportBank(const BankView& bank, std::optional<int> generation = std::nullopt);
 
 // Items to import from `doc`. `format`: "bank" (ExportBank's), "accelopt"
-// (AccelOpt's experience list: an array, or {"experiences": [...]}, of
-// objects with title, summary, slow and fast kernel code and speedup — the
-// keys slow_code/slow_kernel/slow, fast_code/fast_kernel/fast and
-// summary/description are accepted), or "auto" (bank when the document says
-// so). Imported AccelOpt items get ids "<id_prefix>/<i>" and kind positive
-// when speedup >= 1, else negative. kInvalidArgument naming the entry that
-// is wrong.
+// (AccelOpt's experience list: an array, or {"experiences": [...]}, of the
+// published items; mapping in accelopt_import.hpp), or "auto" (bank when the
+// document says so). kInvalidArgument naming the entry that is wrong.
 Result<std::vector<MemoryItem>> ParseImport(const json& doc, const std::string& format,
                                             const std::string& id_prefix);
 

@@ -16,19 +16,16 @@ std::string Lower(std::string s) {
 
 std::string Scalar(const json& v) {
   if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v.get<double>());
+    return buf;
+  }
   return Dump(v);
 }
 
-void RenderInto(const json& facts, int depth, std::string* out) {
-  const std::string indent(depth * 2, ' ');
-  for (const auto& [key, value] : facts.items()) {
-    if (value.is_object()) {
-      *out += indent + "- " + key + ":\n";
-      RenderInto(value, depth + 1, out);
-    } else {
-      *out += indent + "- " + key + ": " + Scalar(value) + "\n";
-    }
-  }
+double NumberOr(const json& o, const char* key, double fallback) {
+  return o.is_object() && o.contains(key) && o[key].is_number() ? o[key].get<double>() : fallback;
 }
 
 std::string Fence(std::string_view code, const char* lang = "cpp") {
@@ -47,26 +44,51 @@ std::string FormatSpeedup(double s) {
   return buf;
 }
 
-std::string BackendIntro(const std::string& backend) {
-  if (backend == "cpu") {
-    return "The kernel is a C++ function compiled by the evaluator with the compiler and flags "
-           "listed under the hardware facts, and run on the CPU described there. It is timed "
-           "over many calls on fixed inputs; it must compute the same result as the reference "
-           "for every input the problem allows.";
-  }
-  return "The kernel runs on the " + backend +
-         " backend described by the hardware facts below; it must compute the same result as "
-         "the reference for every input the problem allows.";
+std::string Role(const char* what, const KernelContext& ctx) {
+  const BackendPrompts& b = BackendPromptsFor(ctx.problem.backend);
+  return std::string(what) + " for the " + ctx.problem.backend + " backend. " + b.intro + "\n\n" + b.rules;
 }
 
-std::string Rules() {
-  return "Rules:\n"
-         "- Only use APIs, headers and language features that the baseline kernel already uses.\n"
-         "- Never lower the numeric precision (no narrower types for data or accumulators, no "
-         "approximate math that changes results beyond the tolerance).\n"
-         "- Keep the function's name and signature exactly as given; keep C linkage.\n"
-         "- Do not cache results between calls, read timers, or special-case the benchmark "
-         "inputs.\n";
+std::string CorrectnessSection(const KernelContext& ctx) {
+  return "\n# Correctness\n" + BackendPromptsFor(ctx.problem.backend).correctness(ctx.problem.problem);
+}
+
+std::string HardwareSection(const KernelContext& ctx) {
+  return "\n# Hardware (" + ctx.problem.backend + ")\n" +
+         BackendPromptsFor(ctx.problem.backend).hardware(ctx.hardware);
+}
+
+std::string GlossarySection(const KernelContext& ctx) {
+  const BackendPrompts& b = BackendPromptsFor(ctx.problem.backend);
+  if (b.fields.empty()) return "";
+  std::string out = "\n# Profile fields\n";
+  if (ctx.mode == PromptMode::kDefault) {
+    out += "- latency_us: the median time of one call over the judge's timed calls (microseconds)\n"
+           "- roofline_us: the least time this machine needs for the problem's flops and bytes: the "
+           "larger of flops / peak and bytes / bandwidth (microseconds)\n"
+           "- percent_of_peak: 100 x roofline_us / latency_us, the number to raise\n";
+  }
+  for (const ProfileField& f : b.fields) {
+    if (ctx.mode == PromptMode::kPaper && f.hide_in_paper) continue;
+    out += "- " + f.key + ": " + f.meaning + "\n";
+  }
+  return out;
+}
+
+// kDefault: latency, roofline latency and % of peak, from the profile's
+// flops / achieved_gflops and roofline fields (the evaluator's formulas).
+std::string StandingSection(const json& profile) {
+  const double flops = NumberOr(profile, "flops", 0), gflops = NumberOr(profile, "achieved_gflops", 0);
+  if (!(flops > 0 && gflops > 0)) return "";
+  const double latency_us = flops / gflops / 1e3;
+  std::string out = "\n## Where the current kernel stands\n- latency_us: " + Scalar(json(latency_us)) + "\n";
+  const double roof = std::max(NumberOr(profile, "roofline_compute_us", 0), NumberOr(profile, "roofline_memory_us", 0));
+  if (roof > 0) {
+    const bool memory = NumberOr(profile, "roofline_memory_us", 0) >= NumberOr(profile, "roofline_compute_us", 0);
+    out += "- roofline_us: " + Scalar(json(roof)) + " (" + (memory ? "memory" : "compute") + " side)\n";
+    out += "- percent_of_peak: " + Scalar(json(100 * roof / latency_us)) + "\n";
+  }
+  return out;
 }
 
 std::string ProblemSection(const KernelContext& ctx) {
@@ -79,13 +101,6 @@ std::string ProblemSection(const KernelContext& ctx) {
   out += "\n## How the kernel is called\n" + Fence(ctx.problem.signature, "c");
   out += "\n## Current kernel\n" + Fence(ctx.kernel);
   return out;
-}
-
-std::string HardwareSection(const KernelContext& ctx) {
-  std::string facts = ctx.hardware.is_object() && !ctx.hardware.empty()
-                          ? RenderFacts(ctx.hardware)
-                          : std::string("- (none recorded)\n");
-  return "# Hardware facts (" + ctx.problem.backend + ")\n" + facts;
 }
 
 // Every item reads slow → fast (a negative pair has the slower child as
@@ -115,34 +130,43 @@ bool IsTimeKey(const std::string& key) {
 
 }  // namespace
 
-std::string RenderFacts(const json& facts) {
-  std::string out;
-  if (facts.is_object()) RenderInto(facts, 0, &out);
-  return out;
-}
-
-std::vector<std::pair<std::string, json>> ShuffledProfile(const json& profile, Rng& rng) {
+std::vector<std::pair<std::string, json>> ShuffledProfile(const std::string& backend,
+                                                          const json& profile, PromptMode mode,
+                                                          Rng& rng) {
   std::vector<std::pair<std::string, json>> fields;
   if (!profile.is_object()) return fields;
-  for (const auto& [key, value] : profile.items()) {  // sorted by key: a fixed start
-    if (!value.is_number() || IsTimeKey(key)) continue;
-    fields.emplace_back(key, value);
+  const BackendPrompts& b = BackendPromptsFor(backend);
+  if (b.fields.empty()) {
+    for (const auto& [key, value] : profile.items()) {  // sorted by key: a fixed start
+      if (!value.is_number() || IsTimeKey(key)) continue;
+      fields.emplace_back(key, value);
+    }
+  } else {
+    for (const ProfileField& f : b.fields) {  // the glossary's order: a fixed start
+      if (mode == PromptMode::kPaper && f.hide_in_paper) continue;
+      if (profile.contains(f.key) && profile[f.key].is_number()) fields.emplace_back(f.key, profile[f.key]);
+    }
   }
   rng.Shuffle(fields);
   return fields;
+}
+
+PromptMode PromptModeOf(const std::string& spec_mode) {
+  return spec_mode == "paper" ? PromptMode::kPaper : PromptMode::kDefault;
 }
 
 ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
                          const std::vector<MemoryItem>& memory, Rng& rng,
                          bool ask_used_experiences) {
   ChatPrompt p;
-  p.system =
-      "You are a performance engineer planning the next optimization of a compute kernel. " +
-      BackendIntro(ctx.problem.backend) + "\n\n" + Rules() + "\n" + HardwareSection(ctx) + "\n" +
-      RenderMemory(memory);
+  p.system = Role("You are a performance engineer planning the next optimization of a compute kernel",
+                  ctx) +
+             CorrectnessSection(ctx) + HardwareSection(ctx) + GlossarySection(ctx) + "\n" +
+             BackendPromptsFor(ctx.problem.backend).planning + "\n" + RenderMemory(memory);
   p.user = ProblemSection(ctx);
+  if (ctx.mode == PromptMode::kDefault) p.user += StandingSection(profile);
   p.user += "\n## Profile of the current kernel\n";
-  auto fields = ShuffledProfile(profile, rng);
+  auto fields = ShuffledProfile(ctx.problem.backend, profile, ctx.mode, rng);
   if (fields.empty()) p.user += "(no profile metrics)\n";
   for (const auto& [key, value] : fields) p.user += "- " + key + ": " + Scalar(value) + "\n";
   p.user +=
@@ -184,9 +208,11 @@ ChatPrompt FixPrompt(const KernelContext& ctx, const Plan& plan, std::string_vie
 
 ChatPrompt ExecutorPrompt(const KernelContext& ctx, const Plan& plan) {
   ChatPrompt p;
-  p.system = "You are a performance engineer who implements one optimization plan in a compute "
-             "kernel. " +
-             BackendIntro(ctx.problem.backend) + "\n\n" + Rules() + "\n" + HardwareSection(ctx);
+  const BackendPrompts& b = BackendPromptsFor(ctx.problem.backend);
+  p.system = Role("You are a performance engineer who implements one optimization plan in a compute kernel",
+                  ctx) +
+             CorrectnessSection(ctx) + HardwareSection(ctx);
+  if (!b.pitfalls.empty()) p.system += "\n" + b.pitfalls;
   p.user = ProblemSection(ctx);
   p.user += "\n## Plan\n" + plan.title + "\n";
   if (!plan.description.empty()) p.user += plan.description + "\n";
@@ -202,9 +228,9 @@ ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_co
   ChatPrompt p;
   p.system =
       "You distill kernel rewrites into reusable optimization experience for the " +
-      problem.backend +
-      " backend. Describe the transformation in general terms that apply to other kernels, not "
-      "only this one.";
+      problem.backend + " backend. " + BackendPromptsFor(problem.backend).intro +
+      "\n\nDescribe the transformation in general terms that apply to other kernels, not only "
+      "this one.";
   p.user = "# Problem: " + problem.name + "\n";
   p.user += "\n## Slow kernel\n" + Fence(slow_code);
   p.user += "\n## Fast kernel\n" + Fence(fast_code);

@@ -1,20 +1,29 @@
 // Prompts of the three agents (our own wording, after the paper's roles).
-// Each agent is one chat call: a system prompt and one user message.
+// Each agent is one chat call: a system prompt and one user message. What a
+// prompt says about the backend (rules, compile command, correctness
+// contract, hardware, profile glossary, planning guidance, pitfalls) comes
+// from the backend's prompt set (prompt_backend.hpp); docs/prompts.md
+// describes the prompts and `accelopt-eval prompts` renders them.
 //
-//  * Planner: role, rules, the backend's hardware facts and — under an
-//    "Experiences" heading in the system prompt — the memory. The user
-//    message has the problem, the reference, the current kernel with its C
-//    signature, and its profile in shuffled order (latency is not shown).
-//    Asks for one plan of one step.
-//  * Executor: role, rules, hardware facts; the problem, reference, current
-//    kernel, signature and one plan. Asks for the whole kernel in one fenced
-//    block. No profile, no memory.
+//  * Planner: system = role, the backend's intro and rules, the problem's
+//    correctness contract, the hardware, the glossary of the profile fields
+//    shown, the planning guidance and — under an "# Experiences" heading —
+//    the memory. User = the problem, the reference, the signature, the
+//    current kernel and its profile (fields in shuffled order). Asks for one
+//    plan of one step.
+//  * Executor: system = role, intro, rules, correctness, hardware and the
+//    pitfalls sheet; user = the problem, reference, signature, current
+//    kernel and one plan. Asks for the whole kernel in one fenced block. No
+//    profile, no memory.
 //  * Summarizer: a slow and a fast kernel with the real speedup. Asks for a
 //    bold title, a general description and the two snippets, or
 //    "No optimization found".
 //
-// Hardware facts are JSON the runtime passes in at start (for cpu: cores,
-// SIMD width, caches, calibrated peaks, compiler) and are rendered as a list.
+// Modes. kDefault shows the planner where the kernel stands (latency, its
+// roofline latency, % of peak). kPaper keeps the paper's rule that the
+// latency is not shown: neither it nor any field it follows from (the
+// fields marked hide_in_paper) is in the prompt. Otherwise both modes see
+// the same backend facts and the paper's structure.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -25,6 +34,7 @@
 #include <vector>
 
 #include "base/json.hpp"
+#include "workflows/prompt_backend.hpp"
 #include "workflows/memory_policy.hpp"
 #include "workflows/parse.hpp"
 #include "workflows/problem.hpp"
@@ -38,18 +48,22 @@ struct ChatPrompt {
   size_t bytes() const { return system.size() + user.size(); }
 };
 
-// Renders JSON facts as "- key: value" lines (nested objects indented).
-std::string RenderFacts(const json& facts);
+enum class PromptMode { kDefault, kPaper };
 
-// Profile metrics in the order the planner sees them: keys shuffled with
-// `rng`; keys that name a latency or time are left out; non-numbers skipped.
-std::vector<std::pair<std::string, json>> ShuffledProfile(const json& profile, Rng& rng);
+// Profile metrics in the order the planner sees them, keys shuffled with
+// `rng`: the backend's fields (its glossary; kPaper: without those marked
+// hide_in_paper), or, for a backend without a glossary, every numeric key
+// that does not name a latency or time.
+std::vector<std::pair<std::string, json>> ShuffledProfile(const std::string& backend,
+                                                          const json& profile, PromptMode mode,
+                                                          Rng& rng);
 
 struct KernelContext {
   const ProblemInfo& problem;
-  const json& hardware;
+  const json& hardware;        // the backend's facts (cpu: the calibration JSON)
   std::string_view reference;  // reference.cpp text
   std::string_view kernel;     // the current kernel's source
+  PromptMode mode = PromptMode::kDefault;
 };
 
 // `ask_used_experiences` ("default" mode): the task also asks for a last
@@ -77,5 +91,8 @@ std::string TruncateMiddle(std::string_view text, size_t max_bytes);
 // (the published code never filled it in; "paper" mode does the same).
 ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_code,
                             std::string_view fast_code, std::optional<double> speedup);
+
+// The mode a campaign's prompts use (spec.mode "paper" -> kPaper).
+PromptMode PromptModeOf(const std::string& spec_mode);
 
 }  // namespace accelopt::workflows

@@ -1,6 +1,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "evaluators/cpu/static_check.hpp"
+#include "evaluators/cpu/toolchain.hpp"
+#include "workflows/prompts_cpu.hpp"
 
 using namespace accelopt;
 using namespace accelopt::eval::cpu;
@@ -68,3 +70,13 @@ BOOST_AUTO_TEST_CASE(strips_comments_and_literals_keeping_lines) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// The cpu prompts state the compile command (workflows/prompts_cpu.hpp): it
+// must be the one the backend really uses.
+BOOST_AUTO_TEST_CASE(the_prompts_state_the_real_compile_command) {
+  std::string expected = "g++";
+  for (const std::string& f : accelopt::eval::cpu::KernelFlags()) expected += " " + f;
+  expected += " -fPIC -shared";
+  BOOST_TEST(accelopt::workflows::CpuCompileCommand() == expected);
+  BOOST_TEST(accelopt::workflows::CpuPrompts().intro.find(expected) != std::string::npos);
+}

@@ -89,20 +89,40 @@ BOOST_AUTO_TEST_CASE(prompts_carry_what_each_agent_needs) {
   item.description = "One pass instead of two.";
   item.fast_snippet = "fused();";
   item.pair.speedup = 1.8;
-  json profile = {{"bytes_dram", 100}, {"flops", 200}, {"arithmetic_intensity", 2},
-                  {"latency_us", 5},   {"spill_bytes", 0}, {"cache_misses", 7}};
+  json profile = {{"bytes", 100},          {"flops", 200},          {"arithmetic_intensity", 2},
+                  {"achieved_gflops", 0.04}, {"latency_us", 5},     {"avg_cores_busy", 1.5},
+                  {"roofline_compute_us", 1}, {"roofline_memory_us", 2}, {"spill_bytes", 0}};
   Rng r1(1, "c/p0/it1/plan/b0/n0");
   ChatPrompt plan = PlannerPrompt(ctx, profile, {item}, r1);
   BOOST_TEST(Mentions(plan.system, "# Experiences"));
   BOOST_TEST(Mentions(plan.system, "Fuse the passes"));
   BOOST_TEST(Mentions(plan.system, "AVX-512"));  // hardware facts
-  BOOST_TEST(Mentions(plan.system, "Only use APIs"));
+  // The cpu judge's real rules, not "only what the baseline uses".
+  BOOST_TEST(plan.system.find("Only use APIs") == std::string::npos);
+  BOOST_TEST(Mentions(plan.system, "OpenMP"));
+  BOOST_TEST(Mentions(plan.system, "<immintrin.h>"));
+  BOOST_TEST(Mentions(plan.system, "-O3 -march=native -fopenmp"));
   BOOST_TEST(Mentions(plan.system, "precision"));
+  BOOST_TEST(Mentions(plan.system, "- avg_cores_busy: "));  // glossary
+  BOOST_TEST(Mentions(plan.system, "2e-05"));               // the problem's tolerance
   BOOST_TEST(Mentions(plan.user, kernel));
   BOOST_TEST(Mentions(plan.user, world.sources[0].reference));
   BOOST_TEST(Mentions(plan.user, info->signature));
-  BOOST_TEST(Mentions(plan.user, "spill_bytes"));
-  BOOST_TEST(plan.user.find("latency_us") == std::string::npos);  // latency not shown
+  BOOST_TEST(Mentions(plan.user, "- avg_cores_busy: 1.5"));
+  BOOST_TEST(plan.user.find("spill_bytes") == std::string::npos);  // not a cpu field
+  // Default mode shows where the kernel stands: 200 flops / 0.04 GFLOP/s = 5 us.
+  BOOST_TEST(Mentions(plan.user, "- latency_us: 5\n"));
+  BOOST_TEST(Mentions(plan.user, "- percent_of_peak: 40\n"));
+  // Paper mode: neither the latency nor a field it follows from.
+  KernelContext paper_ctx{*info, world.hardware, world.sources[0].reference, kernel, PromptMode::kPaper};
+  Rng rp(1, "c/p0/it1/plan/b0/n0");
+  ChatPrompt paper_plan = PlannerPrompt(paper_ctx, profile, {item}, rp);
+  for (const char* hidden : {"latency_us", "achieved_gflops", "achieved_gbps", "percent_of_peak", "utilization_pct"}) {
+    BOOST_TEST_INFO(hidden);
+    BOOST_TEST(paper_plan.user.find(hidden) == std::string::npos);
+    BOOST_TEST(paper_plan.system.find(hidden) == std::string::npos);
+  }
+  BOOST_TEST(Mentions(paper_plan.user, "- avg_cores_busy: 1.5"));
   // The profile order is shuffled by the activity id, deterministically.
   Rng r1b(1, "c/p0/it1/plan/b0/n0");
   BOOST_TEST(PlannerPrompt(ctx, profile, {item}, r1b).user == plan.user);
@@ -118,7 +138,8 @@ BOOST_AUTO_TEST_CASE(prompts_carry_what_each_agent_needs) {
   BOOST_TEST(Mentions(exec.user, kernel));
   BOOST_TEST(Mentions(exec.user, info->signature));
   BOOST_TEST(exec.system.find("Experiences") == std::string::npos);  // no memory
-  BOOST_TEST(exec.user.find("spill_bytes") == std::string::npos);    // no profile
+  BOOST_TEST(exec.user.find("avg_cores_busy") == std::string::npos);  // no profile
+  BOOST_TEST(Mentions(exec.system, "__restrict"));                    // the pitfalls sheet
 
   ChatPrompt summ = SummarizerPrompt(*info, "slow()", "fast()", 1.2345);
   BOOST_TEST(Mentions(summ.user, "1.234x faster"));

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "base/sha256.hpp"
 #include "workflows/memory_bank.hpp"
 #include "test_util.hpp"
 
@@ -138,36 +139,68 @@ BOOST_AUTO_TEST_CASE(malformed_or_unknown_bank_events_are_corruption) {
   BOOST_TEST(!BankOfStream("campaign-x").has_value());
 }
 
-BOOST_AUTO_TEST_CASE(accelopt_experience_lists_import_with_their_field_names) {
-  const json doc = json::parse(R"([
-    {"title": "Tile the K loop", "summary": "Keep a tile in SBUF.", "slow_code": "for k", "fast_code": "for kt", "speedup": 1.8},
-    {"title": "Fuse the passes", "description": "One pass.", "slow_kernel": "a; b", "fast_kernel": "ab", "speedup": "1.2"},
-    {"title": "Unrolled too far", "summary": "Spills.", "slow": "x", "fast": "y", "speedup": 0.5}
-  ])");
-  auto items = ParseImport(doc, "auto", "imp");
+// tests/workflows/data/accelopt_experience_list.json is in the published
+// shape (rewrites_selection.py): a positive pair, a negative pair
+// (speedup_original < 1, speedup its inverse) and a "No optimization found"
+// item without a summary.
+BOOST_AUTO_TEST_CASE(accelopt_experience_lists_import_in_the_published_shape) {
+  auto doc = ReadJsonFile(std::string(ACCELOPT_SOURCE_DIR) + "/tests/workflows/data/accelopt_experience_list.json");
+  BOOST_REQUIRE_MESSAGE(doc.ok(), doc.status().ToString());
+  auto items = ParseImport(*doc, "auto", "imp");
   BOOST_REQUIRE_MESSAGE(items.ok(), items.status().ToString());
   BOOST_REQUIRE(items->size() == 3u);
-  BOOST_TEST((*items)[0].id == "imp/0");
-  BOOST_TEST((*items)[0].description == "Keep a tile in SBUF.");
-  BOOST_TEST((*items)[0].slow_snippet == "for k");
-  BOOST_TEST((*items)[0].fast_snippet == "for kt");
-  BOOST_TEST((*items)[0].pair.speedup == 1.8);
-  BOOST_TEST((*items)[1].slow_snippet == "a; b");
-  BOOST_TEST((*items)[1].pair.speedup == 1.2);
-  BOOST_TEST((*items)[2].kind == kNegative);
-  BOOST_TEST((*items)[2].pair.speedup == 2.0);
+  const MemoryItem& pos = (*items)[0];
+  BOOST_TEST(pos.id == "imp/0");
+  BOOST_TEST(pos.kind == kPositive);
+  BOOST_TEST(pos.title == "Load larger tiles to amortize DMA overhead");  // without the ** markers
+  BOOST_TEST(pos.description.rfind("Each iteration moved one small tile", 0) == 0u);
+  BOOST_TEST(pos.description.find("Original code") == std::string::npos);
+  BOOST_TEST(pos.description.find("**") == std::string::npos);
+  // The snippets come from the summary, not from slow_kernel/fast_kernel.
+  BOOST_TEST(pos.slow_snippet == "for i in nl.affine_range(32):\n    t = nl.load(x[i])\n");
+  BOOST_TEST(pos.fast_snippet == "for i in nl.affine_range(8):\n    t = nl.load(x[i*4:(i+1)*4])\n");
+  BOOST_TEST(pos.problem == "silu_M4096_N7168");
+  BOOST_TEST(pos.pair.speedup == 1.37);
+  BOOST_TEST(pos.pair.child_speedup == 1.37);
+  BOOST_TEST(pos.pair.plan_id == "silu_M4096_N7168_ID0/plan_3");
+  BOOST_TEST(pos.pair.slow_sha256 == Sha256Hex((*doc)[0]["slow_kernel"].get<std::string>()));
+  BOOST_TEST(pos.pair.fast_sha256 == Sha256Hex((*doc)[0]["fast_kernel"].get<std::string>()));
+  BOOST_TEST(!pos.no_optimization);
+
+  const MemoryItem& neg = (*items)[1];
+  BOOST_TEST(neg.kind == kNegative);  // the sign is in speedup_original
+  BOOST_TEST(neg.pair.speedup == 1.25);
+  BOOST_TEST(neg.pair.child_speedup == 0.8);
+  BOOST_TEST(neg.problem == "rmsnorm_matmul_M4096_N2048_K1024");
+  BOOST_TEST(neg.slow_snippet.rfind("partial = nl.sum", 0) == 0u);
+  BOOST_TEST(neg.fast_snippet == "s = nl.sum(t, axis=1)\n");
+
+  const MemoryItem& none = (*items)[2];
+  BOOST_TEST(none.no_optimization);
+  BOOST_TEST(none.title == "No optimization found");
+  BOOST_TEST(none.slow_snippet.empty());
+  BOOST_TEST(none.description.empty());
+
+  // A planner never sees the no-op item.
+  Bank b;
+  REQUIRE_OK(b.Add(MemoryItemsAddedEvent("import", *items)));
+  const auto shown = SelectForPrompt(b.View(), "silu_M4096_N7168", 16);
+  BOOST_TEST(shown.size() == 2u);
+  for (const MemoryItem& m : shown) BOOST_TEST(!m.no_optimization);
+
   // The wrapped form too.
-  auto wrapped = ParseImport(json{{"experiences", doc}}, "accelopt", "imp");
+  auto wrapped = ParseImport(json{{"experiences", *doc}}, "accelopt", "imp");
   BOOST_REQUIRE(wrapped.ok());
   BOOST_TEST(wrapped->size() == 3u);
   // Errors name the entry.
-  auto bad = ParseImport(json::parse(R"([{"title": "ok"}, {"speedup": 2}])"), "accelopt", "imp");
+  auto bad = ParseImport(json::parse(R"([{"title": "ok", "speedup": 1.1}, {"speedup": 2}])"), "accelopt", "imp");
   BOOST_REQUIRE(!bad.ok());
   BOOST_TEST(Mentions(bad.status().message(), "experience 1"));
-  BOOST_TEST(!ParseImport(json::parse(R"([{"title": "t", "speedup": "fast"}])"), "accelopt", "i").ok());
+  BOOST_TEST(!ParseImport(json::parse(R"([{"title": "t", "speedup_original": "fast"}])"), "accelopt", "i").ok());
+  BOOST_TEST(!ParseImport(json::parse(R"([{"title": "t"}])"), "accelopt", "i").ok());  // no speedup
   BOOST_TEST(!ParseImport(json::parse(R"({"nothing": 1})"), "accelopt", "i").ok());
-  BOOST_TEST(!ParseImport(doc, "yaml", "i").ok());
-  BOOST_TEST(!ParseImport(doc, "bank", "i").ok());
+  BOOST_TEST(!ParseImport(*doc, "yaml", "i").ok());
+  BOOST_TEST(!ParseImport(*doc, "bank", "i").ok());
 }
 
 BOOST_AUTO_TEST_CASE(a_bank_export_imports_back_without_its_retired_items_or_credit) {

@@ -1,0 +1,65 @@
+#include "workflows/prompt_backend.hpp"
+
+#include "workflows/prompts_cpu.hpp"
+
+namespace accelopt::workflows {
+
+namespace {
+
+std::string Scalar(const json& v) { return v.is_string() ? v.get<std::string>() : Dump(v); }
+
+void RenderInto(const json& facts, int depth, std::string* out) {
+  const std::string indent(depth * 2, ' ');
+  for (const auto& [key, value] : facts.items()) {
+    if (value.is_object()) {
+      *out += indent + "- " + key + ":\n";
+      RenderInto(value, depth + 1, out);
+    } else {
+      *out += indent + "- " + key + ": " + Scalar(value) + "\n";
+    }
+  }
+}
+
+const BackendPrompts& Generic() {
+  static const BackendPrompts kGeneric = [] {
+    BackendPrompts b;
+    b.name = "generic";
+    b.intro = "The kernel runs on the backend described by the hardware facts below.";
+    b.rules =
+        "Rules:\n"
+        "- Never lower the numeric precision (no narrower types for data or accumulators, no approximate "
+        "math that changes results beyond the tolerance).\n"
+        "- Keep the function's name and signature exactly as given.\n"
+        "- Do not cache results between calls, read timers, or special-case the inputs.\n";
+    b.correctness = [](const json& p) {
+      std::string out = "Correctness: every output must match a trusted double-precision reference";
+      if (p.contains("tolerance") && p["tolerance"].is_number()) {
+        out += " within a relative L2 error of " + Dump(p["tolerance"]);
+      }
+      return out + " for every input the problem allows.\n";
+    };
+    b.hardware = [](const json& facts) {
+      return facts.is_object() && !facts.empty() ? RenderFacts(facts) : std::string("(none recorded)\n");
+    };
+    b.planning =
+        "How to plan: start from the profile, find the inefficiency that costs the most in the current "
+        "kernel, and prefer a plan that changes the kernel's structure over tuning a constant.\n";
+    return b;
+  }();
+  return kGeneric;
+}
+
+}  // namespace
+
+std::string RenderFacts(const json& facts) {
+  std::string out;
+  if (facts.is_object()) RenderInto(facts, 0, &out);
+  return out;
+}
+
+const BackendPrompts& BackendPromptsFor(const std::string& backend) {
+  if (backend == "cpu") return CpuPrompts();
+  return Generic();
+}
+
+}  // namespace accelopt::workflows
