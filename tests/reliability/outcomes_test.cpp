@@ -128,7 +128,10 @@ BOOST_AUTO_TEST_CASE(a_provider_that_stays_down_is_waited_for_then_given_up) {
   for (const auto& e : events)
     if (e["type"] == "LlmCallWaiting") attempts += e["data"]["attempts"].get<int>();
   const size_t received = f.FakeRequests().size();
-  BOOST_TEST(received == static_cast<size_t>(attempts));
+  // The probe in flight when the campaign gave up is cancelled unrecorded:
+  // at most its attempts (max_attempts 3) are missing from the events.
+  BOOST_TEST(received >= static_cast<size_t>(attempts));
+  BOOST_TEST(received <= static_cast<size_t>(attempts) + 3u);
   BOOST_TEST(received <= 3u * 20u, received << " requests in 6 s");
   std::this_thread::sleep_for(std::chrono::seconds(2));
   BOOST_TEST(f.FakeRequests().size() == received);  // nothing after the end
