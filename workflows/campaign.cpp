@@ -2,6 +2,8 @@
 // decide.cpp.
 #include "workflows/campaign.hpp"
 
+#include "workflows/activity_id.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -15,7 +17,7 @@
 namespace accelopt::workflows {
 
 std::string IterationPrefix(const std::string& campaign_id, int problem, int iteration) {
-  return campaign_id + "/p" + std::to_string(problem) + "/it" + std::to_string(iteration);
+  return activity_id::Iteration(campaign_id, problem, iteration);
 }
 
 std::string MemoryBankOf(const CampaignState& state) {
@@ -53,7 +55,7 @@ std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& i
       g.parent_failed = m.measured && !m.measurement.correct;
       g.plan_index = n;
       const std::string prefix = m.beam_id.substr(0, m.beam_id.rfind("/beam/"));
-      g.plan_id = prefix + "/plan/b" + std::to_string(b) + "/n" + std::to_string(n);
+      g.plan_id = activity_id::Plan(prefix, static_cast<int>(b), n);
       for (int k = 0; k < spec.search.K; ++k) {
         const CandidateRecord& c = it.candidates[CandidateIndex(spec, static_cast<int>(b), n, k)];
         if (!c.proposed) continue;

@@ -1,5 +1,7 @@
 #include "workflows/campaign_state.hpp"
 
+#include "workflows/activity_id.hpp"
+
 #include <cmath>
 
 namespace accelopt::workflows {
@@ -443,11 +445,10 @@ void IndexEvaluations(CampaignState& s, int p, const IterationState& it) {
     if (norm.empty() || activity.empty() || !ReusableResult(m)) return;
     ps.evaluated_code.emplace(norm, activity);
   };
-  const std::string pre = s.campaign_id + "/p" + std::to_string(p) + "/it" +
-                          std::to_string(it.iteration);
+  const std::string pre = activity_id::Iteration(s.campaign_id, p, it.iteration);
   for (size_t b = 0; b < it.beam.size(); ++b) {
     const BeamMember& m = it.beam[b];
-    if (m.measured) add(m.normalized_sha256, pre + "/measure/b" + std::to_string(b), m.measurement);
+    if (m.measured) add(m.normalized_sha256, activity_id::Measure(pre, static_cast<int>(b)), m.measurement);
   }
   for (const CandidateRecord& c : it.candidates) {
     for (const CandidateVersion& v : c.versions) {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "base/sha256.hpp"
+#include "workflows/activity_id.hpp"
 #include "workflows/campaign.hpp"
 #include "workflows/memory_bank.hpp"
 #include "workflows/normalize.hpp"
@@ -211,7 +212,7 @@ class Decider {
         if (!f.measure_scheduled) {
           // The final best and the baseline, side by side in one run: the
           // reported speedup comes with its interval (report.cpp).
-          return ScheduleEvaluation(pre + "/final", kPurposeFinalMeasure, p, i, json::object(),
+          return ScheduleEvaluation(activity_id::FinalMeasure(pre), kPurposeFinalMeasure, p, i, json::object(),
                                     f.source_sha256, ps.info.baseline_sha256);
         }
         if (!f.measured) return Status::Ok();
@@ -229,7 +230,7 @@ class Decider {
     // (Re-)measure the beam.
     for (int b = 0; b < width; ++b) {
       if (it.beam[b].measure_scheduled) continue;
-      ACCELOPT_RETURN_IF_ERROR(ScheduleEvaluation(pre + "/measure/b" + std::to_string(b),
+      ACCELOPT_RETURN_IF_ERROR(ScheduleEvaluation(activity_id::Measure(pre, b),
                                                   kPurposeMeasure, p, i, {{"beam", b}},
                                                   it.beam[b].source_sha256));
     }
@@ -243,7 +244,7 @@ class Decider {
       const std::optional<double> told =
           spec().mode == kModePaper ? std::nullopt : std::optional<double>(pair.speedup);
       ChatPrompt prompt = SummarizerPrompt(ps.info, slow, fast, told);
-      ACCELOPT_RETURN_IF_ERROR(ScheduleLlm(pre + "/summ/m" + std::to_string(m), kRoleSummarizer,
+      ACCELOPT_RETURN_IF_ERROR(ScheduleLlm(activity_id::Summarize(pre, static_cast<int>(m)), kRoleSummarizer,
                                            kPurposeSummarize, p, i,
                                            {{"pair", static_cast<int>(m)}}, prompt));
     }
@@ -272,15 +273,14 @@ class Decider {
           const CandidateRecord& c = it.candidates[CandidateIndex(spec(), b, n, k)];
           if (c.proposed && (!c.ok || c.eval_scheduled)) continue;  // nothing left to do
           if (c.exec_scheduled && !c.exec_done) continue;           // in flight
-          const std::string nk =
-              "/b" + std::to_string(b) + "/n" + std::to_string(n) + "/k" + std::to_string(k);
+          const std::string nk = activity_id::SampleSuffix(b, n, k);
           const json indices = {{"beam", b}, {"plan", n}, {"sample", k}};
           if (!c.exec_scheduled) {
-            ACCELOPT_RETURN_IF_ERROR(ScheduleExecutor(p, i, b, plan, pre + "/exec" + nk, indices));
+            ACCELOPT_RETURN_IF_ERROR(ScheduleExecutor(p, i, b, plan, activity_id::Execute(pre, nk), indices));
           } else if (!c.proposed) {
             ACCELOPT_RETURN_IF_ERROR(ProposeCandidate(p, i, pre, nk, indices));
           } else {
-            ACCELOPT_RETURN_IF_ERROR(ScheduleEvaluation(pre + "/eval" + nk, kPurposeEvaluate, p,
+            ACCELOPT_RETURN_IF_ERROR(ScheduleEvaluation(activity_id::Evaluate(pre, nk, 0), kPurposeEvaluate, p,
                                                         i, indices, c.source_sha256));
           }
         }
@@ -333,13 +333,12 @@ class Decider {
             RecordFirstVersion(c, idx, dedup, &first_v0);
             continue;
           }
-          const std::string nk =
-              "/b" + std::to_string(b) + "/n" + std::to_string(n) + "/k" + std::to_string(k);
+          const std::string nk = activity_id::SampleSuffix(b, n, k);
           if (!c.exec_scheduled || !c.proposed) {
             const json indices = {{"beam", b}, {"plan", n}, {"sample", k}};
             if (!c.exec_scheduled) {
               ACCELOPT_RETURN_IF_ERROR(
-                  ScheduleExecutor(p, i, b, plan, pre + "/exec" + nk, indices));
+                  ScheduleExecutor(p, i, b, plan, activity_id::Execute(pre, nk), indices));
             } else {
               ACCELOPT_RETURN_IF_ERROR(ProposeCandidate(p, i, pre, nk, indices));
             }
@@ -384,8 +383,7 @@ class Decider {
       return Status::Ok();
     }
     if (c.eval_scheduled) return Status::Ok();  // in flight
-    const std::string eval_id =
-        pre + "/eval" + nk + (c.attempt > 0 ? "/f" + std::to_string(c.attempt) : "");
+    const std::string eval_id = activity_id::Evaluate(pre, nk, c.attempt);
     if (c.attempt > 0) indices["attempt"] = c.attempt;
     if (!dedup || c.normalized_sha256.empty()) {
       return ScheduleEvaluation(eval_id, kPurposeEvaluate, p, i, indices, c.source_sha256);
@@ -403,7 +401,7 @@ class Decider {
       const BeamMember& member = it.beam[m];
       if (member.normalized_sha256 == norm && member.measured &&
           ReusableResult(member.measurement)) {
-        reuse = pre + "/measure/b" + std::to_string(m);
+        reuse = activity_id::Measure(pre, static_cast<int>(m));
       }
     }
     if (reuse.empty()) {
@@ -453,7 +451,7 @@ class Decider {
     KernelContext ctx{ps.info, st_.hardware, reference, kernel, PromptModeOf(spec().mode)};
     ChatPrompt prompt = FixPrompt(ctx, Plan{plan.title, plan.description}, failed,
                                   c.measurement.status, c.measurement.reason, error);
-    return ScheduleLlm(pre + "/fix" + nk + "/f" + std::to_string(f), kRoleExecutor, kPurposeFix,
+    return ScheduleLlm(activity_id::Fix(pre, nk, f), kRoleExecutor, kPurposeFix,
                        p, i, {{"beam", b}, {"plan", n}, {"sample", k}, {"attempt", f}}, prompt);
   }
 
@@ -461,7 +459,7 @@ class Decider {
                     const std::string& nk) {
     const CandidateRecord& c = It(p, i).candidates[CandidateIndex(spec(), b, n, k)];
     const int f = c.attempt + 1;
-    const std::string fix_id = pre + "/fix" + nk + "/f" + std::to_string(f);
+    const std::string fix_id = activity_id::Fix(pre, nk, f);
     ACCELOPT_ASSIGN_OR_RETURN(const ActivityRecord* a, Activity(fix_id));
     json d = {{"problem", p}, {"iteration", i},   {"beam", b},
               {"plan", n},    {"sample", k},      {"attempt", f},
@@ -562,7 +560,7 @@ class Decider {
     if (default_mode()) return SelectBeamDefault(p, i, pre);
     json members = json::array();
     if (i == 0) {
-      members.push_back({{"beam_id", pre + "/beam/b0"},
+      members.push_back({{"beam_id", activity_id::BeamMember(pre, 0)},
                          {"source_sha256", st_.problems[p].info.baseline_sha256},
                          {"origin", "baseline"},
                          {"parent_beam_id", ""},
@@ -573,7 +571,7 @@ class Decider {
       const auto picks = BeamPolicyFor(spec().mode).Select(groups, spec().search.B);
       for (size_t j = 0; j < picks.size(); ++j) {
         const BeamPick& pick = picks[j];
-        members.push_back({{"beam_id", pre + "/beam/b" + std::to_string(j)},
+        members.push_back({{"beam_id", activity_id::BeamMember(pre, static_cast<int>(j))},
                            {"source_sha256", pick.source_sha256},
                            {"origin", pick.origin},
                            {"parent_beam_id", groups[pick.group_index].parent_beam_id},
@@ -590,7 +588,7 @@ class Decider {
     if (i == 0) {
       const ProblemInfo& info = st_.problems[p].info;
       ACCELOPT_ASSIGN_OR_RETURN(std::string baseline, Text(info.baseline_sha256));
-      members.push_back({{"beam_id", pre + "/beam/b0"},
+      members.push_back({{"beam_id", activity_id::BeamMember(pre, 0)},
                          {"source_sha256", info.baseline_sha256},
                          {"normalized_sha256", NormalizedCodeSha256(baseline)},
                          {"origin", "baseline"},
@@ -610,7 +608,7 @@ class Decider {
       const BeamPick& pick = picks[j];
       const Group& g = groups[pick.group_index];
       const BeamMember& parent = prev.beam[g.parent_index];
-      json m = {{"beam_id", pre + "/beam/b" + std::to_string(j)},
+      json m = {{"beam_id", activity_id::BeamMember(pre, static_cast<int>(j))},
                 {"source_sha256", pick.source_sha256},
                 {"normalized_sha256", pick.normalized_sha256},
                 {"standin", false},
@@ -696,7 +694,7 @@ class Decider {
     const ProblemState& ps = st_.problems[p];
     json added = json::array(), failed = json::array(), dropped = json::array();
     for (size_t m = 0; m < it.pairs.size(); ++m) {
-      const std::string id = pre + "/summ/m" + std::to_string(m);
+      const std::string id = activity_id::Summarize(pre, static_cast<int>(m));
       ACCELOPT_ASSIGN_OR_RETURN(const ActivityRecord* a, Activity(id));
       if (a->status != ActivityStatus::kCompleted) {
         failed.push_back({{"pair", m}, {"error", a->completion.value("error", "llm call failed")}});
@@ -730,7 +728,7 @@ class Decider {
         }
       }
       MemoryItem item;
-      item.id = pre + "/mem/m" + std::to_string(m);
+      item.id = activity_id::MemoryItem(pre, static_cast<int>(m));
       item.kind = it.pairs[m].kind;
       item.title = summary->title;
       item.description = summary->description;
@@ -798,15 +796,15 @@ class Decider {
                           {"limit", spec().search.ExpN}};
     Command c;
     c.event.type = event_type::kActivityScheduled;
-    c.event.data = Header(pre + "/memsnap", "memory", kRoleMemory, kPurposeMemorySnapshot, p, i,
+    c.event.data = Header(activity_id::MemorySnapshot(pre), "memory", kRoleMemory, kPurposeMemorySnapshot, p, i,
                           json::object(), Amounts{}, payload);
-    c.run = ActivityRequest{pre + "/memsnap", ActivityKind::kMemory, kRoleMemory, payload};
+    c.run = ActivityRequest{activity_id::MemorySnapshot(pre), ActivityKind::kMemory, kRoleMemory, payload};
     Emit(std::move(c));
     return Status::Ok();
   }
 
   static std::string PlanId(const std::string& pre, int b, int n) {
-    return pre + "/plan/b" + std::to_string(b) + "/n" + std::to_string(n);
+    return activity_id::Plan(pre, b, n);
   }
 
   Status SchedulePlanner(int p, int i, int b, int n, const std::string& pre) {
@@ -876,11 +874,11 @@ class Decider {
 
   Status ProposeCandidate(int p, int i, const std::string& pre, const std::string& nk,
                           const json& indices) {
-    const std::string exec_id = pre + "/exec" + nk;
+    const std::string exec_id = activity_id::Execute(pre, nk);
     ACCELOPT_ASSIGN_OR_RETURN(const ActivityRecord* a, Activity(exec_id));
     json d = {{"problem", p},
               {"iteration", i},
-              {"candidate_id", pre + "/cand" + nk},
+              {"candidate_id", activity_id::Candidate(pre, nk)},
               {"executor_activity", exec_id}};
     for (const auto& [k, v] : indices.items()) d[k] = v;
     Command c;

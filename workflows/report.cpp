@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "workflows/activity_id.hpp"
+
 namespace accelopt::workflows {
 
 namespace {
@@ -54,15 +56,6 @@ struct Best {
   }
 };
 
-int IterationOf(const std::string& candidate_id) {
-  const size_t at = candidate_id.find("/it");
-  if (at == std::string::npos) return 0;
-  int v = 0;
-  for (size_t i = at + 3; i < candidate_id.size() && std::isdigit(static_cast<unsigned char>(candidate_id[i])); ++i) {
-    v = v * 10 + (candidate_id[i] - '0');
-  }
-  return v;
-}
 
 // "default" mode: the selected final best and its fresh re-measurement. A
 // final best whose re-measurement failed is not reported at the latency it
@@ -113,7 +106,7 @@ void FinalBestReport(const FinalBest& f, const IterationState& last, Best* best,
     if (stand) {
       *best = Best{};
       best->Offer(stand->origin, stand->source_sha256,
-                  stand->origin == "baseline" ? 0 : IterationOf(stand->origin),
+                  stand->origin == "baseline" ? 0 : activity_id::IterationOf(stand->origin),
                   stand->measurement.latency_us, stand->measurement.percent_of_peak,
                   stand->measurement.spread);
       fallback = {{"beam_id", stand->beam_id}, {"origin", stand->origin}, {"reason", why}};
@@ -124,7 +117,7 @@ void FinalBestReport(const FinalBest& f, const IterationState& last, Best* best,
     best->have = true;
     best->id = origin;
     best->sha = f.source_sha256;
-    best->iteration = origin == "baseline" ? 0 : IterationOf(origin);
+    best->iteration = origin == "baseline" ? 0 : activity_id::IterationOf(origin);
     best->latency = latency;
     best->pct = pct;
     best->spread = f.measured ? f.measurement.spread : sel.value("spread", 0.0);

@@ -1,0 +1,43 @@
+#include "workflows/activity_id.hpp"
+
+#include <cctype>
+
+namespace accelopt::workflows::activity_id {
+
+namespace {
+std::string N(int v) { return std::to_string(v); }
+}  // namespace
+
+std::string Iteration(const std::string& campaign_id, int problem, int iteration) {
+  return campaign_id + "/p" + N(problem) + "/it" + N(iteration);
+}
+
+std::string SampleSuffix(int beam, int plan, int sample) {
+  return "/b" + N(beam) + "/n" + N(plan) + "/k" + N(sample);
+}
+
+std::string BeamMember(const std::string& it, int member) { return it + "/beam/b" + N(member); }
+std::string Measure(const std::string& it, int member) { return it + "/measure/b" + N(member); }
+std::string MemorySnapshot(const std::string& it) { return it + "/memsnap"; }
+std::string Summarize(const std::string& it, int pair) { return it + "/summ/m" + N(pair); }
+std::string MemoryItem(const std::string& it, int pair) { return it + "/mem/m" + N(pair); }
+std::string Plan(const std::string& it, int beam, int plan) { return it + "/plan/b" + N(beam) + "/n" + N(plan); }
+std::string Execute(const std::string& it, const std::string& s) { return it + "/exec" + s; }
+std::string Candidate(const std::string& it, const std::string& s) { return it + "/cand" + s; }
+std::string Evaluate(const std::string& it, const std::string& s, int attempt) {
+  return it + "/eval" + s + (attempt > 0 ? "/f" + N(attempt) : "");
+}
+std::string Fix(const std::string& it, const std::string& s, int attempt) { return it + "/fix" + s + "/f" + N(attempt); }
+std::string FinalMeasure(const std::string& it) { return it + "/final"; }
+
+int IterationOf(const std::string& id) {
+  const size_t at = id.find("/it");
+  if (at == std::string::npos) return 0;
+  int v = 0;
+  for (size_t i = at + 3; i < id.size() && std::isdigit(static_cast<unsigned char>(id[i])); ++i) {
+    v = v * 10 + (id[i] - '0');
+  }
+  return v;
+}
+
+}  // namespace accelopt::workflows::activity_id
