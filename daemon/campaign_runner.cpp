@@ -12,11 +12,6 @@ namespace accelopt::daemon {
 using workflows::ActivityKind;
 using workflows::ActivityRequest;
 
-bool IsRuntimeEventType(const std::string& t) {
-  return t == runtime_event::kCampaignPaused || t == runtime_event::kCampaignResumed ||
-         t == runtime_event::kCampaignInterrupted || t == runtime_event::kCampaignSubmitted ||
-         t == runtime_event::kLlmCallWaiting;
-}
 
 namespace {
 
@@ -67,22 +62,6 @@ std::string UtcTime(int64_t us) {
 
 }  // namespace
 
-workflows::Event ToWorkflowEvent(const store::EventRecord& r) {
-  workflows::Event e;
-  e.type = r.type;
-  e.data = r.data;
-  e.schema_version = r.schema_version;
-  e.recorded_at_us = r.recorded_at_us;
-  return e;
-}
-
-store::NewEvent ToNewEvent(const workflows::Event& e) {
-  store::NewEvent n;
-  n.type = e.type;
-  n.schema_version = e.schema_version;
-  n.data = e.data;
-  return n;
-}
 
 CampaignRunner::CampaignRunner(const RuntimeServices& s, std::string id)
     : s_(s), id_(std::move(id)), stream_(workflows::CampaignStream(id_)), strand_(net::make_strand(*s.ioc)) {}
@@ -112,8 +91,7 @@ Result<std::shared_ptr<CampaignRunner>> CampaignRunner::Load(const RuntimeServic
     }
     if (rec.type == runtime_event::kCampaignPaused) { r->paused_ = true; continue; }
     if (rec.type == runtime_event::kCampaignResumed) { r->paused_ = false; continue; }
-    if (IsRuntimeEventType(rec.type)) continue;
-    Status st = workflows::Apply(r->state_, ToWorkflowEvent(rec));
+    Status st = ApplyRecord(r->state_, rec);
     if (!st.ok()) return st.WithContext(r->stream_ + " version " + std::to_string(rec.version));
   }
   return r;

@@ -48,6 +48,7 @@
 
 #include "base/env.hpp"
 #include "base/json.hpp"
+#include "daemon/campaign_stream.hpp"
 #include "daemon/memory_banks.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/provider_gate.hpp"
@@ -62,22 +63,7 @@ namespace accelopt::daemon {
 
 namespace net = boost::asio;
 
-// Event types the runtime itself appends to a campaign stream (skipped by the
-// workflow fold) and to the "submissions" stream.
-namespace runtime_event {
-inline constexpr const char kCampaignPaused[] = "CampaignPaused";
-inline constexpr const char kCampaignResumed[] = "CampaignResumed";
-inline constexpr const char kCampaignInterrupted[] = "CampaignInterrupted";
-inline constexpr const char kCampaignSubmitted[] = "CampaignSubmitted";
-inline constexpr const char kLlmCallWaiting[] = "LlmCallWaiting";
-// In the "system" stream: daemon lifecycle, calibrations, baseline profiles.
-inline constexpr const char kDaemonStarted[] = "DaemonStarted";
-inline constexpr const char kDaemonStopped[] = "DaemonStopped";
-inline constexpr const char kCalibrationRecorded[] = "CalibrationRecorded";
-inline constexpr const char kBaselineProfiled[] = "BaselineProfiled";
-inline constexpr const char kSystemStream[] = "system";
-}  // namespace runtime_event
-bool IsRuntimeEventType(const std::string& type);
+// The runtime's event types and the record <-> event conversion: campaign_stream.hpp.
 
 struct RuntimeServices {
   store::EventLog* log = nullptr;                  // not owned
@@ -191,8 +177,5 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   std::function<void(const std::string&, const std::string&)> on_finished_;
 };
 
-// Converts between the store's records and the workflow's events.
-workflows::Event ToWorkflowEvent(const store::EventRecord& r);
-store::NewEvent ToNewEvent(const workflows::Event& e);
 
 }  // namespace accelopt::daemon

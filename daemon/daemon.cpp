@@ -93,13 +93,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   }
 
   store::EventTypeRegistry registry;
-  for (const auto& t : workflows::CampaignEventTypes()) (void)registry.Register(t.name, t.schema_version);
-  for (const char* t : {runtime_event::kCampaignPaused, runtime_event::kCampaignResumed,
-                        runtime_event::kCampaignInterrupted, runtime_event::kCampaignSubmitted,
-                        runtime_event::kLlmCallWaiting,
-                        runtime_event::kDaemonStarted, runtime_event::kDaemonStopped,
-                        runtime_event::kCalibrationRecorded, runtime_event::kBaselineProfiled})
-    (void)registry.Register(t, 1);
+  RegisterCampaignStreamTypes(registry);
   MemoryBanks::RegisterEventTypes(registry);
   store::EventLog::Options lo;
   lo.create_if_missing = true;

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/sha256.hpp"
+#include "daemon/campaign_stream.hpp"
 
 namespace accelopt::daemon {
 
@@ -13,8 +14,7 @@ std::shared_ptr<const store::Projection> MemoryBanks::MakeProjection() {
       kProjection, 1, json::object(), [](json& state, const store::EventRecord& r) -> Status {
         auto bank = workflows::BankOfStream(r.stream);
         if (!bank) return Status::Ok();
-        workflows::Event e{r.type, r.data, r.schema_version, r.recorded_at_us};
-        return workflows::ApplyBankEvent(state, *bank, r.version, e);
+        return workflows::ApplyBankEvent(state, *bank, r.version, ToWorkflowEvent(r));
       });
 }
 

@@ -4,6 +4,7 @@
 
 #include "base/log.hpp"
 #include "base/sha256.hpp"
+#include "daemon/campaign_stream.hpp"
 #include "workflows/campaign_state.hpp"
 #include "workflows/parse.hpp"
 #include "workflows/prompts.hpp"
@@ -19,12 +20,7 @@ namespace {
 Result<workflows::CampaignState> FoldCampaign(store::EventLog* log, const std::string& campaign) {
   ACCELOPT_ASSIGN_OR_RETURN(auto records, log->ReadStream(workflows::CampaignStream(campaign)));
   if (records.empty()) return NotFound("no campaign '" + campaign + "'");
-  std::vector<workflows::Event> events;
-  for (const auto& r : records) {
-    if (!workflows::IsCampaignEventType(r.type)) continue;
-    events.push_back({r.type, r.data, r.schema_version, r.recorded_at_us});
-  }
-  return workflows::Fold(events);
+  return FoldCampaignRecords(records);
 }
 
 }  // namespace
