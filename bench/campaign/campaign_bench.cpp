@@ -218,7 +218,7 @@ void PrintRow(const Row& r) {
               pct(r.f.idle_provider_us), pct(r.f.idle_latency_us));
 }
 
-int Fairness(const Options& o) {
+int Fairness(const Options& o, bool proposed) {
   // Several campaigns at once, campaign 0 with 5x slower LLM replies.
   const Scale sc = o.quick ? Scale{2, 3, 2, 3, 2} : Scale{4, 4, 6, 12, 2};
   const int campaigns = 4;
@@ -226,10 +226,10 @@ int Fairness(const Options& o) {
   const int C = CapFor(o, o.provider_slots, o.share, o.cap);
   const wt::World world = WorldOf(sc.problems);
   auto make = [&](int i, double factor) { return MakeRun("c" + std::to_string(i), sc, o, world, factor); };
-  Limits lim{S, o.provider_slots, C};
-  std::printf("\nfairness: %d campaigns (%d problems, T=%d B=%d N=%d K=%d each), S=%d, provider %d slots, C=%d per "
+  Limits lim{S, o.provider_slots, C, proposed};
+  std::printf("\nfairness%s: %d campaigns (%d problems, T=%d B=%d N=%d K=%d each), S=%d, provider %d slots, C=%d per "
               "campaign; c0's LLM latency 5x\n",
-              campaigns, sc.problems, sc.T, sc.B, sc.N, sc.K, S, o.provider_slots, C);
+              proposed ? " (PROPOSED rule: cap = provider slots / campaigns running, not the daemon's)" : "", campaigns, sc.problems, sc.T, sc.B, sc.N, sc.K, S, o.provider_slots, C);
   std::vector<int64_t> alone(campaigns);
   for (int i = 0; i < campaigns; ++i) {
     auto f = Simulate(lim, {make(i, i == 0 ? 5.0 : 1.0)});
@@ -355,6 +355,6 @@ int main(int argc, char** argv) {
       PrintRow(*r);
     }
   }
-  if (o.fairness && Fairness(o) != 0) return 1;
+  if (o.fairness && (Fairness(o, false) != 0 || Fairness(o, true) != 0)) return 1;
   return 0;
 }

@@ -39,6 +39,7 @@ class Loop {
   Loop(const Limits& l, std::vector<CampaignRun> runs) : limits_(l) {
     for (auto& r : runs) live_.push_back(Live{std::move(r), {}, {}, {}, 0, false});
     figures_.campaign_end_us.assign(live_.size(), 0);
+    running_ = static_cast<int>(live_.size());
   }
 
   Result<RunFigures> Run() {
@@ -103,11 +104,14 @@ class Loop {
       l.done = true;
       figures_.campaign_end_us[c] = now_us_;
       figures_.makespan_us = std::max(figures_.makespan_us, now_us_);
+      --running_;
+      if (limits_.proposed_share_among_running)
+        for (size_t o = 0; o < live_.size(); ++o) if (static_cast<int>(o) != c) LaunchQueued(static_cast<int>(o));
     }
     for (auto& a : launch) {
       if (a.kind == ActivityKind::kLlm) {
         ++figures_.llm_calls;
-        if (l.llm_out >= limits_.llm_in_flight) ++figures_.llm_calls_queued_by_cap;
+        if (l.llm_out >= Cap()) ++figures_.llm_calls_queued_by_cap;
         l.llm_queue.push_back(std::move(a));
       } else if (a.kind == ActivityKind::kEvaluation) {
         ++figures_.evaluations;
@@ -125,12 +129,17 @@ class Loop {
   // CampaignRunner::LaunchQueued, then the provider's FIFO of slots.
   void LaunchQueued(int c) {
     Live& l = live_[c];
-    while (!l.llm_queue.empty() && l.llm_out < limits_.llm_in_flight) {
+    while (!l.llm_queue.empty() && l.llm_out < Cap()) {
       provider_queue_.emplace_back(c, std::move(l.llm_queue.front()));
       l.llm_queue.pop_front();
       ++l.llm_out;
     }
     StartProviderWaiters();
+  }
+
+  int Cap() const {
+    if (!limits_.proposed_share_among_running) return limits_.llm_in_flight;
+    return std::max(1, (limits_.provider_slots + std::max(1, running_) - 1) / std::max(1, running_));
   }
 
   void StartProviderWaiters() {
@@ -184,6 +193,7 @@ class Loop {
   RunFigures figures_;
   int64_t now_us_ = 0;
   uint64_t seq_ = 0;
+  int running_ = 0;  // campaigns not finished
   std::priority_queue<Finish, std::vector<Finish>, std::greater<>> finishing_;
   std::deque<std::pair<int, ActivityRequest>> provider_queue_;
   int provider_running_ = 0;

@@ -36,6 +36,10 @@ struct Limits {
   int eval_slots = 1;       // S
   int provider_slots = 64;  // the provider's max_concurrency
   int llm_in_flight = 32;   // per campaign
+  // Not the runtime's rule: a proposed one. Each campaign's cap is the
+  // provider's slots divided among the campaigns still running (rounded up),
+  // recomputed when one finishes; llm_in_flight is then ignored.
+  bool proposed_share_among_running = false;
 };
 
 struct CampaignRun {
