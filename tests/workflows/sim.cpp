@@ -1,7 +1,7 @@
 #include "sim.hpp"
 
 #include "base/sha256.hpp"
-#include "workflows/budget.hpp"
+#include "scripted_completion.hpp"
 #include "workflows/memory_bank.hpp"
 #include "workflows/rng.hpp"
 
@@ -68,9 +68,6 @@ Status Sim::ResumeFrom(const Sim& other, size_t n) {
 }
 
 Status Sim::RunOne(const ActivityRequest& a) {
-  if (a.kind == ActivityKind::kEvaluation) {
-    return Append(EvaluationCompletedEvent(a.activity_id, script_.evaluate(a)));
-  }
   if (a.kind == ActivityKind::kMemory) {
     const std::string bank = a.request.at("bank").get<std::string>();
     BankView view;
@@ -83,26 +80,10 @@ Status Sim::RunOne(const ActivityRequest& a) {
     }
     return Append(MemorySnapshotTakenEvent(a.activity_id, bank, view.version, view.generation, items));
   }
-  ++llm_requests_[a.activity_id];
-  ScriptedReply reply = script_.llm(a);
-  const RoleSpec& role = spec_.Role(a.role);
-  const std::string prompt = a.request.at("system").get<std::string>() +
-                             a.request.at("user").get<std::string>();
-  LlmUsage usage;
-  if (script_.worst_case_usage) {
-    usage.input_tokens = PromptTokenBound(prompt.size());
-    usage.output_tokens = role.max_tokens;
-  } else {
-    usage.input_tokens = static_cast<int64_t>(prompt.size() / 4);
-    usage.output_tokens = std::min<int64_t>(role.max_tokens, reply.text.size() / 4 + 1);
-  }
-  const double cost = CostOf(role, usage.input_tokens, usage.output_tokens);
-  if (!reply.ok) {
-    return Append(LlmCallFailedEvent(a.activity_id, reply.error, usage, cost, 3));
-  }
-  PutBlob(reply.text);
-  return Append(LlmCallCompletedEvent(a.activity_id, Sha256Hex(reply.text), usage, cost, 1.5, 1,
-                                      role.provider, role.model));
+  if (a.kind == ActivityKind::kLlm) ++llm_requests_[a.activity_id];
+  ScriptedOutcome done = ScriptedCompletion(spec_, script_, a);
+  if (done.reply) PutBlob(*done.reply);
+  return Append(std::move(done.event));
 }
 
 Status Sim::RunToEnd(const std::function<void(const CampaignState&)>& on_event) {
