@@ -51,13 +51,19 @@ bool ProviderGate::Withdraw(uint64_t ticket) {
   return waited;
 }
 
-void ProviderGate::Answered(uint64_t ticket) {
-  std::lock_guard lock(mu_);
+std::string ProviderGate::TakeSent(uint64_t ticket) {
   auto t = tickets_.find(ticket);
-  if (t == tickets_.end()) return;
-  const std::string name = t->second;
+  if (t == tickets_.end()) return "";
+  std::string name = t->second;
   tickets_.erase(t);
   out_.erase(ticket);
+  return name;
+}
+
+void ProviderGate::Answered(uint64_t ticket) {
+  std::lock_guard lock(mu_);
+  const std::string name = TakeSent(ticket);
+  if (name.empty()) return;
   Provider& p = providers_[name];
   if (p.probe == ticket) p.probe = 0;
   if (p.state.available) return;
@@ -74,11 +80,8 @@ void ProviderGate::Answered(uint64_t ticket) {
 
 void ProviderGate::Unavailable(uint64_t ticket, const std::string& error) {
   std::lock_guard lock(mu_);
-  auto t = tickets_.find(ticket);
-  if (t == tickets_.end()) return;
-  const std::string name = t->second;
-  tickets_.erase(t);
-  out_.erase(ticket);
+  const std::string name = TakeSent(ticket);
+  if (name.empty()) return;
   Provider& p = providers_[name];
   if (p.state.available) {
     p.state.available = false;

@@ -91,6 +91,8 @@ class ProviderGate {
     std::unique_ptr<boost::asio::steady_timer> timer;
     bool timer_armed = false;
   };
+  // REQUIRES: mu_ held. Forgets a sent ticket; its provider, "" if unknown.
+  std::string TakeSent(uint64_t ticket);
   // REQUIRES: mu_ held.
   void MaybeProbe(const std::string& name, Provider& p);
   void Release(Provider& p);
