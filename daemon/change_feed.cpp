@@ -42,7 +42,10 @@ size_t ChangeFeed::open_streams() const {
   return clients_.size();
 }
 
-void ChangeFeed::Open(const Respond& respond, const std::string& campaign, std::chrono::seconds lifetime) {
+void ChangeFeed::Open(const Respond& respond, const std::string& campaign, std::chrono::seconds lifetime,
+                      std::chrono::milliseconds heartbeat) {
+  if (heartbeat.count() == 0) heartbeat = options_.heartbeat;
+  heartbeat = std::max(heartbeat, std::chrono::milliseconds(100));
   std::unique_lock lock(mu_);
   if (stopped_) {
     lock.unlock();
@@ -64,7 +67,8 @@ void ChangeFeed::Open(const Respond& respond, const std::string& campaign, std::
   }
   const uint64_t id = next_id_++;
   const bool first = clients_.empty();
-  clients_[id] = Client{stream, campaign, std::chrono::steady_clock::now() + lifetime};
+  const auto now = std::chrono::steady_clock::now();
+  clients_[id] = Client{stream, campaign, now + lifetime, heartbeat, now};
   lock.unlock();
   stream->Send("retry: 1000\nevent: hello\ndata: " + Dump(json{{"position", log_->LastGlobalPosition()}}) + "\n\n");
   stream->OnClose([this, id] {
@@ -75,29 +79,30 @@ void ChangeFeed::Open(const Respond& respond, const std::string& campaign, std::
 }
 
 void ChangeFeed::ArmHeartbeat() {
-  heartbeat_timer_.expires_after(std::min<std::chrono::steady_clock::duration>(options_.heartbeat, std::chrono::seconds(1)));
+  heartbeat_timer_.expires_after(std::chrono::milliseconds(100));
   heartbeat_timer_.async_wait([this](boost::system::error_code ec) {
     if (!ec) Heartbeat();
   });
 }
 
 void ChangeFeed::Heartbeat() {
-  // Ticks every second (expiries); a heartbeat line every options_.heartbeat.
+  // Ticks every 100 ms while streams are open: heartbeats when due, expiries.
   const auto now = std::chrono::steady_clock::now();
   std::vector<std::shared_ptr<ResponseStream>> expired, beat;
   {
     std::lock_guard lock(mu_);
     if (stopped_ || clients_.empty()) return;
     for (auto& [id, c] : clients_) {
-      if (now >= c.closes_at) expired.push_back(c.stream);
-      else beat.push_back(c.stream);
+      if (now >= c.closes_at) {
+        expired.push_back(c.stream);
+      } else if (now - c.last_beat >= c.heartbeat) {
+        c.last_beat = now;
+        beat.push_back(c.stream);
+      }
     }
   }
   for (auto& s : expired) s->Close();
-  if (now - last_beat_ >= options_.heartbeat) {
-    last_beat_ = now;
-    for (auto& s : beat) s->Send(": heartbeat\n\n");
-  }
+  for (auto& s : beat) s->Send(": heartbeat\n\n");
   ArmHeartbeat();
 }
 

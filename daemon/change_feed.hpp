@@ -54,7 +54,10 @@ class ChangeFeed {
   // `lifetime`; `campaign` non-empty: only that campaign's changes (memory
   // changes are always sent). Answers 503 when max_streams are open or after
   // Stop, 500 when `respond` cannot stream.
-  void Open(const Respond& respond, const std::string& campaign, std::chrono::seconds lifetime);
+  // `heartbeat`: this stream's interval (0: options.heartbeat; at least
+  // 100 ms).
+  void Open(const Respond& respond, const std::string& campaign, std::chrono::seconds lifetime,
+            std::chrono::milliseconds heartbeat = std::chrono::milliseconds(0));
 
   // Closes every stream and refuses new ones. Idempotent.
   void Stop();
@@ -66,6 +69,8 @@ class ChangeFeed {
     std::shared_ptr<ResponseStream> stream;
     std::string campaign;
     std::chrono::steady_clock::time_point closes_at;
+    std::chrono::milliseconds heartbeat;
+    std::chrono::steady_clock::time_point last_beat;
   };
   void OnCommitted(const std::vector<store::EventRecord>& records);
   void Flush();      // on the strand: sends the dirty streams
@@ -83,7 +88,6 @@ class ChangeFeed {
   bool flush_armed_ = false;               // guarded by mu_
   bool stopped_ = false;                   // guarded by mu_
   uint64_t next_id_ = 1;                   // guarded by mu_
-  std::chrono::steady_clock::time_point last_beat_{};  // on the strand
   store::Subscription subscription_;       // last: reset first on destruction
 };
 

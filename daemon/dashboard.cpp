@@ -61,7 +61,8 @@ void Dashboard::AddRoutes(Router& router) const {
   router.Add(http::verb::get, "/v1/stream", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
     auto it = p.query.find("campaign");
     const std::string campaign = it == p.query.end() ? "" : it->second;
-    feed_->Open(respond, campaign, std::chrono::seconds(ParseSeconds(p.query, "max_s", 300, 3600)));
+    feed_->Open(respond, campaign, std::chrono::seconds(ParseSeconds(p.query, "max_s", 300, 3600)),
+                std::chrono::milliseconds(ParseSeconds(p.query, "heartbeat_ms", 15000, 60000)));
   });
 }
 

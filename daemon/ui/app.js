@@ -6,6 +6,7 @@
   const params = new URLSearchParams(location.search);
   const TOKEN = params.get('token') || '';        // sent as "Authorization: Bearer"
   const STREAM_S = params.get('stream_s') || '';  // the change feed's stream lifetime (default: the daemon's)
+  const BEAT_MS = params.get('beat_ms') || '';    // its heartbeat interval (default: the daemon's)
   const TERMINAL = new Set(['completed', 'partial', 'failed', 'cancelled', 'budget_exhausted']);
   const view = document.getElementById('view');
   const live = document.getElementById('live');
@@ -71,6 +72,7 @@
         controller = new AbortController();
         let q = campaign ? '?campaign=' + encodeURIComponent(campaign) : '';
         if (STREAM_S) q += (q ? '&' : '?') + 'max_s=' + encodeURIComponent(STREAM_S);
+        if (BEAT_MS) q += (q ? '&' : '?') + 'heartbeat_ms=' + encodeURIComponent(BEAT_MS);
         try {
           const r = await api('/v1/stream' + q, { signal: controller.signal });
           if (!r.ok || !r.body) throw new Error('HTTP ' + r.status);
