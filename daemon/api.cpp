@@ -317,6 +317,7 @@ void Api::AddRoutes() {
   });
 
   AddMemoryRoutes();
+  if (d_.more_routes) d_.more_routes(router_);
 }
 
 }  // namespace accelopt::daemon

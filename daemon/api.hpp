@@ -38,6 +38,8 @@ struct ApiDeps {
   // and recorded; force_busy accepts a measurement on a busy machine.
   // Blocking (seconds when forced, up to minutes while evaluations finish).
   std::function<Result<json>(bool force, bool force_busy)> calibrate;
+  // More routes on the same router (the dashboard, daemon/dashboard.hpp).
+  std::function<void(Router&)> more_routes;
 };
 
 class Api {

@@ -296,6 +296,13 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
     problems.push_back(p);
   }
   const auto& spent = state.budget.spent;
+  const auto& caps = state.spec.budget;
+  json budget = json::object();  // the spec's caps that are set
+  if (caps.max_cost_usd) budget["max_cost_usd"] = *caps.max_cost_usd;
+  if (caps.max_tokens) budget["max_tokens"] = *caps.max_tokens;
+  if (caps.max_llm_calls) budget["max_llm_calls"] = *caps.max_llm_calls;
+  if (caps.max_evaluations) budget["max_evaluations"] = *caps.max_evaluations;
+  if (caps.max_wall_s) budget["max_wall_s"] = *caps.max_wall_s;
   return {{"id", runner.id()},
           {"state", runner.StateName()},
           {"reason", state.reason},
@@ -306,6 +313,7 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
           {"waiting", runner.Waiting()},
           {"spend", {{"cost_usd", spent.cost_usd()}, {"tokens", spent.tokens}, {"llm_calls", spent.llm_calls},
                      {"evaluations", spent.evaluations}}},
+          {"budget", budget},
           {"error", runner.Health().ok() ? json() : json(runner.Health().ToString())}};
 }
 

@@ -9,6 +9,8 @@
 #include "base/boost_prelude.hpp"
 #include "base/log.hpp"
 #include "daemon/api.hpp"
+#include "daemon/change_feed.hpp"
+#include "daemon/dashboard.hpp"
 #include "daemon/calibration_gate.hpp"
 #include "daemon/campaign_manager.hpp"
 #include "daemon/event_waiters.hpp"
@@ -280,9 +282,13 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     manager.SetHardware(CampaignFacts(j));
     return j;
   };
+  ChangeFeed feed(log->get(), &ioc, ChangeFeed::Options{});
+  Dashboard dashboard(&feed);
+  ad.more_routes = [&dashboard](Router& r) { dashboard.AddRoutes(r); };
   Api api(ad);
   HttpServerOptions so;
   so.bearer_token = *token;
+  so.token_query_paths = Dashboard::TokenQueryPaths();
   HttpServer server(ioc, [&api](HttpRequest&& req, Respond respond) { api.Handle(std::move(req), std::move(respond)); }, so);
 
   int exit_code = 0;
@@ -315,6 +321,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       if (!stopping.exchange(true)) stop.set_value(ec ? SIGTERM : sig);
     });
     LogInfo("acceloptd ready on " + config.unix_socket + (config.tcp.empty() ? "" : " and " + config.tcp));
+    if (options.on_ready) options.on_ready(server.tcp_port());
     NotifyReady("serving " + std::to_string(manager.All().size()) + " campaigns");
   }
 
@@ -336,6 +343,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   LogInfo(std::string("stopping (") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ")");
   NotifyStopping();
   net::post(ioc, [&] { server.Stop(); signals.cancel(); watchdog.cancel(); });
+  feed.Stop();  // the dashboards' event streams end
   manager.Shutdown("daemon stopped");
   redistiller.Shutdown();
   if ((*log)->Healthy()) record_system(runtime_event::kDaemonStopped, {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});

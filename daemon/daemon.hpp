@@ -10,6 +10,7 @@
 // Thread safety: Run() once, from the main thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -27,6 +28,9 @@ struct DaemonOptions {
   // The RocksDB environment of the event log; null = the default. Tests pass
   // a fault-injecting file system here (tests/reliability: power loss).
   rocksdb::Env* rocksdb_env = nullptr;
+  // Called once the sockets listen, before READY=1, with the TCP port (0
+  // without TCP); `acceloptd --dev` prints its lines here.
+  std::function<void(unsigned short tcp_port)> on_ready;
 };
 
 // Runs until SIGTERM/SIGINT. Returns the process exit code; start-up errors

@@ -3,8 +3,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <deque>
+#include <mutex>
+
 #include "base/json.hpp"
 #include "base/log.hpp"
+#include "daemon/router.hpp"
 
 namespace accelopt::daemon {
 namespace beast = boost::beast;
@@ -75,6 +82,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       std::string expected = "Bearer " + opts_->bearer_token;
       bool ok = it != req.end() && it->value().size() == expected.size() &&
                 CRYPTO_memcmp_like(std::string(it->value()), expected);
+      if (!ok && req.method() == http::verb::get) ok = QueryTokenOk(req);
       if (!ok) {
         auto res = ErrorResponse(http::status::unauthorized, "unauthorized",
                                  "missing or wrong bearer token", version);
@@ -84,19 +92,150 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     }
     keep_alive_ = req.keep_alive();
     auto self = this->shared_from_this();
-    Respond respond = [self, version](HttpResponse res) {
+    Respond::SendFn send = [self, version](HttpResponse res) {
       net::post(self->stream_.get_executor(), [self, version, res = std::move(res)]() mutable {
         res.version(version);
         res.keep_alive(self->keep_alive_ && res.keep_alive());
         self->Write(std::move(res));
       });
     };
+    Respond::StreamFn stream = [self, version](HttpResponse head) -> std::shared_ptr<ResponseStream> {
+      auto outlet = std::make_shared<Outlet>(self);
+      net::post(self->stream_.get_executor(), [self, version, outlet, head = std::move(head)]() mutable {
+        head.version(version);
+        self->StartStream(outlet, std::move(head));
+      });
+      return outlet;
+    };
+    Respond respond(std::move(send), std::move(stream));
     try {
       (*handler_)(std::move(req), std::move(respond));
     } catch (const std::exception& e) {
       LogError(std::string("http handler threw: ") + e.what());
       Write(ErrorResponse(http::status::internal_server_error, "internal", "internal error", version));
     }
+  }
+
+  // "?token=<token>" on a path of opts_->token_query_paths.
+  bool QueryTokenOk(const HttpRequest& req) const {
+    std::string_view target(req.target().data(), req.target().size());
+    const size_t q = target.find('?');
+    if (q == std::string_view::npos || opts_->bearer_token.empty()) return false;
+    const std::string path(target.substr(0, q));
+    if (std::find(opts_->token_query_paths.begin(), opts_->token_query_paths.end(), path) ==
+        opts_->token_query_paths.end())
+      return false;
+    std::string_view query = target.substr(q + 1);
+    while (!query.empty()) {
+      const size_t amp = query.find('&');
+      const std::string_view kv = query.substr(0, amp);
+      if (kv.substr(0, 6) == "token=") {
+        const std::string given = PercentDecode(kv.substr(6));
+        return given.size() == opts_->bearer_token.size() && CRYPTO_memcmp_like(given, opts_->bearer_token);
+      }
+      if (amp == std::string_view::npos) break;
+      query = query.substr(amp + 1);
+    }
+    return false;
+  }
+
+  // The ResponseStream of a streamed response; forwards to its session.
+  class Outlet : public ResponseStream {
+   public:
+    explicit Outlet(const std::shared_ptr<Session>& s) : session_(s) {}
+    bool Send(std::string data) override {
+      if (closed_) return false;
+      auto s = session_.lock();
+      if (!s) return MarkClosed(), false;
+      net::post(s->stream_.get_executor(), [s, data = std::move(data)]() mutable { s->Enqueue(std::move(data)); });
+      return true;
+    }
+    void Close() override {
+      auto s = session_.lock();
+      if (!s) return MarkClosed();
+      net::post(s->stream_.get_executor(), [s] { s->EndStream(); });
+    }
+    bool closed() const override { return closed_; }
+    void OnClose(std::function<void()> fn) override {
+      {
+        std::lock_guard lock(mu_);
+        if (!closed_) {
+          on_close_ = std::move(fn);
+          return;
+        }
+      }
+      fn();
+    }
+    void MarkClosed() {
+      std::function<void()> fn;
+      {
+        std::lock_guard lock(mu_);
+        if (closed_.exchange(true)) return;
+        fn = std::move(on_close_);
+      }
+      if (fn) fn();
+    }
+
+   private:
+    std::weak_ptr<Session> session_;
+    std::atomic<bool> closed_{false};
+    std::mutex mu_;
+    std::function<void()> on_close_;
+  };
+
+  static constexpr size_t kMaxQueuedBytes = 1 << 20;
+
+  // On the strand: writes the head, then whatever is queued; watches for the
+  // peer's end of the connection.
+  void StartStream(const std::shared_ptr<Outlet>& outlet, HttpResponse head) {
+    if (outlet_) return outlet->MarkClosed();  // one stream per connection
+    outlet_ = outlet;
+    head.keep_alive(false);
+    head.erase(http::field::content_length);
+    head.set(http::field::connection, "close");
+    std::string text = std::to_string(head.version() / 10) + "." + std::to_string(head.version() % 10);
+    text = "HTTP/" + text + " " + std::to_string(head.result_int()) + " " + std::string(head.reason()) + "\r\n";
+    for (const auto& f : head) text += std::string(f.name_string()) + ": " + std::string(f.value()) + "\r\n";
+    text += "\r\n";
+    Enqueue(std::move(text));
+    WatchPeer();
+  }
+
+  void WatchPeer() {
+    stream_.async_read_some(net::buffer(peer_buf_), [self = this->shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) return self->EndStream(true);  // the peer went away
+      self->WatchPeer();  // a client has nothing to say on a stream; ignored
+    });
+  }
+
+  void Enqueue(std::string data) {
+    if (!outlet_ || ending_) return;
+    if (queued_bytes_ + data.size() > kMaxQueuedBytes) return EndStream();
+    queued_bytes_ += data.size();
+    out_.push_back(std::move(data));
+    if (!writing_) WriteNext();
+  }
+
+  void WriteNext() {
+    writing_ = true;
+    stream_.expires_after(std::chrono::seconds(60));
+    net::async_write(stream_, net::buffer(out_.front()), [self = this->shared_from_this()](beast::error_code ec, size_t) {
+      self->writing_ = false;
+      self->stream_.expires_never();
+      self->queued_bytes_ -= self->out_.front().size();
+      self->out_.pop_front();
+      if (ec) return self->EndStream(true);
+      if (!self->out_.empty()) return self->WriteNext();
+      if (self->ending_) self->EndStream(true);
+    });
+  }
+
+  // Ends a stream once its queue is written (`now`: at once).
+  void EndStream(bool now = false) {
+    ending_ = true;
+    if (writing_ && !now) return;
+    if (outlet_) outlet_->MarkClosed();
+    Close();
   }
 
   static bool CRYPTO_memcmp_like(const std::string& a, const std::string& b) {
@@ -128,6 +267,13 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   const HttpServerOptions* opts_;
   bool require_token_;
   bool keep_alive_ = true;
+  // A streamed response (on the strand).
+  std::shared_ptr<Outlet> outlet_;
+  std::deque<std::string> out_;
+  size_t queued_bytes_ = 0;
+  bool writing_ = false;
+  bool ending_ = false;
+  std::array<char, 512> peer_buf_{};
 };
 
 using UnixStream = beast::basic_stream<unix_proto, net::any_io_executor, beast::unlimited_rate_policy>;

@@ -21,6 +21,8 @@ std::vector<std::string> Split(std::string_view path) {
   return out;
 }
 
+}  // namespace
+
 std::string PercentDecode(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -36,8 +38,6 @@ std::string PercentDecode(std::string_view s) {
   }
   return out;
 }
-
-}  // namespace
 
 HttpResponse ApiError(http::status status, const std::string& code, const std::string& message) {
   json j = {{"error", {{"code", code}, {"message", Redact(message)}}}};

@@ -36,6 +36,9 @@ class Router {
   std::vector<Route> routes_;
 };
 
+// "%41+b" -> "A b"; malformed escapes are kept as they are.
+std::string PercentDecode(std::string_view s);
+
 // {"error": {"code": code, "message": message}} with the given HTTP status.
 HttpResponse ApiError(http::status status, const std::string& code, const std::string& message);
 // Maps a Status to an HTTP status and a stable error code.

@@ -1,9 +1,12 @@
 #include "tests/daemon/daemon_fixture.hpp"
 
 #include <curl/curl.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +28,58 @@ std::string AcceloptdPath() { return ACCELOPTD_PATH; }
 std::string AcceloptctlPath() { return ACCELOPTCTL_PATH; }
 std::string FakeServerPath() { return FAKE_LLM_SERVER_PATH; }
 std::string SourceDir() { return ACCELOPT_SOURCE_DIR; }
+
+std::string FindChromium() {
+  std::string found;
+  if (const char* c = std::getenv("ACCELOPT_CHROMIUM")) {
+    if (access(c, X_OK) == 0) found = c;
+  } else {
+    const char* path = std::getenv("PATH");
+    std::stringstream dirs(path ? path : "/usr/bin:/bin");
+    std::string d;
+    while (found.empty() && std::getline(dirs, d, ':'))
+      for (const char* name : {"chromium", "chromium-browser", "google-chrome"})
+        if (found.empty() && access((d + "/" + name).c_str(), X_OK) == 0) found = d + "/" + name;
+  }
+  BOOST_REQUIRE_MESSAGE(!found.empty(),
+                        "chromium not found: install Debian's chromium package (scripts/setup does), or set "
+                        "ACCELOPT_CHROMIUM to a Chromium binary");
+  return found;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::string RunChromium(const std::string& chromium, const std::string& dir, const std::string& what,
+                        const std::string& url, const std::vector<std::string>& extra, std::chrono::seconds timeout) {
+  static int run = 0;
+  const std::string out = dir + "/chromium." + std::to_string(++run) + ".out";
+  std::vector<std::string> argv = {chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                   "--disable-extensions", "--user-data-dir=" + dir + "/chromium-profile-" + std::to_string(run),
+                                   "--window-size=1400,2400"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back(what);
+  argv.push_back(url);
+  Child c(argv, out, {"HOME=" + dir});
+  const int rc = c.Wait(timeout);
+  BOOST_REQUIRE_MESSAGE(rc == 0, "chromium " << what << " exited " << rc << " (-1: still running after "
+                                             << timeout.count() << " s)");
+  return ReadAll(out);
+}
+
+int FreeTcpPort() {
+  int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(s);
+  return ntohs(a.sin_port);
+}
 
 Child::Child(const std::vector<std::string>& argv, const std::string& stdout_path,
              const std::vector<std::string>& extra_env) {

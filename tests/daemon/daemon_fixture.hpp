@@ -77,6 +77,19 @@ json CtlEvents(const DaemonFixture& f, const std::string& id);
 // Writes `j` to <f.dir>/<name>; returns the path.
 std::string WriteJson(const DaemonFixture& f, const std::string& name, const json& j);
 
+// Headless Chromium (Debian's chromium; ACCELOPT_CHROMIUM names another
+// binary). FindChromium fails the test with how to get it when it is missing.
+std::string FindChromium();
+// Runs it on `url` with `what` (--dump-dom or --screenshot=...) and `extra`
+// flags, a profile under `dir`, at most `timeout`; returns its stdout (fails
+// the test when it does not exit 0).
+std::string RunChromium(const std::string& chromium, const std::string& dir, const std::string& what,
+                        const std::string& url, const std::vector<std::string>& extra = {},
+                        std::chrono::seconds timeout = std::chrono::seconds(120));
+std::string ReadAll(const std::string& path);
+// A TCP port that was free a moment ago (bind 127.0.0.1:0, close).
+int FreeTcpPort();
+
 // Paths of the built tools (from CMake).
 std::string AcceloptdPath();
 std::string AcceloptctlPath();

@@ -7,8 +7,6 @@
 //
 // Needs Debian's chromium (scripts/setup installs it; ACCELOPT_CHROMIUM
 // names another binary). Without it the test fails and says so.
-#include <unistd.h>
-
 #include <boost/test/unit_test.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -23,35 +21,6 @@ using namespace accelopt::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string FindChromium() {
-  if (const char* c = std::getenv("ACCELOPT_CHROMIUM")) return access(c, X_OK) == 0 ? c : "";
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':'))
-    for (const char* name : {"chromium", "chromium-browser", "google-chrome"})
-      if (access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
-  return "";
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-// Runs headless chromium on `url` with `what` (--dump-dom or --screenshot=...);
-// returns its stdout.
-std::string Chromium(const std::string& chromium, const std::string& dir, const std::string& what,
-                     const std::string& url) {
-  const std::string out = dir + "/chromium.out";
-  Child c({chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-           "--user-data-dir=" + dir + "/chromium-profile", "--window-size=1400,2400", what, url},
-          out, {"HOME=" + dir});
-  const int rc = c.Wait(std::chrono::seconds(120));
-  BOOST_REQUIRE_MESSAGE(rc == 0, "chromium " << what << " exited " << rc);
-  return ReadAll(out);
-}
 
 // The part of `dom` from the first match of `start` to the next "</svg>".
 std::string SvgAfter(const std::string& dom, const std::string& start) {
@@ -76,9 +45,6 @@ double Number(const std::string& attr) { return json::parse(attr).get<double>();
 
 BOOST_AUTO_TEST_CASE(html_report_renders_the_campaigns_numbers_in_chromium) {
   const std::string chromium = FindChromium();
-  BOOST_REQUIRE_MESSAGE(!chromium.empty(),
-                        "chromium not found: install Debian's chromium package (scripts/setup does), or set "
-                        "ACCELOPT_CHROMIUM to a Chromium binary");
   DaemonFixture f(StandardScript(5));
   f.StartDaemon();
   const std::string spec = WriteJson(f, "spec.json", SmallSpec({"matmul", "silu"}, 3, 1, 2, 1));
@@ -101,12 +67,12 @@ BOOST_AUTO_TEST_CASE(html_report_renders_the_campaigns_numbers_in_chromium) {
   const std::string url = "file://" + html_path;
   const std::string png = std::string(ACCELOPT_BINARY_DIR) + "/tests/daemon/report_html.png";
   fs::remove(png);
-  Chromium(chromium, f.dir, "--screenshot=" + png, url);
+  RunChromium(chromium, f.dir, "--screenshot=" + png, url);
   const std::string image = ReadAll(png);
   BOOST_REQUIRE_MESSAGE(image.size() > 20000, "screenshot " << png << " is " << image.size() << " bytes");
   BOOST_TEST(image.substr(1, 3) == "PNG");
 
-  const std::string dom = Chromium(chromium, f.dir, "--dump-dom", url);
+  const std::string dom = RunChromium(chromium, f.dir, "--dump-dom", url);
   BOOST_REQUIRE_MESSAGE(dom.find("data-campaign=\"" + id + "\"") != std::string::npos, dom.substr(0, 2000));
   int points = 0;
   for (const json& p : report["problems"]) {
