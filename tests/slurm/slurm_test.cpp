@@ -39,12 +39,7 @@ namespace {
 
 std::string Script() { return SourceDir() + "/tests/slurm/slurm_cluster.sh"; }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// ReadAll: tests/daemon/daemon_fixture.hpp.
 
 // A private Slurm cluster under a temporary folder, stopped on destruction.
 struct Cluster {
