@@ -206,11 +206,13 @@ Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::st
 
 void CampaignManager::Adopt(std::shared_ptr<CampaignRunner> runner, bool start) {
   std::string id = runner->id();
-  if (s_.metrics) {
-    runner->OnFinished([m = s_.metrics](const std::string&, const std::string& status) {
-      m->Add("accelopt_campaigns_finished_total", {{"status", status}}, 1);
-    });
-  }
+  const bool counted = start && s_.llm_share;
+  if (counted) s_.llm_share->CampaignStarted();
+  runner->OnFinished([m = s_.metrics, share = counted ? s_.llm_share : nullptr](const std::string&,
+                                                                                const std::string& status) {
+    if (m) m->Add("accelopt_campaigns_finished_total", {{"status", status}}, 1);
+    if (share) share->CampaignEnded();
+  });
   {
     std::lock_guard lock(mu_);
     campaigns_[id] = runner;

@@ -256,7 +256,8 @@ void CampaignRunner::LaunchQueued() {
   std::vector<ActivityRequest> start;
   {
     std::lock_guard lock(mu_);
-    while (!llm_queue_.empty() && llm_running_ < s_.max_llm_in_flight) {
+    const int cap = s_.llm_share ? s_.llm_share->PerCampaign() : s_.max_llm_in_flight;
+    while (!llm_queue_.empty() && llm_running_ < cap) {
       start.push_back(std::move(llm_queue_.front()));
       llm_queue_.pop_front();
       ++llm_running_;

@@ -50,6 +50,7 @@
 #include "base/json.hpp"
 #include "daemon/campaign_stream.hpp"
 #include "daemon/memory_banks.hpp"
+#include "daemon/llm_in_flight.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/provider_gate.hpp"
 #include "evaluators/dispatcher.hpp"
@@ -77,7 +78,8 @@ struct RuntimeServices {
   ProviderGate* gate = nullptr;                    // not owned; null: outages fail calls
   // Problem id ("suites/cpu/silu") → the folder the evaluator reads.
   std::function<std::string(const std::string& problem_id)> problem_dir;
-  int max_llm_in_flight = 8;                       // per campaign (fair sharing); the daemon sets it
+  int max_llm_in_flight = 8;                       // per campaign when llm_share is null
+  LlmShare* llm_share = nullptr;                   // not owned; the cap as campaigns come and go
                                                    // from the providers (daemon/llm_in_flight.hpp)
 };
 

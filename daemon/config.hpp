@@ -57,13 +57,16 @@ struct DaemonConfig {
   json search = json::object();    // default search parameters for campaigns
   std::string default_memory_bank = "default";
   int max_active_campaigns = 8;
-  double llm_share_per_campaign = 0.5;  // fairness: at most this share of a provider's slots per campaign
+  // Fairness: while other campaigns are active, a campaign has at most this
+  // share of its providers' slots in flight (and at most slots / active); a
+  // campaign alone may use them all (daemon/llm_in_flight.hpp, LlmShare).
+  double llm_share_per_campaign = 0.5;
   // An unavailable provider is probed after this wait, doubling up to the
   // max (daemon/provider_gate.hpp); "limits.provider_probe_initial_ms/_max_ms".
   int provider_probe_initial_ms = 1000;
   int provider_probe_max_ms = 30000;
-  // LLM calls in flight per campaign; 0 (default): llm_share_per_campaign of
-  // the role providers' max_concurrency (daemon/llm_in_flight.hpp).
+  // LLM calls in flight per campaign, fixed; 0 (default): from the role
+  // providers' max_concurrency and the active campaigns (LlmShare).
   int max_llm_in_flight_per_campaign = 0;
 };
 

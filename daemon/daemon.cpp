@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "base/boost_prelude.hpp"
@@ -210,6 +211,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   ProviderGate gate(ioc, env,
                     ProviderGate::Options{std::chrono::milliseconds(config.provider_probe_initial_ms),
                                           std::chrono::milliseconds(config.provider_probe_max_ms)});
+  std::optional<LlmShare> llm_share;  // outlives the runners (destroyed after the manager)
   RuntimeServices rs;
   rs.gate = &gate;
   rs.banks = &banks;
@@ -222,9 +224,17 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   rs.env = env;
   {
     auto pc = llm::ParseProvidersConfig(config.providers);  // already validated by ProviderSet::Create
-    rs.max_llm_in_flight = LlmInFlightPerCampaign(pc.ok() ? *pc : std::vector<llm::ProviderConfig>{}, config.roles,
-                                                  config.llm_share_per_campaign, config.max_llm_in_flight_per_campaign);
-    LogInfo("LLM calls in flight per campaign: at most " + std::to_string(rs.max_llm_in_flight));
+    const auto providers = pc.ok() ? *pc : std::vector<llm::ProviderConfig>{};
+    rs.max_llm_in_flight = LlmInFlightPerCampaign(providers, config.roles, config.llm_share_per_campaign,
+                                                  config.max_llm_in_flight_per_campaign);
+    const int slots = LlmInFlightPerCampaign(providers, config.roles, 1.0, 0);
+    llm_share.emplace(slots, config.llm_share_per_campaign, config.max_llm_in_flight_per_campaign);
+    rs.llm_share = &*llm_share;
+    LogInfo("LLM calls in flight per campaign: " +
+            (config.max_llm_in_flight_per_campaign > 0
+                 ? "at most " + std::to_string(config.max_llm_in_flight_per_campaign)
+                 : "all " + std::to_string(slots) + " provider slots for a campaign alone, at most " +
+                       std::to_string(rs.max_llm_in_flight) + " while others run"));
   }
   CampaignManager* manager_ptr = nullptr;
   rs.problem_dir = [&manager_ptr](const std::string& id) { return manager_ptr->ProblemDir(id); };

@@ -19,4 +19,13 @@ int LlmInFlightPerCampaign(const std::vector<llm::ProviderConfig>& providers,
   return std::max<int>(1, static_cast<int>(std::ceil(share * static_cast<double>(slots) - 1e-9)));
 }
 
+int LlmShare::PerCampaign() const {
+  if (explicit_ > 0) return explicit_;
+  const int active = std::max(1, active_.load());
+  const int even = (slots_ + active - 1) / active;
+  if (active == 1) return slots_;
+  const int most = std::max(1, static_cast<int>(std::ceil(share_ * slots_ - 1e-9)));
+  return std::max(1, std::min(even, most));
+}
+
 }  // namespace accelopt::daemon

@@ -141,7 +141,12 @@ std::string SummaryTable(const json& r) {
     s += "<tr>" + Cell(E(p, "name")) + Cell(E(p, "bound"));
     s += Cell(E(Micros(base.is_object() ? D(base, "latency_us") : kNone)), true);
     s += Cell(E(Micros(best.is_object() ? D(best, "latency_us") : kNone)), true);
-    s += Cell(Num(p, "speedup") ? Fixed(D(p, "speedup"), 2) + "x" : "-", true);
+    // The report's reading of the speedup (report.hpp): noise is not a speedup.
+    const json improvement = p.value("improvement", json());
+    std::string speedup = Num(p, "speedup") ? Fixed(D(p, "speedup"), 2) + "x" : "-";
+    if (improvement == "none") speedup = "none";
+    else if (improvement == "within_noise") speedup += " <span class=\"meta\">(within noise)</span>";
+    s += Cell(speedup, true);
     s += Cell(Fixed(base.is_object() ? D(base, "percent_of_peak") : kNone, 2), true);
     s += Cell(Fixed(best.is_object() ? D(best, "percent_of_peak") : kNone, 2), true);
     s += Cell(best.is_object() ? E(ShortId(best.value("candidate_id", ""), cid)) : "-");

@@ -34,3 +34,29 @@ BOOST_AUTO_TEST_CASE(llm_calls_in_flight_per_campaign_follow_the_providers) {
   // The explicit setting wins.
   BOOST_TEST(LlmInFlightPerCampaign({Provider("fast", 16)}, Roles("fast"), 0.5, 24) == 24);
 }
+
+// A campaign alone uses every slot; while others run each has slots / n, and
+// never more than the share; a fixed cap is fixed.
+BOOST_AUTO_TEST_CASE(llm_share_follows_the_active_campaigns) {
+  LlmShare share(64, 0.5, 0);
+  share.CampaignStarted();
+  BOOST_TEST(share.PerCampaign() == 64);
+  share.CampaignStarted();
+  BOOST_TEST(share.PerCampaign() == 32);
+  share.CampaignStarted();
+  BOOST_TEST(share.PerCampaign() == 22);  // ceil(64 / 3), under the share
+  share.CampaignStarted();
+  BOOST_TEST(share.PerCampaign() == 16);
+  for (int i = 0; i < 3; ++i) share.CampaignEnded();
+  BOOST_TEST(share.PerCampaign() == 64);  // alone again
+  LlmShare quarter(64, 0.25, 0);
+  quarter.CampaignStarted();
+  quarter.CampaignStarted();
+  BOOST_TEST(quarter.PerCampaign() == 16);  // the share binds before slots / 2
+  LlmShare fixed(64, 0.5, 5);
+  BOOST_TEST(fixed.PerCampaign() == 5);
+  LlmShare one(1, 0.5, 0);
+  one.CampaignStarted();
+  one.CampaignStarted();
+  BOOST_TEST(one.PerCampaign() == 1);
+}
