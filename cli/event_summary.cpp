@@ -100,6 +100,11 @@ std::string Summary(const std::string& type, const json& d) {
   if (type == "LlmCallFailed") return Short(S(d, "activity_id")) + ": failed: " + Cut(S(d, "error"));
   if (type == "EvaluationCompleted")
     return Short(S(d, "activity_id")) + ": " + Evaluation(d.value("result", json::object()));
+  if (type == "EvaluationPlaced") {
+    const json p = d.value("placement", json::object());
+    return Short(S(d, "activity_id")) + ": " + S(p, "executor") + " job " + S(p, "job_id") + " (attempt " +
+           Num(p, "attempt", 0) + ")";
+  }
   if (type == "EvaluationFailed") return Short(S(d, "activity_id")) + ": failed: " + Cut(S(d, "error"));
   if (d.empty()) return "";
   return Cut(Dump(d), 120);

@@ -89,6 +89,10 @@ Result<std::shared_ptr<CampaignRunner>> CampaignRunner::Load(const RuntimeServic
         it = it->second.activities.empty() ? r->waiting_.erase(it) : std::next(it);
       }
     }
+    if (rec.type == runtime_event::kEvaluationPlaced) {
+      r->placements_[rec.data.value("activity_id", "")] = rec.data.value("placement", json());
+      continue;
+    }
     if (rec.type == runtime_event::kCampaignPaused) { r->paused_ = true; continue; }
     if (rec.type == runtime_event::kCampaignResumed) { r->paused_ = false; continue; }
     Status st = ApplyRecord(r->state_, rec);
@@ -436,6 +440,15 @@ void CampaignRunner::TakeSnapshot(const ActivityRequest& a) {
   });
 }
 
+void CampaignRunner::RecordPlacement(const std::string& activity_id, const json& placement) {
+  std::lock_guard lock(mu_);
+  if (!broken_.ok() || state_.finished()) return;
+  store::NewEvent ev{runtime_event::kEvaluationPlaced, 0, {{"activity_id", activity_id}, {"placement", placement}}, {}, {}};
+  Status st = AppendAndApply({ev}, {}, nullptr);
+  if (!st.ok()) return Break(st.WithContext("recording where evaluation " + activity_id + " runs"));
+  placements_[activity_id] = placement;
+}
+
 void CampaignRunner::StartEvaluation(const ActivityRequest& a) {
   json q = a.request;
   if (s_.problem_dir && q.contains("problem") && q["problem"].is_string()) {
@@ -454,11 +467,22 @@ void CampaignRunner::StartEvaluation(const ActivityRequest& a) {
     std::lock_guard lock(mu_);
     in_flight_[id] = ActivityInFlight{ActivityKind::kEvaluation, nullptr, 0, 0, {}};
   }
-  auto ticket = s_.eval->Submit(std::move(*req), id_, [weak, id](uint64_t, eval::EvalResult r) {
-    if (auto self = weak.lock()) {
-      self->Post([self, id, r = std::move(r)]() mutable { self->OnEvalDone(id, std::move(r)); });
-    }
-  });
+  eval::Placement placement;
+  placement.placed = [weak, id](const json& p) {
+    if (auto self = weak.lock()) self->RecordPlacement(id, p);
+  };
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = placements_.find(id); it != placements_.end()) placement.previous = it->second;
+  }
+  auto ticket = s_.eval->Submit(
+      std::move(*req), id_,
+      [weak, id](uint64_t, eval::EvalResult r) {
+        if (auto self = weak.lock()) {
+          self->Post([self, id, r = std::move(r)]() mutable { self->OnEvalDone(id, std::move(r)); });
+        }
+      },
+      std::move(placement));
   std::lock_guard lock(mu_);
   if (!ticket.ok()) {
     in_flight_.erase(id);

@@ -130,6 +130,9 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   void Launch(const workflows::ActivityRequest& a);  // strand only
   void LaunchQueued();
   void StartLlm(const workflows::ActivityRequest& a);
+  // Appends EvaluationPlaced for `activity_id` (called on a dispatcher
+  // worker thread, synchronously: the placement is durable on return).
+  void RecordPlacement(const std::string& activity_id, const json& placement);
   void StartEvaluation(const workflows::ActivityRequest& a);
   void TakeSnapshot(const workflows::ActivityRequest& a);  // a memory activity
   void OnLlmDone(const std::string& activity_id, const std::string& request_hash, llm::LlmResult r);
@@ -174,6 +177,9 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   std::map<std::string, ProviderWait> waiting_;
   std::unique_ptr<net::steady_timer> wait_timer_;
   std::map<std::string, ActivityInFlight> in_flight_;
+  // The last placement recorded per evaluation activity (EvaluationPlaced:
+  // a Slurm job id), kept across restarts and handed back to the backend.
+  std::map<std::string, json> placements_;
   std::deque<workflows::ActivityRequest> llm_queue_;  // waiting for a per-campaign LLM slot
   int llm_running_ = 0;
   std::function<void(const std::string&, const std::string&)> on_finished_;

@@ -27,6 +27,9 @@ inline constexpr const char kCampaignPaused[] = "CampaignPaused";
 inline constexpr const char kCampaignResumed[] = "CampaignResumed";
 inline constexpr const char kCampaignInterrupted[] = "CampaignInterrupted";
 inline constexpr const char kLlmCallWaiting[] = "LlmCallWaiting";
+// Where an evaluation runs outside the daemon (a Slurm job id), appended
+// before the backend waits on it; handed back to the backend after a restart.
+inline constexpr const char kEvaluationPlaced[] = "EvaluationPlaced";
 // In the "submissions" stream.
 inline constexpr const char kCampaignSubmitted[] = "CampaignSubmitted";
 // In the "system" stream: daemon lifecycle, calibrations, baseline profiles.

@@ -13,14 +13,31 @@
 //   are results, not Status errors; a broken backend (missing compiler,
 //   unreadable problem) is a result with status kInternalError and a reason.
 // - Untrusted code never runs in the caller's process.
+// - Placement: a backend whose evaluation lives on beyond the caller's
+//   process (a Slurm job) reports where it is through Placement::placed as
+//   soon as it exists, and before it waits on it; the runtime records that
+//   in the event log. After a restart the runtime passes the last recorded
+//   placement of the same request back as Placement::previous, and the
+//   backend takes that evaluation up again instead of starting another.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 
+#include "base/json.hpp"
 #include "evaluators/protocol.hpp"
 
 namespace accelopt::eval {
+
+struct Placement {
+  // Called on the evaluating thread, synchronously: when it returns, the
+  // placement is durable (the runtime appended it). May be empty.
+  std::function<void(const json& placement)> placed;
+  // The last placement recorded for this request's id (null: none). The
+  // backend checks it names this very request before trusting it.
+  json previous;
+};
 
 class Backend {
  public:
@@ -29,6 +46,13 @@ class Backend {
   virtual std::string name() const = 0;
   // REQUIRES: request.backend == name(). `cancel` may be null.
   virtual EvalResult Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) = 0;
+  // The same with placement reporting (see above); backends that run in a
+  // child of the caller's process ignore it.
+  virtual EvalResult EvaluatePlaced(const EvalRequest& request, const std::atomic<bool>* cancel,
+                                    const Placement& placement) {
+    (void)placement;
+    return Evaluate(request, cancel);
+  }
 };
 
 }  // namespace accelopt::eval

@@ -42,7 +42,7 @@ std::vector<std::vector<int>> SplitCores(const std::vector<int>& cpus, int slots
 
 Dispatcher::~Dispatcher() { Shutdown(); }
 
-Result<uint64_t> Dispatcher::Submit(EvalRequest request, std::string client, Callback done) {
+Result<uint64_t> Dispatcher::Submit(EvalRequest request, std::string client, Callback done, Placement placement) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return FailedPrecondition("dispatcher is shut down");
   auto it = pools_.find(request.backend);
@@ -51,7 +51,8 @@ Result<uint64_t> Dispatcher::Submit(EvalRequest request, std::string client, Cal
   uint64_t ticket = next_ticket_++;
   auto& q = pool->queues[client];
   if (q.empty()) pool->turn.push_back(client);
-  q.push_back(Job{ticket, std::move(request), std::move(done), std::make_shared<std::atomic<bool>>(false)});
+  q.push_back(Job{ticket, std::move(request), std::move(done), std::make_shared<std::atomic<bool>>(false),
+                   std::move(placement)});
   cv_.notify_all();
   return ticket;
 }
@@ -81,7 +82,7 @@ void Dispatcher::WorkerLoop(Pool* pool, std::vector<int> cores) {
     if (job.request.settings.cores.empty()) job.request.settings.cores = cores;
     EvalResult result;
     try {
-      result = pool->backend->Evaluate(job.request, job.cancel.get());
+      result = pool->backend->EvaluatePlaced(job.request, job.cancel.get(), job.placement);
     } catch (const std::exception& e) {
       result = EvalResult::Failure(EvalStatus::kInternalError, std::string("backend threw: ") + e.what());
     }

@@ -56,8 +56,9 @@ class Dispatcher {
 
   // Queues `request` for request.backend under `client` (any string; "" is a
   // client too). Returns a ticket (> 0), or kNotFound for an unknown backend,
-  // kFailedPrecondition after Shutdown().
-  Result<uint64_t> Submit(EvalRequest request, std::string client, Callback done);
+  // kFailedPrecondition after Shutdown(). `placement` goes to the backend's
+  // EvaluatePlaced (backend.hpp): its `placed` runs on the worker thread.
+  Result<uint64_t> Submit(EvalRequest request, std::string client, Callback done, Placement placement = {});
 
   // True when the ticket was queued or running (and is now being cancelled).
   bool Cancel(uint64_t ticket);
@@ -74,6 +75,7 @@ class Dispatcher {
     EvalRequest request;
     Callback done;
     std::shared_ptr<std::atomic<bool>> cancel;
+    Placement placement;
   };
   struct Pool {
     std::shared_ptr<Backend> backend;

@@ -252,6 +252,11 @@ std::optional<EvalResult> SlurmBackend::ReadResult(const std::string& dir, const
 }
 
 EvalResult SlurmBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
+  return EvaluatePlaced(request, cancel, Placement{});
+}
+
+EvalResult SlurmBackend::EvaluatePlaced(const EvalRequest& request, const std::atomic<bool>* cancel,
+                                        const Placement& placement) {
   const int64_t t0 = env_->MonotonicNanos();
   auto finish = [&](EvalResult r) {
     if (r.timings.total_s == 0) r.timings.total_s = Seconds(t0, env_->MonotonicNanos());
@@ -265,31 +270,48 @@ EvalResult SlurmBackend::Evaluate(const EvalRequest& request, const std::atomic<
   if (Status s = env_->CreateDirs(dir); !s.ok())
     return finish(EvalResult::Failure(EvalStatus::kInternalError, "slurm spool: " + s.message()));
 
-  // A folder left by an earlier daemon for this request: its job or result.
-  std::string job;
+  // The job an earlier daemon submitted for this very request: recorded in
+  // the event log (the placement handed back), else in the folder, else
+  // still queued under the folder's job name.
+  std::string job, found_by;
+  int attempt = 0;
+  const json& prev = placement.previous;
+  if (prev.is_object() && prev.value("executor", "") == "slurm" && prev.value("request_sha256", "") == sha &&
+      prev.contains("job_id") && prev["job_id"].is_string() && !prev["job_id"].get<std::string>().empty()) {
+    job = prev["job_id"].get<std::string>();
+    attempt = prev.contains("attempt") && prev["attempt"].is_number_integer() ? prev["attempt"].get<int>() : 1;
+    found_by = "recorded in the event log";
+  }
   auto old = env_->ReadFile(dir + "/request.json");
   if (old.ok() && *old == text) {
     if (auto r = ReadResult(dir, sha)) {
       LogInfo("slurm: " + dir + ": result of an earlier daemon's job taken");
       return finish(*r);
     }
-    if (auto id = env_->ReadFile(dir + "/job_id"); id.ok()) {
+    if (!job.empty()) {
+      // the event log named it
+    } else if (auto id = env_->ReadFile(dir + "/job_id"); id.ok()) {
       job = id->substr(0, id->find('\n'));
+      found_by = "its folder's job_id";
     } else if (auto q = Slurm("squeue", {"-h", "-o", "%i", "-t", "PENDING,RUNNING",
                                                "--name=accelopt-" + FolderName(req, text)});
                q.ok() && q->Succeeded()) {
-      job = q->stdout_data.substr(0, q->stdout_data.find('\n'));  // submitted, killed before job_id was written
+      job = q->stdout_data.substr(0, q->stdout_data.find('\n'));  // submitted, killed before it was recorded
+      found_by = "squeue, by its job name";
     }
-    if (!job.empty()) LogInfo("slurm: " + req.id + ": found job " + job + " again (submitted before a restart)");
   } else {
     (void)env_->RemoveAll(dir + "/result.json");
     (void)env_->RemoveAll(dir + "/job_id");
     if (Status s = env_->WriteFileAtomic(dir + "/request.json", text); !s.ok())
       return finish(EvalResult::Failure(EvalStatus::kInternalError, "slurm spool: " + s.message()));
   }
+  if (!job.empty()) {
+    LogInfo("slurm: " + req.id + ": found job " + job + " again (submitted before a restart; " + found_by + ")");
+    attempt = std::max(attempt, 1);
+  }
 
   std::string retried;  // why the last job was submitted again
-  for (int attempt = job.empty() ? 0 : 1;;) {
+  for (;;) {
     if (job.empty()) {
       if (attempt >= options_.max_attempts) {
         return finish(EvalResult::Failure(EvalStatus::kInternalError,
@@ -299,6 +321,9 @@ EvalResult SlurmBackend::Evaluate(const EvalRequest& request, const std::atomic<
       auto id = Submit(dir, req);
       if (!id.ok()) return finish(EvalResult::Failure(EvalStatus::kInternalError, "slurm: " + id.status().message()));
       job = *id;
+      if (placement.placed) {
+        placement.placed(json{{"executor", "slurm"}, {"job_id", job}, {"attempt", attempt}, {"request_sha256", sha}});
+      }
     }
     JobEnd end = Watch(job, cancel);
     if (end.cancelled) {

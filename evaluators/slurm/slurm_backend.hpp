@@ -17,9 +17,14 @@
 // batch job does not depend on the submitting process, so a daemon killed
 // while jobs are queued or running finds them again after a restart. The
 // runtime re-runs the evaluation under the same activity id, which is the
-// request id here (recorded in the event log's ActivityScheduled); the
-// folder named by it holds the job id, so the new daemon waits for that job
-// (or takes its result) instead of submitting again.
+// request id here (recorded in the event log's ActivityScheduled). Each
+// job id is reported as the evaluation's placement (backend.hpp) right after
+// `sbatch` answers, which the runtime appends to the event log
+// (EvaluationPlaced) before the job is watched; after a restart that
+// recorded job id is waited for (or its result taken) instead of submitting
+// again. The folder's job_id file and, last, `squeue --name` (a daemon
+// killed between sbatch's answer and the append) are the fallbacks; the log
+// line says which one found the job.
 //
 // Outcomes that are not the candidate's: a job cancelled from outside
 // (scancel) is a failed evaluation (internal_error, "cancelled"); a job
@@ -84,6 +89,9 @@ class SlurmBackend : public Backend {
   explicit SlurmBackend(SlurmOptions options, Env* env = nullptr);
   std::string name() const override { return options_.backend; }
   EvalResult Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) override;
+  // Placement: {"executor": "slurm", "job_id", "attempt", "request_sha256"}.
+  EvalResult EvaluatePlaced(const EvalRequest& request, const std::atomic<bool>* cancel,
+                            const Placement& placement) override;
 
   const SlurmOptions& options() const { return options_; }
 

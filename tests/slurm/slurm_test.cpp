@@ -8,15 +8,17 @@
 //   is retried;
 // - a campaign whose every evaluation is a Slurm job: a job scancelled
 //   mid-run becomes a failed evaluation and the campaign goes on; the
-//   daemon SIGKILLed while jobs are queued finds them again by the job id in
-//   their folder (named by the activity id of the event log) after its
-//   restart, instead of submitting them again; the campaign completes.
+//   daemon SIGKILLed while jobs are queued finds them again by the job id
+//   recorded in the event log (EvaluationPlaced; their folders' job_id files
+//   are deleted meanwhile) after its restart, instead of submitting them
+//   again; the campaign completes.
 #include <unistd.h>
 
 #include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <regex>
 #include <set>
@@ -269,6 +271,10 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
   f.KillDaemon();
   BOOST_TEST_MESSAGE("daemon killed with jobs " << queued.size() << " in Slurm");
   BOOST_TEST(!c.Jobs().empty(), "the jobs went away with the daemon");
+  // Only the event log may name them now: the folders' job_id files go.
+  int removed = 0;
+  for (const auto& entry : fs::directory_iterator(spool)) removed += fs::remove(entry.path() / "job_id");
+  BOOST_TEST_MESSAGE(removed << " job_id files removed from the spool");
   f.StartDaemon();
 
   std::string state;
@@ -279,16 +285,40 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
   }, std::chrono::seconds(600));
   BOOST_REQUIRE_EQUAL(state, "completed");
 
-  // Found again, not submitted again: the log names the queued jobs, and
-  // each found job's folder still names that job.
+  // Found again from the event log, not submitted again: every job id is
+  // an EvaluationPlaced event; the restarted daemon names the queued jobs
+  // as found there, and no evaluation found again got a second job.
   std::string log = ReadAll(f.daemon_log);
+  std::map<std::string, std::vector<std::string>> jobs_of;  // activity -> job ids, in order
+  std::map<std::string, std::string> activity_of;          // job id -> activity
+  for (const auto& e : CtlEvents(f, id)) {
+    if (e.value("type", "") != "EvaluationPlaced") continue;
+    const json& d = e.at("data");
+    const std::string a = d.value("activity_id", ""), j = d.at("placement").value("job_id", "");
+    BOOST_TEST(d.at("placement").value("executor", "") == "slurm");
+    BOOST_TEST(d.at("placement").value("request_sha256", "").size() == 64u);
+    jobs_of[a].push_back(j);
+    activity_of[j] = a;
+  }
+  BOOST_TEST(!jobs_of.empty(), "no EvaluationPlaced event in the log");
   int found = 0;
   for (const auto& j : queued) {
     if (j == cancelled) continue;
-    bool named = log.find("found job " + j + " again") != std::string::npos;
-    found += named;
+    // (Unless the kill came between sbatch's answer and the append: then
+    // the job is found by its name.)
+    BOOST_TEST((activity_of.count(j) || log.find("found job " + j + " again (submitted before a restart; squeue") !=
+                                            std::string::npos),
+               "job " << j << " in Slurm at the kill is not in the event log");
+    if (log.find("found job " + j + " again (submitted before a restart; recorded in the event log)") ==
+        std::string::npos)
+      continue;
+    ++found;
+    const auto& js = jobs_of[activity_of[j]];
+    BOOST_TEST((js.size() == 1u && js[0] == j), "evaluation " << activity_of[j] << " found job " << j
+                                                     << " again but was given " << js.size() << " jobs");
   }
-  BOOST_TEST(found >= 1, "no queued job was found again after the restart; log:\n" << log.substr(0, 4000));
+  BOOST_TEST(found >= 1, "no queued job was found again from the event log after the restart; log:\n"
+                             << log.substr(0, 4000));
   std::string events = f.Ctl({"events", id, "-o", "json"}).out;
   BOOST_TEST(events.find("cancelled outside accelopt") != std::string::npos,
              "the scancelled job " << cancelled << " is not a failed evaluation");
