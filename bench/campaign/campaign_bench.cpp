@@ -44,9 +44,10 @@ const char kUsage[] =
     "  --seed N          the durations' seed (default 1)\n"
     "  --slots LIST      evaluation slots S to run (default 1,4,32)\n"
     "  --provider-slots  the provider's max_concurrency (default 64)\n"
-    "  --share X         limits.llm_share_per_campaign (default 0.5); the per-campaign cap C is\n"
-    "                    daemon::LlmInFlightPerCampaign(provider, share, cap), as the daemon computes it\n"
-    "  --cap C           limits.max_llm_in_flight_per_campaign (default 0: from the share)\n"
+    "  --share X         limits.llm_share_per_campaign (default 0.5); the per-campaign cap is the\n"
+    "                    daemon's daemon::LlmShare: a campaign alone may use every provider slot,\n"
+    "                    n campaigns running get ceil(slots / n) each, at most X of the slots\n"
+    "  --cap C           limits.max_llm_in_flight_per_campaign (default 0: LlmShare decides)\n"
     "  --llm LO:HI       LLM latency, seconds, uniform (default 20:90)\n"
     "  --eval LO:HI      evaluation time, seconds, uniform (default 10:40)\n"
     "  --mode M          the campaign's search mode (default paper)\n"
@@ -135,8 +136,9 @@ CampaignRun MakeRun(const std::string& id, const Scale& sc, const Options& o, co
   return r;
 }
 
-// The per-campaign cap the daemon would set: one provider for every role.
-int CapFor(const Options& o, int provider_slots, double share, int cap) {
+// The fixed per-campaign cap of the rule before LlmShare: one provider for
+// every role (daemon::LlmInFlightPerCampaign, still the share's ceiling).
+int FixedCapFor(const Options& o, int provider_slots, double share, int cap) {
   llm::ProviderConfig p;
   p.name = "fake";
   p.max_concurrency = provider_slots;
@@ -179,12 +181,22 @@ bool StructuralOrderHolds(const wf::CampaignState& st) {
   return true;
 }
 
-Result<Row> RunOne(const Scale& sc, const Options& o, int S, int C, bool* order_ok) {
+// The cap a campaign alone gets under the daemon's rule.
+int AloneCap(int provider_slots, double share, int explicit_cap) {
+  daemon::LlmShare sh(provider_slots, share, explicit_cap);
+  sh.CampaignStarted();
+  return sh.PerCampaign();
+}
+
+// One campaign under the daemon's rule (daemon::LlmShare with the options'
+// share; `explicit_cap` > 0 is limits.max_llm_in_flight_per_campaign).
+Result<Row> RunOne(const Scale& sc, const Options& o, int S, int explicit_cap, bool* order_ok) {
   const wt::World world = WorldOf(sc.problems);
   std::vector<CampaignRun> runs;
   runs.push_back(MakeRun("bench", sc, o, world, 1.0));
   const Timings timings = runs[0].timings;
-  Limits lim{S, o.provider_slots, C};
+  Limits lim{S, o.provider_slots, o.share, explicit_cap, 0};
+  const int C = AloneCap(o.provider_slots, o.share, explicit_cap);
   ACCELOPT_ASSIGN_OR_RETURN(RunFigures f, Simulate(lim, std::move(runs)));
   const wf::CampaignState& st = f.states.at(0);
   if (st.status != wf::kStatusCompleted) return Internal("the campaign ended " + st.status);
@@ -218,18 +230,24 @@ void PrintRow(const Row& r) {
               pct(r.f.idle_provider_us), pct(r.f.idle_latency_us));
 }
 
-int Fairness(const Options& o, bool proposed) {
+// `fixed`: the rule before LlmShare (a fixed cap per campaign); else the
+// daemon's LlmShare.
+int Fairness(const Options& o, bool fixed) {
   // Several campaigns at once, campaign 0 with 5x slower LLM replies.
   const Scale sc = o.quick ? Scale{2, 3, 2, 3, 2} : Scale{4, 4, 6, 12, 2};
   const int campaigns = 4;
   const int S = o.quick ? 4 : 32;
-  const int C = CapFor(o, o.provider_slots, o.share, o.cap);
+  const int C = FixedCapFor(o, o.provider_slots, o.share, o.cap);
   const wt::World world = WorldOf(sc.problems);
   auto make = [&](int i, double factor) { return MakeRun("c" + std::to_string(i), sc, o, world, factor); };
-  Limits lim{S, o.provider_slots, C, proposed};
-  std::printf("\nfairness%s: %d campaigns (%d problems, T=%d B=%d N=%d K=%d each), S=%d, provider %d slots, C=%d per "
-              "campaign; c0's LLM latency 5x\n",
-              proposed ? " (PROPOSED rule: cap = provider slots / campaigns running, not the daemon's)" : "", campaigns, sc.problems, sc.T, sc.B, sc.N, sc.K, S, o.provider_slots, C);
+  Limits lim{S, o.provider_slots, o.share, o.cap, fixed ? C : 0};
+  char rule[160];
+  if (fixed) std::snprintf(rule, sizeof rule, "the rule BEFORE LlmShare: a fixed C=%d per campaign", C);
+  else std::snprintf(rule, sizeof rule, "the daemon's LlmShare: alone %d, n running ceil(%d/n), at most %d",
+                     AloneCap(o.provider_slots, o.share, o.cap), o.provider_slots, C);
+  std::printf("\nfairness (%s): %d campaigns (%d problems, T=%d B=%d N=%d K=%d each), S=%d, provider %d slots; "
+              "c0's LLM latency 5x\n",
+              rule, campaigns, sc.problems, sc.T, sc.B, sc.N, sc.K, S, o.provider_slots);
   std::vector<int64_t> alone(campaigns);
   for (int i = 0; i < campaigns; ++i) {
     auto f = Simulate(lim, {make(i, i == 0 ? 5.0 : 1.0)});
@@ -278,13 +296,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const Scale sc = o.quick ? Scale{4, 3, 2, 3, 2} : Scale{14, 16, 6, 12, 2};
-  const int C = CapFor(o, o.provider_slots, o.share, o.cap);
+  const int C = AloneCap(o.provider_slots, o.share, o.cap);
   std::printf("campaign_bench: %s mode, %d problems, T=%d B=%d N=%d K=%d; LLM %g-%g s, evaluation %g-%g s "
               "(uniform, seed %llu)\n",
               o.mode.c_str(), sc.problems, sc.T, sc.B, sc.N, sc.K, o.llm_lo, o.llm_hi, o.eval_lo, o.eval_hi,
               static_cast<unsigned long long>(o.seed));
-  std::printf("LLM: one provider, max_concurrency %d; per-campaign cap C = %d "
-              "(daemon::LlmInFlightPerCampaign, share %g, explicit cap %d)\n",
+  std::printf("LLM: one provider, max_concurrency %d; a campaign alone may have C = %d calls in flight "
+              "(daemon::LlmShare, share %g, explicit cap %d)\n",
               o.provider_slots, C, o.share, o.cap);
   std::printf("columns: lock/ours = lockstep makespan / ours (speed-up); ours/LB = ours / the issue's lower bound;\n"
               "ours/sLB = ours / the structural bound (planners wait for re-profiles and summaries); util = busy\n"
@@ -296,7 +314,7 @@ int main(int argc, char** argv) {
   bool order_ok = true;
   for (int S : o.slots) {
     bool ok = true;
-    auto r = RunOne(sc, o, S, C, &ok);
+    auto r = RunOne(sc, o, S, o.cap, &ok);
     if (!r.ok()) {
       std::fprintf(stderr, "campaign_bench: S=%d: %s\n", S, r.status().ToString().c_str());
       return 1;
@@ -330,7 +348,9 @@ int main(int argc, char** argv) {
     std::printf("LLM capacity: %.2f s of LLM calls per second of evaluation, so keeping %d slots busy needs about "
                 "%.0f LLM calls in flight; C = %d %s\n",
                 Ratio(last.f.llm_busy_us, last.f.eval_busy_us), last.S, needed, last.C,
-                last.C >= needed ? "is enough" : "is not: the per-campaign cap binds (see the sweep)");
+                last.C >= needed ? "is enough"
+                : last.C >= o.provider_slots ? "is not: the provider's max_concurrency binds (see the sweep)"
+                                             : "is not: the per-campaign cap binds (see the sweep)");
   }
   if (last.util_ceiling < 0.9) {
     std::printf("utilization at S=%d is capped at %.3f by the workflow itself: each problem's iteration waits for "
@@ -355,6 +375,6 @@ int main(int argc, char** argv) {
       PrintRow(*r);
     }
   }
-  if (o.fairness && (Fairness(o, false) != 0 || Fairness(o, true) != 0)) return 1;
+  if (o.fairness && (Fairness(o, true) != 0 || Fairness(o, false) != 0)) return 1;
   return 0;
 }

@@ -36,10 +36,12 @@ struct Finish {
 
 class Loop {
  public:
-  Loop(const Limits& l, std::vector<CampaignRun> runs) : limits_(l) {
+  Loop(const Limits& l, std::vector<CampaignRun> runs)
+      : limits_(l), share_(l.provider_slots, l.share, l.explicit_cap) {
     for (auto& r : runs) live_.push_back(Live{std::move(r), {}, {}, {}, 0, false});
     figures_.campaign_end_us.assign(live_.size(), 0);
     running_ = static_cast<int>(live_.size());
+    for (int i = 0; i < running_; ++i) share_.CampaignStarted();
   }
 
   Result<RunFigures> Run() {
@@ -105,7 +107,8 @@ class Loop {
       figures_.campaign_end_us[c] = now_us_;
       figures_.makespan_us = std::max(figures_.makespan_us, now_us_);
       --running_;
-      if (limits_.proposed_share_among_running)
+      share_.CampaignEnded();
+      if (limits_.fixed_cap <= 0)
         for (size_t o = 0; o < live_.size(); ++o) if (static_cast<int>(o) != c) LaunchQueued(static_cast<int>(o));
     }
     for (auto& a : launch) {
@@ -138,8 +141,7 @@ class Loop {
   }
 
   int Cap() const {
-    if (!limits_.proposed_share_among_running) return limits_.llm_in_flight;
-    return std::max(1, (limits_.provider_slots + std::max(1, running_) - 1) / std::max(1, running_));
+    return limits_.fixed_cap > 0 ? limits_.fixed_cap : share_.PerCampaign();
   }
 
   void StartProviderWaiters() {
@@ -189,6 +191,7 @@ class Loop {
   }
 
   Limits limits_;
+  daemon::LlmShare share_;
   std::vector<Live> live_;
   RunFigures figures_;
   int64_t now_us_ = 0;

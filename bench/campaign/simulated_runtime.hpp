@@ -9,9 +9,12 @@
 //  * after every completion the campaign appends it and pumps Decide until it
 //    returns nothing, appending each round (CampaignRunner::Pump);
 //  * an LLM call waits in its campaign's FIFO queue until the campaign has
-//    fewer than `llm_in_flight` calls out (CampaignRunner::LaunchQueued,
-//    RuntimeServices::max_llm_in_flight, computed by the caller with
-//    daemon::LlmInFlightPerCampaign), then in the provider's FIFO queue for
+//    fewer calls out than its cap (CampaignRunner::LaunchQueued): the
+//    daemon's rule is the real daemon::LlmShare (a campaign alone may use
+//    every provider slot, n campaigns running share them, at most `share`
+//    each), recomputed as campaigns end; `fixed_cap` > 0 instead applies
+//    the rule before it (one fixed cap per campaign), for comparison; then
+//    in the provider's FIFO queue for
 //    one of its `provider_slots` (llm/http_provider.hpp: max_concurrency,
 //    shared by every campaign);
 //  * an evaluation waits in the dispatcher's queue for one of `eval_slots`
@@ -26,6 +29,7 @@
 #include <vector>
 
 #include "base/status.hpp"
+#include "daemon/llm_in_flight.hpp"
 #include "sim.hpp"
 #include "timings.hpp"
 #include "workflows/campaign.hpp"
@@ -35,11 +39,11 @@ namespace accelopt::bench::campaign {
 struct Limits {
   int eval_slots = 1;       // S
   int provider_slots = 64;  // the provider's max_concurrency
-  int llm_in_flight = 32;   // per campaign
-  // Not the runtime's rule: a proposed one. Each campaign's cap is the
-  // provider's slots divided among the campaigns still running (rounded up),
-  // recomputed when one finishes; llm_in_flight is then ignored.
-  bool proposed_share_among_running = false;
+  double share = 0.5;       // limits.llm_share_per_campaign (daemon::LlmShare)
+  int explicit_cap = 0;     // limits.max_llm_in_flight_per_campaign (> 0 fixes LlmShare's cap)
+  // > 0: not the daemon's rule but the one before LlmShare, a fixed cap per
+  // campaign whatever runs beside it (daemon::LlmInFlightPerCampaign).
+  int fixed_cap = 0;
 };
 
 struct CampaignRun {
