@@ -56,7 +56,7 @@ class SampleLoop {
   Result<std::string> FindReuse(const CandidateRecord& c, bool* wait) const;
   Status ScheduleFix(int b, int n, int k);
   Status ProposeFix(int b, int n, int k);
-  Status ReadCode(const ActivityRecord& a, json* d, Command* cmd) const;
+  Status ProposeCode(const char* type, const ActivityRecord& a, json d);
   void RecordFirstVersion(const CandidateRecord& c, int idx);
 
   Round& r_;
@@ -203,12 +203,7 @@ Status SampleLoop::ProposeCandidate(int b, int n, int k) {
             {"iteration", i_},
             {"candidate_id", activity_id::Candidate(pre_, nk)},
             {"executor_activity", exec_id}});
-  Command c;
-  ACCELOPT_RETURN_IF_ERROR(ReadCode(*a, &d, &c));
-  c.event.type = event_type::kCandidateProposed;
-  c.event.data = std::move(d);
-  r_.Emit(std::move(c));
-  return Status::Ok();
+  return ProposeCode(event_type::kCandidateProposed, *a, std::move(d));
 }
 
 // One step of a proposed sample: evaluate (or reuse), then fix.
@@ -305,38 +300,38 @@ Status SampleLoop::ProposeFix(int b, int n, int k) {
   json d = SampleIndices(b, n, k);
   d.update({{"problem", p_}, {"iteration", i_}, {"attempt", f},
             {"candidate_id", c.id}, {"fix_activity", fix_id}});
-  Command cmd;
-  ACCELOPT_RETURN_IF_ERROR(ReadCode(*a, &d, &cmd));
-  cmd.event.type = event_type::kFixProposed;
-  cmd.event.data = std::move(d);
-  r_.Emit(std::move(cmd));
-  return Status::Ok();
+  return ProposeCode(event_type::kFixProposed, *a, std::move(d));
 }
 
-// Fills ok/failure/detail/source_sha256 (and normalized_sha256 when
-// evaluations are de-duplicated) of a proposal from an executor-role
-// activity, adding the code blob to `cmd`.
-Status SampleLoop::ReadCode(const ActivityRecord& a, json* d, Command* cmd) const {
+// Emits the proposal `type` with `d` and ok/failure/detail/source_sha256
+// (and normalized_sha256 when evaluations are de-duplicated) from an
+// executor-role activity, with the code as a blob.
+Status SampleLoop::ProposeCode(const char* type, const ActivityRecord& a, json d) {
   std::string code_text;
   if (a.status != ActivityStatus::kCompleted) {
-    (*d)["ok"] = false;
-    (*d)["failure"] = kLlmFailed;
-    (*d)["detail"] = a.completion.value("error", "");
+    d["ok"] = false;
+    d["failure"] = kLlmFailed;
+    d["detail"] = a.completion.value("error", "");
   } else {
     ACCELOPT_ASSIGN_OR_RETURN(std::string reply, r_.Text(a.response_sha256));
     ParsedCode code = ParseExecutorReply(reply, problem().info.function);
-    (*d)["ok"] = code.ok();
-    (*d)["failure"] = code.failure;
-    (*d)["detail"] = code.detail;
+    d["ok"] = code.ok();
+    d["failure"] = code.failure;
+    d["detail"] = code.detail;
     code_text = std::move(code.code);
   }
-  (*d)["source_sha256"] = "";
-  if (dedup_) (*d)["normalized_sha256"] = "";
-  if (code_text.empty()) return Status::Ok();
-  const std::string h = Sha256Hex(code_text);
-  (*d)["source_sha256"] = h;
-  if (dedup_) (*d)["normalized_sha256"] = NormalizedCodeSha256(code_text);
-  cmd->blobs.push_back({h, std::move(code_text)});
+  Command c;
+  d["source_sha256"] = "";
+  if (dedup_) d["normalized_sha256"] = "";
+  if (!code_text.empty()) {
+    const std::string h = Sha256Hex(code_text);
+    d["source_sha256"] = h;
+    if (dedup_) d["normalized_sha256"] = NormalizedCodeSha256(code_text);
+    c.blobs.push_back({h, std::move(code_text)});
+  }
+  c.event.type = type;
+  c.event.data = std::move(d);
+  r_.Emit(std::move(c));
   return Status::Ok();
 }
 
