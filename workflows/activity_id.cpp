@@ -1,6 +1,7 @@
 #include "workflows/activity_id.hpp"
 
 #include <cctype>
+#include <utility>
 
 namespace accelopt::workflows::activity_id {
 
@@ -8,8 +9,12 @@ namespace {
 std::string N(int v) { return std::to_string(v); }
 }  // namespace
 
+std::string Problem(const std::string& campaign_id, int problem) {
+  return campaign_id + "/p" + N(problem);
+}
+
 std::string Iteration(const std::string& campaign_id, int problem, int iteration) {
-  return campaign_id + "/p" + N(problem) + "/it" + N(iteration);
+  return Problem(campaign_id, problem) + "/it" + N(iteration);
 }
 
 std::string SampleSuffix(int beam, int plan, int sample) {
@@ -30,14 +35,31 @@ std::string Evaluate(const std::string& it, const std::string& s, int attempt) {
 std::string Fix(const std::string& it, const std::string& s, int attempt) { return it + "/fix" + s + "/f" + N(attempt); }
 std::string FinalMeasure(const std::string& it) { return it + "/final"; }
 
-int IterationOf(const std::string& id) {
+std::string ProfileShuffleKey(const std::string& beam_member) { return beam_member + "/profile"; }
+std::string MemoryRetainKey(const std::string& it) { return it + "/memory"; }
+
+namespace {
+// Where the "/it<n>" part of `id` starts and ends; npos when it has none.
+std::pair<size_t, size_t> IterationPart(const std::string& id) {
   const size_t at = id.find("/it");
+  if (at == std::string::npos) return {at, at};
+  size_t end = at + 3;
+  while (end < id.size() && std::isdigit(static_cast<unsigned char>(id[end]))) ++end;
+  return {at, end};
+}
+}  // namespace
+
+int IterationOf(const std::string& id) {
+  const auto [at, end] = IterationPart(id);
   if (at == std::string::npos) return 0;
   int v = 0;
-  for (size_t i = at + 3; i < id.size() && std::isdigit(static_cast<unsigned char>(id[i])); ++i) {
-    v = v * 10 + (id[i] - '0');
-  }
+  for (size_t i = at + 3; i < end; ++i) v = v * 10 + (id[i] - '0');
   return v;
+}
+
+std::string IterationPrefixOf(const std::string& id) {
+  const auto [at, end] = IterationPart(id);
+  return at == std::string::npos ? id : id.substr(0, end);
 }
 
 }  // namespace accelopt::workflows::activity_id

@@ -2,7 +2,8 @@
 // work is a path under the iteration's prefix, stable across runs (the
 // replay provider, resumption and reports key on them):
 //
-//   <campaign>/p<problem>/it<iteration>                 Iteration()
+//   <campaign>/p<problem>                               Problem()
+//     /it<iteration>                                    Iteration()
 //     /beam/b<j>            a beam member (BeamSelected.beam_id)
 //     /measure/b<j>         its (re-)measurement
 //     /memsnap              the bank snapshot the iteration's planners see
@@ -15,6 +16,12 @@
 //     /fix/b<b>/n<n>/k<k>/f<a>      fix attempt a
 //     /final                the final best, re-measured ("default")
 //
+// Keys of the campaign's deterministic randomness (rng.hpp) are spelled
+// here too: they are no activities, but as stable (a replay draws the same):
+//
+//   <beam member id>/profile   the profile shuffle of its planners ("paper")
+//   <iteration>/memory         the memory's random retention ("paper")
+//
 // Pure functions; thread-safe.
 #pragma once
 
@@ -22,6 +29,7 @@
 
 namespace accelopt::workflows::activity_id {
 
+std::string Problem(const std::string& campaign_id, int problem);
 std::string Iteration(const std::string& campaign_id, int problem, int iteration);
 
 // "/b<b>/n<n>/k<k>": the sample part shared by exec, cand, eval and fix.
@@ -40,8 +48,15 @@ std::string Evaluate(const std::string& iteration, const std::string& sample_suf
 std::string Fix(const std::string& iteration, const std::string& sample_suffix, int attempt);
 std::string FinalMeasure(const std::string& iteration);
 
+std::string ProfileShuffleKey(const std::string& beam_member);
+std::string MemoryRetainKey(const std::string& iteration);
+
 // The iteration an id lies in ("<c>/p0/it3/cand/..." -> 3); 0 when the id
 // has no "/it<n>" part (e.g. "baseline").
 int IterationOf(const std::string& id);
+
+// The iteration prefix of an id ("<c>/p0/it3/beam/b1" -> "<c>/p0/it3"); the
+// whole id when it has no "/it<n>" part.
+std::string IterationPrefixOf(const std::string& id);
 
 }  // namespace accelopt::workflows::activity_id

@@ -54,8 +54,7 @@ std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& i
       g.parent_normalized_sha256 = m.normalized_sha256;
       g.parent_failed = m.measured && !m.measurement.correct;
       g.plan_index = n;
-      const std::string prefix = m.beam_id.substr(0, m.beam_id.rfind("/beam/"));
-      g.plan_id = activity_id::Plan(prefix, static_cast<int>(b), n);
+      g.plan_id = activity_id::Plan(activity_id::IterationPrefixOf(m.beam_id), static_cast<int>(b), n);
       for (int k = 0; k < spec.search.K; ++k) {
         const CandidateRecord& c = it.candidates[CandidateIndex(spec, static_cast<int>(b), n, k)];
         if (!c.proposed) continue;

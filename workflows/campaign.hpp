@@ -57,7 +57,9 @@
 //  * after the last iteration the best kernel (BestSelected: the fastest of
 //    the last beam and its correct children) is re-measured in a fresh
 //    evaluation before ProblemCompleted.
-// A fix_attempts > 0 given in "paper" mode runs the fixer without the rest.
+// "paper" never fixes, whatever search.fix_attempts says (FixAttempts).
+// Each difference is one named rule (ModeRules, mode_rules.hpp); the files
+// of Decide are listed at the top of decide.cpp.
 //
 // Memory in a bank (spec.memory.scope "campaign" or "bank", either mode):
 // each iteration, once its memory is updated (iteration 0: at once), a

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "workflows/activity_id.hpp"
 #include "workflows/report.hpp"
 
 namespace accelopt::workflows {
@@ -142,7 +143,7 @@ json Memory(const CampaignState& state, size_t problem_index, const ProblemState
   for (const IterationState& it : ps.iterations)
     for (const PlanRecord& p : it.plans)
       for (const std::string& id : p.used_experiences) ++reads[id];
-  const std::string mine = state.campaign_id + "/p" + std::to_string(problem_index) + "/";
+  const std::string mine = activity_id::Problem(state.campaign_id, static_cast<int>(problem_index)) + "/";
   json items = json::array();
   std::set<std::string> listed;
   for (const MemoryItem& m : ps.memory) {

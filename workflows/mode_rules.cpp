@@ -1,0 +1,23 @@
+#include "workflows/mode_rules.hpp"
+
+namespace accelopt::workflows {
+
+ModeRules ModeRulesOf(const CampaignSpec& spec) {
+  ModeRules r;
+  r.prompts = PromptModeOf(spec.mode);
+  r.fix_attempts = FixAttempts(spec);
+  if (spec.mode != kModePaper) return r;
+  r.beam_lineage = false;
+  r.credit_experiences = false;
+  r.skip_summarized_pairs = false;
+  r.tell_summarizer_speedup = false;  // the published code never filled it in
+  r.published_summary_rule = true;
+  r.drop_unhelpful_items = false;
+  r.planner_names_experiences = false;
+  r.shuffle_profile_per_plan = false;
+  r.dedup_evaluations = false;
+  r.final_measure = false;
+  return r;
+}
+
+}  // namespace accelopt::workflows

@@ -1,0 +1,49 @@
+// The small decisions in which the search modes differ (campaign.hpp,
+// "Search modes"), each named once, so that Decide's steps ask a rule
+// ("are evaluations de-duplicated?") instead of the mode ("is it paper?").
+// The two big differences are policies of their own, chosen by mode beside
+// these: the beam (BeamPolicyFor, beam.hpp) and the memory's pairs and
+// eviction (MemoryPolicyFor, memory_policy.hpp).
+//
+// "paper" is the published loop: every rule off, no fixer. "default" turns
+// every rule on, with FixAttempts(spec) fixes per sample.
+//
+// Thread safety: plain values.
+#pragma once
+
+#include "workflows/campaign_spec.hpp"
+#include "workflows/prompts.hpp"
+
+namespace accelopt::workflows {
+
+struct ModeRules {
+  PromptMode prompts = PromptMode::kDefault;  // PromptModeOf(spec.mode)
+
+  // Beam (select.hpp): members record their normalized code, noise and
+  // lineage (carried, code_parent); the baseline's code is normalized.
+  bool beam_lineage = true;
+
+  // Memory (decide_memory.hpp).
+  bool credit_experiences = true;       // ExperiencesCredited right after each beam
+  bool skip_summarized_pairs = true;    // MemoryPairsSelected.duplicates: not summarized again
+  bool tell_summarizer_speedup = true;  // the summarizer prompt names the pair's speedup
+  bool published_summary_rule = false;  // ParseSummarizerReply(published_rule)
+  bool drop_unhelpful_items = true;     // MemoryUpdated.dropped: "No optimization found", same content
+
+  // Planners (decide_samples.hpp).
+  bool planner_names_experiences = true;  // numbered memory; PlanProposed.used_experiences
+  bool shuffle_profile_per_plan = true;   // else once per beam member, as published
+
+  // Samples (decide_samples.hpp).
+  bool dedup_evaluations = true;  // proposals carry normalized_sha256; EvaluationReused
+  int fix_attempts = 1;           // FixAttempts(spec); 0 = no fixer
+
+  // End of a problem (decide.cpp): BestSelected, then the best re-measured
+  // beside the baseline, before ProblemCompleted.
+  bool final_measure = true;
+};
+
+// REQUIRES: a known mode (Validate(spec)).
+ModeRules ModeRulesOf(const CampaignSpec& spec);
+
+}  // namespace accelopt::workflows
