@@ -27,8 +27,9 @@
 // A pair with a recorded result is never asked again; a call that was in
 // flight when the daemon stopped is asked again (at least once).
 //
-// Thread safety: pure functions of their arguments (the sources are only
-// read).
+// Thread safety and ownership: pure functions of their arguments; the
+// sources are only read during the call and never kept, and results are
+// plain values owned by the caller.
 #pragma once
 
 #include <optional>
