@@ -6,6 +6,7 @@
 
 #include "base/log.hpp"
 #include "base/sha256.hpp"
+#include "daemon/llm_activity.hpp"
 
 namespace accelopt::daemon {
 
@@ -271,23 +272,13 @@ void CampaignRunner::LaunchQueued() {
 }
 
 void CampaignRunner::StartLlm(const ActivityRequest& a) {
-  const json& q = a.request;
-  llm::LlmRequest req;
-  try {
-    req.provider = q.at("provider").get<std::string>();
-    req.model = q.at("model").get<std::string>();
-    req.system = q.value("system", "");
-    req.user = q.value("user", "");
-    if (q.contains("temperature") && q["temperature"].is_number()) req.temperature = q["temperature"].get<double>();
-    req.max_tokens = q.value("max_tokens", 4096);
-    if (q.contains("reasoning") && q["reasoning"].is_string()) req.reasoning_effort = q["reasoning"].get<std::string>();
-    if (q.contains("reasoning") && q["reasoning"].is_number_integer()) req.thinking_budget = q["reasoning"].get<int>();
-  } catch (const json::exception& e) {
+  auto built = LlmRequestOf(a);
+  if (!built.ok()) {
     OnLlmDone(a.activity_id, "", llm::LlmError{llm::LlmErrorKind::kInvalidRequest, false, 0,
-                                               std::string("malformed LLM request: ") + e.what(), {}, {}});
+                                               "malformed LLM request: " + built.status().message(), {}, {}});
     return;
   }
-  req.request_id = a.activity_id;
+  llm::LlmRequest req = std::move(*built);
   std::string hash = llm::RequestHash(req);
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   {

@@ -1,26 +1,54 @@
 #include "daemon/redistiller.hpp"
 
-#include <algorithm>
-
 #include "base/log.hpp"
-#include "base/sha256.hpp"
 #include "daemon/campaign_stream.hpp"
+#include "daemon/llm_activity.hpp"
 #include "workflows/campaign_state.hpp"
-#include "workflows/parse.hpp"
-#include "workflows/prompts.hpp"
 
 namespace accelopt::daemon {
 
-namespace be = workflows::bank_event;
 namespace net = boost::asio;
 
 namespace {
 
-// The campaign's workflow state (runtime events skipped, as the runner does).
-Result<workflows::CampaignState> FoldCampaign(store::EventLog* log, const std::string& campaign) {
-  ACCELOPT_ASSIGN_OR_RETURN(auto records, log->ReadStream(workflows::CampaignStream(campaign)));
-  if (records.empty()) return NotFound("no campaign '" + campaign + "'");
-  return FoldCampaignRecords(records);
+// The problems of the campaigns in the log: CampaignStarted is a campaign
+// stream's first event and holds every problem.
+class LogProblems : public workflows::CampaignProblems {
+ public:
+  explicit LogProblems(const store::EventLog* log) : log_(log) {}
+  Result<workflows::ProblemInfo> Get(const std::string& campaign, int problem) const override {
+    auto records = log_->ReadStream(workflows::CampaignStream(campaign), 1, 1);
+    if (!records.ok()) return Status(records.status().code(), Redact(records.status().message()));
+    if (records->empty() || (*records)[0].type != workflows::event_type::kCampaignStarted) {
+      return NotFound(Redact("no campaign '" + campaign + "'"));
+    }
+    try {
+      return workflows::ProblemInfoFromJson((*records)[0].data.at("problems").at(problem));
+    } catch (const std::exception& e) {
+      return Corruption(Redact("campaign '" + campaign + "': problem " + std::to_string(problem) + ": " + e.what()));
+    }
+  }
+
+ private:
+  const store::EventLog* log_;
+};
+
+// A call's result in the workflow's terms (errors scrubbed of secrets).
+workflows::RedistillReply ReplyOf(const llm::LlmResult& r) {
+  workflows::RedistillReply out;
+  if (r.ok()) {
+    const auto& resp = r.response();
+    out.ok = true;
+    out.text = resp.text;
+    out.input_tokens = resp.input_tokens;
+    out.output_tokens = resp.output_tokens;
+    out.cost_usd = resp.cost_usd;
+  } else {
+    const auto& e = r.error();
+    out.error = Redact(e.ToString());
+    out.cost_usd = e.partial ? e.partial->cost_usd : 0.0;
+  }
+  return out;
 }
 
 }  // namespace
@@ -30,107 +58,52 @@ Redistiller::Redistiller(Deps deps) : d_(std::move(deps)) {}
 Redistiller::~Redistiller() { Shutdown(); }
 
 Result<std::vector<workflows::RedistillPair>> Redistiller::PairsOf(const std::string& campaign) {
-  ACCELOPT_ASSIGN_OR_RETURN(workflows::CampaignState st, FoldCampaign(d_.log, campaign));
-  std::vector<workflows::RedistillPair> out;
-  for (size_t p = 0; p < st.problems.size(); ++p) {
-    for (const auto& it : st.problems[p].iterations) {
-      for (size_t m = 0; m < it.pairs.size(); ++m) {
-        workflows::RedistillPair rp;
-        rp.campaign = campaign;
-        rp.problem_index = static_cast<int>(p);
-        rp.problem = st.problems[p].info.id;
-        rp.iteration = it.iteration;
-        rp.pair_index = static_cast<int>(m);
-        rp.pair = it.pairs[m];
-        out.push_back(std::move(rp));
-      }
-    }
-  }
-  return out;
+  // The campaign's workflow state (runtime events skipped, as the runner does).
+  ACCELOPT_ASSIGN_OR_RETURN(auto records, d_.log->ReadStream(workflows::CampaignStream(campaign)));
+  if (records.empty()) return NotFound("no campaign '" + campaign + "'");
+  ACCELOPT_ASSIGN_OR_RETURN(workflows::CampaignState st, FoldCampaignRecords(records));
+  return workflows::RecordedPairs(st);
 }
 
-Result<workflows::ProblemInfo> Redistiller::ProblemInfoOf(const std::string& campaign, int problem) {
-  // CampaignStarted is the stream's first event and holds every problem.
-  ACCELOPT_ASSIGN_OR_RETURN(auto records, d_.log->ReadStream(workflows::CampaignStream(campaign), 1, 1));
-  if (records.empty() || records[0].type != workflows::event_type::kCampaignStarted) {
-    return NotFound("no campaign '" + campaign + "'");
-  }
-  try {
-    return workflows::ProblemInfoFromJson(records[0].data.at("problems").at(problem));
-  } catch (const std::exception& e) {
-    return Corruption("campaign '" + campaign + "': problem " + std::to_string(problem) + ": " + e.what());
-  }
+Result<workflows::RedistillState> Redistiller::FoldBank(const std::string& bank, const std::string& id) {
+  ACCELOPT_ASSIGN_OR_RETURN(auto records, d_.log->ReadStream(workflows::MemoryBankStream(bank)));
+  workflows::RedistillState st = workflows::NewRedistillState(bank, id);
+  for (const auto& r : records) ACCELOPT_RETURN_IF_ERROR(workflows::ApplyRedistill(st, ToWorkflowEvent(r)));
+  return st;
 }
 
 Result<json> Redistiller::Start(const RedistillRequest& request) {
-  ACCELOPT_RETURN_IF_ERROR(workflows::ValidateBankName(request.bank));
-  if (request.role.provider.empty() || request.role.model.empty()) {
-    return InvalidArgument("re-distillation needs a summarizer provider and model");
-  }
-  if (request.max_pairs < 0) return InvalidArgument("max_pairs must be >= 0");
+  ACCELOPT_RETURN_IF_ERROR(workflows::ValidateRedistillRequest(request));
   std::lock_guard lock(mu_);
   if (stopping_) return FailedPrecondition("the daemon is stopping");
   if (runs_.count(request.bank)) {
     return FailedPrecondition("memory bank '" + request.bank + "' is already being re-distilled");
   }
   ACCELOPT_ASSIGN_OR_RETURN(workflows::BankView bank, d_.banks->Read(request.bank));
-  for (const auto& r : bank.redistills) {
-    if (r.status == "running") {
-      return FailedPrecondition("memory bank '" + request.bank + "' is already being re-distilled (" + r.id + ")");
-    }
-  }
-  std::vector<std::string> campaigns = request.campaigns;
-  if (campaigns.size() == 1 && campaigns[0] == "*") {  // every campaign in the log
-    campaigns.clear();
+  std::vector<std::string> every_campaign;
+  if (workflows::NamesEveryCampaign(request.campaigns)) {
     const std::string prefix = workflows::CampaignStream("");
-    for (const auto& s : d_.log->ListStreams(prefix)) campaigns.push_back(s.stream.substr(prefix.size()));
-    if (campaigns.empty()) return FailedPrecondition("there are no campaigns in the log");
-  } else if (campaigns.empty()) {
-    std::set<std::string> seen;
-    for (const auto& i : bank.items) {
-      if (i.generation == bank.generation && !i.campaign.empty() && seen.insert(i.campaign).second) {
-        campaigns.push_back(i.campaign);
-      }
-    }
-    if (campaigns.empty()) {
-      return FailedPrecondition("no campaign wrote to memory bank '" + request.bank +
-                                "' (generation " + std::to_string(bank.generation) + "); name the campaigns");
-    }
+    for (const auto& s : d_.log->ListStreams(prefix)) every_campaign.push_back(s.stream.substr(prefix.size()));
   }
+  ACCELOPT_ASSIGN_OR_RETURN(auto campaigns, workflows::RedistillCampaigns(bank, request, every_campaign));
   std::vector<workflows::RedistillPair> pairs;
   for (const auto& c : campaigns) {
     ACCELOPT_ASSIGN_OR_RETURN(auto ps, PairsOf(c));
     for (auto& p : ps) pairs.push_back(std::move(p));
   }
-  if (request.max_pairs > 0 && static_cast<int>(pairs.size()) > request.max_pairs) pairs.resize(request.max_pairs);
-  if (pairs.empty()) return FailedPrecondition("the campaigns named recorded no slow→fast pairs");
-
-  int generation = bank.generation;
-  for (const auto& g : bank.generations) generation = std::max(generation, g.value("generation", 1));
-  for (const auto& r : bank.redistills) generation = std::max(generation, r.generation);
-  ++generation;
-  const std::string id = "r" + std::to_string(bank.redistills.size() + 1);
-  json pj = json::array();
-  for (const auto& p : pairs) pj.push_back(workflows::ToJson(p));
-  ACCELOPT_RETURN_IF_ERROR(d_.banks->Append(
-      request.bank, {{be::kMemoryRedistillStarted,
-                      {{"redistill_id", id},
-                       {"from_generation", bank.generation},
-                       {"generation", generation},
-                       {"role", workflows::ToJson(request.role)},
-                       {"campaigns", campaigns},
-                       {"pairs", pj}}}}));
+  ACCELOPT_ASSIGN_OR_RETURN(workflows::Event started,
+                            workflows::StartRedistill(bank, request, campaigns, std::move(pairs)));
   auto run = std::make_shared<Run>();
-  run->bank = request.bank;
-  run->id = id;
-  run->generation = generation;
-  run->role = request.role;
-  run->pairs = std::move(pairs);
-  runs_[run->bank] = run;
-  LogInfo("memory bank " + run->bank + ": re-distilling " + std::to_string(run->pairs.size()) + " pairs with " +
-          request.role.provider + "/" + request.role.model + " into generation " + std::to_string(generation));
-  Launch(run);
-  return json{{"bank", run->bank}, {"redistill_id", id}, {"generation", generation}, {"pairs", run->pairs.size()}};
+  run->state = workflows::NewRedistillState(request.bank, started.data.at("redistill_id").get<std::string>());
+  ACCELOPT_RETURN_IF_ERROR(workflows::ApplyRedistill(run->state, started));
+  ACCELOPT_RETURN_IF_ERROR(d_.banks->Append(request.bank, {std::move(started)}));
+  const workflows::RedistillState& st = run->state;
+  runs_[st.bank] = run;
+  LogInfo("memory bank " + st.bank + ": re-distilling " + std::to_string(st.pairs.size()) + " pairs with " +
+          st.role.provider + "/" + st.role.model + " into generation " + std::to_string(st.generation));
+  json out = {{"bank", st.bank}, {"redistill_id", st.id}, {"generation", st.generation}, {"pairs", st.pairs.size()}};
+  Step(run);
+  return out;
 }
 
 Status Redistiller::ResumeAll() {
@@ -139,137 +112,93 @@ Status Redistiller::ResumeAll() {
   for (const std::string& name : workflows::BankNames(state)) {
     ACCELOPT_ASSIGN_OR_RETURN(workflows::BankView bank, workflows::ReadBank(state, name));
     for (const auto& r : bank.redistills) {
-      if (r.status != "running" || runs_.count(name)) continue;
-      auto role = workflows::ParseRoleSpec(r.role, "summarizer");
-      if (!role.ok()) return role.status().WithContext("memory bank " + name + " re-distillation " + r.id);
+      if (r.status != workflows::kRedistillRunning || runs_.count(name)) continue;
+      auto folded = FoldBank(name, r.id);
+      if (!folded.ok()) return folded.status().WithContext("memory bank " + name + " re-distillation " + r.id);
       auto run = std::make_shared<Run>();
-      run->bank = name;
-      run->id = r.id;
-      run->generation = r.generation;
-      run->role = *role;
-      run->pairs = r.pairs;
-      run->done.insert(r.done.begin(), r.done.end());
+      run->state = std::move(*folded);
       runs_[name] = run;
       LogInfo("memory bank " + name + ": resuming re-distillation " + r.id + " (" +
-              std::to_string(run->pairs.size() - run->done.size()) + " pairs left)");
-      Launch(run);
+              std::to_string(run->state.pairs.size() - run->state.done.size()) + " pairs left)");
+      Step(run);
     }
   }
   return Status::Ok();
 }
 
-void Redistiller::Launch(const std::shared_ptr<Run>& run) {
+void Redistiller::Step(const std::shared_ptr<Run>& run) {
   // REQUIRES: mu_ held.
-  while (!stopping_ && run->in_flight < d_.max_in_flight && run->next < run->pairs.size()) {
-    const int index = static_cast<int>(run->next++);
-    if (run->done.count(index)) continue;
-    const workflows::RedistillPair& rp = run->pairs[index];
-    auto info = ProblemInfoOf(rp.campaign, rp.problem_index);
-    auto slow = d_.blobs->Get(rp.pair.slow_sha256);
-    auto fast = d_.blobs->Get(rp.pair.fast_sha256);
-    if (!info.ok() || !slow || !fast) {
-      // Nothing to ask: record why, so the run can finish.
-      const std::string why = !info.ok() ? info.status().message() : "the pair's code is missing from the log";
-      auto self = run;
-      net::post(*d_.ioc, [this, self, index, why] {
-        OnReply(self, index, llm::LlmError{llm::LlmErrorKind::kInvalidRequest, false, 0, why, {}, {}});
-      });
-      ++run->in_flight;
-      ++calls_in_flight_;
-      continue;
-    }
-    workflows::ChatPrompt prompt = workflows::SummarizerPrompt(*info, *slow, *fast, rp.pair.speedup);
-    llm::LlmRequest req;
-    req.provider = run->role.provider;
-    req.model = run->role.model;
-    req.system = prompt.system;
-    req.user = prompt.user;
-    req.temperature = run->role.temperature;
-    req.max_tokens = run->role.max_tokens;
-    if (run->role.reasoning.is_string()) req.reasoning_effort = run->role.reasoning.get<std::string>();
-    if (run->role.reasoning.is_number_integer()) req.thinking_budget = run->role.reasoning.get<int>();
-    req.request_id = "redistill/" + run->bank + "/" + run->id + "/" + std::to_string(index);
-    auto cancel = std::make_shared<std::atomic<bool>>(false);
-    run->cancels.push_back(cancel);
-    ++run->in_flight;
-    ++calls_in_flight_;
-    auto self = run;
-    d_.llm->Call(std::move(req),
-                 [this, self, index, cancel](llm::LlmResult r) {
-                   net::post(*d_.ioc, [this, self, index, r = std::move(r)]() mutable {
-                     OnReply(self, index, std::move(r));
-                   });
-                 },
-                 cancel.get());
-  }
+  if (stopping_ || run->finished) return;
+  const int room = d_.max_in_flight - static_cast<int>(run->in_flight.size());
+  auto cmd = workflows::DecideRedistill(run->state, *d_.blobs, LogProblems(d_.log), run->in_flight, room);
+  if (!cmd.ok()) return Finish(run, cmd.status());
+  if (Status st = Record(*run, *cmd); !st.ok()) return Finish(run, st);
+  if (run->state.finished()) return Finish(run, Status::Ok());
+  for (const auto& call : cmd->calls) StartCall(run, call);
 }
 
-void Redistiller::OnReply(const std::shared_ptr<Run>& run, int index, llm::LlmResult r) {
+void Redistiller::StartCall(const std::shared_ptr<Run>& run, const workflows::RedistillCall& call) {
+  // REQUIRES: mu_ held.
+  const int pair = call.pair;
+  run->in_flight.insert(pair);
+  ++calls_in_flight_;
+  auto self = run;
+  auto req = LlmRequestOf(call.activity);
+  if (!req.ok()) {
+    llm::LlmError e{llm::LlmErrorKind::kInvalidRequest, false, 0, "malformed LLM request: " + req.status().message(),
+                    {}, {}};
+    net::post(*d_.ioc, [this, self, pair, e] { OnReply(self, pair, e); });
+    return;
+  }
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  run->cancels.push_back(cancel);
+  d_.llm->Call(std::move(*req),
+               [this, self, pair](llm::LlmResult r) {
+                 net::post(*d_.ioc, [this, self, pair, r = std::move(r)]() mutable {
+                   OnReply(self, pair, std::move(r));
+                 });
+               },
+               cancel.get());
+}
+
+Status Redistiller::Record(Run& run, const workflows::RedistillCommand& cmd) {
+  // REQUIRES: mu_ held.
+  if (cmd.events.empty()) return Status::Ok();
+  ACCELOPT_RETURN_IF_ERROR(d_.banks->Append(run.state.bank, cmd.events, cmd.blobs));
+  for (const auto& e : cmd.events) ACCELOPT_RETURN_IF_ERROR(workflows::ApplyRedistill(run.state, e));
+  return Status::Ok();
+}
+
+void Redistiller::Finish(const std::shared_ptr<Run>& run, const Status& why) {
+  // REQUIRES: mu_ held.
+  const workflows::RedistillState& st = run->state;
+  if (why.ok()) {
+    LogInfo("memory bank " + st.bank + ": re-distillation " + st.id + " completed; generation " +
+            std::to_string(st.generation) + " is current");
+  } else {
+    LogError("memory bank " + st.bank + ": re-distillation " + st.id + " stopped: " + why.ToString());
+  }
+  run->finished = true;
+  auto it = runs_.find(st.bank);
+  if (it != runs_.end() && it->second == run) runs_.erase(it);
+}
+
+void Redistiller::OnReply(const std::shared_ptr<Run>& run, int pair, llm::LlmResult r) {
   std::unique_lock lock(mu_);
-  --run->in_flight;
+  run->in_flight.erase(pair);
   --calls_in_flight_;
   const bool cancelled = !r.ok() && r.error().kind == llm::LlmErrorKind::kCancelled;
-  if (stopping_ || cancelled) {
-    // Asked again when the daemon resumes the run.
-    idle_.notify_all();
-    return;
-  }
-  const workflows::RedistillPair& rp = run->pairs[index];
-  json d = {{"redistill_id", run->id}, {"index", index}, {"model", run->role.model}};
-  std::vector<std::string> blobs;
-  if (r.ok()) {
-    const auto& resp = r.response();
-    blobs.push_back(resp.text);
-    d["response_sha256"] = Sha256Hex(resp.text);
-    d["usage"] = {{"input_tokens", resp.input_tokens}, {"output_tokens", resp.output_tokens}};
-    d["cost_usd"] = resp.cost_usd;
-    auto summary = workflows::ParseSummarizerReply(resp.text);
-    if (!summary.ok()) {
-      d["ok"] = false;
-      d["error"] = summary.status().message();
-    } else if (summary->no_optimization) {
-      d["ok"] = false;
-      d["error"] = "no optimization found";
+  // Cancelled or stopping: asked again when the daemon resumes the run.
+  if (!stopping_ && !cancelled && !run->finished) {
+    auto cmd = workflows::RecordReply(run->state, pair, ReplyOf(r));
+    Status st = cmd.ok() ? Record(*run, *cmd) : cmd.status();
+    if (!st.ok()) {
+      Finish(run, st);
+    } else if (run->state.finished()) {
+      Finish(run, Status::Ok());
     } else {
-      workflows::MemoryItem item;
-      item.id = "redistill/" + run->bank + "/" + run->id + "/m" + std::to_string(index);
-      item.kind = rp.pair.kind;
-      item.title = summary->title;
-      item.description = summary->description;
-      item.slow_snippet = summary->slow_snippet;
-      item.fast_snippet = summary->fast_snippet;
-      item.problem = rp.problem;
-      item.iteration = rp.iteration;
-      item.summarizer_activity = "redistill/" + run->id + "/" + std::to_string(index);
-      item.pair = rp.pair;
-      d["ok"] = true;
-      d["item"] = workflows::ToJson(item);
+      Step(run);
     }
-  } else {
-    const auto& e = r.error();
-    d["ok"] = false;
-    d["error"] = Redact(e.ToString());
-    d["cost_usd"] = e.partial ? e.partial->cost_usd : 0.0;
-  }
-  std::vector<workflows::Event> events = {{be::kMemoryRedistillSummarized, std::move(d)}};
-  run->done.insert(index);
-  const bool last = run->done.size() == run->pairs.size();
-  if (last) events.push_back({be::kMemoryRedistillCompleted, {{"redistill_id", run->id}}});
-  Status st = d_.banks->Append(run->bank, std::move(events), std::move(blobs));
-  if (!st.ok()) {
-    LogError("memory bank " + run->bank + ": re-distillation " + run->id + " stopped: " + st.ToString());
-    run->finished = true;
-    runs_.erase(run->bank);
-    idle_.notify_all();
-    return;
-  }
-  if (last) {
-    run->finished = true;
-    runs_.erase(run->bank);
-    LogInfo("memory bank " + run->bank + ": re-distillation " + run->id + " completed; generation " +
-            std::to_string(run->generation) + " is current");
-  } else {
-    Launch(run);
   }
   idle_.notify_all();
 }

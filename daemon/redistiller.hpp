@@ -1,7 +1,15 @@
-// Redistiller: re-distills a memory bank — runs a chosen summarizer model
-// over the recorded slow→fast pairs of chosen campaigns and writes the
-// summaries as a new generation of the bank, leaving the old generations
-// readable (workflows/memory_bank.hpp).
+// Redistiller: runs re-distillations of memory banks — a chosen summarizer
+// model over the recorded slow→fast pairs of chosen campaigns, whose
+// summaries become a new generation of the bank, leaving the old
+// generations readable (workflows/memory_bank.hpp).
+//
+// The workflow is workflows/redistill.hpp (pure): it picks the campaigns,
+// pairs, id and generation, builds each pair's request and memory item, and
+// decides when the re-distillation is done. This class is its runner: it
+// reads and appends the bank's events, keeps the fold of them
+// (workflows/redistill_state.hpp), runs the LLM calls the decider asks for
+// (at most Deps::max_in_flight at once, through daemon/llm_activity.hpp)
+// and feeds their replies back.
 //
 // The pairs are every MemoryPairsSelected pair of the campaigns named (by
 // default, the campaigns that added items to the bank's current generation),
@@ -10,15 +18,15 @@
 // pairs and the model), one MemoryRedistillSummarized per pair (the reply as
 // a blob, usage, cost, the new item or why there is none), and
 // MemoryRedistillCompleted, which makes the new generation current. A daemon
-// killed midway resumes with ResumeAll(): pairs with a recorded result are
-// never asked again; calls that were in flight are asked again (at least
-// once, like campaign activities).
+// killed midway resumes with ResumeAll(), which folds the bank's stream:
+// pairs with a recorded result are never asked again; calls that were in
+// flight are asked again (at least once, like campaign activities).
 //
 // At most one re-distillation per bank runs at a time.
 //
 // Threading: LLM replies arrive on the LLM transport's thread and are
-// handed to the io_context; appends happen there. Public methods are
-// thread-safe.
+// handed to the io_context; appends happen there, under mu_. Public methods
+// are thread-safe.
 #pragma once
 
 #include "base/boost_prelude.hpp"
@@ -40,18 +48,13 @@
 #include "llm/client.hpp"
 #include "store/event_log.hpp"
 #include "workflows/blob_source.hpp"
-#include "workflows/campaign_spec.hpp"
-#include "workflows/problem.hpp"
+#include "workflows/redistill.hpp"
+#include "workflows/redistill_state.hpp"
 
 namespace accelopt::daemon {
 
-struct RedistillRequest {
-  std::string bank;
-  workflows::RoleSpec role;             // provider and model REQUIRED
-  std::vector<std::string> campaigns;   // empty: those that wrote the current generation;
-                                        // {"*"}: every campaign in the log
-  int max_pairs = 0;                    // 0: every pair
-};
+// The request (bank, summarizer role, campaigns, max_pairs): the workflow's.
+using RedistillRequest = workflows::RedistillRequest;
 
 class Redistiller {
  public:
@@ -78,24 +81,25 @@ class Redistiller {
 
  private:
   struct Run {
-    std::string bank, id;
-    int generation = 0;
-    workflows::RoleSpec role;
-    std::vector<workflows::RedistillPair> pairs;
-    std::set<int> done;
-    size_t next = 0;
-    int in_flight = 0;
-    bool finished = false;
+    workflows::RedistillState state;  // the fold of its events so far
+    std::set<int> in_flight;          // pairs whose call is out
+    bool finished = false;            // completed, or stopped by a failed append
     std::vector<std::shared_ptr<std::atomic<bool>>> cancels;
   };
 
-  void Launch(const std::shared_ptr<Run>& run);          // REQUIRES mu_
-  void OnReply(const std::shared_ptr<Run>& run, int index, llm::LlmResult r);
-  Result<workflows::ProblemInfo> ProblemInfoOf(const std::string& campaign, int problem);
+  // Asks the decider and does what it says: appends its events, starts its calls.
+  void Step(const std::shared_ptr<Run>& run);  // REQUIRES mu_
+  void StartCall(const std::shared_ptr<Run>& run, const workflows::RedistillCall& call);  // REQUIRES mu_
+  // Appends a command's events (with its blobs) and folds them into the run.
+  Status Record(Run& run, const workflows::RedistillCommand& cmd);  // REQUIRES mu_
+  // Ends the run: completed (state.finished()) or stopped by `why`.
+  void Finish(const std::shared_ptr<Run>& run, const Status& why);  // REQUIRES mu_
+  void OnReply(const std::shared_ptr<Run>& run, int pair, llm::LlmResult r);  // EXCLUDES mu_
   Result<std::vector<workflows::RedistillPair>> PairsOf(const std::string& campaign);
+  Result<workflows::RedistillState> FoldBank(const std::string& bank, const std::string& id);
 
   Deps d_;
-  std::mutex mu_;
+  std::mutex mu_;  // guards everything below and every Run
   std::condition_variable idle_;
   bool stopping_ = false;
   int calls_in_flight_ = 0;

@@ -1,4 +1,5 @@
 #include "workflows/decide_memory.hpp"
+#include "workflows/memory_item.hpp"
 
 #include <cctype>
 #include <set>
@@ -45,23 +46,17 @@ std::vector<std::string> UsedExperiences(const Round& round, int p, int i,
   return {};
 }
 
-// also built in daemon/redistiller.cpp (issue 13): one builder pending
+// The item of pair m of iteration i (the one builder: workflows/memory_item.hpp).
 MemoryItem ItemFromSummary(const Round& round, int p, int i, int m, const Summary& summary) {
   const IterationState& it = round.It(p, i);
-  MemoryItem item;
-  item.id = activity_id::MemoryItem(round.Prefix(p, i), m);
-  item.kind = it.pairs[m].kind;
-  item.title = summary.title;
-  item.description = summary.description;
-  item.slow_snippet = summary.slow_snippet;
-  item.fast_snippet = summary.fast_snippet;
-  item.no_optimization = summary.no_optimization;
-  item.problem = round.Problem(p).info.id;
-  item.iteration = i;
-  item.summarizer_activity = activity_id::Summarize(round.Prefix(p, i), m);
-  item.pair = it.pairs[m];
-  item.derived_from = UsedExperiences(round, p, i - 1, item.pair.plan_id);
-  return item;
+  MemoryItemOrigin origin;
+  origin.id = activity_id::MemoryItem(round.Prefix(p, i), m);
+  origin.problem = round.Problem(p).info.id;
+  origin.iteration = i;
+  origin.summarizer_activity = activity_id::Summarize(round.Prefix(p, i), m);
+  origin.pair = it.pairs[m];
+  origin.derived_from = UsedExperiences(round, p, i - 1, origin.pair.plan_id);
+  return BuildMemoryItem(summary, std::move(origin));
 }
 
 // The id of an item in memory, or added just now, with the content of

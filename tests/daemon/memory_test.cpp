@@ -3,9 +3,11 @@
 // rebuild equals live, re-distillation into a new generation, and a restart.
 #include <boost/test/unit_test.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "tests/daemon/daemon_fixture.hpp"
 
@@ -146,4 +148,63 @@ BOOST_AUTO_TEST_CASE(banks_are_shared_exported_retired_rebuilt_and_redistilled) 
   BOOST_REQUIRE_EQUAL(f.StopDaemon(), 0);
   f.StartDaemon();
   BOOST_TEST(Bank(f, "nightly") == gen2);
+}
+
+// A daemon killed while a re-distillation runs resumes it from the bank's
+// events: the pairs with a recorded result are never asked again, the calls
+// that were in flight are asked again, and the generation completes.
+BOOST_AUTO_TEST_CASE(a_redistillation_resumes_after_a_crash_without_asking_a_summarized_pair_again) {
+  json script = StandardScript(2);
+  const json summary = {{"text", "**Interchange again**\nWalk memory contiguously.\n```cpp\nslow\n```\n```cpp\nfast\n```\n"},
+                        {"input_tokens", 2000}, {"output_tokens", 100}};
+  // The re-distillation's summarizer: matmul's pairs at once, silu's slowly.
+  script["rules"].insert(script["rules"].begin(),
+                         {{{"name", "resume-slow"}, {"match", {{"model", "resume-model"}, {"user_contains", "void silu"}}},
+                           {"latency_ms", 8000}, {"reply", summary}},
+                          {{"name", "resume-fast"}, {"match", {{"model", "resume-model"}}}, {"latency_ms", 10}, {"reply", summary}}});
+  DaemonFixture f(script);
+  f.StartDaemon();
+  const std::string c1 = RunCampaign(f, "matmul", "c1.json");
+  const std::string c2 = RunCampaign(f, "silu", "c2.json");
+  auto pairs_of = [&](const std::string& c) {
+    size_t n = 0;
+    for (const auto& e : CtlEvents(f, c)) n += e["type"] == "MemoryPairsSelected" ? e["data"]["pairs"].size() : 0;
+    return n;
+  };
+  const size_t matmul_pairs = pairs_of(c1), silu_pairs = pairs_of(c2);
+  BOOST_REQUIRE(matmul_pairs > 0 && silu_pairs > 0);
+  auto asked = [&](const std::string& rule) {
+    size_t n = 0;
+    for (const auto& r : f.FakeRequests()) n += r.value("rule", json()) == rule ? 1 : 0;
+    return n;
+  };
+  auto run = [&]() { return Bank(f, "nightly")["redistills"][0]; };
+
+  auto rd = f.Ctl({"memory", "redistill", "nightly", "--model", "resume-model", "--campaign", c1, "--campaign", c2,
+                   "-o", "json"});
+  BOOST_REQUIRE_MESSAGE(rd.exit_code == 0, rd.err);
+  BOOST_REQUIRE(rd.Json()["pairs"].get<size_t>() == matmul_pairs + silu_pairs);
+  // Wait until matmul's pairs have their results; silu's are in flight.
+  for (int i = 0; i < 600 && run()["done"].get<size_t>() < matmul_pairs; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  BOOST_REQUIRE(run()["done"].get<size_t>() == matmul_pairs);
+  BOOST_REQUIRE(run()["status"] == "running");
+  f.KillDaemon();
+  const size_t fast_before = asked("resume-fast");
+  BOOST_TEST(fast_before == matmul_pairs);
+
+  f.StartDaemon();
+  for (int i = 0; i < 1200 && run()["status"] != "completed"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const json done = run();
+  BOOST_REQUIRE(done["status"] == "completed");
+  BOOST_TEST(done["done"].get<size_t>() == matmul_pairs + silu_pairs);
+  BOOST_TEST(done["added"].get<size_t>() == matmul_pairs + silu_pairs);
+  BOOST_TEST(asked("resume-fast") == fast_before);         // never asked again
+  BOOST_TEST(asked("resume-slow") >= silu_pairs);          // in flight: asked again
+  const json bank = Bank(f, "nightly");
+  BOOST_TEST(bank["generation"] == 2);
+  BOOST_TEST(bank["items"].size() == matmul_pairs + silu_pairs);
 }
