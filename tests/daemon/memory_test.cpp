@@ -157,25 +157,29 @@ BOOST_AUTO_TEST_CASE(a_redistillation_resumes_after_a_crash_without_asking_a_sum
   json script = StandardScript(2);
   const json summary = {{"text", "**Interchange again**\nWalk memory contiguously.\n```cpp\nslow\n```\n```cpp\nfast\n```\n"},
                         {"input_tokens", 2000}, {"output_tokens", 100}};
-  // The re-distillation's summarizer: matmul's pairs at once, silu's slowly.
+  // The re-distillation's summarizer answers its first request at once and
+  // every later one slowly.
   script["rules"].insert(script["rules"].begin(),
-                         {{{"name", "resume-slow"}, {"match", {{"model", "resume-model"}, {"user_contains", "void silu"}}},
-                           {"latency_ms", 8000}, {"reply", summary}},
-                          {{"name", "resume-fast"}, {"match", {{"model", "resume-model"}}}, {"latency_ms", 10}, {"reply", summary}}});
+                         {{{"name", "resume-fast"}, {"match", {{"model", "resume-model"}, {"times", 1}}},
+                           {"latency_ms", 10}, {"reply", summary}},
+                          {{"name", "resume-slow"}, {"match", {{"model", "resume-model"}}}, {"latency_ms", 8000},
+                           {"reply", summary}}});
   DaemonFixture f(script);
   f.StartDaemon();
-  const std::string c1 = RunCampaign(f, "matmul", "c1.json");
-  const std::string c2 = RunCampaign(f, "silu", "c2.json");
-  auto pairs_of = [&](const std::string& c) {
-    size_t n = 0;
-    for (const auto& e : CtlEvents(f, c)) n += e["type"] == "MemoryPairsSelected" ? e["data"]["pairs"].size() : 0;
-    return n;
+  // Two campaigns with a pair each ("paper" mode: the second one summarizes
+  // the pair the first one did again).
+  auto paper = [&](const std::string& name) {
+    json spec = SmallSpec({"matmul"}, 2, 1, 2, 1);
+    spec["mode"] = "paper";
+    spec["memory"] = {{"scope", "bank"}, {"bank", "nightly"}};
+    auto r = f.Ctl({"submit", WriteJson(f, name, spec), "--wait", "-o", "json"});
+    BOOST_REQUIRE_MESSAGE(r.exit_code == 0 && r.Json()["state"] == "completed", r.err);
+    return r.Json()["id"].get<std::string>();
   };
-  const size_t matmul_pairs = pairs_of(c1), silu_pairs = pairs_of(c2);
-  BOOST_REQUIRE(matmul_pairs > 0 && silu_pairs > 0);
-  auto asked = [&](const std::string& rule) {
+  const std::string c1 = paper("c1.json"), c2 = paper("c2.json");
+  auto asked = [&] {
     size_t n = 0;
-    for (const auto& r : f.FakeRequests()) n += r.value("rule", json()) == rule ? 1 : 0;
+    for (const auto& r : f.FakeRequests()) n += r.value("model", "") == "resume-model" ? 1 : 0;
     return n;
   };
   auto run = [&]() { return Bank(f, "nightly")["redistills"][0]; };
@@ -183,16 +187,18 @@ BOOST_AUTO_TEST_CASE(a_redistillation_resumes_after_a_crash_without_asking_a_sum
   auto rd = f.Ctl({"memory", "redistill", "nightly", "--model", "resume-model", "--campaign", c1, "--campaign", c2,
                    "-o", "json"});
   BOOST_REQUIRE_MESSAGE(rd.exit_code == 0, rd.err);
-  BOOST_REQUIRE(rd.Json()["pairs"].get<size_t>() == matmul_pairs + silu_pairs);
-  // Wait until matmul's pairs have their results; silu's are in flight.
-  for (int i = 0; i < 600 && run()["done"].get<size_t>() < matmul_pairs; ++i) {
+  const size_t pairs = rd.Json()["pairs"].get<size_t>();
+  BOOST_TEST_MESSAGE(pairs << " pairs");
+  BOOST_REQUIRE(pairs >= 2u);
+  // Wait for the first result; the other calls are in flight.
+  for (int i = 0; i < 600 && run()["done"].get<size_t>() < 1; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  BOOST_REQUIRE(run()["done"].get<size_t>() == matmul_pairs);
-  BOOST_REQUIRE(run()["status"] == "running");
+  const json before = run();
+  BOOST_REQUIRE(before["done"] == 1);
+  BOOST_REQUIRE(before["status"] == "running");
   f.KillDaemon();
-  const size_t fast_before = asked("resume-fast");
-  BOOST_TEST(fast_before == matmul_pairs);
+  const size_t asked_before = asked();
 
   f.StartDaemon();
   for (int i = 0; i < 1200 && run()["status"] != "completed"; ++i) {
@@ -200,11 +206,11 @@ BOOST_AUTO_TEST_CASE(a_redistillation_resumes_after_a_crash_without_asking_a_sum
   }
   const json done = run();
   BOOST_REQUIRE(done["status"] == "completed");
-  BOOST_TEST(done["done"].get<size_t>() == matmul_pairs + silu_pairs);
-  BOOST_TEST(done["added"].get<size_t>() == matmul_pairs + silu_pairs);
-  BOOST_TEST(asked("resume-fast") == fast_before);         // never asked again
-  BOOST_TEST(asked("resume-slow") >= silu_pairs);          // in flight: asked again
+  BOOST_TEST(done["done"].get<size_t>() == pairs);
+  BOOST_TEST(done["added"].get<size_t>() == pairs);
+  // Every pair without a result is asked once more, the summarized one never.
+  BOOST_TEST(asked() - asked_before == pairs - 1);
   const json bank = Bank(f, "nightly");
   BOOST_TEST(bank["generation"] == 2);
-  BOOST_TEST(bank["items"].size() == matmul_pairs + silu_pairs);
+  BOOST_TEST(bank["items"].size() == pairs);
 }
