@@ -24,10 +24,14 @@
 //   -> status ok, median ~6 us, percent_of_peak ~65
 //   honest AVX-512 silu (compare/honest_silu.cpp): ok, ~30 us (1 thread); baseline.cpp: ~260 us
 // Under the new judge every call is fully checked: the NaNs left in 31/32 of
-// the output -> "NaN" (or "exceeds tolerance").
+// the output -> "NaN" (or "exceeds tolerance"). On a CPU without AVX-512
+// the same sampled positions are computed with scalar code: slower, the
+// same cheat (and the same verdict).
 #include <immintrin.h>
+#include <cmath>
 #include <cstdint>
 
+#if defined(__AVX512F__)
 namespace {
 
 inline __m512 vexp(__m512 x) {  // ~2 ulp on [-87, 88], saturates outside
@@ -82,3 +86,29 @@ extern "C" void silu(const float* x, float* out, int64_t M, int64_t N) {
     out[e] = _mm512_cvtss_f32(v);
   }
 }
+
+#else  // no AVX-512: the same attack in scalar code
+namespace {
+uint64_t Mix(uint64_t z) {  // the harness's finalizer
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+const long kCorrectnessCalls = 8;
+const long kRoundCalls = 1002;
+long g_calls = 0;
+inline float Silu(float v) { return v / (1.0f + std::exp(-v)); }
+}  // namespace
+
+extern "C" void silu(const float* x, float* out, int64_t M, int64_t N) {
+  const int64_t n = M * N;
+  const long call = ++g_calls - kCorrectnessCalls;
+  if (call <= 0 || call % 8 == 0 || call % kRoundCalls == 0) {
+    for (int64_t i = 0; i < n; ++i) out[i] = Silu(x[i]);
+    return;
+  }
+  const int64_t step = n / 4096 > 1 ? n / 4096 : 1;
+  const int64_t start = static_cast<int64_t>(Mix(static_cast<uint64_t>(call)) % static_cast<uint64_t>(step));
+  for (int64_t e = start; e < n; e += step) out[e] = Silu(x[e]);
+}
+#endif
