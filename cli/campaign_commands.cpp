@@ -181,14 +181,17 @@ int CmdSubmit(ApiClient& api, const Options& o) {
 
 namespace {
 
-// One listing of the campaigns (those in o.state when given).
-int ListOnce(ApiClient& api, const Options& o, bool clear) {
+// One listing of the campaigns (those in o.state when given); `*ended`:
+// whether every campaign listed has ended (true for an empty listing).
+int ListOnce(ApiClient& api, const Options& o, bool clear, bool* ended) {
   auto r = api.Call("GET", "/v1/campaigns");
   if (!r.ok()) return TransportError(r.status());
   if (r->http_status >= 300) return ReplyError(*r);
   json campaigns = json::array();
   for (const auto& c : r->body.value("campaigns", json::array()))
     if (o.state.empty() || c.value("state", "") == o.state) campaigns.push_back(c);
+  *ended = true;
+  for (const auto& c : campaigns) *ended = *ended && IsTerminal(c.value("state", ""));
   if (o.json_output) {
     std::cout << Dump({{"campaigns", campaigns}}, o.watch ? -1 : 2) << "\n" << std::flush;
     return kExitOk;
@@ -212,12 +215,16 @@ int ListOnce(ApiClient& api, const Options& o, bool clear) {
 }  // namespace
 
 int CmdList(ApiClient& api, const Options& o) {
-  if (!o.watch) return ListOnce(api, o, false);
-  // --watch: again every interval until interrupted (or the daemon goes away).
+  bool ended = false;
+  if (!o.watch) return ListOnce(api, o, false, &ended);
+  // --watch: again every interval until interrupted (or the daemon goes
+  // away), --count listings were printed, or (--until-ended) a listing shows
+  // only campaigns that ended.
   const bool tty = isatty(1);
-  while (true) {
-    const int rc = ListOnce(api, o, tty);
+  for (int n = 1;; ++n) {
+    const int rc = ListOnce(api, o, tty, &ended);
     if (rc != kExitOk) return rc;
+    if ((o.count > 0 && n >= o.count) || (o.until_ended && ended)) return kExitOk;
     std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(o.interval_s * 1000)));
   }
 }

@@ -24,6 +24,8 @@ struct Options {
   std::string state;               // list --state S
   bool watch = false;              // list --watch
   double interval_s = 2;           // list --watch --interval
+  int count = 0;                   // list --watch --count N: stop after N listings (0: no limit)
+  bool until_ended = false;        // list --watch --until-ended: stop once every campaign listed ended
   int iteration = -1;              // candidates --iteration (-1: all)
   std::vector<std::string> sets;   // submit --set key=value (JSON values allowed)
   std::vector<std::string> problems;  // submit --problem; candidates --problem (a filter)

@@ -43,10 +43,17 @@ int main(int argc, char** argv) {
 
   auto* list = app.add_subcommand("list", "list campaigns");
   list->add_option("--state", o.state, "only campaigns in this state")
-      ->check(CLI::IsMember({"running", "paused", "completed", "failed", "cancelled", "budget_exhausted"}));
-  list->add_flag("--watch", o.watch, "list again every --interval seconds until interrupted");
+      ->check(CLI::IsMember({"running", "paused", "completed", "partial", "failed", "cancelled", "budget_exhausted"}));
+  auto* watch = list->add_flag("--watch", o.watch,
+                                "list again every --interval seconds until interrupted, --count listings, or "
+                                "--until-ended (-o json: one JSON line per listing)");
   list->add_option("--interval", o.interval_s, "with --watch: seconds between listings")->capture_default_str()
       ->check(CLI::PositiveNumber);
+  list->add_option("--count", o.count, "with --watch: stop after N listings")->check(CLI::PositiveNumber)->needs(watch);
+  list->add_flag("--until-ended", o.until_ended,
+                 "with --watch: stop after a listing in which every campaign shown has ended (with --state running: "
+                 "once none runs)")
+      ->needs(watch);
   auto* get = app.add_subcommand("get", "show one campaign");
   positional(get, "id", "campaign id");
   auto* events = app.add_subcommand("events", "print a campaign's events");

@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <iostream>
+#include <optional>
 
+#include "base/baseline_table.hpp"
 #include "cli/commands.hpp"
 
 namespace accelopt::cli {
@@ -57,26 +59,20 @@ int CmdBaseline(ApiClient& api, const Options& o) {
   if (!r.ok()) return TransportError(r.status());
   if (r->http_status >= 300) return ReplyError(*r);
   if (o.json_output) { std::cout << Dump(r->body, 2) << "\n"; return kExitOk; }
-  // The columns of `accelopt-eval baseline`.
-  std::vector<std::vector<std::string>> rows;
-  double log_sum = 0;
-  int n = 0;
-  auto num = [](const json& p, const char* k, int precision, double scale = 1) {
-    return p.contains(k) && p[k].is_number() ? FormatDouble(scale * p[k].get<double>(), precision) : std::string("-");
+  // The columns of `accelopt-eval baseline` (base/baseline_table.hpp).
+  auto num = [](const json& p, const char* k) {
+    return p.contains(k) && p[k].is_number() ? std::optional<double>(p[k].get<double>()) : std::nullopt;
   };
+  std::vector<double> percents;
+  std::cout << baseline_table::HeaderLine();
   for (const auto& p : r->body.value("problems", json::array())) {
     const bool ok = p.value("status", "") == "ok";
-    rows.push_back({p.value("problem", "?"), p.value("status", "?"), num(p, "latency_us", 1),
-                    p.contains("spread") ? num(p, "spread", 2, 100) + "%" : "-", num(p, "percent_of_peak", 3),
-                    p.value("bound", ""), ok ? "" : p.value("reason", "").substr(0, 100)});
-    if (p.contains("percent_of_peak") && p["percent_of_peak"].is_number() && p["percent_of_peak"].get<double>() > 0) {
-      log_sum += std::log(p["percent_of_peak"].get<double>());
-      ++n;
-    }
+    std::cout << baseline_table::RowLine({p.value("problem", "?"), p.value("status", "?"), num(p, "latency_us"),
+                                          num(p, "spread"), num(p, "percent_of_peak"), p.value("bound", ""),
+                                          ok ? "" : p.value("reason", "").substr(0, 100)});
+    if (auto pct = num(p, "percent_of_peak")) percents.push_back(*pct);
   }
-  PrintTable({"PROBLEM", "STATUS", "MEDIAN_US", "SPREAD", "% OF PEAK", "BOUND", "REASON"}, rows);
-  std::cout << "geometric mean of % of peak: " << FormatDouble(n ? std::exp(log_sum / n) : 0, 3) << " over " << n
-            << " problems\n";
+  std::cout << baseline_table::GeomeanLine(percents);
   return kExitOk;
 }
 

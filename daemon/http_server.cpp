@@ -202,6 +202,12 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   }
 
   void WatchPeer() {
+    // No deadline on this read: a client may say nothing for the stream's
+    // whole lifetime (dead peers are found by the heartbeat's write
+    // deadline). Without this the read kept the 60 s expiry WriteNext had
+    // just set (basic_stream arms a pending operation's timer once), and
+    // every stream ended after 60 s whatever its lifetime.
+    stream_.expires_never();
     stream_.async_read_some(net::buffer(peer_buf_), [self = this->shared_from_this()](beast::error_code ec, size_t) {
       if (ec) return self->EndStream(true);  // the peer went away
       self->WatchPeer();  // a client has nothing to say on a stream; ignored

@@ -34,8 +34,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
+#include "base/baseline_table.hpp"
 #include "base/env.hpp"
 #include "base/sha256.hpp"
 #include "evaluators/cpu/calibration.hpp"
@@ -277,8 +279,7 @@ int Baseline(const std::vector<std::string>& args) {
   json all = json::array();
   int failures = 0;
   std::vector<double> percents;
-  if (c.output != "json")
-    std::printf("%-24s %-14s %12s %8s %10s %8s  %s\n", "problem", "status", "median_us", "spread", "% of peak", "bound", "reason");
+  if (c.output != "json") std::cout << baseline_table::HeaderLine() << std::flush;  // acceloptctl baseline's too
   for (const auto& dir : *dirs) {
     auto problem = LoadProblem(dir);
     std::string name = fs::path(dir).filename().string();
@@ -295,19 +296,18 @@ int Baseline(const std::vector<std::string>& args) {
     if (c.output == "json") {
       all.push_back({{"problem", name}, {"result", r.ToJson()}});
     } else {
-      std::printf("%-24s %-14s %12s %7s%% %10s %8s  %s\n", name.c_str(), EvalStatusName(r.status),
-                  r.latency ? Fixed(r.latency->median_us, 1).c_str() : "-",
-                  r.latency ? Fixed(100 * r.latency->spread, 2).c_str() : "-",
-                  r.percent_of_peak ? Fixed(*r.percent_of_peak, 3).c_str() : "-",
-                  problem.ok() ? problem->bound.c_str() : "?", r.status == EvalStatus::kOk ? "" : r.reason.substr(0, 100).c_str());
-      std::fflush(stdout);
+      std::cout << baseline_table::RowLine(
+                       {name, EvalStatusName(r.status), r.latency ? std::optional(r.latency->median_us) : std::nullopt,
+                        r.latency ? std::optional(r.latency->spread) : std::nullopt, r.percent_of_peak,
+                        problem.ok() ? problem->bound : "?", r.status == EvalStatus::kOk ? "" : r.reason.substr(0, 100)})
+                << std::flush;
     }
   }
   double geo = 0;
   for (double p : percents) geo += std::log(p);
   geo = percents.empty() ? 0 : std::exp(geo / percents.size());
   if (c.output == "json") std::cout << Dump({{"problems", all}, {"geomean_percent_of_peak", geo}}, 2) << "\n";
-  else std::printf("geometric mean of %% of peak: %.3f over %zu problems\n", geo, percents.size());
+  else std::cout << baseline_table::GeomeanLine(percents);
   return failures ? 1 : 0;
 }
 

@@ -299,6 +299,10 @@ json BuildReport(const CampaignState& state) {
       ++evaluations;
       continue;
     }
+    // Memory snapshots are activities too, but no LLM call: counting them
+    // here made the report's calls exceed budget.spent.llm_calls (what the
+    // dashboard and `acceloptctl list` show) by one per iteration.
+    if (a.kind != ActivityKind::kLlm) continue;
     const std::string model =
         a.payload.value("provider", "") + "/" + a.payload.value("model", "");
     by_role[a.role].Add(a);

@@ -16,7 +16,9 @@
 //                "problems"},    // over problems with a passing baseline;
 //                                // speedup counts "none"/"within_noise" as 1
 //    "usage": {"by_role": {role: U}, "by_model": {"provider/model": U},
-//              "total": U, "evaluations": n},
+//              "total": U, "evaluations": n},   // LLM activities that ended (completed
+//                                                  // or failed): total.calls equals
+//                                                  // budget.spent.llm_calls
 //    "budget": {"spent": Amounts, "reserved": Amounts}}
 //   U = {"calls", "failed_calls", "input_tokens", "output_tokens", "cost_usd",
 //        "cost_sources": {source: calls}}  where each call's cost came from:

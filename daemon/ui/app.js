@@ -63,10 +63,13 @@
   }
 
   // The change feed (GET /v1/stream) read with fetch, so that it carries the
-  // Authorization header; reconnects after the daemon ends a stream.
+  // Authorization header; reconnects after the daemon ends a stream. Each
+  // stream opened calls onChange(null) ("anything may have changed"): what
+  // changed before it opened (between two streams, or between the page's
+  // first read and the first stream) was told to nobody.
   function openFeed(campaign, onChange) {
     let closed = false, controller = null;
-    const feed = { messages: 0, close() { closed = true; if (controller) controller.abort(); } };
+    const feed = { messages: 0, streams: 0, close() { closed = true; if (controller) controller.abort(); } };
     (async () => {
       while (!closed) {
         controller = new AbortController();
@@ -77,6 +80,8 @@
           const r = await api('/v1/stream' + q, { signal: controller.signal });
           if (!r.ok || !r.body) throw new Error('HTTP ' + r.status);
           live.dataset.state = 'live'; live.textContent = 'live';
+          live.dataset.streams = String(++feed.streams);
+          onChange(null);
           const reader = r.body.getReader(), dec = new TextDecoder();
           let buf = '';
           for (;;) {
@@ -128,15 +133,15 @@
           el('td', { 'data-done': pr.done, 'data-total': pr.total }, bar(pr.done, pr.total)),
           el('td', {}, problems),
           el('td', { class: 'num' }, used(s.cost_usd, b.max_cost_usd, 4)),
-          el('td', { class: 'num' }, used(s.llm_calls, b.max_llm_calls, 0)),
+          el('td', { class: 'num', 'data-llm-calls': s.llm_calls || 0 }, used(s.llm_calls, b.max_llm_calls, 0)),
           el('td', { class: 'num' }, used(s.tokens, b.max_tokens, 0)),
-          el('td', { class: 'num' }, used(s.evaluations, b.max_evaluations, 0)),
+          el('td', { class: 'num', 'data-evaluations': s.evaluations || 0 }, used(s.evaluations, b.max_evaluations, 0)),
           el('td', {}, when(c.started_at_us)));
       }));
       note.textContent = rows.length + ' campaign(s)';
     });
     refresh().catch(showError);
-    const feed = openFeed('', (m) => { if (m.campaign) refresh().catch(showError); });
+    const feed = openFeed('', (m) => { if (!m || m.campaign) refresh().catch(showError); });
     return feed;
   }
 
@@ -162,7 +167,7 @@
         card('state', stateTag(c.state), { id: 'state', 'data-state': c.state }),
         card('progress', bar(pr.done, pr.total), { id: 'progress', 'data-done': pr.done, 'data-total': pr.total }),
         card('cost (USD)', used(s.cost_usd, b.max_cost_usd, 4)),
-        card('LLM calls', used(s.llm_calls, b.max_llm_calls, 0)),
+        card('LLM calls', used(s.llm_calls, b.max_llm_calls, 0), { id: 'llm-calls', 'data-calls': s.llm_calls || 0 }),
         card('tokens', used(s.tokens, b.max_tokens, 0)),
         card('evaluations', used(s.evaluations, b.max_evaluations, 0)),
         card('in flight', c.in_flight === undefined ? '–' : JSON.stringify(c.in_flight)),
@@ -178,7 +183,8 @@
       const line = c.state + ' · ' + pr.done + '/' + pr.total + ' iterations · ' + (s.llm_calls || 0) + ' LLM calls · ' + (s.evaluations || 0) + ' evaluations';
       if (line !== last) {
         last = line;
-        timeline.append(el('li', { 'data-state': c.state, 'data-done': pr.done, 'data-evaluations': s.evaluations || 0 },
+        timeline.append(el('li', { 'data-state': c.state, 'data-done': pr.done, 'data-evaluations': s.evaluations || 0,
+          'data-llm-calls': s.llm_calls || 0 },
           new Date().toLocaleTimeString() + ' ' + line));
       }
       // The report grows with the campaign; keep the reader's place in it.
@@ -194,7 +200,7 @@
       if (feed) view.dataset.updates = String(feed.messages);
       if (TERMINAL.has(c.state) && feed) { feed.close(); feed = null; live.dataset.state = 'done'; live.textContent = 'campaign ended'; }
     });
-    feed = openFeed(id, () => refresh().catch(showError));
+    feed = openFeed(id, (m) => { if (!m || m.campaign === id) refresh().catch(showError); });
     refresh().catch(showError);
     return { close() { if (feed) feed.close(); } };
   }
@@ -236,7 +242,7 @@
           el('tbody', {}, rows)));
     });
     refresh().catch(showError);
-    return openFeed('', (m) => { if (m.bank && (!bank || m.bank === bank)) refresh().catch(showError); });
+    return openFeed('', (m) => { if (!m || (m.bank && (!bank || m.bank === bank))) refresh().catch(showError); });
   }
 
   function showError(e) { view.append(el('p', { class: 'error', id: 'error' }, String(e && e.message ? e.message : e))); }

@@ -4,6 +4,8 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <openssl/evp.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -69,6 +71,97 @@ std::string RunChromium(const std::string& chromium, const std::string& dir, con
   return ReadAll(out);
 }
 
+HeadlessBrowser::HeadlessBrowser(const std::string& chromium, const std::string& dir, int width, int height) {
+  // Our pipe ends above fd 4 and close-on-exec, so that the dup2s below
+  // never collide with them and no other child inherits them.
+  auto pipe_above_4 = [](int p[2]) {
+    int raw[2];
+    BOOST_REQUIRE(::pipe(raw) == 0);
+    for (int i = 0; i < 2; ++i) {
+      p[i] = ::fcntl(raw[i], F_DUPFD_CLOEXEC, 10);
+      ::close(raw[i]);
+    }
+  };
+  int commands[2], replies[2];
+  pipe_above_4(commands);
+  pipe_above_4(replies);
+  static int run = 0;
+  const std::string profile = dir + "/chromium-cdp-" + std::to_string(++run);
+  child_ = Child({chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+                  "--user-data-dir=" + profile, "--window-size=" + std::to_string(width) + "," + std::to_string(height),
+                  "--remote-debugging-pipe", "about:blank"},
+                 profile + ".out", {"HOME=" + dir}, {{3, commands[0]}, {4, replies[1]}});
+  ::close(commands[0]);
+  ::close(replies[1]);
+  to_ = commands[1];
+  from_ = replies[0];
+  ::signal(SIGPIPE, SIG_IGN);  // a browser that died fails the write, not the test binary
+}
+
+HeadlessBrowser::~HeadlessBrowser() {
+  if (to_ >= 0) {
+    const std::string close = json{{"id", ++next_id_}, {"method", "Browser.close"}}.dump() + '\0';
+    (void)!::write(to_, close.data(), close.size());
+    ::close(to_);
+  }
+  if (from_ >= 0) ::close(from_);
+  if (child_.Wait(std::chrono::seconds(10)) == -1) child_.Signal(SIGKILL);
+}
+
+json HeadlessBrowser::Call(const std::string& method, const json& params, const std::string& session,
+                           std::chrono::seconds timeout) {
+  const int id = ++next_id_;
+  json msg = {{"id", id}, {"method", method}, {"params", params}};
+  if (!session.empty()) msg["sessionId"] = session;
+  const std::string out = msg.dump() + '\0';
+  for (size_t done = 0; done < out.size();) {
+    const ssize_t n = ::write(to_, out.data() + done, out.size() - done);
+    BOOST_REQUIRE_MESSAGE(n > 0, "chromium's DevTools pipe closed (" << method << ")");
+    done += static_cast<size_t>(n);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    for (size_t end; (end = pending_.find('\0')) != std::string::npos;) {
+      json reply = json::parse(pending_.substr(0, end), nullptr, false);
+      pending_.erase(0, end + 1);
+      if (!reply.is_object() || reply.value("id", -1) != id) continue;  // an event, or an older reply
+      BOOST_REQUIRE_MESSAGE(!reply.contains("error"), method << ": " << reply.value("error", json()).dump());
+      return reply.value("result", json::object());
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    BOOST_REQUIRE_MESSAGE(left.count() > 0, method << ": no answer from chromium in " << timeout.count() << " s");
+    pollfd p{from_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000))) <= 0) continue;
+    char buf[1 << 16];
+    const ssize_t n = ::read(from_, buf, sizeof buf);
+    BOOST_REQUIRE_MESSAGE(n > 0, "chromium's DevTools pipe closed (" << method << ")");
+    pending_.append(buf, static_cast<size_t>(n));
+  }
+}
+
+std::string HeadlessBrowser::Open(const std::string& url) {
+  const std::string target = Call("Target.createTarget", {{"url", url}}).at("targetId");
+  return Call("Target.attachToTarget", {{"targetId", target}, {"flatten", true}}).at("sessionId");
+}
+
+json HeadlessBrowser::Eval(const std::string& session, const std::string& expression) {
+  const json r = Call("Runtime.evaluate", {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}},
+                      session);
+  BOOST_REQUIRE_MESSAGE(!r.contains("exceptionDetails"), expression << ": " << r.value("exceptionDetails", json()).dump());
+  return r.at("result").value("value", json());
+}
+
+void HeadlessBrowser::Screenshot(const std::string& session, const std::string& png_path) {
+  const std::string b64 =
+      Call("Page.captureScreenshot", {{"format", "png"}, {"captureBeyondViewport", true}}, session).at("data");
+  std::string png(b64.size() / 4 * 3 + 3, '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(png.data()),
+                                reinterpret_cast<const unsigned char*>(b64.data()), static_cast<int>(b64.size()));
+  BOOST_REQUIRE_MESSAGE(n > 0, "screenshot: bad base64");
+  png.resize(static_cast<size_t>(n) - (b64.ends_with("==") ? 2 : b64.ends_with("=") ? 1 : 0));
+  std::ofstream(png_path, std::ios::binary) << png;
+}
+
 int FreeTcpPort() {
   int s = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
@@ -82,7 +175,7 @@ int FreeTcpPort() {
 }
 
 Child::Child(const std::vector<std::string>& argv, const std::string& stdout_path,
-             const std::vector<std::string>& extra_env) {
+             const std::vector<std::string>& extra_env, const std::vector<std::pair<int, int>>& fds) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -96,6 +189,7 @@ Child::Child(const std::vector<std::string>& argv, const std::string& stdout_pat
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  for (const auto& [child_fd, parent_fd] : fds) posix_spawn_file_actions_adddup2(&fa, parent_fd, child_fd);
   int rc = posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   BOOST_REQUIRE_MESSAGE(rc == 0, "posix_spawn " + argv[0] + " failed");

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/json.hpp"
@@ -17,8 +18,10 @@ namespace accelopt::testing {
 class Child {
  public:
   Child() = default;
+  // `fds`: (child fd, parent fd) pairs dup2'ed into the child (the parent's
+  // stay open; make them close-on-exec so other children do not inherit them).
   Child(const std::vector<std::string>& argv, const std::string& stdout_path,
-        const std::vector<std::string>& extra_env = {});
+        const std::vector<std::string>& extra_env = {}, const std::vector<std::pair<int, int>>& fds = {});
   Child(Child&& o) noexcept : pid_(o.pid_) { o.pid_ = -1; }
   Child& operator=(Child&& o) noexcept;
   ~Child();
@@ -87,6 +90,40 @@ std::string RunChromium(const std::string& chromium, const std::string& dir, con
                         const std::string& url, const std::vector<std::string>& extra = {},
                         std::chrono::seconds timeout = std::chrono::seconds(120));
 std::string ReadAll(const std::string& path);
+
+// One headless Chromium driven over the DevTools protocol on a pipe
+// (--remote-debugging-pipe: it reads commands on fd 3 and answers on fd 4,
+// NUL-terminated JSON). Unlike RunChromium, its pages stay open while the
+// test reads them, so what a page does as server-sent events arrive can be
+// watched from one page load. Every call fails the test on a protocol error
+// or after `timeout`; the browser is closed (then killed) on destruction.
+// Not thread-safe.
+class HeadlessBrowser {
+ public:
+  HeadlessBrowser(const std::string& chromium, const std::string& dir, int width = 1400, int height = 2400);
+  ~HeadlessBrowser();
+  HeadlessBrowser(const HeadlessBrowser&) = delete;
+  HeadlessBrowser& operator=(const HeadlessBrowser&) = delete;
+
+  // Opens `url` in a new tab; returns the tab's session (for the calls below).
+  std::string Open(const std::string& url);
+  // The value of a JavaScript expression evaluated in the tab (a promise is
+  // awaited); fails the test when it throws.
+  json Eval(const std::string& session, const std::string& expression);
+  // The tab's DOM as HTML (like chromium --dump-dom).
+  std::string Dom(const std::string& session) { return Eval(session, "document.documentElement.outerHTML").get<std::string>(); }
+  // Writes a PNG of the tab (its whole layout height) to `png_path`.
+  void Screenshot(const std::string& session, const std::string& png_path);
+  // One DevTools command's result (events in between are skipped).
+  json Call(const std::string& method, const json& params, const std::string& session = "",
+            std::chrono::seconds timeout = std::chrono::seconds(60));
+
+ private:
+  Child child_;
+  int to_ = -1, from_ = -1;  // our ends of its fd 3 and fd 4
+  std::string pending_;      // bytes read past the last message
+  int next_id_ = 0;
+};
 // A TCP port that was free a moment ago (bind 127.0.0.1:0, close).
 int FreeTcpPort();
 

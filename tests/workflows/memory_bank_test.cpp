@@ -7,6 +7,7 @@
 
 #include "base/sha256.hpp"
 #include "workflows/memory_bank.hpp"
+#include "workflows/report_detail.hpp"
 #include "test_util.hpp"
 
 namespace accelopt::workflows::testing {
@@ -302,6 +303,27 @@ BOOST_AUTO_TEST_CASE(a_second_campaign_reads_what_the_first_wrote_to_the_bank) {
   auto refold = Fold(second.log());
   BOOST_REQUIRE(refold.ok());
   BOOST_TEST(Ids(refold->problems[0].memory) == Ids(second.state().problems[0].memory));
+}
+
+BOOST_AUTO_TEST_CASE(the_report_counts_llm_calls_as_the_budget_does_without_memory_snapshots) {
+  // A bank campaign takes a memory snapshot per iteration: an activity, not
+  // an LLM call. The report's calls once counted them (16 "calls" in the
+  // report where the dashboard, from budget.spent, said 13).
+  const World world = MakeWorld();
+  Sim sim(BankSpec(world, world.sources[0].id), MakeFaultyScript(world), 3, 4);
+  REQUIRE_OK(sim.Start("c1", world.sources, world.hardware));
+  REQUIRE_OK(sim.RunToEnd());
+  int64_t llm = 0, snapshots = 0;
+  for (const auto& [id, a] : sim.state().activities) {
+    llm += a.kind == ActivityKind::kLlm && a.status != ActivityStatus::kScheduled;
+    snapshots += a.kind == ActivityKind::kMemory;
+  }
+  BOOST_REQUIRE(snapshots > 0);
+  const json r = BuildDetailedReport(sim.state());
+  BOOST_TEST(r["usage"]["total"]["calls"].get<int64_t>() == llm);
+  BOOST_TEST(r["usage"]["total"]["calls"].get<int64_t>() == sim.state().budget.spent.llm_calls);
+  BOOST_TEST(r["llm_calls"].size() == static_cast<size_t>(llm));
+  BOOST_TEST(!r["usage"]["by_role"].contains(kRoleMemory));
 }
 
 BOOST_AUTO_TEST_CASE(a_retired_item_is_not_shown_to_later_planners) {
