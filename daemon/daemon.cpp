@@ -18,6 +18,7 @@
 #include "daemon/http_server.hpp"
 #include "daemon/memory_banks.hpp"
 #include "daemon/redistiller.hpp"
+#include "daemon/replay_index.hpp"
 #include "daemon/notify.hpp"
 #include "daemon/provider_gate.hpp"
 #include "daemon/state_lock.hpp"
@@ -33,40 +34,6 @@ namespace accelopt::daemon {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Request hash → recorded response JSON, from the LLM calls in the log
-// (the replay provider). Index built on first use, refreshed on a miss.
-class ReplayIndex {
- public:
-  explicit ReplayIndex(store::EventLog* log) : log_(log) {}
-  std::optional<std::string> Lookup(const std::string& hash) {
-    std::lock_guard lock(mu_);
-    auto find = [&]() -> std::optional<std::string> {
-      auto it = index_.find(hash);
-      if (it == index_.end()) return std::nullopt;
-      auto blob = log_->GetBlob(it->second);
-      if (!blob.ok()) return std::nullopt;
-      return *blob;
-    };
-    if (auto r = find()) return r;
-    auto events = log_->ReadAll(scanned_ + 1);
-    if (!events.ok()) return std::nullopt;
-    for (const auto& e : *events) {
-      scanned_ = e.global_position;
-      if (e.type != workflows::event_type::kLlmCallCompleted) continue;
-      std::string h = e.data.value("request_sha256", "");
-      std::string resp = e.data.value("response_json_sha256", "");
-      if (!h.empty() && !resp.empty()) index_.emplace(h, resp);
-    }
-    return find();
-  }
-
- private:
-  store::EventLog* log_;
-  std::mutex mu_;
-  std::map<std::string, std::string> index_;
-  uint64_t scanned_ = 0;
-};
 
 // The calibration as hardware facts for the campaigns (rendered into every
 // agent prompt): without the busy checks' observations, which say nothing
