@@ -46,17 +46,21 @@ json CampaignFacts(json calibration) {
 }  // namespace
 
 int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
-  Env* env = Env::Default();
+  Env* env = options.env;
+  if (!env) {
+    LogError("DaemonOptions.env is required (main passes Env::Default())");
+    return 1;
+  }
   if (Status st = env->CreateDirs(config.state_dir); !st.ok()) {
     LogError(st.ToString());
     return 1;
   }
-  auto lock = StateLock::Acquire(config.state_dir);
+  auto lock = StateLock::Acquire(config.state_dir, env);
   if (!lock.ok()) {
     LogError(lock.status().message());
     return 1;
   }
-  auto token = LoadTcpToken(config);
+  auto token = LoadTcpToken(config, env);
   if (!token.ok()) {
     LogError(token.status().message());
     return 1;
@@ -108,9 +112,10 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     }
     (void)env->CreateDirs(bc.cache_dir);
     eval::cpu::CpuBackendOptions co;
+    co.env = env;
     co.root = "/";
     co.cache_dir = bc.cache_dir;
-    cpu_calibration = eval::cpu::CalibrationOptionsFor(bc.cache_dir, co.compiler);
+    cpu_calibration = eval::cpu::CalibrationOptionsFor(bc.cache_dir, env, co.compiler);
     cpu_calibration.force_busy = bc.calibration_force_busy;
     cpu_calibration_path = eval::cpu::CalibrationPath(bc.cache_dir);
     NotifyStatus("calibrating the cpu backend");
@@ -228,6 +233,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   ad.config = &config;
   ad.banks = &banks;
   ad.gate = &gate;
+  ad.env = env;
   EventWaiters waiters(log->get(), &ioc);
   ad.waiters = &waiters;
   ad.redistiller = &redistiller;
@@ -271,8 +277,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   int exit_code = 0;
   std::promise<void> bound;
   net::post(ioc, [&] {
-    std::error_code ec;
-    fs::create_directories(fs::path(config.unix_socket).parent_path(), ec);
+    (void)env->CreateDirs(fs::path(config.unix_socket).parent_path().string());
     Status st = server.ListenUnix(config.unix_socket, config.unix_mode);
     if (st.ok() && !config.tcp.empty()) {
       auto colon = config.tcp.rfind(':');
