@@ -2,10 +2,13 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -113,9 +116,66 @@ class PosixEnv : public Env {
     return Status::Ok();
   }
 
+  bool IsFile(const std::string& path) override {
+    std::error_code ec;
+    return fs::is_regular_file(path, ec);
+  }
+
+  bool IsDirectory(const std::string& path) override {
+    std::error_code ec;
+    return fs::is_directory(path, ec);
+  }
+
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    if (rename(from.c_str(), to.c_str()) != 0) return IOError("rename " + from + " to " + to + ": " + strerror(errno));
+    return Status::Ok();
+  }
+
+  Status SetPermissions(const std::string& path, unsigned mode) override {
+    if (chmod(path.c_str(), static_cast<mode_t>(mode)) != 0) return IOError("chmod " + path + ": " + strerror(errno));
+    return Status::Ok();
+  }
+
+  Result<std::unique_ptr<FileLock>> LockFile(const std::string& path, const std::string& contents) override {
+    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return IOError("cannot open " + path + ": " + strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      close(fd);
+      if (e == EWOULDBLOCK) return FailedPrecondition(path + " is locked by another holder");
+      return IOError("flock " + path + ": " + strerror(e));
+    }
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, contents.data(), contents.size(), 0) < 0) {
+      // The lock is what matters; the contents only name the holder.
+    }
+    return std::unique_ptr<FileLock>(new PosixFileLock(fd));
+  }
+
+  std::string CurrentDir() override {
+    std::error_code ec;
+    auto p = fs::current_path(ec);
+    return ec ? std::string(".") : p.string();
+  }
+
+  std::optional<std::string> GetEnvVar(const std::string& name) override {
+    const char* v = std::getenv(name.c_str());
+    if (!v) return std::nullopt;
+    return std::string(v);
+  }
+
   Result<ProcessResult> RunProcess(const ProcessSpec& spec) override {
     return accelopt::RunProcess(spec);
   }
+
+ private:
+  class PosixFileLock : public FileLock {
+   public:
+    explicit PosixFileLock(int fd) : fd_(fd) {}
+    ~PosixFileLock() override { close(fd_); }
+
+   private:
+    int fd_;
+  };
 };
 
 }  // namespace
@@ -131,6 +191,48 @@ void FakeClockEnv::SleepFor(std::chrono::nanoseconds d) { Advance(d); }
 void FakeClockEnv::Advance(std::chrono::nanoseconds d) {
   mono_nanos_ += d.count();
   now_micros_ += d.count() / 1000;
+}
+
+Status FaultyFileEnv::Next(const char* op, const std::string& path) {
+  const int64_t n = ++operations_;
+  const int64_t at = fail_at_.load(), from = fail_from_.load();
+  if ((at > 0 && n == at) || (from > 0 && n >= from)) {
+    return IOError(std::string("injected fault: ") + op + " " + path);
+  }
+  return Status::Ok();
+}
+
+Result<std::string> FaultyFileEnv::ReadFile(const std::string& p) {
+  ACCELOPT_RETURN_IF_ERROR(Next("read", p));
+  return EnvWrapper::ReadFile(p);
+}
+Status FaultyFileEnv::WriteFileAtomic(const std::string& p, const std::string& d) {
+  ACCELOPT_RETURN_IF_ERROR(Next("write", p));
+  return EnvWrapper::WriteFileAtomic(p, d);
+}
+Status FaultyFileEnv::CreateDirs(const std::string& p) {
+  ACCELOPT_RETURN_IF_ERROR(Next("mkdir", p));
+  return EnvWrapper::CreateDirs(p);
+}
+Result<std::vector<std::string>> FaultyFileEnv::ListDir(const std::string& p) {
+  ACCELOPT_RETURN_IF_ERROR(Next("list", p));
+  return EnvWrapper::ListDir(p);
+}
+Status FaultyFileEnv::RemoveAll(const std::string& p) {
+  ACCELOPT_RETURN_IF_ERROR(Next("remove", p));
+  return EnvWrapper::RemoveAll(p);
+}
+Status FaultyFileEnv::RenameFile(const std::string& f, const std::string& t) {
+  ACCELOPT_RETURN_IF_ERROR(Next("rename", f));
+  return EnvWrapper::RenameFile(f, t);
+}
+Status FaultyFileEnv::SetPermissions(const std::string& p, unsigned mode) {
+  ACCELOPT_RETURN_IF_ERROR(Next("chmod", p));
+  return EnvWrapper::SetPermissions(p, mode);
+}
+Result<std::unique_ptr<FileLock>> FaultyFileEnv::LockFile(const std::string& p, const std::string& contents) {
+  ACCELOPT_RETURN_IF_ERROR(Next("lock", p));
+  return EnvWrapper::LockFile(p, contents);
 }
 
 }  // namespace accelopt

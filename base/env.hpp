@@ -10,6 +10,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,12 @@
 #include "base/subprocess.hpp"
 
 namespace accelopt {
+
+// A lock taken with Env::LockFile; released when destroyed.
+class FileLock {
+ public:
+  virtual ~FileLock() = default;
+};
 
 class Env {
  public:
@@ -40,9 +48,28 @@ class Env {
   virtual Status WriteFileAtomic(const std::string& path, const std::string& data) = 0;
   virtual Status CreateDirs(const std::string& path) = 0;
   virtual bool Exists(const std::string& path) = 0;
+  // A regular file (following symlinks); a directory.
+  virtual bool IsFile(const std::string& path) = 0;
+  virtual bool IsDirectory(const std::string& path) = 0;
   // Names (not paths) of the entries of a directory, sorted.
   virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
   virtual Status RemoveAll(const std::string& path) = 0;
+  // rename(2): replaces `to` atomically.
+  virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
+  // chmod(2) to `mode` (e.g. 0600).
+  virtual Status SetPermissions(const std::string& path, unsigned mode) = 0;
+  // Creates `path` when missing and takes an exclusive advisory lock on it
+  // (flock(2)) without waiting, held until the FileLock is destroyed; then
+  // replaces the file's contents with `contents` (best effort: who holds it,
+  // for the messages of those refused). kFailedPrecondition when another
+  // holder, in this process or another, has it (the caller may ReadFile the
+  // path to name the holder).
+  virtual Result<std::unique_ptr<FileLock>> LockFile(const std::string& path, const std::string& contents) = 0;
+  // The process's working directory (for making paths absolute).
+  virtual std::string CurrentDir() = 0;
+
+  // An environment variable; nullopt when unset (an empty value is a value).
+  virtual std::optional<std::string> GetEnvVar(const std::string& name) = 0;
 
   virtual Result<ProcessResult> RunProcess(const ProcessSpec& spec) = 0;
 
@@ -68,8 +95,17 @@ class EnvWrapper : public Env {
   }
   Status CreateDirs(const std::string& p) override { return target_->CreateDirs(p); }
   bool Exists(const std::string& p) override { return target_->Exists(p); }
+  bool IsFile(const std::string& p) override { return target_->IsFile(p); }
+  bool IsDirectory(const std::string& p) override { return target_->IsDirectory(p); }
   Result<std::vector<std::string>> ListDir(const std::string& p) override { return target_->ListDir(p); }
   Status RemoveAll(const std::string& p) override { return target_->RemoveAll(p); }
+  Status RenameFile(const std::string& f, const std::string& t) override { return target_->RenameFile(f, t); }
+  Status SetPermissions(const std::string& p, unsigned mode) override { return target_->SetPermissions(p, mode); }
+  Result<std::unique_ptr<FileLock>> LockFile(const std::string& p, const std::string& contents) override {
+    return target_->LockFile(p, contents);
+  }
+  std::string CurrentDir() override { return target_->CurrentDir(); }
+  std::optional<std::string> GetEnvVar(const std::string& n) override { return target_->GetEnvVar(n); }
   Result<ProcessResult> RunProcess(const ProcessSpec& s) override { return target_->RunProcess(s); }
 
  private:
@@ -90,6 +126,41 @@ class FakeClockEnv : public EnvWrapper {
  private:
   std::atomic<int64_t> now_micros_;
   std::atomic<int64_t> mono_nanos_{0};
+};
+
+// An Env whose Nth file operation fails (after leveldb's fault-injection
+// tests): every operation that returns a Status or Result — ReadFile,
+// WriteFileAtomic, CreateDirs, ListDir, RemoveAll, RenameFile,
+// SetPermissions, LockFile — counts, 1-based; the one numbered FailAt(n)
+// (and, with FailFrom, every later one) returns kIOError "injected fault:
+// <operation> <path>" without touching the target. Queries (Exists, IsFile,
+// IsDirectory), clocks and processes forward untouched. Thread-safe.
+class FaultyFileEnv : public EnvWrapper {
+ public:
+  explicit FaultyFileEnv(Env* target) : EnvWrapper(target) {}
+  // Fails operation n only (0: none).
+  void FailAt(int64_t n) { fail_at_ = n; fail_from_ = 0; }
+  // Fails operation n and every later one (0: none).
+  void FailFrom(int64_t n) { fail_at_ = 0; fail_from_ = n; }
+  // File operations seen so far (failed ones included).
+  int64_t operations() const { return operations_.load(); }
+  void ResetCount() { operations_ = 0; }
+
+  Result<std::string> ReadFile(const std::string& p) override;
+  Status WriteFileAtomic(const std::string& p, const std::string& d) override;
+  Status CreateDirs(const std::string& p) override;
+  Result<std::vector<std::string>> ListDir(const std::string& p) override;
+  Status RemoveAll(const std::string& p) override;
+  Status RenameFile(const std::string& f, const std::string& t) override;
+  Status SetPermissions(const std::string& p, unsigned mode) override;
+  Result<std::unique_ptr<FileLock>> LockFile(const std::string& p, const std::string& contents) override;
+
+ private:
+  // OK, or the injected failure for this operation.
+  Status Next(const char* op, const std::string& path);
+  std::atomic<int64_t> operations_{0};
+  std::atomic<int64_t> fail_at_{0};
+  std::atomic<int64_t> fail_from_{0};
 };
 
 }  // namespace accelopt

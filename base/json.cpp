@@ -1,7 +1,6 @@
 #include "base/json.hpp"
 
-#include <fstream>
-#include <sstream>
+#include "base/env.hpp"
 
 namespace accelopt {
 
@@ -53,14 +52,13 @@ Result<json> ParseJson(std::string_view text, bool allow_comments) {
   }
 }
 
-Result<json> ReadJsonFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot open " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto r = ParseJson(ss.str(), /*allow_comments=*/true);
+Result<json> ReadJsonFile(Env* env, const std::string& path) {
+  ACCELOPT_ASSIGN_OR_RETURN(std::string text, env->ReadFile(path));
+  auto r = ParseJson(text, /*allow_comments=*/true);
   if (!r.ok()) return r.status().WithContext(path);
   return r;
 }
+
+Result<json> ReadJsonFile(const std::string& path) { return ReadJsonFile(Env::Default(), path); }
 
 }  // namespace accelopt

@@ -28,7 +28,12 @@ std::string Dump(const json& j, int indent = -1);
 inline constexpr int kMaxJsonDepth = 512;
 Result<json> ParseJson(std::string_view text, bool allow_comments = false);
 
-// Reads and parses a JSON file (comments allowed).
+class Env;
+// Reads (through `env`) and parses a JSON file (comments allowed). A read
+// failure keeps the Env's status; a parse error is kInvalidArgument naming
+// the file.
+Result<json> ReadJsonFile(Env* env, const std::string& path);
+// The same with Env::Default().
 Result<json> ReadJsonFile(const std::string& path);
 
 // True when `v` is a JSON integer that T holds exactly (no wrap-around:

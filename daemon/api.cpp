@@ -1,16 +1,13 @@
 #include "daemon/api.hpp"
 
-#include <filesystem>
-
 #include "base/log.hpp"
+#include "evaluators/suites.hpp"
 #include "workflows/report.hpp"
 #include "workflows/report_detail.hpp"
 #include "workflows/report_html.hpp"
 
 namespace accelopt::daemon {
 namespace {
-
-namespace fs = std::filesystem;
 
 HttpResponse Ok(const json& j, http::status status = http::status::ok) { return JsonResponse(status, Dump(j)); }
 
@@ -216,18 +213,15 @@ void Api::AddRoutes() {
     json suites = json::array();
     for (const auto& [name, dir] : d_.config->suites) {
       json problems = json::array();
-      std::error_code ec;
-      std::vector<std::string> names;
-      for (const auto& e : fs::directory_iterator(dir, ec))
-        if (fs::exists(e.path() / "problem.json")) names.push_back(e.path().filename());
-      std::sort(names.begin(), names.end());
-      for (const auto& n : names) {
-        auto pj = ReadJsonFile(dir + "/" + n + "/problem.json");
-        json p = {{"name", n}, {"id", "suites/" + name + "/" + n}};
-        if (pj.ok()) {
-          p["bound"] = pj->value("bound", "");
-          p["workload"] = pj->value("workload", "");
-          p["description"] = pj->value("description", "");
+      auto listed = eval::ListSuite(name, dir, d_.env);
+      for (const auto& sp : listed.ok() ? *listed : std::vector<eval::SuiteProblem>{}) {
+        json p = {{"name", sp.name}, {"id", sp.id}};
+        if (sp.error.ok()) {
+          p["bound"] = sp.spec.bound;
+          p["workload"] = sp.spec.workload;
+          p["description"] = sp.spec.description;
+        } else {
+          p["error"] = sp.error.message();
         }
         problems.push_back(p);
       }
@@ -262,12 +256,9 @@ void Api::AddRoutes() {
     std::string suite = body->value("suite", "cpu");
     auto it = d_.config->suites.find(suite);
     if (it == d_.config->suites.end()) return respond(ApiError(http::status::not_found, "not_found", "no suite '" + suite + "'"));
-    std::vector<std::string> names;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(it->second, ec))
-      if (fs::exists(e.path() / "problem.json")) names.push_back(e.path().filename());
-    std::sort(names.begin(), names.end());
-    if (names.empty()) return respond(Ok({{"suite", suite}, {"problems", json::array()}}));
+    auto listed = eval::ListSuite(suite, it->second, d_.env);
+    const std::vector<eval::SuiteProblem> problems = listed.ok() ? *listed : std::vector<eval::SuiteProblem>{};
+    if (problems.empty()) return respond(Ok({{"suite", suite}, {"problems", json::array()}}));
     struct Gather {
       std::mutex mu;
       json rows;
@@ -277,21 +268,20 @@ void Api::AddRoutes() {
     };
     auto g = std::make_shared<Gather>();
     g->rows = json::array();
-    for (size_t i = 0; i < names.size(); ++i) g->rows.push_back(json::object());
-    g->left = names.size();
+    for (size_t i = 0; i < problems.size(); ++i) g->rows.push_back(json::object());
+    g->left = problems.size();
     g->respond = respond;
     g->suite = suite;
-    for (size_t i = 0; i < names.size(); ++i) {
-      std::string dir = it->second + "/" + names[i];
-      auto src = Env::Default()->ReadFile(dir + "/baseline.cpp");
+    for (size_t i = 0; i < problems.size(); ++i) {
+      const std::string& dir = problems[i].dir;
+      auto src = d_.env->ReadFile(dir + "/baseline.cpp");
       eval::EvalRequest er;
       er.backend = "cpu";
       er.problem = dir;
       er.source = src.ok() ? *src : "";
-      er.id = "baseline/" + names[i];
-      std::string name = names[i];
-      auto pj = ReadJsonFile(dir + "/problem.json");
-      std::string bound = pj.ok() ? pj->value("bound", "") : "";
+      er.id = "baseline/" + problems[i].name;
+      std::string name = problems[i].name;
+      std::string bound = problems[i].spec.bound;
       auto finish = [g, i, name, bound, this](eval::EvalResult r) {
         json row = {{"problem", name}, {"status", eval::EvalStatusName(r.status)}, {"reason", r.reason}, {"bound", bound}};
         if (r.latency) row["latency_us"] = r.latency->median_us;

@@ -34,6 +34,7 @@ struct ApiDeps {
   Redistiller* redistiller = nullptr;
   EventWaiters* waiters = nullptr;  // wakes long-polls on appends
   ProviderGate* gate = nullptr;     // which LLM providers answer (may be null)
+  Env* env = nullptr;               // REQUIRED: reads the suites (evaluators/suites.hpp)
   // The cpu backend's calibration: the one in use, or (force) measured now
   // and recorded; force_busy accepts a measurement on a busy machine.
   // Blocking (seconds when forced, up to minutes while evaluations finish).

@@ -1,9 +1,8 @@
 #include "daemon/campaign_manager.hpp"
 
-#include <filesystem>
-
 #include "base/log.hpp"
 #include "base/sha256.hpp"
+#include "evaluators/suites.hpp"
 #include "llm/config.hpp"
 #include "workflows/campaign_spec.hpp"
 #include "workflows/report.hpp"
@@ -11,7 +10,6 @@
 namespace accelopt::daemon {
 namespace {
 
-namespace fs = std::filesystem;
 constexpr const char kSubmissionsStream[] = "submissions";
 
 std::string NewCampaignId(Env* env) {
@@ -31,41 +29,13 @@ CampaignManager::CampaignManager(RuntimeServices services, const DaemonConfig& c
     : s_(std::move(services)), config_(config), hardware_(std::move(hardware)) {}
 
 std::string CampaignManager::ProblemDir(const std::string& problem_id) const {
-  // "suites/<suite>/<name>" -> config.suites[<suite>]/<name>
-  fs::path p(problem_id);
-  auto it = p.begin();
-  if (it == p.end() || *it != "suites") return "";
-  ++it;
-  if (it == p.end()) return "";
-  auto suite = config_.suites.find(it->string());
-  if (suite == config_.suites.end()) return "";
-  ++it;
-  fs::path rest;
-  for (; it != p.end(); ++it) {
-    if (*it == "..") return "";
-    rest /= *it;
-  }
-  if (rest.empty()) return "";
-  return (fs::path(suite->second) / rest).string();
+  return eval::ProblemDirOf(config_.suites, problem_id);
 }
 
 Result<workflows::ProblemSource> CampaignManager::LoadProblem(const std::string& problem_id) const {
   std::string dir = ProblemDir(problem_id);
   if (dir.empty()) return NotFound("unknown problem '" + problem_id + "' (expected suites/<suite>/<name>)");
-  Env* env = s_.env;
-  if (!env->Exists(dir + "/problem.json")) return NotFound("unknown problem '" + problem_id + "': no " + dir + "/problem.json");
-  workflows::ProblemSource src;
-  src.id = problem_id;
-  auto pj = ReadJsonFile(dir + "/problem.json");
-  if (!pj.ok()) return pj.status();
-  src.problem = *pj;
-  auto ref = env->ReadFile(dir + "/reference.cpp");
-  if (!ref.ok()) return ref.status().WithContext(problem_id);
-  auto base = env->ReadFile(dir + "/baseline.cpp");
-  if (!base.ok()) return base.status().WithContext(problem_id);
-  src.reference = *ref;
-  src.baseline = *base;
-  return src;
+  return eval::LoadProblemSource(dir, problem_id, s_.env);
 }
 
 Result<std::vector<llm::ProviderConfig>> CampaignManager::ProviderConfigs() const {

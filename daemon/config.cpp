@@ -1,6 +1,5 @@
 #include "daemon/config.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -53,7 +52,7 @@ std::string Resolve(const std::string& base, const std::string& p) {
 
 }  // namespace
 
-Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_dir) {
+Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_dir, Env* env) {
   DaemonConfig c;
   ACCELOPT_RETURN_IF_ERROR(CheckKeys(j, "", {"state_dir", "listen", "providers", "roles", "evaluators", "suites",
                                              "search", "memory", "limits"}));
@@ -183,8 +182,7 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     for (const auto& [name, v] : s.items()) {
       if (!v.is_string()) return InvalidArgument("suites." + name + ": must be a folder path");
       c.suites[name] = Resolve(base_dir, v.get<std::string>());
-      std::error_code ec;
-      if (!fs::is_directory(c.suites[name], ec))
+      if (!env->IsDirectory(c.suites[name]))
         return InvalidArgument("suites." + name + ": no such folder: " + c.suites[name]);
     }
   }
@@ -219,28 +217,27 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
   return c;
 }
 
-Result<DaemonConfig> LoadDaemonConfig(const std::string& path) {
-  auto j = ReadJsonFile(path);
+Result<DaemonConfig> LoadDaemonConfig(const std::string& path, Env* env) {
+  auto j = ReadJsonFile(env, path);
   if (!j.ok()) return j.status();
   auto base = fs::path(path).parent_path().string();
-  auto c = ParseDaemonConfig(*j, base.empty() ? "." : base);
+  auto c = ParseDaemonConfig(*j, base.empty() ? "." : base, env);
   if (!c.ok()) return c.status().WithContext(path);
   return c;
 }
 
-Result<std::string> LoadTcpToken(const DaemonConfig& config) {
+Result<std::string> LoadTcpToken(const DaemonConfig& config, Env* env) {
   std::string token;
   if (!config.tcp_token_env.empty()) {
-    const char* v = std::getenv(config.tcp_token_env.c_str());
-    if (!v || !*v) return InvalidArgument("listen.tcp_token_env: environment variable " + config.tcp_token_env + " is not set");
-    token = v;
+    const auto v = env->GetEnvVar(config.tcp_token_env);
+    if (!v || v->empty()) return InvalidArgument("listen.tcp_token_env: environment variable " + config.tcp_token_env + " is not set");
+    token = *v;
   } else if (!config.tcp_token_file.empty()) {
     std::string path = config.tcp_token_file;
     if (path[0] != '/') {
-      const char* creds = std::getenv("CREDENTIALS_DIRECTORY");
-      if (creds) path = std::string(creds) + "/" + path;
+      if (const auto creds = env->GetEnvVar("CREDENTIALS_DIRECTORY")) path = *creds + "/" + path;
     }
-    auto data = Env::Default()->ReadFile(path);
+    auto data = env->ReadFile(path);
     if (!data.ok()) return InvalidArgument("listen.tcp_token_file: cannot read " + path);
     token = *data;
     while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();

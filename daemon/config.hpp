@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "base/env.hpp"
 #include "base/json.hpp"
 #include "base/status.hpp"
 #include "evaluators/slurm/slurm_backend.hpp"
@@ -74,12 +75,14 @@ struct DaemonConfig {
 // through llm/, roles, listen addresses and ports, suite folders that must
 // exist, evaluators, limits), so `acceloptd --check-config` refuses exactly
 // what a start would. `base_dir` resolves relative paths (the config file's
-// folder).
-Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_dir);
-Result<DaemonConfig> LoadDaemonConfig(const std::string& path);
+// folder). `env` checks the suite folders.
+Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_dir, Env* env);
+// Reads the file through `env` and parses it.
+Result<DaemonConfig> LoadDaemonConfig(const std::string& path, Env* env);
 
-// Reads the TCP bearer token from the env var or file named in the config.
-// Registers it as a secret. Empty when none is configured.
-Result<std::string> LoadTcpToken(const DaemonConfig& config);
+// Reads the TCP bearer token from the env var or file named in the config
+// (through `env`: its variables and files). Registers it as a secret. Empty
+// when none is configured.
+Result<std::string> LoadTcpToken(const DaemonConfig& config, Env* env);
 
 }  // namespace accelopt::daemon

@@ -18,6 +18,7 @@
 #include "daemon/http_server.hpp"
 #include "daemon/memory_banks.hpp"
 #include "daemon/redistiller.hpp"
+#include "daemon/replay_index.hpp"
 #include "daemon/notify.hpp"
 #include "daemon/provider_gate.hpp"
 #include "daemon/state_lock.hpp"
@@ -34,40 +35,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Request hash → recorded response JSON, from the LLM calls in the log
-// (the replay provider). Index built on first use, refreshed on a miss.
-class ReplayIndex {
- public:
-  explicit ReplayIndex(store::EventLog* log) : log_(log) {}
-  std::optional<std::string> Lookup(const std::string& hash) {
-    std::lock_guard lock(mu_);
-    auto find = [&]() -> std::optional<std::string> {
-      auto it = index_.find(hash);
-      if (it == index_.end()) return std::nullopt;
-      auto blob = log_->GetBlob(it->second);
-      if (!blob.ok()) return std::nullopt;
-      return *blob;
-    };
-    if (auto r = find()) return r;
-    auto events = log_->ReadAll(scanned_ + 1);
-    if (!events.ok()) return std::nullopt;
-    for (const auto& e : *events) {
-      scanned_ = e.global_position;
-      if (e.type != workflows::event_type::kLlmCallCompleted) continue;
-      std::string h = e.data.value("request_sha256", "");
-      std::string resp = e.data.value("response_json_sha256", "");
-      if (!h.empty() && !resp.empty()) index_.emplace(h, resp);
-    }
-    return find();
-  }
-
- private:
-  store::EventLog* log_;
-  std::mutex mu_;
-  std::map<std::string, std::string> index_;
-  uint64_t scanned_ = 0;
-};
-
 // The calibration as hardware facts for the campaigns (rendered into every
 // agent prompt): without the busy checks' observations, which say nothing
 // about the hardware. The CalibrationRecorded event keeps everything.
@@ -79,17 +46,21 @@ json CampaignFacts(json calibration) {
 }  // namespace
 
 int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
-  Env* env = Env::Default();
+  Env* env = options.env;
+  if (!env) {
+    LogError("DaemonOptions.env is required (main passes Env::Default())");
+    return 1;
+  }
   if (Status st = env->CreateDirs(config.state_dir); !st.ok()) {
     LogError(st.ToString());
     return 1;
   }
-  auto lock = StateLock::Acquire(config.state_dir);
+  auto lock = StateLock::Acquire(config.state_dir, env);
   if (!lock.ok()) {
     LogError(lock.status().message());
     return 1;
   }
-  auto token = LoadTcpToken(config);
+  auto token = LoadTcpToken(config, env);
   if (!token.ok()) {
     LogError(token.status().message());
     return 1;
@@ -141,9 +112,10 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     }
     (void)env->CreateDirs(bc.cache_dir);
     eval::cpu::CpuBackendOptions co;
+    co.env = env;
     co.root = "/";
     co.cache_dir = bc.cache_dir;
-    cpu_calibration = eval::cpu::CalibrationOptionsFor(bc.cache_dir, co.compiler);
+    cpu_calibration = eval::cpu::CalibrationOptionsFor(bc.cache_dir, env, co.compiler);
     cpu_calibration.force_busy = bc.calibration_force_busy;
     cpu_calibration_path = eval::cpu::CalibrationPath(bc.cache_dir);
     NotifyStatus("calibrating the cpu backend");
@@ -261,6 +233,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   ad.config = &config;
   ad.banks = &banks;
   ad.gate = &gate;
+  ad.env = env;
   EventWaiters waiters(log->get(), &ioc);
   ad.waiters = &waiters;
   ad.redistiller = &redistiller;
@@ -304,8 +277,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   int exit_code = 0;
   std::promise<void> bound;
   net::post(ioc, [&] {
-    std::error_code ec;
-    fs::create_directories(fs::path(config.unix_socket).parent_path(), ec);
+    (void)env->CreateDirs(fs::path(config.unix_socket).parent_path().string());
     Status st = server.ListenUnix(config.unix_socket, config.unix_mode);
     if (st.ok() && !config.tcp.empty()) {
       auto colon = config.tcp.rfind(':');

@@ -7,7 +7,7 @@
 // READY=1. Shutdown (SIGTERM/SIGINT): STOPPING=1 → stop accepting → record
 // interruptions and stop children → close the log → exit 0.
 //
-// Thread safety: Run() once, from the main thread.
+// Thread safety: RunDaemon once, from the main thread.
 #pragma once
 
 #include <functional>
@@ -21,9 +21,19 @@ namespace rocksdb {
 class Env;
 }
 
+namespace accelopt {
+class Env;
+}
+
 namespace accelopt::daemon {
 
 struct DaemonOptions {
+  // REQUIRED: every file, clock, randomness and child-process access of the
+  // daemon's own code (state dir, lock, token, suites, backends,
+  // calibration) goes through it; main() passes Env::Default(), tests a
+  // wrapper (base/env.hpp: FakeClockEnv, FaultyFileEnv). The event log's
+  // files go through rocksdb_env instead.
+  Env* env = nullptr;
   int io_threads = 4;
   // The RocksDB environment of the event log; null = the default. Tests pass
   // a fault-injecting file system here (tests/reliability: power loss).
@@ -34,7 +44,7 @@ struct DaemonOptions {
 };
 
 // Runs until SIGTERM/SIGINT. Returns the process exit code; start-up errors
-// are logged with the reason.
+// (options.env missing included) are logged with the reason.
 int RunDaemon(const DaemonConfig& config, const DaemonOptions& options);
 
 }  // namespace accelopt::daemon

@@ -22,6 +22,7 @@
 
 #include <string>
 
+#include "base/env.hpp"
 #include "base/json.hpp"
 #include "base/status.hpp"
 #include "daemon/config.hpp"
@@ -42,8 +43,8 @@ struct DevSetup {
 };
 
 // Creates the folder, the token and the config; the config as the daemon
-// will run it.
-Result<DevSetup> PrepareDev(const DevOptions& options);
+// will run it. Every file and environment-variable access goes through `env`.
+Result<DevSetup> PrepareDev(const DevOptions& options, Env* env);
 
 // The lines to print once the daemon listens (`tcp_port`: the bound port).
 // The token itself is not printed (stdout may be a journal): the dashboard

@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "base/env.hpp"
 #include "base/log.hpp"
 #include "daemon/config.hpp"
 #include "daemon/daemon.hpp"
@@ -31,12 +32,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  // The one place the daemon's real Env is chosen (daemon/daemon.hpp).
+  accelopt::Env* env = accelopt::Env::Default();
   if (version) {
     std::cout << "acceloptd 0.1.0\n";
     return 0;
   }
   if (!check_path.empty()) {
-    auto c = accelopt::daemon::LoadDaemonConfig(check_path);
+    auto c = accelopt::daemon::LoadDaemonConfig(check_path, env);
     if (!c.ok()) {
       std::cerr << "acceloptd: " << c.status().message() << "\n";
       return 1;
@@ -47,28 +50,31 @@ int main(int argc, char** argv) {
   if (dev) {
     dev_options.source_dir = ACCELOPT_SOURCE_DIR;
     if (app.count("--config")) {
-      auto base = accelopt::ReadJsonFile(config_path);
+      auto base = accelopt::ReadJsonFile(env, config_path);
       if (!base.ok()) {
         std::cerr << "acceloptd: " << base.status().message() << "\n";
         return 1;
       }
       dev_options.base = *base;
     }
-    auto setup = accelopt::daemon::PrepareDev(dev_options);
+    auto setup = accelopt::daemon::PrepareDev(dev_options, env);
     if (!setup.ok()) {
       std::cerr << "acceloptd: " << setup.status().message() << "\n";
       return 1;
     }
     accelopt::daemon::DaemonOptions options;
+    options.env = env;
     options.on_ready = [&setup](unsigned short port) {
       std::cout << accelopt::daemon::DevReadyLines(*setup, port) << std::flush;
     };
     return accelopt::daemon::RunDaemon(setup->config, options);
   }
-  auto config = accelopt::daemon::LoadDaemonConfig(config_path);
+  auto config = accelopt::daemon::LoadDaemonConfig(config_path, env);
   if (!config.ok()) {
     accelopt::LogError(config.status().message());
     return 1;
   }
-  return accelopt::daemon::RunDaemon(*config, {});
+  accelopt::daemon::DaemonOptions options;
+  options.env = env;
+  return accelopt::daemon::RunDaemon(*config, options);
 }

@@ -31,7 +31,6 @@
 #include <boost/program_options.hpp>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -43,6 +42,7 @@
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
 #include "evaluators/problem.hpp"
+#include "evaluators/suites.hpp"
 #include "workflows/memory_bank.hpp"
 #include "workflows/prompt_preview.hpp"
 
@@ -53,11 +53,15 @@ using namespace accelopt::eval;
 
 namespace {
 
-std::string DefaultCacheDir() {
-  if (const char* d = std::getenv("ACCELOPT_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/accelopt";
-  const char* home = std::getenv("HOME");
-  return std::string(home ? home : "/tmp") + "/.cache/accelopt";
+std::string DefaultCacheDir(Env* env) {
+  if (auto d = env->GetEnvVar("ACCELOPT_CACHE_DIR"); d && !d->empty()) return *d;
+  if (auto x = env->GetEnvVar("XDG_CACHE_HOME"); x && !x->empty()) return *x + "/accelopt";
+  return env->GetEnvVar("HOME").value_or("/tmp") + "/.cache/accelopt";
+}
+
+// `path`, relative to `root` unless absolute.
+fs::path Under(const std::string& root, const std::string& path) {
+  return fs::path(path).is_relative() ? fs::path(root) / path : fs::path(path);
 }
 
 std::string Fixed(double v, int prec) {
@@ -67,6 +71,7 @@ std::string Fixed(double v, int prec) {
 }
 
 struct Common {
+  Env* env = nullptr;  // main's Env::Default(): every file, variable and process goes through it
   std::string output = "table", cache_dir, root = ".", compiler = "g++";
   std::string settings_json, seeds;
   double timeout = 0, min_time = 0;
@@ -110,14 +115,15 @@ Result<EvalSettings> MakeSettings(const Common& c) {
 
 cpu::CpuBackendOptions BackendOptions(const Common& c) {
   cpu::CpuBackendOptions o;
-  o.cache_dir = c.cache_dir.empty() ? DefaultCacheDir() : c.cache_dir;
+  o.env = c.env;
+  o.cache_dir = c.cache_dir.empty() ? DefaultCacheDir(c.env) : c.cache_dir;
   o.root = c.root;
   o.compiler = c.compiler;
   return o;
 }
 
 cpu::CalibrationOptions CalibrationOpts(const Common& c, const cpu::CpuBackendOptions& o) {
-  cpu::CalibrationOptions co = cpu::CalibrationOptionsFor(o.cache_dir, c.compiler);
+  cpu::CalibrationOptions co = cpu::CalibrationOptionsFor(o.cache_dir, c.env, c.compiler);
   co.force_busy = c.force_busy;
   return co;
 }
@@ -125,7 +131,7 @@ cpu::CalibrationOptions CalibrationOpts(const Common& c, const cpu::CpuBackendOp
 // Loads (or measures) the calibration before evaluating, so that a refusal
 // is reported once, with its reason, and --force-busy applies.
 bool PrepareCalibration(const Common& c, cpu::CpuBackendOptions& o) {
-  (void)Env::Default()->CreateDirs(o.cache_dir);
+  (void)c.env->CreateDirs(o.cache_dir);
   auto cal = cpu::LoadOrCalibrate(cpu::CalibrationPath(o.cache_dir), CalibrationOpts(c, o));
   if (!cal.ok()) {
     std::cerr << "accelopt-eval: " << cal.status().message() << "\n";
@@ -160,8 +166,9 @@ void PrintResultTable(const std::string& name, const EvalResult& r) {
   if (!r.error_text.empty()) std::cout << "---- error text ----\n" << r.error_text << "\n";
 }
 
-int Calibrate(const std::vector<std::string>& args) {
+int Calibrate(Env* env, const std::vector<std::string>& args) {
   Common c;
+  c.env = env;
   bool force = false;
   po::options_description d("accelopt-eval calibrate [options]");
   AddCommon(d, c);
@@ -220,8 +227,9 @@ int Calibrate(const std::vector<std::string>& args) {
   return 0;
 }
 
-int RunOne(const std::vector<std::string>& args) {
+int RunOne(Env* env, const std::vector<std::string>& args) {
   Common c;
+  c.env = env;
   std::string problem, kernel, compare;
   po::options_description d("accelopt-eval run --problem DIR --kernel FILE [options]");
   AddCommon(d, c);
@@ -236,14 +244,20 @@ int RunOne(const std::vector<std::string>& args) {
   if (problem.empty() || kernel.empty()) { std::cerr << d; return 2; }
   auto settings = MakeSettings(c);
   if (!settings.ok()) { std::cerr << "accelopt-eval: " << settings.status() << "\n"; return 2; }
-  auto source = Env::Default()->ReadFile(kernel);
+  auto source = env->ReadFile(kernel);
   if (!source.ok()) { std::cerr << "accelopt-eval: " << source.status() << "\n"; return 2; }
+  // A problem that cannot be loaded is refused before calibrating (which may
+  // take seconds); the backend loads it again, the same way.
+  if (auto p = LoadProblem(Under(c.root, problem).string(), env); !p.ok()) {
+    std::cerr << "accelopt-eval: " << p.status().message() << "\n";
+    return 3;
+  }
   cpu::CpuBackendOptions bo = BackendOptions(c);
   if (!PrepareCalibration(c, bo)) return 3;
   cpu::CpuBackend backend(bo);
   EvalRequest req{"", "cpu", problem, *source, *settings};
   if (!compare.empty()) {
-    auto other = Env::Default()->ReadFile(compare);
+    auto other = env->ReadFile(compare);
     if (!other.ok()) { std::cerr << "accelopt-eval: " << other.status() << "\n"; return 2; }
     req.compare_source = *other;
   }
@@ -254,8 +268,9 @@ int RunOne(const std::vector<std::string>& args) {
   return r.status == EvalStatus::kOk ? 0 : 1;
 }
 
-int Baseline(const std::vector<std::string>& args) {
+int Baseline(Env* env, const std::vector<std::string>& args) {
   Common c;
+  c.env = env;
   std::string suite;
   po::options_description d("accelopt-eval baseline SUITE_DIR [options]");
   AddCommon(d, c);
@@ -269,8 +284,7 @@ int Baseline(const std::vector<std::string>& args) {
   if (suite.empty()) { std::cerr << d; return 2; }
   auto settings = MakeSettings(c);
   if (!settings.ok()) { std::cerr << "accelopt-eval: " << settings.status() << "\n"; return 2; }
-  fs::path suite_path = fs::path(suite).is_relative() ? fs::path(c.root) / suite : fs::path(suite);
-  auto dirs = ListProblemDirs(suite_path.string());
+  auto dirs = ListProblemDirs(Under(c.root, suite).string(), env);
   if (!dirs.ok()) { std::cerr << "accelopt-eval: " << dirs.status() << "\n"; return 2; }
   cpu::CpuBackendOptions opts = BackendOptions(c);
   opts.root = "/";
@@ -281,14 +295,14 @@ int Baseline(const std::vector<std::string>& args) {
   std::vector<double> percents;
   if (c.output != "json") std::cout << baseline_table::HeaderLine() << std::flush;  // acceloptctl baseline's too
   for (const auto& dir : *dirs) {
-    auto problem = LoadProblem(dir);
+    auto problem = LoadProblem(dir, env);
     std::string name = fs::path(dir).filename().string();
     EvalResult r;
     if (!problem.ok()) {
       r = EvalResult::Failure(EvalStatus::kInternalError, problem.status().message());
     } else {
-      auto src = Env::Default()->ReadFile(problem->baseline_path);
-      EvalRequest req{"", "cpu", fs::absolute(dir).string(), src.ok() ? *src : "", *settings};
+      auto src = env->ReadFile(problem->baseline_path);
+      EvalRequest req{"", "cpu", Under(env->CurrentDir(), dir).string(), src.ok() ? *src : "", *settings};
       r = backend.Evaluate(req, nullptr);
     }
     if (r.status != EvalStatus::kOk) ++failures;
@@ -315,8 +329,9 @@ int Baseline(const std::vector<std::string>& args) {
 // request (an EvalRequest as JSON) from a file, the result written
 // atomically to another, naming the sha256 of the request it answers.
 // Exit 0 whenever a result was written (the candidate's failures included).
-int Job(const std::vector<std::string>& args) {
+int Job(Env* env, const std::vector<std::string>& args) {
   Common c;
+  c.env = env;
   std::string request_path, result_path;
   po::options_description d("accelopt-eval job --request FILE --result FILE [--cache-dir DIR] [--force-busy]");
   AddCommon(d, c);
@@ -327,7 +342,7 @@ int Job(const std::vector<std::string>& args) {
   po::notify(vm);
   if (vm.count("help")) { std::cout << d; return 0; }
   if (request_path.empty() || result_path.empty()) { std::cerr << d; return 2; }
-  auto text = Env::Default()->ReadFile(request_path);
+  auto text = env->ReadFile(request_path);
   if (!text.ok()) { std::cerr << "accelopt-eval: " << text.status() << "\n"; return 3; }
   EvalResult r;
   auto parsed = ParseJson(*text);
@@ -343,34 +358,22 @@ int Job(const std::vector<std::string>& args) {
     r = backend.Evaluate(*req, nullptr);
   }
   json out = {{"request_sha256", Sha256Hex(*text)}, {"result", r.ToJson()}};
-  Status st = Env::Default()->WriteFileAtomic(result_path, Dump(out));
+  Status st = env->WriteFileAtomic(result_path, Dump(out));
   if (!st.ok()) { std::cerr << "accelopt-eval: " << st << "\n"; return 3; }
   std::cerr << "accelopt-eval: " << EvalStatusName(r.status) << ": " << r.reason << "\n";
   return 0;
 }
 
-Result<std::string> ReadText(const std::string& path) { return Env::Default()->ReadFile(path); }
-
-// problem.json, reference.cpp and baseline.cpp of a problem folder.
-Result<workflows::ProblemSource> LoadProblemSource(const std::string& dir, const std::string& id) {
-  workflows::ProblemSource src;
-  src.id = id;
-  ACCELOPT_ASSIGN_OR_RETURN(src.problem, ReadJsonFile(dir + "/problem.json"));
-  ACCELOPT_ASSIGN_OR_RETURN(src.reference, ReadText(dir + "/reference.cpp"));
-  ACCELOPT_ASSIGN_OR_RETURN(src.baseline, ReadText(dir + "/baseline.cpp"));
-  return src;
-}
-
 // The calibration as the daemon hands it to campaigns (without the busy checks).
-Result<json> CampaignHardware(const std::string& path) {
-  ACCELOPT_ASSIGN_OR_RETURN(json raw, ReadJsonFile(path));
+Result<json> CampaignHardware(Env* env, const std::string& path) {
+  ACCELOPT_ASSIGN_OR_RETURN(json raw, ReadJsonFile(env, path));
   ACCELOPT_ASSIGN_OR_RETURN(cpu::Calibration cal, cpu::Calibration::FromJson(raw));
   json facts = cal.ToJson();
   facts.erase("checks");
   return facts;
 }
 
-int Prompts(const std::vector<std::string>& args) {
+int Prompts(Env* env, const std::vector<std::string>& args) {
   std::string problem, role, mode = "default", memory, kernel, result, plan, slow, fast, calibration;
   std::string cache_dir, root = ".";
   double speedup = 0;
@@ -407,19 +410,18 @@ int Prompts(const std::vector<std::string>& args) {
   workflows::PromptPreview in;
   in.mode = workflows::PromptModeOf(mode);
   in.seed = seed;
-  fs::path dir = fs::path(problem).is_relative() ? fs::path(root) / problem : fs::path(problem);
-  auto src = LoadProblemSource(dir.string(), problem);
+  auto src = LoadProblemSource(Under(root, problem).string(), problem, env);
   if (!src.ok()) return fail(src.status(), 2);
   in.source = std::move(*src);
-  if (calibration.empty()) calibration = cpu::CalibrationPath(cache_dir.empty() ? DefaultCacheDir() : cache_dir);
-  auto hw = CampaignHardware(calibration);
+  if (calibration.empty()) calibration = cpu::CalibrationPath(cache_dir.empty() ? DefaultCacheDir(env) : cache_dir);
+  auto hw = CampaignHardware(env, calibration);
   if (!hw.ok()) {
     return fail(hw.status().WithContext("the hardware facts (run 'accelopt-eval calibrate' or pass --calibration)"), 3);
   }
   in.hardware = std::move(*hw);
   auto text = [&](const std::string& path, std::string* out) {
     if (path.empty()) return Status::Ok();
-    auto t = ReadText(path);
+    auto t = env->ReadFile(path);
     if (!t.ok()) return t.status();
     *out = std::move(*t);
     return Status::Ok();
@@ -434,12 +436,12 @@ int Prompts(const std::vector<std::string>& args) {
     in.plan = *parsed;
   }
   if (!result.empty()) {
-    auto r = ReadJsonFile(result);
+    auto r = ReadJsonFile(env, result);
     if (!r.ok()) return fail(r.status(), 2);
     in.profile = r->is_object() && r->contains("profile") ? (*r)["profile"] : json::object();
   }
   if (!memory.empty()) {
-    auto doc = ReadJsonFile(memory);
+    auto doc = ReadJsonFile(env, memory);
     if (!doc.ok()) return fail(doc.status(), 2);
     auto items = workflows::ParseImport(*doc, "auto", "file");
     if (!items.ok()) return fail(items.status().WithContext(memory), 2);
@@ -467,12 +469,13 @@ int main(int argc, char** argv) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") { std::cerr << usage; return args.empty() ? 2 : 0; }
   std::string cmd = args[0];
   args.erase(args.begin());
+  Env* env = Env::Default();  // the one place accelopt-eval's Env is chosen
   try {
-    if (cmd == "calibrate") return Calibrate(args);
-    if (cmd == "run") return RunOne(args);
-    if (cmd == "baseline") return Baseline(args);
-    if (cmd == "job") return Job(args);
-    if (cmd == "prompts") return Prompts(args);
+    if (cmd == "calibrate") return Calibrate(env, args);
+    if (cmd == "run") return RunOne(env, args);
+    if (cmd == "baseline") return Baseline(env, args);
+    if (cmd == "job") return Job(env, args);
+    if (cmd == "prompts") return Prompts(env, args);
   } catch (const po::error& e) {
     std::cerr << "accelopt-eval: " << e.what() << "\n";
     return 2;

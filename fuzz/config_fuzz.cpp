@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const json& j = *parsed;
   (void)Dump(j);
 
-  auto config = daemon::ParseDaemonConfig(j, "/etc/accelopt");
+  auto config = daemon::ParseDaemonConfig(j, "/etc/accelopt", Env::Default());
   if (!config.ok()) FUZZ_CHECK(config.status().code() == Code::kInvalidArgument);
 
   const json& providers = j.is_object() && j.contains("providers") ? j["providers"] : j;

@@ -28,50 +28,9 @@ ProblemInfo ProblemInfoFromJson(const json& j) {
   return p;
 }
 
-namespace {
-Result<std::string> CType(const std::string& dtype) {
-  if (dtype == "float32") return std::string("float");
-  if (dtype == "float64") return std::string("double");
-  if (dtype == "int32") return std::string("int32_t");
-  if (dtype == "int64") return std::string("int64_t");
-  return InvalidArgument("unknown dtype '" + dtype + "'");
-}
-}  // namespace
-
 Result<std::string> CSignature(const json& problem) {
-  if (!problem.is_object() || !problem.contains("function") || !problem["function"].is_string()) {
-    return InvalidArgument("problem.json has no \"function\"");
-  }
-  if (!problem.contains("params") || !problem["params"].is_array()) {
-    return InvalidArgument("problem.json has no \"params\" array");
-  }
-  std::string sig = "extern \"C\" void " + problem["function"].get<std::string>() + "(";
-  bool first = true;
-  for (const json& p : problem["params"]) {
-    if (!p.is_object() || !p.contains("name") || !p.contains("kind")) {
-      return InvalidArgument("a param in problem.json lacks \"name\" or \"kind\"");
-    }
-    const std::string name = p["name"].get<std::string>();
-    const std::string kind = p["kind"].get<std::string>();
-    std::string decl;
-    if (kind == "dim") {
-      decl = "int64_t " + name;
-    } else {
-      ACCELOPT_ASSIGN_OR_RETURN(std::string type, CType(p.value("dtype", "float32")));
-      if (kind == "input") {
-        decl = "const " + type + "* " + name;
-      } else if (kind == "output") {
-        decl = type + "* " + name;
-      } else if (kind == "scalar") {
-        decl = type + " " + name;
-      } else {
-        return InvalidArgument("param '" + name + "' has unknown kind '" + kind + "'");
-      }
-    }
-    sig += (first ? "" : ", ") + decl;
-    first = false;
-  }
-  return sig + ");";
+  ACCELOPT_ASSIGN_OR_RETURN(ProblemSpec spec, ParseProblemSpec(problem, "problem.json"));
+  return spec.KernelSignature() + ";";
 }
 
 Result<ProblemInfo> DescribeProblem(const ProblemSource& source) {
@@ -79,18 +38,16 @@ Result<ProblemInfo> DescribeProblem(const ProblemSource& source) {
     return InvalidArgument("problem '" + source.id + "': " + what);
   };
   if (source.id.empty()) return InvalidArgument("a problem has an empty id");
-  if (!source.problem.is_object()) return fail("problem.json is not an object");
   if (source.baseline.empty()) return fail("baseline source is empty");
   if (source.reference.empty()) return fail("reference source is empty");
-  auto sig = CSignature(source.problem);
-  if (!sig.ok()) return fail(sig.status().message());
+  auto spec = ParseProblemSpec(source.problem, "problem.json");
+  if (!spec.ok()) return fail(spec.status().message());
   ProblemInfo info;
   info.id = source.id;
-  info.name = source.problem.value("name", source.id);
-  info.backend = source.problem.value("backend", "");
-  if (info.backend.empty()) return fail("problem.json has no \"backend\"");
-  info.function = source.problem["function"].get<std::string>();
-  info.signature = *sig;
+  info.name = spec->name;
+  info.backend = spec->backend;
+  info.function = spec->function;
+  info.signature = spec->KernelSignature() + ";";
   info.problem = source.problem;
   info.reference_sha256 = Sha256Hex(source.reference);
   info.baseline_sha256 = Sha256Hex(source.baseline);

@@ -11,6 +11,7 @@
 
 #include "base/json.hpp"
 #include "base/status.hpp"
+#include "workflows/problem_json.hpp"
 
 namespace accelopt::workflows {
 
@@ -37,16 +38,18 @@ struct ProblemInfo {
 json ToJson(const ProblemInfo& p);
 ProblemInfo ProblemInfoFromJson(const json& j);  // throws json::exception on bad input
 
-// The kernel's C declaration from problem.json's params, per
-// docs/contracts.md: inputs `const T*`, outputs `T*`, scalars `T`, dims
-// `int64_t`; float32 → float, float64 → double, int32 → int32_t,
-// int64 → int64_t. E.g.
+// The kernel's C declaration of a problem.json, per docs/contracts.md
+// (ProblemSpec::KernelSignature with a ';'): inputs `const float*`, outputs
+// `float*`, scalars `float` or `int64_t`, dims `int64_t`. E.g.
 //   extern "C" void silu(const float* x, float* out, int64_t M, int64_t N);
-// kInvalidArgument when "function" or "params" is missing or malformed.
+// kInvalidArgument naming the field when problem.json is not valid
+// (ParseProblemSpec, workflows/problem_json.hpp).
 Result<std::string> CSignature(const json& problem);
 
-// Checks a ProblemSource and builds its ProblemInfo (blob hashes = sha256 of
-// the texts). kInvalidArgument naming the problem when something is missing.
+// Checks a ProblemSource (problem.json by ParseProblemSpec, the one parser)
+// and builds its ProblemInfo (blob hashes = sha256 of the texts).
+// kInvalidArgument naming the problem and the field when something is
+// missing or malformed.
 Result<ProblemInfo> DescribeProblem(const ProblemSource& source);
 
 }  // namespace accelopt::workflows

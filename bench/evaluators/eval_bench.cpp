@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
                {src + "/tests/evaluators/problems/silu", src + "/tests/evaluators/problems/silu/baseline.cpp"}};
   }
   cpu::CpuBackendOptions o;
+  o.env = Env::Default();
   o.cache_dir = cache;
   cpu::CpuBackend backend(o);
   auto t0 = std::chrono::steady_clock::now();

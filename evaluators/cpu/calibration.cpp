@@ -87,12 +87,14 @@ double RuleFor(const Calibration& c, const std::vector<Calibration::Point>& pts,
 }
 
 // Per-CPU busy and steal seconds from /proc/stat text, for this process's CPUs
-// (all CPUs when none of the lines matches).
+// (`mine`: Env::AllowedCpus; all CPUs when none of the lines matches).
 struct CpuSeconds { double busy = 0, steal = 0; int cpus = 0; };
-CpuSeconds ParseProcStat(const std::string& text) {
+CpuSeconds ParseProcStat(const std::string& text, const std::vector<int>& cpus) {
   cpu_set_t set;
   CPU_ZERO(&set);
-  bool have_set = sched_getaffinity(0, sizeof set, &set) == 0;
+  for (int c : cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+  const bool have_set = !cpus.empty();
   CpuSeconds mine, all;
   std::istringstream in(text);
   std::string line;
@@ -298,7 +300,8 @@ MachineLoad SampleMachineLoad(Env* env, double window_s) {
   auto s1 = env->ReadFile("/proc/stat");
   m.window_s = (env->MonotonicNanos() - t0) / 1e9;
   if (s0.ok() && s1.ok() && m.window_s > 0) {
-    CpuSeconds a = ParseProcStat(*s0), b = ParseProcStat(*s1);
+    const std::vector<int> mine = env->AllowedCpus();
+    CpuSeconds a = ParseProcStat(*s0, mine), b = ParseProcStat(*s1, mine);
     int cpus = std::max(1, b.cpus);
     m.busy_fraction = std::clamp((b.busy - a.busy) / (m.window_s * cpus), 0.0, 1.0);
     m.steal_fraction = std::clamp((b.steal - a.steal) / (m.window_s * cpus), 0.0, 1.0);
@@ -406,17 +409,18 @@ std::vector<double> CalibrationSizes(const json& hardware) {
 
 std::string CalibrationPath(const std::string& cache_dir) { return (fs::path(cache_dir) / "calibration.json").string(); }
 
-CalibrationOptions CalibrationOptionsFor(const std::string& cache_dir, const std::string& compiler) {
+CalibrationOptions CalibrationOptionsFor(const std::string& cache_dir, Env* env, const std::string& compiler) {
   CalibrationOptions o;
+  o.env = env;
   o.compiler = compiler;
   o.work_dir = (fs::path(cache_dir) / "calibrate").string();
   return o;
 }
 
 Result<Calibration> Calibrate(const CalibrationOptions& options) {
-  Env* env = options.env ? options.env : Env::Default();
+  Env* env = options.env;
   const int64_t t0 = env->MonotonicNanos();
-  json hw = options.hardware.is_null() ? HardwareInfo(options.compiler) : options.hardware;
+  json hw = options.hardware.is_null() ? HardwareInfo(env, options.compiler) : options.hardware;
   const int cores = std::max(1, hw.value("cores", 1));
   ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(options.work_dir));
   std::string src = (fs::path(options.work_dir) / "calibrate_main.cpp").string();
@@ -428,9 +432,10 @@ Result<Calibration> Calibrate(const CalibrationOptions& options) {
   ACCELOPT_ASSIGN_OR_RETURN(auto built, env->RunProcess(cc));
   if (!built.Succeeded()) return Internal("building the calibration program " + built.Describe() + ": " + built.stderr_data.substr(0, 2000));
   struct Remove {
+    Env* env;
     std::string p;
-    ~Remove() { std::error_code ec; fs::remove(p, ec); }
-  } remove_exe{exe};
+    ~Remove() { (void)env->RemoveAll(p); }
+  } remove_exe{env, exe};
 
   // The harness's environment (cpu_backend.cpp): empty, PATH, and the thread
   // count the kernels get by default (all cores this process may use).
@@ -486,9 +491,9 @@ Result<Calibration> Calibrate(const CalibrationOptions& options) {
 }
 
 Result<Calibration> CalibrateAndSave(const std::string& path, const CalibrationOptions& options) {
-  Env* env = options.env ? options.env : Env::Default();
+  Env* env = options.env;
   CalibrationOptions o = options;
-  if (o.hardware.is_null()) o.hardware = HardwareInfo(o.compiler);
+  if (o.hardware.is_null()) o.hardware = HardwareInfo(env, o.compiler);
   if (!o.previous) {
     if (auto text = env->ReadFile(path); text.ok()) {
       if (auto j = ParseJson(*text); j.ok()) {
@@ -498,16 +503,15 @@ Result<Calibration> CalibrateAndSave(const std::string& path, const CalibrationO
     }
   }
   ACCELOPT_ASSIGN_OR_RETURN(Calibration c, Calibrate(o));
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
+  (void)env->CreateDirs(fs::path(path).parent_path().string());
   ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic(path, Dump(c.ToJson(), 2) + "\n"));
   return c;
 }
 
 Result<Calibration> LoadOrCalibrate(const std::string& path, const CalibrationOptions& options) {
-  Env* env = options.env ? options.env : Env::Default();
+  Env* env = options.env;
   CalibrationOptions o = options;
-  if (o.hardware.is_null()) o.hardware = HardwareInfo(o.compiler);
+  if (o.hardware.is_null()) o.hardware = HardwareInfo(env, o.compiler);
   if (auto text = env->ReadFile(path); text.ok()) {
     if (auto j = ParseJson(*text); j.ok()) {
       if (auto c = Calibration::FromJson(*j); c.ok() && c->hardware.value("fingerprint", "") == o.hardware["fingerprint"]) {

@@ -196,15 +196,18 @@ struct CalibrationOptions {
   double quiet_sample_s = 0.5;   // the /proc/stat window before each measurement
   BusyThresholds thresholds;
   std::optional<Calibration> previous;  // compared with; CalibrateAndSave sets it from the file
-  json hardware;                 // null: HardwareInfo(compiler); tests set a synthetic one
-  Env* env = nullptr;            // null: Env::Default(); runs the compiler and the program
+  json hardware;                 // null: HardwareInfo(env, compiler); tests set a synthetic one
+  // REQUIRED: files, clocks, sleeping and the compiler and the program run
+  // through it (callers pass theirs; accelopt-eval's and the daemon's main
+  // pass Env::Default()).
+  Env* env = nullptr;
 };
 
 // The file and options every caller uses for a cpu backend cache folder:
 // <cache_dir>/calibration.json, built in <cache_dir>/calibrate, defaults
 // otherwise (CpuBackend, accelopt-eval and the daemon agree on them).
 std::string CalibrationPath(const std::string& cache_dir);
-CalibrationOptions CalibrationOptionsFor(const std::string& cache_dir, const std::string& compiler = "g++");
+CalibrationOptions CalibrationOptionsFor(const std::string& cache_dir, Env* env, const std::string& compiler = "g++");
 
 // Builds the program and measures now, with the busy checks.
 Result<Calibration> Calibrate(const CalibrationOptions& options);

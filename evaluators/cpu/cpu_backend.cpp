@@ -20,8 +20,8 @@ namespace accelopt::eval::cpu {
 namespace fs = std::filesystem;
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+// Seconds since `t0` (Env::MonotonicNanos).
+double Since(Env* env, int64_t t0) { return (env->MonotonicNanos() - t0) / 1e9; }
 
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
   if (from.empty()) return s;
@@ -57,7 +57,7 @@ std::string HarnessErrors(const std::string& err) {
 }  // namespace
 
 CpuBackend::CpuBackend(CpuBackendOptions options)
-    : options_(std::move(options)), harnesses_(options_.cache_dir, options_.compiler) {
+    : options_(std::move(options)), harnesses_(options_.cache_dir, options_.compiler, options_.env) {
   if (options_.calibration_path.empty()) options_.calibration_path = (fs::path(options_.cache_dir) / "calibration.json").string();
   if (options_.calibration) calibration_ = options_.calibration;
 }
@@ -66,6 +66,7 @@ Result<Calibration> CpuBackend::GetCalibration() {
   std::lock_guard<std::mutex> lock(calibration_mu_);
   if (calibration_) return *calibration_;
   CalibrationOptions co;
+  co.env = options_.env;
   co.compiler = options_.compiler;
   co.work_dir = (fs::path(options_.cache_dir) / "calibrate").string();
   ACCELOPT_ASSIGN_OR_RETURN(Calibration c, LoadOrCalibrate(options_.calibration_path, co));
@@ -77,19 +78,20 @@ Result<Calibration> CpuBackend::Recalibrate() {
   // The one procedure (calibration.hpp): compared with the file it replaces,
   // refused on a busy machine.
   ACCELOPT_ASSIGN_OR_RETURN(Calibration c, CalibrateAndSave(options_.calibration_path,
-                                                            CalibrationOptionsFor(options_.cache_dir, options_.compiler)));
+                                                            CalibrationOptionsFor(options_.cache_dir, options_.env, options_.compiler)));
   std::lock_guard<std::mutex> lock(calibration_mu_);
   calibration_ = c;
   return c;
 }
 
 EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
-  const auto t_start = Clock::now();
+  Env* const env = options_.env;
+  const int64_t t_start = env->MonotonicNanos();
   const EvalSettings& s = request.settings;
   EvalResult result;
   auto finish = [&](EvalResult r) {
     r.error_text = TruncateErrorText(r.error_text);
-    r.timings.total_s = Since(t_start);
+    r.timings.total_s = Since(env, t_start);
     return r;
   };
   auto cancelled = [&] { return cancel && cancel->load(); };
@@ -103,7 +105,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
 
   fs::path problem_dir = fs::path(request.problem);
   if (problem_dir.is_relative()) problem_dir = fs::path(options_.root) / problem_dir;
-  auto problem = LoadProblem(problem_dir.string());
+  auto problem = LoadProblem(problem_dir.string(), env);
   if (!problem.ok()) return fail(EvalStatus::kInternalError, "cannot load the problem: " + problem.status().message());
   if (problem->backend != "cpu") return fail(EvalStatus::kInternalError, "problem " + problem->name + " is not a cpu problem");
   auto calibration = GetCalibration();
@@ -112,29 +114,28 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   result.hardware["peak_gflops"] = calibration->peak_gflops;
 
   // 1. Static checks on the text.
-  auto t_check = Clock::now();
+  int64_t t_check = env->MonotonicNanos();
   if (s.static_checks) {
     Status st = CheckSource(request.source);
     if (!st.ok()) return fail(EvalStatus::kStaticCheckFailed, st.message());
   }
-  double check_s = Since(t_check);
+  double check_s = Since(env, t_check);
   if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
 
   // 2. Compile.
   std::string work = (fs::path(options_.cache_dir) / "work" /
-                      (std::to_string(getpid()) + "-" + std::to_string(Env::Default()->RandomU64() % 1000000000000ULL)))
+                      (std::to_string(getpid()) + "-" + std::to_string(env->RandomU64() % 1000000000000ULL)))
                          .string();
   struct Cleanup {
-    std::string dir; bool keep;
-    ~Cleanup() { std::error_code ec; if (!keep) fs::remove_all(dir, ec); }
-  } cleanup{work, options_.keep_work_dirs};
-  Env* env = Env::Default();
+    Env* env; std::string dir; bool keep;
+    ~Cleanup() { if (!keep) (void)env->RemoveAll(dir); }
+  } cleanup{env, work, options_.keep_work_dirs};
   if (Status st = env->CreateDirs(work); !st.ok()) return fail(EvalStatus::kInternalError, st.ToString());
   std::string src = work + "/kernel.cpp", so = work + "/kernel.so";
   if (Status st = env->WriteFileAtomic(src, request.source); !st.ok()) return fail(EvalStatus::kInternalError, st.ToString());
   std::vector<std::string> args = KernelFlags();
   args.insert(args.end(), {"-fPIC", "-shared", "-o", so, src});
-  auto cc = RunCompiler(options_.compiler, args, s.compile_timeout_s, cancel);
+  auto cc = RunCompiler(env, options_.compiler, args, s.compile_timeout_s, cancel);
   if (!cc.ok()) return fail(EvalStatus::kInternalError, "cannot run the compiler: " + cc.status().message());
   result.timings.compile_s = cc->seconds;
   std::string compiler_text = Replace(cc->output, work + "/", "");
@@ -153,12 +154,12 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   result.compiled = true;
 
   // 3. Checks on the object.
-  t_check = Clock::now();
+  t_check = env->MonotonicNanos();
   if (s.static_checks) {
-    auto syms = UndefinedSymbols(so);
+    auto syms = UndefinedSymbols(so, env);
     if (!syms.ok()) return fail(EvalStatus::kInternalError, syms.status().message());
     if (Status st = CheckSymbols(*syms); !st.ok()) return fail(EvalStatus::kStaticCheckFailed, st.message());
-    if (Status st = CheckInstructions(so); !st.ok()) {
+    if (Status st = CheckInstructions(so, env); !st.ok()) {
       return fail(st.code() == Code::kUnavailable ? EvalStatus::kInternalError : EvalStatus::kStaticCheckFailed,
                   st.message());
     }
@@ -173,7 +174,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
       return fail(EvalStatus::kInternalError, st.ToString());
     std::vector<std::string> cargs = KernelFlags();
     cargs.insert(cargs.end(), {"-fPIC", "-shared", "-o", compare_so, csrc});
-    auto ccc = RunCompiler(options_.compiler, cargs, s.compile_timeout_s, cancel);
+    auto ccc = RunCompiler(env, options_.compiler, cargs, s.compile_timeout_s, cancel);
     if (!ccc.ok() || !ccc->ok) {
       if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled while compiling");
       return fail(EvalStatus::kInternalError, "the comparison kernel does not compile",
@@ -190,13 +191,13 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   }
   auto secret = harnesses_.Secret();
   if (!secret.ok()) return fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
-  std::vector<CaseSpec> cases = MakeCases(*problem, s, *secret, [] { return Env::Default()->RandomU64(); });
+  std::vector<CaseSpec> cases = MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
   auto refs = harnesses_.References(*problem, *harness, cases, cancel);
   if (!refs.ok()) {
     if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
     return fail(EvalStatus::kInternalError, refs.status().message());
   }
-  check_s += Since(t_check);
+  check_s += Since(env, t_check);
   result.timings.check_s = check_s;
 
   // 5. Judge: a trusted process that starts the runner, checks and times.
@@ -217,9 +218,9 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   spec.private_network = true;
   spec.cancel = cancel;
   spec.max_output_bytes = 8 << 20;
-  auto t_run = Clock::now();
-  auto run = RunProcess(spec);
-  result.timings.measure_s = Since(t_run);
+  const int64_t t_run = env->MonotonicNanos();
+  auto run = env->RunProcess(spec);
+  result.timings.measure_s = Since(env, t_run);
   if (!run.ok()) return fail(EvalStatus::kInternalError, "cannot start the judge: " + run.status().message());
   result.sandbox = {{"network_isolated", run->network_isolated},
                     {"memory_limit_mb", s.memory_limit_mb},

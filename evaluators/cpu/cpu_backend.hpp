@@ -21,6 +21,10 @@
 //      "suspicious" when faster than the roofline or than max_speedup x the
 //      baseline latency carried by the request).
 //
+// Every file access, clock reading, random number and child process goes
+// through options.env (except the object checks of static_check.hpp, which
+// read the compiled .so with libelf).
+//
 // Thread safety: Evaluate may be called from many threads at once; each call
 // works in its own folder under <cache_dir>/work/.
 #pragma once
@@ -37,6 +41,9 @@
 namespace accelopt::eval::cpu {
 
 struct CpuBackendOptions {
+  // REQUIRED: files, clocks, randomness and child processes (main()s and
+  // test fixtures pass Env::Default() or a wrapper of it).
+  Env* env = nullptr;
   std::string root = ".";        // relative problem paths are resolved against this folder
   std::string cache_dir;         // REQUIRED: harness builds, reference outputs, work folders
   std::string calibration_path;  // default: <cache_dir>/calibration.json

@@ -3,7 +3,7 @@
 #include <sched.h>
 #include <sys/utsname.h>
 
-#include <fstream>
+#include <algorithm>
 #include <sstream>
 
 #include "base/sha256.hpp"
@@ -12,11 +12,10 @@
 namespace accelopt::eval::cpu {
 namespace {
 
-std::string ReadSmall(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// The file's text; "" when it cannot be read.
+std::string ReadSmall(Env* env, const std::string& path) {
+  auto text = env->ReadFile(path);
+  return text.ok() ? *text : "";
 }
 
 std::string Trim(std::string s) {
@@ -50,7 +49,7 @@ int CountInSet(const std::string& list, const cpu_set_t& set) {
 // Data and unified caches of the first CPU this process may use, ascending
 // by level: {"level", "bytes" (one instance), "shared_cpus" (of this
 // process's CPUs sharing that instance)}.
-json CacheLevels(const cpu_set_t& set) {
+json CacheLevels(Env* env, const cpu_set_t& set) {
   int first = 0;
   while (first < CPU_SETSIZE && !CPU_ISSET(first, &set)) ++first;
   if (first == CPU_SETSIZE) first = 0;
@@ -58,12 +57,12 @@ json CacheLevels(const cpu_set_t& set) {
   std::string base = "/sys/devices/system/cpu/cpu" + std::to_string(first) + "/cache/";
   for (int i = 0; i < 16; ++i) {
     std::string dir = base + "index" + std::to_string(i) + "/";
-    std::string type = Trim(ReadSmall(dir + "type"));
+    std::string type = Trim(ReadSmall(env, dir + "type"));
     if (type.empty()) break;
     if (type == "Instruction") continue;
-    int level = std::atoi(Trim(ReadSmall(dir + "level")).c_str());
-    int64_t bytes = ParseSize(Trim(ReadSmall(dir + "size")));
-    int shared = CountInSet(Trim(ReadSmall(dir + "shared_cpu_list")), set);
+    int level = std::atoi(Trim(ReadSmall(env, dir + "level")).c_str());
+    int64_t bytes = ParseSize(Trim(ReadSmall(env, dir + "size")));
+    int shared = CountInSet(Trim(ReadSmall(env, dir + "shared_cpu_list")), set);
     if (level <= 0 || bytes <= 0) continue;
     out.push_back({{"level", level}, {"bytes", bytes}, {"shared_cpus", std::max(1, shared)}});
   }
@@ -72,9 +71,9 @@ json CacheLevels(const cpu_set_t& set) {
 
 }  // namespace
 
-json HardwareInfo(const std::string& compiler) {
+json HardwareInfo(Env* env, const std::string& compiler) {
   json h;
-  std::istringstream cpuinfo(ReadSmall("/proc/cpuinfo"));
+  std::istringstream cpuinfo(ReadSmall(env, "/proc/cpuinfo"));
   std::string line, model = "unknown", flags;
   while (std::getline(cpuinfo, line)) {
     auto colon = line.find(':');
@@ -85,19 +84,21 @@ json HardwareInfo(const std::string& compiler) {
   }
   cpu_set_t set;
   CPU_ZERO(&set);
-  int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  for (int c : env->AllowedCpus())
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+  const int cores = std::max(1, CPU_COUNT(&set));
   std::string simd = flags.find(" avx512f ") != std::string::npos ? "avx512"
                      : flags.find(" avx2 ") != std::string::npos  ? "avx2"
                                                                    : "sse";
   int64_t mem = 0;
-  std::istringstream meminfo(ReadSmall("/proc/meminfo"));
+  std::istringstream meminfo(ReadSmall(env, "/proc/meminfo"));
   while (std::getline(meminfo, line))
     if (line.rfind("MemTotal:", 0) == 0) mem = std::atoll(line.c_str() + 9) * 1024;
   std::string compiler_version = "unknown";
   ProcessSpec spec;
   spec.argv = {compiler, "--version"};
   spec.timeout = std::chrono::seconds(10);
-  if (auto r = RunProcess(spec); r.ok() && r->Succeeded())
+  if (auto r = env->RunProcess(spec); r.ok() && r->Succeeded())
     compiler_version = r->stdout_data.substr(0, r->stdout_data.find('\n'));
   utsname u{};
   uname(&u);
@@ -105,8 +106,8 @@ json HardwareInfo(const std::string& compiler) {
   h["cores"] = cores;
   h["simd"] = simd;
   h["fma"] = flags.find(" fma ") != std::string::npos;
-  h["l3_bytes"] = ParseSize(Trim(ReadSmall("/sys/devices/system/cpu/cpu0/cache/index3/size")));
-  h["caches"] = CacheLevels(set);
+  h["l3_bytes"] = ParseSize(Trim(ReadSmall(env, "/sys/devices/system/cpu/cpu0/cache/index3/size")));
+  h["caches"] = CacheLevels(env, set);
   h["memory_bytes"] = mem;
   h["compiler"] = compiler_version;
   h["kernel"] = u.release;

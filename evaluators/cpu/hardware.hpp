@@ -11,15 +11,17 @@
 // results (model, cores, simd, memory, compiler); calibrations are valid for
 // one fingerprint only.
 //
-// Thread safety: reentrant (reads /proc and /sys; runs `<compiler> --version`).
+// Thread safety: reentrant when `env` is (reads /proc and /sys and runs
+// `<compiler> --version` through it; the CPUs are env->AllowedCpus()).
 #pragma once
 
 #include <string>
 
+#include "base/env.hpp"
 #include "base/json.hpp"
 
 namespace accelopt::eval::cpu {
 
-json HardwareInfo(const std::string& compiler = "g++");
+json HardwareInfo(Env* env, const std::string& compiler = "g++");
 
 }  // namespace accelopt::eval::cpu

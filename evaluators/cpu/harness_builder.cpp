@@ -33,10 +33,6 @@ std::string DistLabel(const Distribution& d) {
   return "constant " + G(d.a);
 }
 
-std::string TempName(const std::string& path) {
-  return path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(Env::Default()->RandomU64() % 1000000007);
-}
-
 // The flags that, with the embedded sources, determine the judge and runner objects.
 const std::string kHarnessFlagsText = "judge -std=c++17 -O3 -march=native -fopenmp | runner -O2 -fopenmp -z now -z relro -lmvec -lseccomp";
 
@@ -198,8 +194,12 @@ std::string JobText(const Problem& p, const std::string& mode, const std::string
   return os.str();
 }
 
-HarnessCache::HarnessCache(std::string cache_dir, std::string compiler)
-    : cache_dir_(std::move(cache_dir)), compiler_(std::move(compiler)) {}
+HarnessCache::HarnessCache(std::string cache_dir, std::string compiler, Env* env)
+    : cache_dir_(std::move(cache_dir)), compiler_(std::move(compiler)), env_(env) {}
+
+std::string HarnessCache::TempName(const std::string& path) {
+  return path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(env_->RandomU64() % 1000000007);
+}
 
 std::shared_ptr<std::mutex> HarnessCache::KeyLock(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -211,7 +211,7 @@ std::shared_ptr<std::mutex> HarnessCache::KeyLock(const std::string& key) {
 Result<std::string> HarnessCache::Secret() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!secret_.empty()) return secret_;
-  Env* env = Env::Default();
+  Env* env = env_;
   const std::string path = (fs::path(cache_dir_) / "judge-secret").string();
   if (auto text = env->ReadFile(path); text.ok() && text->size() >= 64) {
     secret_ = text->substr(0, 64);
@@ -225,8 +225,7 @@ Result<std::string> HarnessCache::Secret() {
   }
   ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(cache_dir_));
   ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic(path, hex + "\n"));
-  std::error_code ec;
-  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write, ec);
+  (void)env->SetPermissions(path, 0600);
   // Another process may have won the race: use what is on disk.
   if (auto text = env->ReadFile(path); text.ok() && text->size() >= 64) hex = text->substr(0, 64);
   secret_ = hex;
@@ -241,9 +240,8 @@ Result<HarnessCache::Objects> HarnessCache::MainObjects(const std::atomic<bool>*
   Objects objs{(dir / "judge_main.o").string(), (dir / "runner_main.o").string()};
   auto lock = KeyLock(dir.string());
   std::lock_guard<std::mutex> guard(*lock);
-  std::error_code ec;
-  if (fs::exists(objs.judge_o, ec) && fs::exists(objs.runner_o, ec)) return objs;
-  Env* env = Env::Default();
+  Env* env = env_;
+  if (env->Exists(objs.judge_o) && env->Exists(objs.runner_o)) return objs;
   for (const auto& f : embedded::kHarnessFiles) {
     fs::path file = dir / std::string(f.path);
     ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(file.parent_path().string()));
@@ -256,53 +254,49 @@ Result<HarnessCache::Objects> HarnessCache::MainObjects(const std::atomic<bool>*
     std::string tmp = TempName(u.object);
     std::vector<std::string> args = u.flags;
     args.insert(args.end(), {"-I", dir.string(), "-c", (src / u.source).string(), "-o", tmp});
-    ACCELOPT_ASSIGN_OR_RETURN(auto cc, RunCompiler(compiler_, args, 300, cancel));
+    ACCELOPT_ASSIGN_OR_RETURN(auto cc, RunCompiler(env, compiler_, args, 300, cancel));
     if (!cc.ok) return Internal(std::string("compiling ") + u.source + " " + cc.describe + ":\n" + cc.output);
-    fs::rename(tmp, u.object, ec);
-    if (ec) return IOError("rename " + tmp + ": " + ec.message());
+    ACCELOPT_RETURN_IF_ERROR(env->RenameFile(tmp, u.object));
   }
   return objs;
 }
 
 Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std::atomic<bool>* cancel) {
   ACCELOPT_ASSIGN_OR_RETURN(Objects objs, MainObjects(cancel));
-  ACCELOPT_ASSIGN_OR_RETURN(std::string reference, Env::Default()->ReadFile(problem.reference_path));
+  Env* env = env_;
+  ACCELOPT_ASSIGN_OR_RETURN(std::string reference, env->ReadFile(problem.reference_path));
   const std::string judge_glue = JudgeGlueSource(problem), runner_glue = RunnerGlueSource(problem);
   std::string key = Sha256Hex(objs.judge_o + "|" + judge_glue + "|" + runner_glue + "|" + reference).substr(0, 24);
   fs::path dir = fs::path(cache_dir_) / "harness" / (problem.name + "-" + key);
   Built built{(dir / "judge").string(), (dir / "runner").string(), dir.string(), false};
   auto lock = KeyLock(dir.string());
   std::lock_guard<std::mutex> guard(*lock);
-  std::error_code ec;
-  if (fs::exists(built.judge, ec) && fs::exists(built.runner, ec)) return built;
-  Env* env = Env::Default();
+  if (env->Exists(built.judge) && env->Exists(built.runner)) return built;
   ACCELOPT_RETURN_IF_ERROR(env->CreateDirs((dir / "refs").string()));
-  fs::permissions(dir / "refs", fs::perms::owner_all, ec);
+  (void)env->SetPermissions((dir / "refs").string(), 0700);
   ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic((dir / "judge_glue.cpp").string(), judge_glue));
   ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic((dir / "runner_glue.cpp").string(), runner_glue));
   ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic((dir / "reference.cpp").string(), reference));
   std::string tmp = TempName(built.judge);
   ACCELOPT_ASSIGN_OR_RETURN(
-      auto cc, RunCompiler(compiler_, {"-std=c++17", "-O2", "-fopenmp", (dir / "judge_glue.cpp").string(),
+      auto cc, RunCompiler(env, compiler_, {"-std=c++17", "-O2", "-fopenmp", (dir / "judge_glue.cpp").string(),
                                        (dir / "reference.cpp").string(), objs.judge_o, "-o", tmp},
                            300, cancel));
   if (!cc.ok) {
     return InvalidArgument("problem '" + problem.name + "': building the judge with reference.cpp " + cc.describe +
                            ":\n" + cc.output);
   }
-  fs::rename(tmp, built.judge, ec);
-  if (ec) return IOError("rename " + tmp + ": " + ec.message());
+  ACCELOPT_RETURN_IF_ERROR(env->RenameFile(tmp, built.judge));
   // The runner: full RELRO (no writable GOT), and every library a candidate
   // may need already loaded, so loading it opens no file but its own.
   tmp = TempName(built.runner);
   ACCELOPT_ASSIGN_OR_RETURN(
-      cc, RunCompiler(compiler_, {"-std=c++17", "-O2", "-fopenmp", (dir / "runner_glue.cpp").string(), objs.runner_o,
+      cc, RunCompiler(env, compiler_, {"-std=c++17", "-O2", "-fopenmp", (dir / "runner_glue.cpp").string(), objs.runner_o,
                                   "-o", tmp, "-Wl,-z,now", "-Wl,-z,relro", "-Wl,--no-as-needed", "-lmvec", "-lm",
                                   "-lgcc_s", "-lseccomp"},
                       300, cancel));
   if (!cc.ok) return Internal("building the runner " + cc.describe + ":\n" + cc.output);
-  fs::rename(tmp, built.runner, ec);
-  if (ec) return IOError("rename " + tmp + ": " + ec.message());
+  ACCELOPT_RETURN_IF_ERROR(env->RenameFile(tmp, built.runner));
   built.fresh = true;
   return built;
 }
@@ -312,14 +306,13 @@ Result<std::vector<std::string>> HarnessCache::References(const Problem& problem
                                                           const std::atomic<bool>* cancel) {
   std::vector<std::string> paths;
   bool missing = false;
-  std::error_code ec;
   for (const auto& c : cases) {
     if (c.fresh) { paths.push_back("-"); continue; }
     std::ostringstream id;
     id << c.seed << "|" << c.perturb;
     for (const auto& [i, d] : c.overrides) id << "|" << i << ":" << DistText(d);
     paths.push_back((fs::path(harness.dir) / "refs" / (Sha256Hex(id.str()).substr(0, 24) + ".bin")).string());
-    missing |= !fs::exists(paths.back(), ec);
+    missing |= !env_->Exists(paths.back());
   }
   if (!missing) return paths;
   auto lock = KeyLock(harness.dir + "/refs");
@@ -330,7 +323,7 @@ Result<std::vector<std::string>> HarnessCache::References(const Problem& problem
   spec.timeout = std::chrono::seconds(600);
   spec.cancel = cancel;
   spec.clear_env = true;
-  ACCELOPT_ASSIGN_OR_RETURN(ProcessResult r, RunProcess(spec));
+  ACCELOPT_ASSIGN_OR_RETURN(ProcessResult r, env_->RunProcess(spec));
   if (!r.Succeeded() || r.stdout_data.find("ACCELOPT-JUDGE {\"ok\": true}") == std::string::npos) {
     return InvalidArgument("problem '" + problem.name + "': computing reference outputs " + r.Describe() + ": " +
                            r.stderr_data.substr(0, 4000));

@@ -9,6 +9,8 @@
 //
 // The cache is safe to share between threads and processes: files appear by
 // atomic rename, and one in-process lock per key avoids duplicate builds.
+// Every file access, random number and child process goes through the Env
+// given to HarnessCache.
 #pragma once
 
 #include <atomic>
@@ -19,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "base/env.hpp"
 #include "base/status.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/protocol.hpp"
@@ -68,7 +71,7 @@ std::string JobText(const Problem& problem, const std::string& mode, const std::
 
 class HarnessCache {
  public:
-  HarnessCache(std::string cache_dir, std::string compiler);
+  HarnessCache(std::string cache_dir, std::string compiler, Env* env);
 
   struct Built {
     std::string judge;   // the judge executable (trusted; links reference.cpp)
@@ -93,8 +96,12 @@ class HarnessCache {
   struct Objects { std::string judge_o, runner_o; };
   Result<Objects> MainObjects(const std::atomic<bool>* cancel);
 
+  // A fresh name next to `path` for a file renamed onto it.
+  std::string TempName(const std::string& path);
+
   std::string cache_dir_;
   std::string compiler_;
+  Env* const env_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<std::mutex>> locks_;
   std::string secret_;  // guarded by mu_

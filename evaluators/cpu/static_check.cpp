@@ -99,12 +99,12 @@ Status CheckSource(const std::string& source) {
   return Status::Ok();
 }
 
-Result<std::vector<std::string>> UndefinedSymbols(const std::string& so_path) {
+Result<std::vector<std::string>> UndefinedSymbols(const std::string& so_path, Env* env) {
   if (elf_version(EV_CURRENT) == EV_NONE) return Internal("libelf: version mismatch");
-  int fd = open(so_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IOError(so_path + ": cannot open");
-  Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
-  if (!elf) { close(fd); return InvalidArgument(so_path + ": not an ELF file"); }
+  auto image = env->ReadFile(so_path);
+  if (!image.ok()) return IOError(so_path + ": cannot read: " + image.status().message());
+  Elf* elf = elf_memory(image->data(), image->size());
+  if (!elf) return InvalidArgument(so_path + ": not an ELF file");
   std::vector<std::string> out;
   bool found = false;
   Elf_Scn* scn = nullptr;
@@ -123,7 +123,6 @@ Result<std::vector<std::string>> UndefinedSymbols(const std::string& so_path) {
     }
   }
   elf_end(elf);
-  close(fd);
   if (!found) return InvalidArgument(so_path + ": no dynamic symbol table");
   return out;
 }
@@ -205,12 +204,12 @@ Status CheckSymbols(const std::vector<std::string>& undefined) {
   return Refuse(msg);
 }
 
-Status CheckInstructions(const std::string& so_path) {
+Status CheckInstructions(const std::string& so_path, Env* env) {
   ProcessSpec spec;
   spec.argv = {"objdump", "-d", "--no-show-raw-insn", so_path};
   spec.timeout = std::chrono::seconds(20);
   spec.max_output_bytes = 64 << 20;
-  auto r = RunProcess(spec);
+  auto r = env->RunProcess(spec);
   if (!r.ok()) return Unavailable("objdump: " + r.status().message());
   if (!r->Succeeded()) return Unavailable("objdump " + r->Describe() + ": " + r->stderr_data.substr(0, 300));
   if (r->stdout_truncated) return Refuse("the kernel's machine code is too large to check (> 64 MiB of disassembly)");

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "base/env.hpp"
 #include "base/status.hpp"
 
 namespace accelopt::eval::cpu {
@@ -28,8 +29,9 @@ namespace accelopt::eval::cpu {
 // Ok, or kPermissionDenied with a one-line reason.
 Status CheckSource(const std::string& source);
 
-// Undefined symbols of the ELF shared object's .dynsym (libelf).
-Result<std::vector<std::string>> UndefinedSymbols(const std::string& so_path);
+// Undefined symbols of the ELF shared object's .dynsym (libelf, on the file
+// read through `env`).
+Result<std::vector<std::string>> UndefinedSymbols(const std::string& so_path, Env* env);
 
 // Ok, or kPermissionDenied naming the first refused symbol(s).
 Status CheckSymbols(const std::vector<std::string>& undefined);
@@ -39,8 +41,8 @@ Status CheckSymbols(const std::vector<std::string>& undefined);
 // scan: system calls (syscall, sysenter, int 0x80), time stamp counters
 // (rdtsc, rdtscp, rdpid), and reduced-precision arithmetic or conversions
 // (vcvtps2ph, vcvtph2ps, BF16, AVX512-FP16 "...ph"/"...sh" ops, VNNI int8 dot
-// products). kUnavailable when objdump cannot run.
-Status CheckInstructions(const std::string& so_path);
+// products). kUnavailable when objdump cannot run (env->RunProcess).
+Status CheckInstructions(const std::string& so_path, Env* env);
 
 // The source with comments and string/char literals blanked (same length,
 // newlines kept). Exposed for tests.

@@ -1,18 +1,16 @@
 #include "evaluators/cpu/toolchain.hpp"
 
 #include <chrono>
-#include <cstdlib>
 
 namespace accelopt::eval::cpu {
 
-Result<CompileRun> RunCompiler(const std::string& compiler, const std::vector<std::string>& args,
+Result<CompileRun> RunCompiler(Env* env, const std::string& compiler, const std::vector<std::string>& args,
                                double timeout_s, const std::atomic<bool>* cancel) {
   ProcessSpec spec;
   spec.argv.push_back(compiler);
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.clear_env = true;
-  const char* path = std::getenv("PATH");
-  spec.env_set["PATH"] = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  spec.env_set["PATH"] = env->GetEnvVar("PATH").value_or("/usr/local/bin:/usr/bin:/bin");
   spec.env_set["LC_ALL"] = "C";
   spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   spec.limits.address_space_bytes = uint64_t{8} << 30;
@@ -21,7 +19,7 @@ Result<CompileRun> RunCompiler(const std::string& compiler, const std::vector<st
   spec.private_network = true;
   spec.max_output_bytes = 256 << 10;
   spec.cancel = cancel;
-  ACCELOPT_ASSIGN_OR_RETURN(ProcessResult r, RunProcess(spec));
+  ACCELOPT_ASSIGN_OR_RETURN(ProcessResult r, env->RunProcess(spec));
   CompileRun out;
   out.ok = r.Succeeded();
   out.timed_out = r.outcome == ProcessResult::Outcome::kTimedOut;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/env.hpp"
 #include "base/status.hpp"
 #include "base/subprocess.hpp"
 
@@ -30,8 +31,9 @@ struct CompileRun {
   double seconds = 0;
 };
 
-// Runs `compiler args...`. A non-ok Status only when the process cannot start.
-Result<CompileRun> RunCompiler(const std::string& compiler, const std::vector<std::string>& args,
+// Runs `compiler args...` through env->RunProcess (PATH is env's). A non-ok
+// Status only when the process cannot start.
+Result<CompileRun> RunCompiler(Env* env, const std::string& compiler, const std::vector<std::string>& args,
                                double timeout_s, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace accelopt::eval::cpu

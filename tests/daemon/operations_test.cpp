@@ -336,3 +336,42 @@ BOOST_AUTO_TEST_CASE(an_unknown_command_is_named_and_a_usage_error) {
   BOOST_REQUIRE(help.ok());
   BOOST_TEST(help->exit_code == 0);
 }
+
+// A malformed problem.json (the one parser, workflows/problem_json.hpp) is
+// refused at submission with the problem and the field, and /v1/suites says
+// what is wrong with it; the daemon goes on serving the valid problems.
+BOOST_AUTO_TEST_CASE(a_malformed_problem_json_is_refused_naming_the_field) {
+  char tmpl[] = "/tmp/accelopt-broken-suite-XXXXXX";
+  const std::string suite = mkdtemp(tmpl);
+  fs::create_directories(suite + "/silu");
+  const std::string src = SourceDir() + "/tests/evaluators/problems/silu/";
+  for (const char* file : {"reference.cpp", "baseline.cpp"}) fs::copy_file(src + file, suite + "/silu/" + file);
+  json problem = json::parse(ReadAll(src + "problem.json"));
+  problem["params"][0]["distribution"]["sigma"] = 3;
+  std::ofstream(suite + "/silu/problem.json") << problem.dump();
+  DaemonFixture f(StandardScript(5), {{"suites", {{"test", SourceDir() + "/tests/evaluators/problems"},
+                                                  {"broken", suite}}}});
+  f.StartDaemon();
+  auto [status, body] = f.Http("POST", "/v1/campaigns", R"({"spec": {"suite": "suites/broken", "problems": ["silu"]}})");
+  BOOST_TEST(status == 400);
+  auto j = json::parse(body);
+  BOOST_TEST(j["error"]["code"] == "invalid_argument");
+  const std::string m = j["error"]["message"];
+  BOOST_TEST(m.find("problem 'suites/broken/silu': " + suite + "/silu/problem.json: params[0].distribution.sigma: "
+                    "unknown key") == 0,
+             m);
+  auto [st, suites] = f.Http("GET", "/v1/suites");
+  BOOST_TEST(st == 200);
+  bool listed = false;
+  const json listing = json::parse(suites);
+  for (const auto& s : listing["suites"]) {
+    if (s["name"] != "broken") continue;
+    BOOST_REQUIRE(s["problems"].size() == 1u);
+    BOOST_TEST(s["problems"][0]["error"].get<std::string>().find("params[0].distribution.sigma") != std::string::npos);
+    listed = true;
+  }
+  BOOST_TEST(listed);
+  BOOST_TEST(f.Ctl({"health"}).exit_code == 0);
+  BOOST_TEST(f.StopDaemon() == 0);
+  fs::remove_all(suite);
+}

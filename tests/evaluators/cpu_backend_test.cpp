@@ -244,6 +244,7 @@ BOOST_AUTO_TEST_CASE(calibration_measures_saves_and_reloads) {
   std::string dir = CacheDir() + "/calibration-test";
   fs::remove_all(dir);
   CalibrationOptions co;
+  co.env = Env::Default();
   co.work_dir = dir + "/work";
   co.budget_s = 0.05;
   co.force_busy = true;  // test machines are busy; the figures are not compared here
@@ -295,11 +296,12 @@ BOOST_AUTO_TEST_CASE(calibration_on_a_machine_kept_busy_is_refused) {
   std::string dir = CacheDir() + "/calibration-busy-test";
   fs::remove_all(dir);
   CalibrationOptions co;
+  co.env = Env::Default();
   co.work_dir = dir + "/work";
   co.budget_s = 0.05;
   co.attempts = 2;
   co.retry_wait_s = 0.1;
-  int cores = std::max(1, HardwareInfo().value("cores", 1));
+  int cores = std::max(1, HardwareInfo(Env::Default()).value("cores", 1));
   CpuHogs hogs(cores);  // one per core: the measurement gets about half of each
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   auto c = CalibrateAndSave(dir + "/calibration.json", co);

@@ -32,6 +32,7 @@ inline Calibration GenerousCalibration() {
 
 inline CpuBackend MakeBackend(std::optional<Calibration> cal = GenerousCalibration()) {
   CpuBackendOptions o;
+  o.env = Env::Default();
   o.root = Src();
   o.cache_dir = CacheDir();
   o.calibration = cal;

@@ -1,6 +1,8 @@
 #include <boost/test/unit_test.hpp>
+#include <functional>
 
 #include "evaluators/problem.hpp"
+#include "evaluators/suites.hpp"
 
 using namespace accelopt;
 using namespace accelopt::eval;
@@ -29,15 +31,15 @@ std::string ErrorOf(json j) {
 BOOST_AUTO_TEST_SUITE(problem)
 
 BOOST_AUTO_TEST_CASE(loads_the_test_problems) {
-  auto dirs = ListProblemDirs(kDir);
+  auto dirs = ListProblemDirs(kDir, Env::Default());
   BOOST_REQUIRE(dirs.ok());
   BOOST_TEST(dirs->size() >= 3u);
   for (const auto& d : *dirs) {
-    auto p = LoadProblem(d);
+    auto p = LoadProblem(d, Env::Default());
     BOOST_REQUIRE_MESSAGE(p.ok(), p.status().ToString());
     BOOST_TEST(p->FootprintBytes() > 0);
   }
-  auto mm = LoadProblem(kDir + "/matmul");
+  auto mm = LoadProblem(kDir + "/matmul", Env::Default());
   BOOST_REQUIRE(mm.ok());
   BOOST_TEST(mm->KernelSignature() ==
              "extern \"C\" void matmul(const float* A, const float* B, float* out, int64_t M, int64_t K, int64_t N)");
@@ -78,7 +80,42 @@ BOOST_AUTO_TEST_CASE(validation_errors_name_file_and_field) {
   BOOST_TEST(ErrorOf(j).find("at least one output") != std::string::npos);
   j = Silu(); j["dims"]["M"] = 0;
   BOOST_TEST(ErrorOf(j).find("dims.M") != std::string::npos);
-  BOOST_TEST(!LoadProblem(kDir + "/no-such-problem").ok());
+  BOOST_TEST(!LoadProblem(kDir + "/no-such-problem", Env::Default()).ok());
+}
+
+// One set of rules (workflows/problem_json.hpp): unknown keys and values of
+// the wrong type are errors naming the field, wherever they are.
+BOOST_AUTO_TEST_CASE(unknown_keys_and_wrong_types_are_refused_naming_the_field) {
+  auto refused = [](const std::function<void(json&)>& change, const std::string& field) {
+    json j = Silu();
+    change(j);
+    const std::string e = ErrorOf(j);
+    BOOST_TEST(e.find("d/problem.json: " + field) == 0, e);
+  };
+  refused([](json& j) { j["colour"] = "blue"; }, "colour: unknown key");
+  refused([](json& j) { j["params"][0]["colur"] = 1; }, "params[0].colur: unknown key");
+  refused([](json& j) { j["params"][1]["distribution"] = {{"kind", "normal"}}; }, "params[1].distribution: unknown key");
+  refused([](json& j) { j["params"][3]["shape"] = {"M"}; }, "params[3].shape: unknown key");
+  refused([](json& j) { j["params"][3]["dtype"] = "float32"; }, "params[3].dtype: a dim is int64");
+  refused([](json& j) { j["params"][0]["distribution"]["sigma"] = 2; }, "params[0].distribution.sigma: unknown key");
+  refused([](json& j) { j["adversarial"][0]["weight"] = 2; }, "adversarial[0].weight: unknown key");
+  refused([](json& j) { j["notes"] = 3; }, "notes: must be a string");
+  refused([](json& j) { j["paper_baseline_pct_of_peak_trn1"] = "high"; }, "paper_baseline_pct_of_peak_trn1: must be a finite number");
+  refused([](json& j) { j["name"] = 7; }, "name: must be a string");
+  refused([](json& j) { j["backend"] = ""; }, "backend: must not be empty");
+  refused([](json& j) { j["tolerance"] = "2e-5"; }, "tolerance: must be a finite number");
+  refused([](json& j) { j["params"][0]["dtype"] = "float64"; }, "params[0].dtype: arrays are float32");
+  // The informative fields of docs/contracts.md are accepted.
+  json j = Silu();
+  j["paper_shape"] = "M=4096, N=7168";
+  j["scaling"] = "linear";
+  j["flops_formula"] = "M*N*5";
+  j["bytes_formula"] = "2*4*M*N";
+  j["notes"] = "a note";
+  j["paper_baseline_pct_of_peak_trn1"] = 12.5;
+  j["params"][3]["dtype"] = "int64";
+  auto p = ParseProblem(j, "d");
+  BOOST_TEST(p.ok(), p.status().ToString());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "evaluators/problem.hpp"
+#include "evaluators/suites.hpp"
 #include "tests/evaluators/cpu_test_util.hpp"
 
 using namespace accelopt;
@@ -18,7 +19,7 @@ BOOST_AUTO_TEST_CASE(every_suite_baseline_passes_its_problem) {
     BOOST_TEST_MESSAGE("no suites/cpu yet");
     return;
   }
-  auto dirs = ListProblemDirs(suite);
+  auto dirs = ListProblemDirs(suite, Env::Default());
   BOOST_REQUIRE(dirs.ok());
   BOOST_TEST_MESSAGE(dirs->size() << " problems under suites/cpu");
   auto backend = MakeBackend();
@@ -34,7 +35,7 @@ BOOST_AUTO_TEST_CASE(every_suite_baseline_passes_its_problem) {
   s.timeout_s = 120;
   for (const auto& dir : *dirs) {
     BOOST_TEST_CONTEXT(dir) {
-      auto p = LoadProblem(dir);
+      auto p = LoadProblem(dir, Env::Default());
       BOOST_REQUIRE_MESSAGE(p.ok(), p.status().ToString());
       auto r = backend.Evaluate(Request(dir, ReadText(p->baseline_path), s), nullptr);
       BOOST_TEST((r.status == EvalStatus::kOk),

@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "base/env.hpp"
 #include "base/log.hpp"
 #include "daemon/config.hpp"
 #include "daemon/daemon.hpp"
@@ -29,7 +30,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; ++i) {
     if (!std::strcmp(argv[i], "--config")) config_path = argv[i + 1];
   }
-  auto config = accelopt::daemon::LoadDaemonConfig(config_path);
+  auto config = accelopt::daemon::LoadDaemonConfig(config_path, accelopt::Env::Default());
   if (!config.ok()) {
     accelopt::LogError(config.status().message());
     return 1;
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   }).detach();
 
   accelopt::daemon::DaemonOptions options;
+  options.env = accelopt::Env::Default();
   options.rocksdb_env = env.get();
   return accelopt::daemon::RunDaemon(*config, options);
 }

@@ -333,7 +333,7 @@ BOOST_AUTO_TEST_CASE(executor_config_is_checked) {
   auto parse = [](const json& executor) {
     json cfg = {{"state_dir", "/tmp/accelopt-config-test"}, {"evaluators", {{"cpu", {{"slots", 2}}}}}};
     if (!executor.is_null()) cfg["evaluators"]["cpu"]["executor"] = executor;
-    return daemon::ParseDaemonConfig(cfg, "/");
+    return daemon::ParseDaemonConfig(cfg, "/", Env::Default());
   };
   auto local = parse(nullptr);
   BOOST_REQUIRE_MESSAGE(local.ok(), local.status().ToString());
