@@ -274,9 +274,11 @@ void Api::AddRoutes() {
     g->suite = suite;
     for (size_t i = 0; i < problems.size(); ++i) {
       const std::string& dir = problems[i].dir;
-      auto src = d_.env->ReadFile(dir + "/baseline.cpp");
+      // The problem's own backend (a suite of cuda problems is evaluated by cuda).
+      const std::string backend = problems[i].error.ok() && !problems[i].spec.backend.empty() ? problems[i].spec.backend : "cpu";
+      auto src = d_.env->ReadFile(dir + "/" + workflows::BaselineFileName(backend));
       eval::EvalRequest er;
-      er.backend = "cpu";
+      er.backend = backend;
       er.problem = dir;
       er.source = src.ok() ? *src : "";
       er.id = "baseline/" + problems[i].name;

@@ -11,7 +11,7 @@ Result<Problem> ParseProblem(const json& j, const std::string& dir) {
                             workflows::ParseProblemSpec(j, (fs::path(dir) / "problem.json").string()));
   p.dir = dir;
   p.reference_path = (fs::path(dir) / "reference.cpp").string();
-  p.baseline_path = (fs::path(dir) / "baseline.cpp").string();
+  p.baseline_path = (fs::path(dir) / workflows::BaselineFileName(p.backend)).string();
   return p;
 }
 

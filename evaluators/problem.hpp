@@ -27,7 +27,7 @@ using workflows::ParamKind;
 struct Problem : workflows::ProblemSpec {
   std::string dir;            // the folder it was loaded from (as given)
   std::string reference_path; // <dir>/reference.cpp
-  std::string baseline_path;  // <dir>/baseline.cpp
+  std::string baseline_path;  // <dir>/baseline.cpp (cuda: baseline.cu, workflows::BaselineFileName)
 };
 
 // Loads and validates <dir>/problem.json; checks reference.cpp and

@@ -40,12 +40,11 @@ Result<workflows::ProblemSource> LoadProblemSource(const std::string& dir, const
   workflows::ProblemSource src;
   src.id = id;
   ACCELOPT_ASSIGN_OR_RETURN(src.problem, ReadJsonFile(env, file));
-  if (auto spec = workflows::ParseProblemSpec(src.problem, file); !spec.ok()) {
-    return spec.status().WithContext("problem '" + id + "'");
-  }
+  auto spec = workflows::ParseProblemSpec(src.problem, file);
+  if (!spec.ok()) return spec.status().WithContext("problem '" + id + "'");
   auto ref = env->ReadFile(dir + "/reference.cpp");
   if (!ref.ok()) return ref.status().WithContext(id);
-  auto base = env->ReadFile(dir + "/baseline.cpp");
+  auto base = env->ReadFile(dir + "/" + workflows::BaselineFileName(spec->backend));
   if (!base.ok()) return base.status().WithContext(id);
   src.reference = std::move(*ref);
   src.baseline = std::move(*base);

@@ -67,6 +67,14 @@ struct AdversarialCase {
   std::vector<std::pair<std::string, Distribution>> overrides;  // input name -> distribution
 };
 
+// The baseline's file name in a problem folder, by backend: "baseline.cu"
+// for cuda (one CUDA C++ file, compiled with nvcc), "baseline.cpp" for every
+// other backend. reference.cpp is C++ everywhere (the judge runs it on the
+// CPU in double).
+inline const char* BaselineFileName(const std::string& backend) {
+  return backend == "cuda" ? "baseline.cu" : "baseline.cpp";
+}
+
 // A problem.json, validated.
 struct ProblemSpec {
   std::string name;
