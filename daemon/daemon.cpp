@@ -24,6 +24,7 @@
 #include "daemon/state_lock.hpp"
 #include "daemon/store_blob_source.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/cuda/toolchain.hpp"
 #include "evaluators/slurm/slurm_backend.hpp"
 #include "daemon/llm_in_flight.hpp"
 #include "llm/client.hpp"
@@ -99,6 +100,17 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   eval::cpu::CalibrationOptions cpu_calibration;  // the one procedure (calibration.hpp), as accelopt-eval's
   std::string cpu_calibration_path;
   for (const auto& [name, bc] : config.evaluators) {
+    if (name == "cuda") {
+      // Configured but unable to evaluate: refuse to start rather than accept
+      // cuda submissions that can never run (docs/evaluation.md, "cuda backend").
+      auto nvcc = eval::cuda::FindNvcc(env);
+      LogError("evaluators.cuda: " +
+               (nvcc.ok() ? std::string("the cuda backend cannot run kernels in this version (its GPU judge is not "
+                                        "built yet; nvcc found at ") + *nvcc + ")"
+                          : nvcc.status().message()) +
+               "; remove evaluators.cuda from the configuration");
+      return 1;
+    }
     if (name != "cpu") {
       LogWarning("evaluator backend '" + name + "' is not built on this machine; skipped");
       continue;

@@ -41,6 +41,8 @@
 #include "base/sha256.hpp"
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/cuda/candidate_check.hpp"
+#include "evaluators/cuda/toolchain.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/suites.hpp"
 #include "workflows/memory_bank.hpp"
@@ -227,6 +229,68 @@ int Calibrate(Env* env, const std::vector<std::string>& args) {
   return 0;
 }
 
+// A cuda problem cannot be timed by this build: the GPU runner and judge are
+// not written yet (docs/evaluation.md, "cuda backend"). Says so, and what
+// does work; exit 3 (as for a broken backend).
+int CudaCannotRun(Env* env, const std::string& name) {
+  auto nvcc = cuda::FindNvcc(env);
+  std::cerr << "accelopt-eval: problem '" << name << "' is a cuda problem, and the cuda backend cannot run kernels in "
+            << "this version: its GPU judge is not built yet (docs/evaluation.md, \"cuda backend\"). "
+            << (nvcc.ok() ? "'accelopt-eval check --problem DIR --kernel FILE.cu' compiles it with " + *nvcc +
+                                " and runs the static checks."
+                          : nvcc.status().message() + ".")
+            << "\n";
+  return 3;
+}
+
+// check: everything of a cuda evaluation that needs no GPU (candidate_check.hpp).
+int Check(Env* env, const std::vector<std::string>& args) {
+  std::string problem, kernel, arch = "sm_90", output = "table", work, root = ".";
+  double timeout = 120;
+  po::options_description d(
+      "accelopt-eval check --problem DIR --kernel FILE.cu [options]\n"
+      "cuda problems: the static checks, nvcc, and the object's symbol checks; runs nothing");
+  d.add_options()("help,h", "this help")("problem", po::value(&problem), "problem folder (a cuda problem)")(
+      "kernel", po::value(&kernel), "the candidate .cu (default: the problem's baseline.cu)")(
+      "arch", po::value(&arch)->default_value("sm_90"), "GPU architecture (sm_90: H100, H200)")(
+      "compile-timeout", po::value(&timeout)->default_value(120), "nvcc wall-clock limit, seconds")(
+      "work-dir", po::value(&work), "where kernel.cu and kernel.so go (default: a fresh folder under /tmp)")(
+      "root", po::value(&root)->default_value("."), "folder problem paths are relative to")(
+      "output,o", po::value(&output)->default_value("table"), "table | json");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) { std::cout << d; return 0; }
+  if (problem.empty()) { std::cerr << d; return 2; }
+  auto p = LoadProblem(Under(root, problem).string(), env);
+  if (!p.ok()) { std::cerr << "accelopt-eval: " << p.status().message() << "\n"; return 3; }
+  if (p->backend != "cuda") {
+    std::cerr << "accelopt-eval: check is for cuda problems; '" << p->name << "' is a " << p->backend
+              << " problem (use run)\n";
+    return 2;
+  }
+  auto nvcc = cuda::FindNvcc(env);
+  if (!nvcc.ok()) { std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n"; return 3; }
+  auto source = env->ReadFile(kernel.empty() ? p->baseline_path : kernel);
+  if (!source.ok()) { std::cerr << "accelopt-eval: " << source.status() << "\n"; return 2; }
+  cuda::CandidateCheckOptions o;
+  o.env = env;
+  o.nvcc = *nvcc;
+  o.arch = arch;
+  o.compile_timeout_s = timeout;
+  o.work_dir = work.empty() ? "/tmp/accelopt-check-" + std::to_string(env->RandomU64() % 1000000000000ULL) : work;
+  EvalResult r = cuda::CheckCandidate(*source, o);
+  if (work.empty()) (void)env->RemoveAll(o.work_dir);
+  if (output == "json") {
+    std::cout << Dump(r.ToJson(), 2) << "\n";
+  } else {
+    std::cout << p->name << ": " << EvalStatusName(r.status) << ": " << r.reason << "\n";
+    if (!r.error_text.empty()) std::cout << r.error_text << "\n";
+  }
+  if (r.status == EvalStatus::kInternalError) return 3;
+  return r.status == EvalStatus::kOk ? 0 : 1;
+}
+
 int RunOne(Env* env, const std::vector<std::string>& args) {
   Common c;
   c.env = env;
@@ -248,10 +312,12 @@ int RunOne(Env* env, const std::vector<std::string>& args) {
   if (!source.ok()) { std::cerr << "accelopt-eval: " << source.status() << "\n"; return 2; }
   // A problem that cannot be loaded is refused before calibrating (which may
   // take seconds); the backend loads it again, the same way.
-  if (auto p = LoadProblem(Under(c.root, problem).string(), env); !p.ok()) {
-    std::cerr << "accelopt-eval: " << p.status().message() << "\n";
+  auto loaded = LoadProblem(Under(c.root, problem).string(), env);
+  if (!loaded.ok()) {
+    std::cerr << "accelopt-eval: " << loaded.status().message() << "\n";
     return 3;
   }
+  if (loaded->backend == "cuda") return CudaCannotRun(env, loaded->name);
   cpu::CpuBackendOptions bo = BackendOptions(c);
   if (!PrepareCalibration(c, bo)) return 3;
   cpu::CpuBackend backend(bo);
@@ -286,6 +352,8 @@ int Baseline(Env* env, const std::vector<std::string>& args) {
   if (!settings.ok()) { std::cerr << "accelopt-eval: " << settings.status() << "\n"; return 2; }
   auto dirs = ListProblemDirs(Under(c.root, suite).string(), env);
   if (!dirs.ok()) { std::cerr << "accelopt-eval: " << dirs.status() << "\n"; return 2; }
+  for (const auto& dir : *dirs)
+    if (auto p = LoadProblem(dir, env); p.ok() && p->backend == "cuda") return CudaCannotRun(env, p->name);
   cpu::CpuBackendOptions opts = BackendOptions(c);
   opts.root = "/";
   if (!PrepareCalibration(c, opts)) return 3;
@@ -462,6 +530,7 @@ int main(int argc, char** argv) {
       "usage: accelopt-eval <command> [options]\n"
       "  calibrate            measure peak FLOP/s and bandwidth (saved in the cache dir)\n"
       "  run                  evaluate one kernel: --problem DIR --kernel FILE\n"
+      "  check                cuda: static checks and nvcc only: --problem DIR --kernel FILE.cu\n"
       "  baseline SUITE_DIR   evaluate every problem's baseline.cpp\n"
       "  job                  one evaluation as a Slurm job: --request FILE --result FILE\n"
       "  prompts              print the prompts a role gets: --problem DIR --role planner|executor|summarizer\n"
@@ -473,6 +542,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "calibrate") return Calibrate(env, args);
     if (cmd == "run") return RunOne(env, args);
+    if (cmd == "check") return Check(env, args);
     if (cmd == "baseline") return Baseline(env, args);
     if (cmd == "job") return Job(env, args);
     if (cmd == "prompts") return Prompts(env, args);
