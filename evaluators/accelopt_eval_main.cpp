@@ -41,6 +41,7 @@
 #include "base/sha256.hpp"
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/cuda/calibration.hpp"
 #include "evaluators/cuda/candidate_check.hpp"
 #include "evaluators/cuda/toolchain.hpp"
 #include "evaluators/problem.hpp"
@@ -172,14 +173,32 @@ int Calibrate(Env* env, const std::vector<std::string>& args) {
   Common c;
   c.env = env;
   bool force = false;
+  std::string backend = "cpu";
   po::options_description d("accelopt-eval calibrate [options]");
   AddCommon(d, c);
-  d.add_options()("force", po::bool_switch(&force), "measure again even when a calibration exists");
+  d.add_options()("force", po::bool_switch(&force), "measure again even when a calibration exists")(
+      "backend", po::value(&backend)->default_value("cpu"), "cpu | cuda (the GPU CUDA_VISIBLE_DEVICES leaves)");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(d).run(), vm);
   po::notify(vm);
   if (vm.count("help")) { std::cout << d; return 0; }
   auto opts = BackendOptions(c);
+  if (backend == "cuda") {
+    // Measured every time (nothing consumes a saved cuda calibration yet).
+    auto nvcc = cuda::FindNvcc(env);
+    if (!nvcc.ok()) { std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n"; return 3; }
+    auto cal = cuda::CalibrateGpu(env, *nvcc, opts.cache_dir + "/cuda-calibrate");
+    if (!cal.ok()) { std::cerr << "accelopt-eval: " << cal.status().message() << "\n"; return 3; }
+    const std::string path = opts.cache_dir + "/cuda-calibration.json";
+    if (Status st = env->WriteFileAtomic(path, Dump(cal->ToJson(), 2) + "\n"); !st.ok()) {
+      std::cerr << "accelopt-eval: " << st << "\n";
+      return 3;
+    }
+    std::cerr << "calibration in " << path << "\n";
+    std::cout << Dump(cal->ToJson(), 2) << "\n";
+    return 0;
+  }
+  if (backend != "cpu") { std::cerr << "accelopt-eval: --backend must be cpu or cuda\n"; return 2; }
   std::string path = cpu::CalibrationPath(opts.cache_dir);
   cpu::CalibrationOptions co = CalibrationOpts(c, opts);
   Result<cpu::Calibration> cal = force ? cpu::CalibrateAndSave(path, co) : cpu::LoadOrCalibrate(path, co);

@@ -17,6 +17,7 @@
 #include "base/env.hpp"
 #include "evaluators/cpu/static_check.hpp"
 #include "evaluators/cpu/toolchain.hpp"
+#include "evaluators/cuda/calibration.hpp"
 #include "evaluators/cuda/harness/runner_call.hpp"
 #include "evaluators/cuda/static_check.hpp"
 #include "evaluators/cuda/toolchain.hpp"
@@ -461,6 +462,59 @@ BOOST_AUTO_TEST_CASE(a_device_error_ends_the_call_and_poisons_the_device) {
   BOOST_TEST(!t.Call(0, [] {}, &why));  // never reused: every later operation fails
   BOOST_TEST(t.dev.log.size() == ops);
   BOOST_TEST(why.find("uploading the inputs") == 0, why);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(cuda_calibration)
+
+std::string Line(const std::string& name, const std::string& fma, const std::string& copy) {
+  return "noise\nACCELOPT-CUDA-CALIBRATION {\"gpu\": {\"name\": \"" + name +
+         "\", \"sm_count\": 132, \"sm_clock_mhz\": 1980, \"memory_clock_mhz\": 3201, \"memory_bytes\": 150754820096, "
+         "\"driver\": \"570.86\"}, \"fma_gflops\": [" + fma + "], \"copy_gbps\": [" + copy + "]}\n";
+}
+
+BOOST_AUTO_TEST_CASE(best_measurement_bounded_by_the_data_sheet) {
+  auto c = cuda::ParseCalibrationOutput(Line("NVIDIA H200", "58000.5, 61000, 60000", "4000, 4100.5"));
+  BOOST_REQUIRE_MESSAGE(c.ok(), c.status().message());
+  BOOST_TEST(c->peak_gflops == 61000);
+  BOOST_TEST(c->bandwidth_gbps == 4100.5);
+  BOOST_REQUIRE(c->datasheet.has_value());
+  BOOST_TEST(c->datasheet->bandwidth_gbps == 4800);
+  BOOST_TEST(c->fingerprint == "NVIDIA H200 | 132 SMs | 1980/3201 MHz | 150754820096 bytes | driver 570.86");
+  const json j = c->ToJson();
+  BOOST_TEST(j["datasheet_peak_gflops"].get<double>() == 66900);
+  // What the agents would read (prompts_cuda.hpp) comes from this JSON.
+  BOOST_TEST(workflows::CudaHardwareProse(j).find("4100.5 GB/s (data sheet: 4800)") != std::string::npos);
+
+  auto fast = cuda::ParseCalibrationOutput(Line("NVIDIA H100 80GB HBM3", "60000", "3600"));  // 3.35 TB/s sheet
+  BOOST_REQUIRE(!fast.ok());
+  BOOST_TEST(fast.status().code() == Code::kFailedPrecondition);
+  BOOST_TEST(fast.status().message().find("measured bandwidth above the data sheet (3600 > 3350 GB/s") == 0);
+  auto unknown = cuda::ParseCalibrationOutput(Line("Some Future GPU", "1e6", "1e5"));
+  BOOST_REQUIRE(unknown.ok());  // no data sheet known: nothing to bound with (recorded as absent)
+  BOOST_TEST(!unknown->datasheet.has_value());
+  BOOST_TEST(!unknown->ToJson().contains("datasheet_peak_gflops"));
+}
+
+BOOST_AUTO_TEST_CASE(malformed_output_is_refused) {
+  BOOST_TEST(cuda::ParseCalibrationOutput("calibration error: no device\n").status().code() == Code::kInvalidArgument);
+  BOOST_TEST(!cuda::ParseCalibrationOutput(Line("NVIDIA H200", "", "4000")).ok());
+  BOOST_TEST(!cuda::ParseCalibrationOutput(Line("NVIDIA H200", "-1", "4000")).ok());
+  BOOST_TEST(!cuda::ParseCalibrationOutput("ACCELOPT-CUDA-CALIBRATION {\"fma_gflops\": [1]}").ok());
+  BOOST_TEST(cuda::DatasheetFor("NVIDIA A100-SXM4-40GB")->bandwidth_gbps == 1555);
+  BOOST_TEST(cuda::DatasheetFor("NVIDIA H100 PCIe")->fp32_gflops == 51200);
+}
+
+BOOST_AUTO_TEST_CASE(the_program_compiles_and_without_a_gpu_says_why, *boost::unit_test::precondition(NvccPresent())) {
+  auto r = cuda::CalibrateGpu(Env::Default(), kTestNvcc, WorkDir("calibrate"));
+  if (r.ok()) {  // a machine with a GPU: the measurement must look like one
+    BOOST_TEST(r->peak_gflops > 100);
+    BOOST_TEST(r->bandwidth_gbps > 10);
+    return;
+  }
+  BOOST_TEST(r.status().code() == Code::kUnavailable, r.status().message());
+  BOOST_TEST(r.status().message().find("no usable GPU for the cuda calibration") == 0, r.status().message());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
