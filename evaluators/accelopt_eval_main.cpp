@@ -500,8 +500,14 @@ int Prompts(Env* env, const std::vector<std::string>& args) {
   auto src = LoadProblemSource(Under(root, problem).string(), problem, env);
   if (!src.ok()) return fail(src.status(), 2);
   in.source = std::move(*src);
-  if (calibration.empty()) calibration = cpu::CalibrationPath(cache_dir.empty() ? DefaultCacheDir(env) : cache_dir);
-  auto hw = CampaignHardware(env, calibration);
+  const bool cuda_problem = in.source.problem.value("backend", "") == "cuda";
+  if (calibration.empty()) {
+    const std::string dir = cache_dir.empty() ? DefaultCacheDir(env) : cache_dir;
+    calibration = cuda_problem ? dir + "/cuda-calibration.json" : cpu::CalibrationPath(dir);
+  }
+  // A cuda problem's facts are the cuda calibration's JSON as written
+  // ('accelopt-eval calibrate --backend cuda'), rendered by the cuda prompt set.
+  auto hw = cuda_problem ? ReadJsonFile(env, calibration) : CampaignHardware(env, calibration);
   if (!hw.ok()) {
     return fail(hw.status().WithContext("the hardware facts (run 'accelopt-eval calibrate' or pass --calibration)"), 3);
   }
