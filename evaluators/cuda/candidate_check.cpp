@@ -61,7 +61,7 @@ EvalResult CheckCandidate(const std::string& source, const CandidateCheckOptions
                 st.message());
   }
   if (!o.keep_object) (void)env->RemoveAll(so);
-  return done(EvalStatus::kOk, "compiled and passed the static checks (not run: the cuda runner needs a GPU)");
+  return done(EvalStatus::kOk, "compiled and passed the static checks (not run: the cuda judge is not built yet)");
 }
 
 }  // namespace accelopt::eval::cuda

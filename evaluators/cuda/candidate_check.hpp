@@ -4,7 +4,7 @@
 // and the host-code instruction check of the cpu backend (no syscall or
 // rdtsc in the host function). This is everything of an evaluation that
 // needs no GPU; `accelopt-eval check` and the tests use it. Timing and
-// correctness need the GPU runner (docs/evaluation.md, "cuda backend":
+// correctness need the cuda judge (docs/evaluation.md, "cuda backend":
 // not built yet).
 //
 // Every file access and child process goes through the Env.
