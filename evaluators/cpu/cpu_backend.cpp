@@ -279,7 +279,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
         why += " (CPU time limit or out of memory)";
       return fail(EvalStatus::kRuntimeError, "the kernel crashed: " + why + " during " + during, errors);
     }
-    if (kind == "history" || kind == "cores") return fail(EvalStatus::kSuspicious, msg, errors);
+    if (kind == "history" || kind == "cores" || kind == "device_time") return fail(EvalStatus::kSuspicious, msg, errors);
     return fail(EvalStatus::kRuntimeError, msg + " during " + during, errors);
   }
   result.sandbox["seccomp"] = h.value("seccomp", false);

@@ -17,6 +17,10 @@
 //        REF a reference file, or "-" for a reference the judge computes now
 //   timing WARMUP MIN_TIME MIN_SAMPLES MAX_SAMPLES MIN_ROUNDS MAX_ROUNDS TARGET_SPREAD
 //   tolerance X   history_ratio X   cores ID...   threads N   null_calls N
+//   clock host|device        host (default): a sample is the judge's round trip;
+//                            device: the runner answers with DeviceReply (wire.hpp)
+//                            and a sample is its device time, bounded by the
+//                            judge's round trip (device_clock.hpp; the cuda runner)
 #pragma once
 
 #include <fcntl.h>
@@ -60,6 +64,7 @@ struct Job {
   std::vector<int> cores;  // empty: the judge's own affinity
   int threads = 0;         // 0: one per core
   int null_calls = 200;
+  bool device_clock = false;  // `clock device`
 };
 
 [[noreturn]] inline void Die(const std::string& msg) {
@@ -126,6 +131,12 @@ inline Job ReadJob() {
     else if (key == "history_ratio") in >> job.history_ratio;
     else if (key == "threads") in >> job.threads;
     else if (key == "null_calls") in >> job.null_calls;
+    else if (key == "clock") {
+      std::string v;
+      in >> v;
+      if (v != "host" && v != "device") Die("job: clock must be host or device, not '" + v + "'");
+      job.device_clock = v == "device";
+    }
     else if (key == "cores") { for (int c; in >> c;) job.cores.push_back(c); }
     else Die("unknown job key " + key);
   }

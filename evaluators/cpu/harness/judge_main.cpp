@@ -23,6 +23,13 @@
 // Exit 0 when that line was written (the JSON says pass or fail), 2 on a
 // judge error (message on stderr: a broken problem or machine, never the
 // candidate's doing).
+//
+// Clocks (job `clock`): host (the cpu runner) — a sample is the judge's round
+// trip minus the handshake minimum; device (the cuda runner) — a sample is
+// the runner's reported CUDA-event time, accepted only within the bounds
+// the judge's own round trip allows (device_clock.hpp); a claim outside them
+// fails the evaluation ("protocol" or "device_time"). Everything else
+// (inputs, references, comparisons, rounds, the history check) is the same.
 #include <omp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -33,6 +40,7 @@
 #include <random>
 
 #include "evaluators/cpu/harness/compare.hpp"
+#include "evaluators/cpu/harness/device_clock.hpp"
 #include "evaluators/cpu/harness/references.hpp"
 #include "evaluators/cpu/harness/shared_region.hpp"
 #include "evaluators/cpu/harness/inputs.hpp"
@@ -244,6 +252,18 @@ class Judge {
         if (job_.params[k].kind == 'o') std::memcpy(out_[k], slot[k], sizeof(float) * job_.params[k].elements);
     }
     CheckInputsUnchanged(c, phase);
+    if (job_.device_clock) {
+      const auto v = accelopt_device_clock::CheckDeviceClaim(static_cast<double>(trip.device_ns) * 1e-9, trip.wall_s,
+                                                             batch, overhead_min_s_, overhead_median_s_);
+      if (!v.failure.empty()) {
+        Forward();
+        ReportFailure(v.failure, c, phase, v.message);
+      }
+      device_wall_s_ += trip.wall_s;
+      device_claimed_s_ += v.sample_s * batch;
+      unexplained_.push_back(v.unexplained_ratio);
+      return v.sample_s;
+    }
     return std::max(0.0, trip.wall_s - overhead_min_s_) / batch;
   }
 
@@ -311,6 +331,12 @@ class Judge {
     for (size_t k = 0; k < np_; ++k)
       if (job_.params[k].kind == 'o')
         std::memcpy(shared_.Slot(k, last_slot_), out_[k], sizeof(float) * job_.params[k].elements);
+    if (job_.device_clock) {  // the baseline's runner is bounded like the candidate's (same handshake figures)
+      const auto v = accelopt_device_clock::CheckDeviceClaim(static_cast<double>(trip.device_ns) * 1e-9, trip.wall_s,
+                                                             batch, overhead_min_s_, overhead_median_s_);
+      if (!v.failure.empty()) Die("the comparison kernel's runner: " + v.message);
+      return v.sample_s;
+    }
     return std::max(0.0, trip.wall_s - overhead_min_s_) / batch;
   }
 
@@ -512,13 +538,22 @@ class Judge {
   }
 
   void Decide() {
+    if (job_.device_clock) {  // before the history check: its figures come from the same claims
+      const auto v = accelopt_device_clock::CheckUnexplained(unexplained_);
+      if (!v.failure.empty()) {
+        Forward();
+        ReportFailure(v.failure, -1, "timing", v.message);
+      }
+    }
     HistoryCheck();
     const double busy = busy_wall_s_ > 0 ? busy_cpu_s_ / busy_wall_s_ : 0;
     warmer_.Stop();
     long maxrss = link_.Finish();
     if (compare_) compare_->Finish();
     Forward();
-    if (busy > static_cast<double>(cores_.size()) + 0.25) {
+    // (A device-clock runner's host threads — the CUDA runtime's, its spin
+    // waits — are not the kernel's work: no cores check there.)
+    if (!job_.device_clock && busy > static_cast<double>(cores_.size()) + 0.25) {
       ReportFailure("cores", -1, "timing",
                     "the kernel kept " + Num(busy, 3) + " cores busy but its slot allows " +
                         std::to_string(cores_.size()));
@@ -533,11 +568,15 @@ class Judge {
         "ACCELOPT-JUDGE {\"ok\": true, \"max_rel_error\": %s, \"case_errors\": [%s], \"rounds\": %d, "
         "\"samples_ns\": [%s], \"compare_samples_ns\": [%s], \"first_sight_ns\": [%s], \"first_sight_ratio\": %s, \"avg_cores_busy\": %s, "
         "\"maxrss_kb\": %ld, \"threads\": %d, \"cores\": [%s], \"cpus_allowed\": \"%s\", \"calls\": %ld, "
-        "\"calls_per_sample\": %u, \"single_call_ns\": %s, \"handshake_min_ns\": %s, \"handshake_median_ns\": %s, \"stop_median_ns\": %s, \"seccomp\": %s, \"landlock_abi\": %d}\n",
+        "\"calls_per_sample\": %u, \"single_call_ns\": %s, \"handshake_min_ns\": %s, \"handshake_median_ns\": %s, \"stop_median_ns\": %s, \"seccomp\": %s, \"landlock_abi\": %d, "
+        "\"clock\": \"%s\", \"device_claimed_s\": %s, \"device_wall_s\": %s, "
+        "\"device_unexplained_median\": %s}\n",
         Num(max_error_).c_str(), ce.c_str(), rounds_, s.c_str(), cmp.c_str(), hs.c_str(),
         first_sight_ratio_ > 0 ? Num(first_sight_ratio_).c_str() : "null", Num(busy).c_str(), maxrss, threads_,
         cs.c_str(), JsonEscape(cpus_allowed_).c_str(), calls_, batch_, Num(stats::Median(single_s_) * 1e9).c_str(), Num(overhead_min_s_ * 1e9).c_str(),
-        Num(overhead_median_s_ * 1e9).c_str(), Num(stats::Median(tails_) * 1e9).c_str(), seccomp_ ? "true" : "false", landlock_abi_);
+        Num(overhead_median_s_ * 1e9).c_str(), Num(stats::Median(tails_) * 1e9).c_str(), seccomp_ ? "true" : "false", landlock_abi_,
+        job_.device_clock ? "device" : "host", Num(device_claimed_s_).c_str(), Num(device_wall_s_).c_str(),
+        unexplained_.empty() ? "null" : Num(stats::Median(unexplained_)).c_str());
   }
 
   const Job& job_;
@@ -564,6 +603,8 @@ class Judge {
   std::vector<double> tails_;
   double max_error_ = 0, busy_cpu_s_ = 0, busy_wall_s_ = 0, first_sight_ratio_ = 0;
   long calls_ = 0;
+  double device_claimed_s_ = 0, device_wall_s_ = 0;  // device clock: accepted claims and their round trips, summed
+  std::vector<double> unexplained_;                   // device clock: each call's unexplained_ratio
   int last_case_ = -1;
   uint32_t last_slot_ = 0;
   uint32_t batch_ = 1;  // calls per timed sample (Timing)

@@ -34,6 +34,8 @@ class RunnerLink {
     double cpu_s = 0;   // runner CPU time (all threads) over the same interval
     double reply_s = 0; // judge clock: before continuing -> reply read (the stop not included)
     uint32_t status = 0;
+    uint64_t device_ns = 0;  // device-clock runners (job `clock device`): the runner's claim, unchecked here
+
   };
 
   // Starts the runner on `cores` with `threads` OpenMP threads; so_fd and
@@ -83,6 +85,7 @@ class RunnerLink {
     if (pidfd_ < 0) Die(std::string("pidfd_open: ") + std::strerror(errno));
     if (clock_getcpuclockid(pid_, &cpu_clock_) != 0) Die("clock_getcpuclockid failed");
     running_ = true;
+    device_clock_ = job.device_clock;
   }
 
   // One command and its reply. The runner is continued just before and
@@ -104,9 +107,12 @@ class RunnerLink {
     const double t0 = Now();
     if (!running_) { kill(pid_, SIGCONT); running_ = true; }
     if (write(cmd_, &c, sizeof c) != static_cast<ssize_t>(sizeof c)) return Ended();
-    accelopt_wire::Reply r{};
+    // A device-clock runner answers with a DeviceReply (the Reply first).
+    accelopt_wire::DeviceReply dr{};
+    accelopt_wire::Reply& r = dr.reply;
+    const size_t want = device_clock_ ? sizeof dr : sizeof r;
     size_t got = 0;
-    while (got < sizeof r) {
+    while (got < want) {
       pollfd fds[3] = {{rep_, POLLIN, 0}, {pidfd_, POLLIN, 0}, {diag_, POLLIN, 0}};
       if (poll(fds, 3, -1) < 0) {
         if (errno == EINTR) continue;
@@ -114,7 +120,7 @@ class RunnerLink {
       }
       if (fds[2].revents) DrainDiag();
       if (fds[0].revents & POLLIN) {
-        ssize_t n = read(rep_, reinterpret_cast<char*>(&r) + got, sizeof r - got);
+        ssize_t n = read(rep_, reinterpret_cast<char*>(&dr) + got, want - got);
         if (n > 0) got += static_cast<size_t>(n);
         else if (n == 0) return Ended();
         continue;
@@ -130,6 +136,7 @@ class RunnerLink {
     trip->reply_s = t_reply - t0;
     trip->cpu_s = RunnerCpu() - cpu0;
     trip->status = r.status;
+    trip->device_ns = device_clock_ ? dr.device_ns : 0;
     if (r.seq != seq || r.op != op) return Fail("protocol", "the runner answered out of turn");
     return true;
   }
@@ -283,7 +290,7 @@ class RunnerLink {
   pid_t pid_ = -1;
   int cmd_ = -1, rep_ = -1, diag_ = -1, pidfd_ = -1;
   clockid_t cpu_clock_{};
-  bool running_ = false, reaped_ = false;
+  bool running_ = false, reaped_ = false, device_clock_ = false;
   long maxrss_kb_ = 0;  // peak resident memory, once reaped
   uint64_t seq_ = 0;
   std::string diag_text_;

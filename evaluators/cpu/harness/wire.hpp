@@ -53,6 +53,16 @@ struct Reply {
   uint64_t seq;
 };
 
+// The cuda runner's reply (evaluators/cuda/harness/runner_main.cpp): the
+// Reply followed by the batch's device time, the sum of its calls' start ->
+// stop CUDA event times. A judge whose job says `clock device` reads these
+// instead of Reply. The number is the runner's claim: the judge bounds it by
+// its own clock (device_clock.hpp) before it becomes a sample.
+struct DeviceReply {
+  Reply reply;
+  uint64_t device_ns;  // kCall: the batch's summed event time; 0 otherwise
+};
+
 struct ParamSlot {
   uint32_t kind;         // 'i' input, 'o' output, 's' scalar, 'd' dim
   uint32_t scalar_type;  // 'f' float, 'i' int64 (scalars)
