@@ -12,6 +12,7 @@
 #include "base/env.hpp"
 #include "base/log.hpp"
 #include "base/subprocess.hpp"
+#include "evaluators/cpu/judge_verdict.hpp"
 #include "evaluators/cpu/static_check.hpp"
 #include "evaluators/cpu/toolchain.hpp"
 #include "evaluators/stats.hpp"
@@ -27,31 +28,6 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
   if (from.empty()) return s;
   for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
   return s;
-}
-
-// The last "stage ..." line the harness wrote to stderr, as a readable phrase.
-std::string LastStage(const std::string& err, const std::vector<CaseSpec>& cases) {
-  std::string s;
-  std::istringstream in(err);
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("stage ", 0) == 0) s = line.substr(6);
-  if (s.empty()) return "start-up";
-  if (s.rfind("case ", 0) == 0) {
-    size_t c = std::strtoul(s.c_str() + 5, nullptr, 10);
-    if (c < cases.size()) return "correctness case '" + cases[c].label + "'";
-  }
-  if (s == "load") return "loading the kernel";
-  if (s == "handshake") return "the judge's handshake with the runner";
-  return s;
-}
-
-// Harness stderr without its progress lines.
-std::string HarnessErrors(const std::string& err) {
-  std::istringstream in(err);
-  std::string line, out;
-  while (std::getline(in, line))
-    if (line.rfind("stage ", 0) != 0) out += line + "\n";
-  return out;
 }
 
 }  // namespace
@@ -226,62 +202,9 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
                     {"memory_limit_mb", s.memory_limit_mb},
                     {"timeout_s", s.timeout_s},
                     {"separate_judge", true}};
-  const std::string stage = LastStage(run->stderr_data, cases);
-  const std::string errors = HarnessErrors(run->stderr_data);
-  using O = ProcessResult::Outcome;
-  if (run->outcome == O::kCancelled) return fail(EvalStatus::kCancelled, "cancelled while running");
-  if (run->outcome == O::kTimedOut) {
-    std::ostringstream m;
-    m << "timed out: still running after " << s.timeout_s << " s, during " << stage;
-    return fail(EvalStatus::kTimeout, m.str(), errors);
-  }
-  if (run->outcome == O::kSignaled) {
-    return fail(EvalStatus::kInternalError, "the judge crashed: " + run->Describe() + " during " + stage, errors);
-  }
-  if (run->exit_code == 2) {
-    std::string line = errors.substr(0, errors.find('\n'));
-    if (line.rfind("judge error: ", 0) == 0) line = line.substr(13);
-    return fail(EvalStatus::kInternalError, "judge error during " + stage + ": " + line, errors);
-  }
-  const std::string marker = "ACCELOPT-JUDGE ";
-  size_t at = run->stdout_data.rfind(marker);
-  if (at == std::string::npos) {
-    return fail(EvalStatus::kInternalError, "the judge ended without a verdict (" + run->Describe() + ") during " + stage,
-                errors);
-  }
-  std::string line = run->stdout_data.substr(at + marker.size());
-  line = line.substr(0, line.find('\n'));
-  auto parsed = ParseJson(line);
-  if (!parsed.ok()) return fail(EvalStatus::kInternalError, "unreadable verdict: " + parsed.status().message(), line);
-  const json& h = *parsed;
-  if (!h.value("ok", false)) {
-    int c = h.value("case", -1);
-    const std::string kind = h.value("failure", std::string("?"));
-    const std::string phase = h.value("phase", std::string());
-    const std::string msg = h.value("message", std::string("?"));
-    const std::string label = (c >= 0 && static_cast<size_t>(c) < cases.size()) ? cases[c].label : "";
-    std::string during = phase == "case" && !label.empty() ? "correctness case '" + label + "'"
-                       : phase == "load"                  ? "loading the kernel"
-                       : !label.empty()                   ? phase + ", case '" + label + "'"
-                                                          : phase;
-    if (kind == "wrong_result") {
-      std::string where = label.empty() ? "" : "case '" + label + "': ";
-      return fail(EvalStatus::kWrongResult, where + msg, where + msg + "\n" + errors);
-    }
-    if (kind == "load_error") return fail(EvalStatus::kRuntimeError, msg, errors);
-    if (kind == "sandbox") {
-      return fail(EvalStatus::kRuntimeError, "the kernel was stopped by the sandbox: " + msg + " during " + during, errors);
-    }
-    if (kind == "memory") return fail(EvalStatus::kRuntimeError, "the kernel " + msg + " during " + during, errors);
-    if (kind == "crashed") {
-      std::string why = msg;
-      if (msg.find("signal 9 ") != std::string::npos || msg.find("signal 24 ") != std::string::npos)
-        why += " (CPU time limit or out of memory)";
-      return fail(EvalStatus::kRuntimeError, "the kernel crashed: " + why + " during " + during, errors);
-    }
-    if (kind == "history" || kind == "cores" || kind == "device_time") return fail(EvalStatus::kSuspicious, msg, errors);
-    return fail(EvalStatus::kRuntimeError, msg + " during " + during, errors);
-  }
+  JudgeOutcome judged = ReadJudgeOutcome(*run, cases, s.timeout_s);
+  if (!judged.passed) return fail(judged.status, judged.reason, judged.error_text);
+  const json& h = judged.verdict;
   result.sandbox["seccomp"] = h.value("seccomp", false);
   result.sandbox["landlock_abi"] = h.value("landlock_abi", 0);
   result.sandbox["cores"] = h.value("cores", json::array());
@@ -289,13 +212,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   result.max_rel_error = h.value("max_rel_error", 0.0);
 
   // 6. Statistics, profile, roofline.
-  LatencyStats lat;
-  for (const auto& v : h.at("samples_ns")) lat.samples_us.push_back(v.get<double>() / 1000.0);
-  lat.rounds = h.value("rounds", 0);
-  lat.median_us = stats::Median(lat.samples_us);
-  lat.min_us = stats::Min(lat.samples_us);
-  lat.mean_us = stats::Mean(lat.samples_us);
-  lat.spread = stats::Spread(lat.samples_us);
+  const LatencyStats lat = LatencyOfVerdict(h);
   result.latency = lat;
   const Calibration& cal = *calibration;
   // The roofline of the cores the runner was pinned to (its slot).

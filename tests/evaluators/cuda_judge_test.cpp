@@ -21,6 +21,7 @@
 #include "base/json.hpp"
 #include "evaluators/cpu/harness/device_clock.hpp"
 #include "evaluators/cpu/harness_builder.hpp"
+#include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/problem.hpp"
 
 using namespace accelopt;
@@ -227,6 +228,61 @@ BOOST_AUTO_TEST_CASE(judge_bounds_the_runner_claims) {
   BOOST_TEST(!over.value("ok", true));
   BOOST_TEST(over.value("failure", std::string()) == "protocol");
   BOOST_TEST(over.value("message", std::string()).find("must fit inside the judge's clock") != std::string::npos);
+}
+
+// CudaBackend end to end on this machine (nvcc, no GPU driver): the
+// baseline passes the checks and compiles, the judge and the nvcc-built
+// cuda runner start, and the runner's CUDA context cannot be created, so the
+// evaluation is an internal error that says so (never a verdict on the
+// kernel, never a time). With a GPU this same path times the kernel
+// (scripts/gpu-check); that is unverified here.
+BOOST_AUTO_TEST_CASE(cuda_backend_without_a_gpu_says_the_runner_could_not_start) {
+  const std::string nvcc = ACCELOPT_TEST_NVCC;
+  if (nvcc.empty()) {
+    BOOST_TEST_MESSAGE("skipped: the build found no nvcc");
+    return;
+  }
+  Env* env = Env::Default();
+  const std::string cache = std::string(ACCELOPT_TEST_CACHE_DIR);
+  // suites/cuda/silu at a small shape (its references are then small).
+  const std::string dir = cache + "/problems-cuda/silu";
+  BOOST_REQUIRE(env->CreateDirs(dir).ok());
+  auto spec = ParseJson(CudaJudgeReadText(CudaJudgeSrc() + "/suites/cuda/silu/problem.json"));
+  BOOST_REQUIRE(spec.ok());
+  (*spec)["dims"] = {{"M", 64}, {"N", 512}};
+  (*spec)["flops"] = 3 * 64 * 512;
+  (*spec)["bytes"] = 4 * 2 * 64 * 512;
+  BOOST_REQUIRE(env->WriteFileAtomic(dir + "/problem.json", spec->dump(2)).ok());
+  for (const char* f : {"/reference.cpp", "/baseline.cu"})
+    BOOST_REQUIRE(env->WriteFileAtomic(dir + f, CudaJudgeReadText(CudaJudgeSrc() + "/suites/cuda/silu" + f)).ok());
+
+  eval::cuda::CudaBackendOptions o;
+  o.env = env;
+  o.cache_dir = cache;
+  o.nvcc = nvcc;
+  o.devices = {3};
+  eval::cuda::CudaBackend backend(o);
+  eval::EvalRequest r;
+  r.backend = "cuda";
+  r.problem = dir;
+  r.source = CudaJudgeReadText(dir + "/baseline.cu");
+  r.settings.seeds = {0};
+  r.settings.adversarial = false;
+  r.settings.timeout_s = 60;
+  const eval::EvalResult res = backend.Evaluate(r, nullptr);
+  BOOST_TEST_INFO("result: " << res.ToJson().dump());
+  BOOST_TEST(res.compiled);
+  BOOST_TEST(!res.latency.has_value());
+  BOOST_TEST(static_cast<int>(res.status) == static_cast<int>(eval::EvalStatus::kInternalError));
+  BOOST_TEST(res.reason.find("the cuda runner could not start on GPU 3") != std::string::npos);
+  BOOST_TEST(res.reason.find("CUDA") != std::string::npos);
+  BOOST_TEST(res.sandbox.value("cuda_device", -1) == 3);
+  // The runner was built by nvcc and is cached for the next evaluation.
+  auto problem = eval::LoadProblem(dir, env);
+  BOOST_REQUIRE(problem.ok());
+  auto runner = backend.Runner(*problem, nullptr);
+  BOOST_REQUIRE(runner.ok());
+  BOOST_TEST(env->IsFile(*runner));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

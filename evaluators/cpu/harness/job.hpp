@@ -21,6 +21,12 @@
 //                            device: the runner answers with DeviceReply (wire.hpp)
 //                            and a sample is its device time, bounded by the
 //                            judge's round trip (device_clock.hpp; the cuda runner)
+//   judge_memory_mb N        the judge limits its own address space (soft RLIMIT_AS)
+//                            to N MiB at start (the cuda backend: its runner must not
+//                            inherit a limit, so the evaluator cannot set one on both)
+//   runner_address_space unlimited   the runner's soft RLIMIT_AS is raised to the
+//                            hard limit before exec (the CUDA driver reserves
+//                            address space the size of device plus host memory)
 #pragma once
 
 #include <fcntl.h>
@@ -65,6 +71,8 @@ struct Job {
   int threads = 0;         // 0: one per core
   int null_calls = 200;
   bool device_clock = false;  // `clock device`
+  uint64_t judge_memory_mb = 0;  // 0: no limit of the judge's own
+  bool runner_unlimited_as = false;
 };
 
 [[noreturn]] inline void Die(const std::string& msg) {
@@ -131,7 +139,13 @@ inline Job ReadJob() {
     else if (key == "history_ratio") in >> job.history_ratio;
     else if (key == "threads") in >> job.threads;
     else if (key == "null_calls") in >> job.null_calls;
-    else if (key == "clock") {
+    else if (key == "judge_memory_mb") in >> job.judge_memory_mb;
+    else if (key == "runner_address_space") {
+      std::string v;
+      in >> v;
+      if (v != "unlimited") Die("job: runner_address_space must be unlimited, not '" + v + "'");
+      job.runner_unlimited_as = true;
+    } else if (key == "clock") {
       std::string v;
       in >> v;
       if (v != "host" && v != "device") Die("job: clock must be host or device, not '" + v + "'");

@@ -619,6 +619,13 @@ class Judge {
 
 int main() {
   judge::Job job = judge::ReadJob();
+  if (job.judge_memory_mb > 0) {  // soft limit only: the hard one stays, so a runner may be given more
+    rlimit as{};
+    getrlimit(RLIMIT_AS, &as);
+    as.rlim_cur = static_cast<rlim_t>(job.judge_memory_mb) << 20;
+    if (as.rlim_max != RLIM_INFINITY && as.rlim_cur > as.rlim_max) as.rlim_cur = as.rlim_max;
+    if (setrlimit(RLIMIT_AS, &as) != 0) judge::Die("cannot set the judge's memory limit");
+  }
   if (job.mode == "prepare") judge::Prepare(job);
   else judge::Judge(job).Run();
   std::fflush(stdout);

@@ -53,6 +53,7 @@ class RunnerLink {
     char* envp[] = {omp.data(), nullptr};
     std::string exe = job.runner_path, fn = job.function;
     char* argv[] = {exe.data(), fn.data(), nullptr};
+    const bool unlimited_as = job.runner_unlimited_as;
     pid_ = fork();
     if (pid_ < 0) Die(std::string("fork: ") + std::strerror(errno));
     if (pid_ == 0) {
@@ -69,6 +70,12 @@ class RunnerLink {
       if (sched_setaffinity(0, sizeof set, &set) != 0) _exit(125);
       rlimit no_files{0, 0};  // writes that grow a file fail (the runner can open none anyway)
       setrlimit(RLIMIT_FSIZE, &no_files);
+      if (unlimited_as) {  // the judge's own (soft) limit is not the runner's: job runner_address_space
+        rlimit as{};
+        if (getrlimit(RLIMIT_AS, &as) != 0) _exit(125);
+        as.rlim_cur = as.rlim_max;
+        if (setrlimit(RLIMIT_AS, &as) != 0) _exit(125);
+      }
       execve(argv[0], argv, envp);
       _exit(127);
     }

@@ -1,0 +1,271 @@
+#include "evaluators/cuda/cuda_backend.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "base/sha256.hpp"
+#include "base/subprocess.hpp"
+#include "evaluators/cpu/judge_verdict.hpp"
+#include "evaluators/cpu/toolchain.hpp"
+#include "evaluators/cuda/candidate_check.hpp"
+#include "evaluators/problem.hpp"
+
+namespace accelopt::eval::cuda {
+namespace embedded {
+extern const std::pair<const char*, const char*> kRunnerFiles[];  // cuda_embedded.cpp (embedded.cpp.in)
+extern const int kRunnerFileCount;
+}  // namespace embedded
+
+namespace fs = std::filesystem;
+namespace {
+
+double CudaSecondsSince(Env* env, int64_t t0) { return (env->MonotonicNanos() - t0) / 1e9; }
+
+}  // namespace
+
+const std::map<std::string, std::string>& RunnerSources() {
+  static const std::map<std::string, std::string> files = [] {
+    std::map<std::string, std::string> m;
+    for (int i = 0; i < embedded::kRunnerFileCount; ++i) m[embedded::kRunnerFiles[i].first] = embedded::kRunnerFiles[i].second;
+    return m;
+  }();
+  return files;
+}
+
+CudaBackend::CudaBackend(CudaBackendOptions options)
+    : options_(std::move(options)),
+      harnesses_(options_.cache_dir, options_.compiler, options_.env),
+      free_devices_(options_.devices) {}
+
+int CudaBackend::LeaseDevice() {
+  std::unique_lock<std::mutex> lock(mu_);
+  free_cv_.wait(lock, [this] { return !free_devices_.empty(); });
+  const int d = free_devices_.front();
+  free_devices_.erase(free_devices_.begin());
+  return d;
+}
+
+void CudaBackend::ReturnDevice(int device) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_devices_.push_back(device);
+  }
+  free_cv_.notify_one();
+}
+
+Result<std::string> CudaBackend::Runner(const Problem& problem, const std::atomic<bool>* cancel) {
+  Env* const env = options_.env;
+  const std::string glue = cpu::RunnerGlueSource(problem);
+  std::string key_text = options_.nvcc + "|" + glue;
+  for (const auto& [path, text] : RunnerSources()) key_text += "|" + path + "|" + text;
+  const std::string key = Sha256Hex(key_text).substr(0, 24);
+  const fs::path dir = fs::path(options_.cache_dir) / "cuda-runner" / key;
+  const std::string runner = (dir / "runner").string();
+  std::shared_ptr<std::mutex> lock;
+  {
+    std::lock_guard<std::mutex> guard(mu_);
+    auto& l = runner_locks_[key];
+    if (!l) l = std::make_shared<std::mutex>();
+    lock = l;
+  }
+  std::lock_guard<std::mutex> guard(*lock);
+  if (env->Exists(runner)) return runner;
+  for (const auto& [path, text] : RunnerSources()) {
+    ACCELOPT_RETURN_IF_ERROR(env->CreateDirs((dir / "src" / fs::path(path).parent_path()).string()));
+    ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic((dir / "src" / path).string(), text));
+  }
+  ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic((dir / "runner_glue.cpp").string(), glue));
+  // --cudart shared: the runner and the candidate (KernelFlags) share one
+  // CUDA runtime, hence one context.
+  const std::string tmp = runner + ".tmp" + std::to_string(env->RandomU64() % 1000000);
+  ACCELOPT_ASSIGN_OR_RETURN(
+      auto cc, cpu::RunCompiler(env, options_.nvcc,
+                                {"-std=c++17", "-O2", "--cudart", "shared", "-I", (dir / "src").string(),
+                                 (dir / "runner_glue.cpp").string(),
+                                 (dir / "src/evaluators/cuda/harness/runner_main.cpp").string(), "-ldl", "-o", tmp},
+                                600, cancel));
+  if (!cc.ok) return Internal("building the cuda runner " + cc.describe + ":\n" + cc.output);
+  ACCELOPT_RETURN_IF_ERROR(env->RenameFile(tmp, runner));
+  return runner;
+}
+
+EvalResult CudaBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
+  Env* const env = options_.env;
+  const int64_t t_start = env->MonotonicNanos();
+  const EvalSettings& s = request.settings;
+  EvalResult result;
+  auto finish = [&](EvalResult r) {
+    r.error_text = TruncateErrorText(r.error_text);
+    r.timings.total_s = CudaSecondsSince(env, t_start);
+    return r;
+  };
+  auto fail = [&](EvalStatus st, std::string reason, std::string text = "") {
+    EvalResult r = result;
+    r.status = st;
+    r.reason = std::move(reason);
+    r.error_text = std::move(text);
+    return finish(r);
+  };
+  auto cancelled = [&] { return cancel && cancel->load(); };
+
+  fs::path problem_dir = fs::path(request.problem);
+  if (problem_dir.is_relative()) problem_dir = fs::path(options_.root) / problem_dir;
+  auto problem = LoadProblem(problem_dir.string(), env);
+  if (!problem.ok()) return fail(EvalStatus::kInternalError, "cannot load the problem: " + problem.status().message());
+  if (problem->backend != "cuda")
+    return fail(EvalStatus::kInternalError, "problem " + problem->name + " is not a cuda problem");
+  if (!request.compare_source.empty())
+    return fail(EvalStatus::kInternalError, "the cuda backend does not compare with a baseline yet (compare_source)");
+  if (options_.calibration) {
+    result.hardware = options_.calibration->gpu;
+    result.hardware["peak_gflops"] = options_.calibration->peak_gflops;
+  }
+
+  // 1-2. Static checks, nvcc, object checks.
+  const std::string work = (fs::path(options_.cache_dir) / "work" /
+                            (std::to_string(getpid()) + "-" + std::to_string(env->RandomU64() % 1000000000000ULL)))
+                               .string();
+  struct CudaWorkCleanup {
+    Env* env; std::string dir; bool keep;
+    ~CudaWorkCleanup() { if (!keep) (void)env->RemoveAll(dir); }
+  } cleanup{env, work, options_.keep_work_dirs};
+  CandidateCheckOptions co;
+  co.env = env;
+  co.nvcc = options_.nvcc;
+  co.work_dir = work;
+  co.arch = options_.arch;
+  co.compile_timeout_s = s.compile_timeout_s;
+  co.keep_object = true;
+  const int64_t t_check = env->MonotonicNanos();
+  EvalResult checked = CheckCandidate(request.source, co, cancel);
+  if (checked.status != EvalStatus::kOk) {
+    checked.hardware = result.hardware;
+    return finish(checked);
+  }
+  result.compiled = true;
+  result.timings = checked.timings;
+  const std::string so = work + "/kernel.so";
+
+  // 3. Judge, references, runner.
+  auto harness = harnesses_.Get(*problem, cancel);
+  if (!harness.ok()) {
+    if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
+    const std::string msg = harness.status().message();
+    return fail(EvalStatus::kInternalError, msg.substr(0, msg.find('\n')), msg);
+  }
+  auto runner = Runner(*problem, cancel);
+  if (!runner.ok()) {
+    if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
+    const std::string msg = runner.status().message();
+    return fail(EvalStatus::kInternalError, msg.substr(0, msg.find('\n')), msg);
+  }
+  auto secret = harnesses_.Secret();
+  if (!secret.ok()) return fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
+  std::vector<cpu::CaseSpec> cases = cpu::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
+  auto refs = harnesses_.References(*problem, *harness, cases, cancel);
+  if (!refs.ok()) {
+    if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
+    return fail(EvalStatus::kInternalError, refs.status().message());
+  }
+  result.timings.check_s = CudaSecondsSince(env, t_check) - result.timings.compile_s;
+  if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
+
+  // 4-5. One GPU, one judge, one fresh runner.
+  const int device = LeaseDevice();
+  struct CudaDeviceLease {
+    CudaBackend* b; int d;
+    ~CudaDeviceLease() { b->ReturnDevice(d); }
+  } lease{this, device};
+  ProcessSpec spec;
+  spec.argv = {harness->judge};
+  spec.stdin_data = cpu::JobText(*problem, "judge", so, *runner, cases, *refs, s) + "clock device\njudge_memory_mb " +
+                    std::to_string(options_.judge_memory_limit_mb) + "\nrunner_address_space unlimited\n";
+  spec.clear_env = true;
+  spec.env_set["PATH"] = "/usr/bin:/bin";
+  spec.env_set["CUDA_VISIBLE_DEVICES"] = std::to_string(device);
+  spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
+  // No RLIMIT_AS here: it would be the runner's too (the judge sets its own).
+  spec.limits.cpu_seconds = static_cast<uint64_t>(std::ceil(s.timeout_s * 2 + 10));
+  spec.limits.open_files = 256;  // the CUDA driver opens /dev/nvidia* and more
+  spec.private_network = true;
+  spec.cancel = cancel;
+  spec.max_output_bytes = 8 << 20;
+  const int64_t t_run = env->MonotonicNanos();
+  auto run = env->RunProcess(spec);
+  result.timings.measure_s = CudaSecondsSince(env, t_run);
+  if (!run.ok()) return fail(EvalStatus::kInternalError, "cannot start the judge: " + run.status().message());
+  result.sandbox = {{"network_isolated", run->network_isolated},
+                    {"judge_memory_limit_mb", options_.judge_memory_limit_mb},
+                    {"runner_memory_limit", "none"},
+                    {"timeout_s", s.timeout_s},
+                    {"separate_judge", true},
+                    {"cuda_device", device}};
+  cpu::JudgeOutcome judged = cpu::ReadJudgeOutcome(*run, cases, s.timeout_s);
+  if (!judged.passed) {
+    // A runner that could not even answer the handshake never ran the
+    // candidate: no GPU, no driver, a broken CUDA install. Not the
+    // candidate's doing.
+    if (judged.phase == "handshake")
+      return fail(EvalStatus::kInternalError, "the cuda runner could not start on GPU " + std::to_string(device) +
+                                                  ": " + judged.reason,
+                  judged.error_text);
+    return fail(judged.status, judged.reason, judged.error_text);
+  }
+  const json& h = judged.verdict;
+  result.correct = true;
+  result.max_rel_error = h.value("max_rel_error", 0.0);
+  const LatencyStats lat = cpu::LatencyOfVerdict(h);
+  result.latency = lat;
+
+  // 6. Profile and roofline (from the GPU calibration, when there is one).
+  auto& pr = result.profile;
+  pr["flops"] = problem->flops;
+  pr["bytes"] = problem->bytes;
+  pr["arithmetic_intensity"] = problem->flops / problem->bytes;
+  pr["timing_calls"] = h.value("calls", 0);
+  pr["calls_per_sample"] = h.value("calls_per_sample", 1);
+  pr["handshake_overhead_us"] = h.value("handshake_min_ns", 0.0) / 1000.0;
+  pr["handshake_median_us"] = h.value("handshake_median_ns", 0.0) / 1000.0;
+  if (h.contains("device_unexplained_median") && h["device_unexplained_median"].is_number())
+    pr["device_unexplained_ratio"] = h["device_unexplained_median"].get<double>();
+  const double t = lat.median_us * 1e-6;
+  if (t > 0) {
+    pr["achieved_gflops"] = problem->flops / t / 1e9;
+    pr["achieved_gbps"] = problem->bytes / t / 1e9;
+  }
+  if (options_.calibration && options_.calibration->peak_gflops > 0 && options_.calibration->bandwidth_gbps > 0) {
+    const double peak = options_.calibration->peak_gflops, bw = options_.calibration->bandwidth_gbps;
+    pr["roofline_peak_gflops"] = peak;
+    pr["roofline_bandwidth_gbps"] = bw;
+    pr["roofline_compute_us"] = problem->flops / (peak * 1e9) * 1e6;
+    pr["roofline_memory_us"] = problem->bytes / (bw * 1e9) * 1e6;
+    const double peak_us = std::max(pr["roofline_compute_us"], pr["roofline_memory_us"]);
+    result.peak_latency_us = peak_us;
+    if (lat.median_us > 0) result.percent_of_peak = 100 * peak_us / lat.median_us;
+  }
+  result.status = EvalStatus::kOk;
+  result.reason = "correct on " +
+                  std::to_string(std::count_if(cases.begin(), cases.end(),
+                                               [](const cpu::CaseSpec& c) { return c.role != 'x'; })) +
+                  " cases; median " + std::to_string(lat.median_us) + " us (CUDA events, bounded by the judge's clock)";
+  if (result.percent_of_peak && *result.percent_of_peak > 100 * s.roofline_slack) {
+    result.status = EvalStatus::kSuspicious;
+    std::ostringstream m;
+    m << "faster than the roofline: median " << lat.median_us << " us < peak latency " << *result.peak_latency_us
+      << " us (" << *result.percent_of_peak << "% of peak); a kernel cannot beat the hardware — check for skipped work";
+    result.reason = m.str();
+  } else if (s.baseline_latency_us && lat.median_us > 0 && *s.baseline_latency_us / lat.median_us > s.max_speedup) {
+    result.status = EvalStatus::kSuspicious;
+    std::ostringstream m;
+    m << "implausible speedup " << *s.baseline_latency_us / lat.median_us << "x over the baseline (limit "
+      << s.max_speedup << "x)";
+    result.reason = m.str();
+  }
+  return finish(result);
+}
+
+}  // namespace accelopt::eval::cuda
