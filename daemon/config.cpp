@@ -1,5 +1,6 @@
 #include "daemon/config.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -127,9 +128,35 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     ACCELOPT_RETURN_IF_ERROR(CheckKeys(e, "evaluators", {"cpu", "cuda", "nki"}));
     for (const auto& [name, ej] : e.items()) {
       std::string where = "evaluators." + name;
-      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, {"slots", "cache_dir", "slot_cores", "calibration_force_busy", "executor"}));
+      std::set<std::string> keys = {"slots", "cache_dir", "slot_cores", "calibration_force_busy", "executor"};
+      if (name == "cuda") keys = {"slots", "cache_dir", "devices"};
+      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, keys));
       BackendConfig bc;
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "slots", where, bc.slots));
+      if (name == "cuda") {
+        if (ej.contains("devices")) {
+          const json& d = ej["devices"];
+          if (!d.is_array() || d.empty())
+            return InvalidArgument(where + ".devices: must be a non-empty array of CUDA device ids, one slot each");
+          for (size_t i = 0; i < d.size(); ++i) {
+            const std::string w = where + ".devices[" + std::to_string(i) + "]";
+            if (!d[i].is_number_unsigned() || d[i].get<uint64_t>() >= 64)
+              return InvalidArgument(w + ": CUDA device ids are integers 0..63");
+            const int id = static_cast<int>(d[i].get<uint64_t>());
+            if (std::find(bc.devices.begin(), bc.devices.end(), id) != bc.devices.end())
+              return InvalidArgument(w + ": device " + std::to_string(id) + " is listed twice (one slot per GPU)");
+            bc.devices.push_back(id);
+          }
+          if (ej.contains("slots") && bc.slots != static_cast<int>(bc.devices.size()))
+            return InvalidArgument(where + ".slots: must equal the number of devices (" +
+                                   std::to_string(bc.devices.size()) + "), or be left out");
+          bc.slots = static_cast<int>(bc.devices.size());
+        } else {
+          if (ej.contains("slots") && bc.slots != 1)
+            return InvalidArgument(where + ".slots: one slot per GPU: list the GPUs in " + where + ".devices");
+          bc.devices = {0};
+        }
+      }
       if (ej.contains("slot_cores")) {
         const json& sc = ej["slot_cores"];
         if (!sc.is_array()) return InvalidArgument(where + ".slot_cores: must be an array of CPU lists, one per slot");

@@ -41,6 +41,10 @@ struct BackendConfig {
   // evaluation, evaluators/slurm/slurm_backend.hpp; `max_jobs` replaces
   // `slots`, the cores are the job's, calibration happens on the nodes).
   std::optional<eval::slurm::SlurmOptions> slurm;
+  // cuda backend only: the CUDA device ids it evaluates on, one slot each
+  // (CUDA_VISIBLE_DEVICES=<id> for that slot's runners). Default [0];
+  // `slots`, when also given, must equal its length.
+  std::vector<int> devices;
 };
 
 struct DaemonConfig {

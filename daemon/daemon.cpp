@@ -24,6 +24,8 @@
 #include "daemon/state_lock.hpp"
 #include "daemon/store_blob_source.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/cuda/calibration.hpp"
+#include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/cuda/toolchain.hpp"
 #include "evaluators/slurm/slurm_backend.hpp"
 #include "daemon/llm_in_flight.hpp"
@@ -102,14 +104,49 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   for (const auto& [name, bc] : config.evaluators) {
     if (name == "cuda") {
       // Configured but unable to evaluate: refuse to start rather than accept
-      // cuda submissions that can never run (docs/evaluation.md, "cuda backend").
+      // cuda submissions that can never run. Usable means nvcc is found and
+      // every listed GPU passes the calibration (compiled with nvcc and run
+      // on it, CUDA_VISIBLE_DEVICES=<id>): no GPU, no driver or a broken
+      // toolkit shows there, with its reason (docs/evaluation.md, "cuda backend").
       auto nvcc = eval::cuda::FindNvcc(env);
-      LogError("evaluators.cuda: " +
-               (nvcc.ok() ? std::string("the cuda backend cannot run kernels in this version (its GPU judge is not "
-                                        "built yet; nvcc found at ") + *nvcc + ")"
-                          : nvcc.status().message()) +
-               "; remove evaluators.cuda from the configuration");
-      return 1;
+      if (!nvcc.ok()) {
+        LogError("evaluators.cuda: " + nvcc.status().message() + "; remove evaluators.cuda from the configuration");
+        return 1;
+      }
+      (void)env->CreateDirs(bc.cache_dir);
+      std::optional<eval::cuda::GpuCalibration> gpu;
+      for (int d : bc.devices) {
+        NotifyStatus("calibrating GPU " + std::to_string(d));
+        auto c = eval::cuda::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate-" + std::to_string(d), std::to_string(d));
+        if (!c.ok()) {
+          LogError("evaluators.cuda: GPU " + std::to_string(d) + " is not usable: " + c.status().message() +
+                   "; the cuda backend needs a working GPU for every entry of evaluators.cuda.devices");
+          return 1;
+        }
+        const std::string model = c->gpu.value("name", std::string("?"));
+        if (gpu && model != gpu->gpu.value("name", std::string("?"))) {
+          LogError("evaluators.cuda: GPU " + std::to_string(d) + " is a " + model + ", GPU " +
+                   std::to_string(bc.devices.front()) + " a " + gpu->gpu.value("name", std::string("?")) +
+                   ": one cuda backend evaluates on one GPU model (list the same model's devices)");
+          return 1;
+        }
+        // The roofline must be an upper bound on every slot: the highest peaks.
+        if (!gpu) gpu = *c;
+        gpu->peak_gflops = std::max(gpu->peak_gflops, c->peak_gflops);
+        gpu->bandwidth_gbps = std::max(gpu->bandwidth_gbps, c->bandwidth_gbps);
+      }
+      eval::cuda::CudaBackendOptions co;
+      co.env = env;
+      co.root = "/";
+      co.cache_dir = bc.cache_dir;
+      co.nvcc = *nvcc;
+      co.devices = bc.devices;
+      co.calibration = gpu;
+      co.arch = eval::cuda::ArchFlag(std::max(5, gpu->gpu.value("cc_major", 9)), gpu->gpu.value("cc_minor", 0));
+      LogInfo("evaluator backend 'cuda': " + std::to_string(bc.devices.size()) + " GPU slot(s), " +
+              gpu->gpu.value("name", std::string("?")) + ", " + co.arch + ", nvcc " + *nvcc);
+      backends.push_back({std::make_shared<eval::cuda::CudaBackend>(co), bc.slots, {}});
+      continue;
     }
     if (name != "cpu") {
       LogWarning("evaluator backend '" + name + "' is not built on this machine; skipped");

@@ -83,7 +83,8 @@ Result<GpuCalibration> ParseCalibrationOutput(const std::string& text) {
   return c;
 }
 
-Result<GpuCalibration> CalibrateGpu(Env* env, const std::string& nvcc, const std::string& work_dir) {
+Result<GpuCalibration> CalibrateGpu(Env* env, const std::string& nvcc, const std::string& work_dir,
+                                    const std::string& visible_devices) {
   ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(work_dir));
   const std::string src = work_dir + "/calibrate_main.cu", exe = work_dir + "/calibrate";
   ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic(src, embedded::kCalibrateMain));
@@ -92,7 +93,8 @@ Result<GpuCalibration> CalibrateGpu(Env* env, const std::string& nvcc, const std
   ProcessSpec spec;
   spec.argv = {exe};
   spec.timeout = std::chrono::seconds(120);
-  if (auto v = env->GetEnvVar("CUDA_VISIBLE_DEVICES")) spec.env_set["CUDA_VISIBLE_DEVICES"] = *v;
+  if (!visible_devices.empty()) spec.env_set["CUDA_VISIBLE_DEVICES"] = visible_devices;
+  else if (auto v = env->GetEnvVar("CUDA_VISIBLE_DEVICES")) spec.env_set["CUDA_VISIBLE_DEVICES"] = *v;
   ACCELOPT_ASSIGN_OR_RETURN(ProcessResult r, env->RunProcess(spec));
   if (!r.Succeeded()) {
     std::string why = r.stderr_data.substr(0, r.stderr_data.find('\n'));

@@ -52,6 +52,9 @@ Result<GpuCalibration> ParseCalibrationOutput(const std::string& stdout_text);
 // Compiles the embedded program with `nvcc` under `work_dir` and runs it
 // (the GPU CUDA_VISIBLE_DEVICES leaves it). kUnavailable with the
 // program's reason when there is no usable GPU.
-Result<GpuCalibration> CalibrateGpu(Env* env, const std::string& nvcc, const std::string& work_dir);
+// `visible_devices` (when not empty) is the program's CUDA_VISIBLE_DEVICES
+// (the daemon calibrates each GPU of evaluators.cuda.devices this way).
+Result<GpuCalibration> CalibrateGpu(Env* env, const std::string& nvcc, const std::string& work_dir,
+                                    const std::string& visible_devices = "");
 
 }  // namespace accelopt::eval::cuda

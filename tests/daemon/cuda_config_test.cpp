@@ -1,7 +1,10 @@
-// acceloptd with evaluators.cuda configured: it refuses to start (exit 1)
-// and says why — the cuda backend's judge is not built yet, or there is no
-// nvcc (ACCELOPT_NVCC set but empty hides one) — instead of accepting cuda
+// acceloptd with evaluators.cuda configured on a machine where the backend
+// is not usable: it refuses to start (exit 1) and says why — there is no
+// nvcc (ACCELOPT_NVCC set but empty hides one), or a listed GPU fails its
+// start-up calibration (here: no GPU) — instead of accepting cuda
 // submissions that could never run (docs/evaluation.md, "cuda backend").
+// That the daemon starts and evaluates on a machine with GPUs is not
+// verified here (no GPU).
 #define BOOST_TEST_MODULE daemon_cuda_config
 #include <boost/test/unit_test.hpp>
 
@@ -22,7 +25,7 @@ ProcessResult StartDaemon(const std::string& nvcc_var) {
   fs::create_directories(dir / "state");
   std::ofstream(dir / "d.json") << "{\"state_dir\": \"" << (dir / "state").string() << "\", \"listen\": {\"unix\": \""
                                 << (dir / "state" / "sock").string()
-                                << "\"}, \"evaluators\": {\"cuda\": {\"slots\": 1}}}\n";
+                                << "\"}, \"evaluators\": {\"cuda\": {\"devices\": [1, 0]}}}\n";
   ProcessSpec spec;
   spec.argv = {ACCELOPTD_PATH, "-c", (dir / "d.json").string()};
   spec.env_set["ACCELOPT_NVCC"] = nvcc_var;
@@ -43,11 +46,13 @@ BOOST_AUTO_TEST_CASE(without_nvcc_it_refuses_and_names_what_was_searched) {
              r.stderr_data);
 }
 
-BOOST_AUTO_TEST_CASE(with_nvcc_it_refuses_because_the_judge_is_not_built) {
-  // Any existing file stands in for nvcc: the daemon only looks it up.
+BOOST_AUTO_TEST_CASE(with_nvcc_but_no_usable_gpu_it_refuses_naming_the_gpu) {
+  // Any existing program stands in for nvcc: it "compiles" nothing, so the
+  // calibration of the first listed GPU cannot run, as without a GPU.
   ProcessResult r = StartDaemon("/bin/true");
   BOOST_TEST(r.exit_code == 1);
-  BOOST_TEST(r.stderr_data.find("evaluators.cuda: the cuda backend cannot run kernels in this version (its GPU judge "
-                                "is not built yet; nvcc found at /bin/true)") != std::string::npos,
+  BOOST_TEST(r.stderr_data.find("evaluators.cuda: GPU 1 is not usable: ") != std::string::npos, r.stderr_data);
+  BOOST_TEST(r.stderr_data.find("the cuda backend needs a working GPU for every entry of evaluators.cuda.devices") !=
+                 std::string::npos,
              r.stderr_data);
 }

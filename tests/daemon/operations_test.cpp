@@ -152,7 +152,15 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
            {R"({"providers": {"p": {"kind": "openai"}}})", "base_url"},
            {R"({"suites": {"cpu": "/nonexistent/suites/cpu"}})", "suites.cpu"},
            {R"({"listen": {"tcp": "127.0.0.1:abc", "tcp_token_env": "T"}})", "listen.tcp"},
-           {R"({"listen": {"tcp": "127.0.0.1:70000", "tcp_token_env": "T"}})", "listen.tcp"}}) {
+           {R"({"listen": {"tcp": "127.0.0.1:70000", "tcp_token_env": "T"}})", "listen.tcp"},
+           {R"({"evaluators": {"cuda": {"devices": []}}})", "evaluators.cuda.devices"},
+           {R"({"evaluators": {"cuda": {"devices": [0, 0]}}})", "evaluators.cuda.devices[1]: device 0 is listed twice"},
+           {R"({"evaluators": {"cuda": {"devices": [-1]}}})", "evaluators.cuda.devices[0]"},
+           {R"({"evaluators": {"cuda": {"devices": "0,1"}}})", "evaluators.cuda.devices"},
+           {R"({"evaluators": {"cuda": {"devices": [0, 1], "slots": 3}}})", "evaluators.cuda.slots: must equal"},
+           {R"({"evaluators": {"cuda": {"slots": 2}}})", "evaluators.cuda.slots: one slot per GPU"},
+           {R"({"evaluators": {"cuda": {"slot_cores": [[0]]}}})", "slot_cores"},
+           {R"({"evaluators": {"cpu": {"devices": [0]}}})", "evaluators.cpu.devices"}}) {
     auto [code, out] = check(text);
     BOOST_TEST_CONTEXT(text) {
       BOOST_TEST(code == 1);
