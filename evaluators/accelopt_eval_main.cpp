@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -43,6 +44,7 @@
 #include "evaluators/cpu/cpu_backend.hpp"
 #include "evaluators/cuda/calibration.hpp"
 #include "evaluators/cuda/candidate_check.hpp"
+#include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/cuda/toolchain.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/suites.hpp"
@@ -248,18 +250,41 @@ int Calibrate(Env* env, const std::vector<std::string>& args) {
   return 0;
 }
 
-// A cuda problem cannot be timed by this build: the GPU runner and judge are
-// not written yet (docs/evaluation.md, "cuda backend"). Says so, and what
-// does work; exit 3 (as for a broken backend).
-int CudaCannotRun(Env* env, const std::string& name) {
+// The cuda backend for accelopt-eval run/baseline: nvcc, then the GPU's
+// calibration (measured now, on the GPU CUDA_VISIBLE_DEVICES names, default
+// 0), which also proves the GPU usable; null with the reason on stderr
+// (no nvcc, no GPU) — the caller exits 3, as for a broken backend.
+std::unique_ptr<cuda::CudaBackend> MakeCudaBackend(Env* env, const Common& c) {
   auto nvcc = cuda::FindNvcc(env);
-  std::cerr << "accelopt-eval: problem '" << name << "' is a cuda problem, and the cuda backend cannot run kernels in "
-            << "this version: its GPU judge is not built yet (docs/evaluation.md, \"cuda backend\"). "
-            << (nvcc.ok() ? "'accelopt-eval check --problem DIR --kernel FILE.cu' compiles it with " + *nvcc +
-                                " and runs the static checks."
-                          : nvcc.status().message() + ".")
-            << "\n";
-  return 3;
+  if (!nvcc.ok()) {
+    std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n";
+    return nullptr;
+  }
+  int device = 0;
+  if (auto v = env->GetEnvVar("CUDA_VISIBLE_DEVICES"); v && !v->empty()) {
+    if (v->find_first_not_of("0123456789") != std::string::npos) {
+      std::cerr << "accelopt-eval: CUDA_VISIBLE_DEVICES must name one device id here, not '" << *v << "'\n";
+      return nullptr;
+    }
+    device = std::stoi(*v);
+  }
+  const std::string cache_dir = c.cache_dir.empty() ? DefaultCacheDir(env) : c.cache_dir;
+  (void)env->CreateDirs(cache_dir);
+  auto cal = cuda::CalibrateGpu(env, *nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
+  if (!cal.ok()) {
+    std::cerr << "accelopt-eval: the cuda backend cannot run on GPU " << device << ": " << cal.status().message()
+              << " ('accelopt-eval check' runs the checks and nvcc without a GPU)\n";
+    return nullptr;
+  }
+  cuda::CudaBackendOptions o;
+  o.env = env;
+  o.root = c.root.empty() ? "." : c.root;
+  o.cache_dir = cache_dir;
+  o.nvcc = *nvcc;
+  o.devices = {device};
+  o.arch = cuda::ArchFlag(std::max(5, cal->gpu.value("cc_major", 9)), cal->gpu.value("cc_minor", 0));
+  o.calibration = *cal;
+  return std::make_unique<cuda::CudaBackend>(o);
 }
 
 // check: everything of a cuda evaluation that needs no GPU (candidate_check.hpp).
@@ -336,11 +361,17 @@ int RunOne(Env* env, const std::vector<std::string>& args) {
     std::cerr << "accelopt-eval: " << loaded.status().message() << "\n";
     return 3;
   }
-  if (loaded->backend == "cuda") return CudaCannotRun(env, loaded->name);
-  cpu::CpuBackendOptions bo = BackendOptions(c);
-  if (!PrepareCalibration(c, bo)) return 3;
-  cpu::CpuBackend backend(bo);
-  EvalRequest req{"", "cpu", problem, *source, *settings};
+  std::unique_ptr<Backend> backend_ptr;
+  if (loaded->backend == "cuda") {
+    backend_ptr = MakeCudaBackend(env, c);
+    if (!backend_ptr) return 3;
+  } else {
+    cpu::CpuBackendOptions bo = BackendOptions(c);
+    if (!PrepareCalibration(c, bo)) return 3;
+    backend_ptr = std::make_unique<cpu::CpuBackend>(bo);
+  }
+  Backend& backend = *backend_ptr;
+  EvalRequest req{"", backend.name(), problem, *source, *settings};
   if (!compare.empty()) {
     auto other = env->ReadFile(compare);
     if (!other.ok()) { std::cerr << "accelopt-eval: " << other.status() << "\n"; return 2; }
@@ -371,12 +402,20 @@ int Baseline(Env* env, const std::vector<std::string>& args) {
   if (!settings.ok()) { std::cerr << "accelopt-eval: " << settings.status() << "\n"; return 2; }
   auto dirs = ListProblemDirs(Under(c.root, suite).string(), env);
   if (!dirs.ok()) { std::cerr << "accelopt-eval: " << dirs.status() << "\n"; return 2; }
+  bool cuda_suite = false;
   for (const auto& dir : *dirs)
-    if (auto p = LoadProblem(dir, env); p.ok() && p->backend == "cuda") return CudaCannotRun(env, p->name);
-  cpu::CpuBackendOptions opts = BackendOptions(c);
-  opts.root = "/";
-  if (!PrepareCalibration(c, opts)) return 3;
-  cpu::CpuBackend backend(opts);
+    if (auto p = LoadProblem(dir, env); p.ok() && p->backend == "cuda") cuda_suite = true;
+  std::unique_ptr<Backend> backend_ptr;
+  if (cuda_suite) {
+    backend_ptr = MakeCudaBackend(env, c);
+    if (!backend_ptr) return 3;
+  } else {
+    cpu::CpuBackendOptions opts = BackendOptions(c);
+    opts.root = "/";
+    if (!PrepareCalibration(c, opts)) return 3;
+    backend_ptr = std::make_unique<cpu::CpuBackend>(opts);
+  }
+  Backend& backend = *backend_ptr;
   json all = json::array();
   int failures = 0;
   std::vector<double> percents;
@@ -389,7 +428,7 @@ int Baseline(Env* env, const std::vector<std::string>& args) {
       r = EvalResult::Failure(EvalStatus::kInternalError, problem.status().message());
     } else {
       auto src = env->ReadFile(problem->baseline_path);
-      EvalRequest req{"", "cpu", Under(env->CurrentDir(), dir).string(), src.ok() ? *src : "", *settings};
+      EvalRequest req{"", backend.name(), Under(env->CurrentDir(), dir).string(), src.ok() ? *src : "", *settings};
       r = backend.Evaluate(req, nullptr);
     }
     if (r.status != EvalStatus::kOk) ++failures;
