@@ -3,7 +3,7 @@
 // evaluators/cuda/static_check.hpp (what is refused) and the runner contract
 // of docs/evaluation.md ("cuda backend": device pointers, the default
 // stream, NaN-filled outputs, CUDA-event timing with the L2 flushed between
-// calls). The cuda judge is not built yet, so no campaign runs on cuda; the
+// calls). No campaign has run on cuda yet (nothing has run on a GPU); the
 // set exists so that `accelopt-eval prompts` shows what a cuda campaign's
 // agents would be told, and is reviewed with the checks it describes.
 //

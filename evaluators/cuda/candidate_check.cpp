@@ -10,7 +10,7 @@
 namespace accelopt::eval::cuda {
 namespace {
 
-std::string Replace(std::string s, const std::string& from, const std::string& to) {
+std::string CudaReplaceAll(std::string s, const std::string& from, const std::string& to) {
   if (from.empty()) return s;
   for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
   return s;
@@ -38,7 +38,7 @@ EvalResult CheckCandidate(const std::string& source, const CandidateCheckOptions
   auto cc = cpu::RunCompiler(env, o.nvcc, args, o.compile_timeout_s, cancel);
   if (!cc.ok()) return done(EvalStatus::kInternalError, "cannot run nvcc: " + cc.status().message());
   r.timings.compile_s = cc->seconds;
-  const std::string text = Replace(cc->output, o.work_dir + "/", "");
+  const std::string text = CudaReplaceAll(cc->output, o.work_dir + "/", "");
   if (cc->cancelled) return done(EvalStatus::kCancelled, "cancelled while compiling");
   if (cc->timed_out) {
     std::ostringstream m;
@@ -61,7 +61,7 @@ EvalResult CheckCandidate(const std::string& source, const CandidateCheckOptions
                 st.message());
   }
   if (!o.keep_object) (void)env->RemoveAll(so);
-  return done(EvalStatus::kOk, "compiled and passed the static checks (not run: the cuda judge is not built yet)");
+  return done(EvalStatus::kOk, "compiled and passed the static checks (not run: `accelopt-eval run` judges and times it on a GPU)");
 }
 
 }  // namespace accelopt::eval::cuda

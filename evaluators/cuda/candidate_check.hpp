@@ -3,9 +3,9 @@
 // messages in the result), the undefined-symbol allow-list on the object
 // and the host-code instruction check of the cpu backend (no syscall or
 // rdtsc in the host function). This is everything of an evaluation that
-// needs no GPU; `accelopt-eval check` and the tests use it. Timing and
-// correctness need the cuda judge (docs/evaluation.md, "cuda backend":
-// not built yet).
+// needs no GPU; `accelopt-eval check`, CudaBackend (its first stage) and
+// the tests use it. Timing and correctness need a GPU (CudaBackend,
+// docs/evaluation.md, "cuda backend").
 //
 // Every file access and child process goes through the Env.
 // Thread safety: reentrant (each call works in its own `work_dir`).

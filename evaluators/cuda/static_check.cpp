@@ -10,7 +10,7 @@
 namespace accelopt::eval::cuda {
 namespace {
 
-Status Refuse(const std::string& m) { return PermissionDenied(m); }
+Status CudaRefuse(const std::string& m) { return PermissionDenied(m); }
 
 std::string LineOf(const std::string& code, size_t pos) {
   return "line " + std::to_string(1 + std::count(code.begin(), code.begin() + static_cast<long>(pos), '\n')) + ": ";
@@ -57,7 +57,7 @@ Status CheckSource(const std::string& source) {
       const std::string name = m[1];
       for (const auto& h : kRefusedHeaders) {
         if (name.rfind(h.prefix, 0) == 0) {
-          return Refuse("line " + std::to_string(lineno) + ": #include <" + name + "> is not allowed (" + h.why + ")");
+          return CudaRefuse("line " + std::to_string(lineno) + ": #include <" + name + "> is not allowed (" + h.why + ")");
         }
       }
     }
@@ -83,21 +83,21 @@ Status CheckSource(const std::string& source) {
     const std::string id = it->str();
     const size_t pos = static_cast<size_t>(it->position());
     if (kLowTypes.count(id) || std::regex_match(id, kLowIntrinsic)) {
-      return Refuse(LineOf(code, pos) + "reduced precision ('" + id +
+      return CudaRefuse(LineOf(code, pos) + "reduced precision ('" + id +
                     "') is not allowed: the kernel must compute in fp32 (or more)");
     }
     if (kAsm.count(id)) {
-      return Refuse(LineOf(code, pos) + "inline assembly (inline PTX) is not allowed: the checks cannot read it");
+      return CudaRefuse(LineOf(code, pos) + "inline assembly (inline PTX) is not allowed: the checks cannot read it");
     }
     if (kDeviceClock.count(id)) {
-      return Refuse(LineOf(code, pos) + "'" + id + "' reads a clock or sleeps; kernels may not");
+      return CudaRefuse(LineOf(code, pos) + "'" + id + "' reads a clock or sleeps; kernels may not");
     }
   }
   // wmma fragments: double only (DMMA). fragment<use, m, n, k, T[, layout]>.
   static const std::regex kFragment(R"(\bfragment\s*<([^;{}]*?)>\s*[A-Za-z_(&*])");
   static const std::regex kPrecision(R"(\bprecision\s*::)");
   if (std::smatch m; std::regex_search(code, m, kPrecision)) {
-    return Refuse(LineOf(code, static_cast<size_t>(m.position())) +
+    return CudaRefuse(LineOf(code, static_cast<size_t>(m.position())) +
                   "wmma::precision types (tf32, b1, s4, u4) are not allowed: only double fragments keep fp32 accuracy");
   }
   for (auto it = std::sregex_iterator(code.begin(), code.end(), kFragment); it != std::sregex_iterator(); ++it) {
@@ -110,7 +110,7 @@ Status CheckSource(const std::string& source) {
       parts.push_back(p);
     }
     if (parts.size() < 5 || parts[4] != "double") {
-      return Refuse(LineOf(code, static_cast<size_t>(it->position())) + "wmma fragment<" + args +
+      return CudaRefuse(LineOf(code, static_cast<size_t>(it->position())) + "wmma fragment<" + args +
                     "> is not allowed: tensor-core fragments must be double (fp16, bf16, tf32 and integer "
                     "tensor-core math lose fp32 accuracy)");
     }
@@ -122,7 +122,7 @@ Status CheckSource(const std::string& source) {
 
 namespace {
 
-bool Allowed(const std::string& s) {
+bool CudaSymbolAllowed(const std::string& s) {
   static const std::set<std::string> kExact = {
       // memory
       "malloc", "free", "calloc", "realloc", "aligned_alloc", "posix_memalign", "memalign", "memcpy", "memmove",
@@ -165,7 +165,7 @@ bool Allowed(const std::string& s) {
   return std::regex_search(s, kPatterns);
 }
 
-std::string Category(const std::string& s) {
+std::string CudaSymbolCategory(const std::string& s) {
   static const std::regex kCopy(R"(^cuda(Memcpy\w*|MemcpyFromSymbol\w*|MemPrefetch\w*)$)");
   if (s.rfind("cudaMemcpyFromSymbol", 0) == 0 || (std::regex_match(s, kCopy) && s.rfind("cudaMemcpyToSymbol", 0) != 0))
     return "host<->device copies: the kernel computes on the device, from the device pointers it is given";
@@ -205,16 +205,16 @@ Status CheckSymbols(const std::vector<std::string>& undefined) {
   std::vector<std::string> bad;
   for (const auto& s : undefined) {
     std::string base = s.substr(0, s.find('@'));
-    if (!Allowed(base)) bad.push_back(base);
+    if (!CudaSymbolAllowed(base)) bad.push_back(base);
   }
   if (bad.empty()) return Status::Ok();
-  std::string msg = "symbol '" + bad[0] + "' is not allowed (" + Category(bad[0]) + ")";
+  std::string msg = "symbol '" + bad[0] + "' is not allowed (" + CudaSymbolCategory(bad[0]) + ")";
   if (bad.size() > 1) {
     msg += "; also:";
     for (size_t i = 1; i < bad.size() && i < 6; ++i) msg += " " + bad[i];
     if (bad.size() > 6) msg += " ...";
   }
-  return Refuse(msg);
+  return CudaRefuse(msg);
 }
 
 }  // namespace accelopt::eval::cuda
