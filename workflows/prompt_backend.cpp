@@ -6,7 +6,7 @@ namespace accelopt::workflows {
 
 namespace {
 
-std::string Scalar(const json& v) { return v.is_string() ? v.get<std::string>() : Dump(v); }
+std::string FactValue(const json& v) { return v.is_string() ? v.get<std::string>() : Dump(v); }
 
 void RenderInto(const json& facts, int depth, std::string* out) {
   const std::string indent(depth * 2, ' ');
@@ -15,7 +15,7 @@ void RenderInto(const json& facts, int depth, std::string* out) {
       *out += indent + "- " + key + ":\n";
       RenderInto(value, depth + 1, out);
     } else {
-      *out += indent + "- " + key + ": " + Scalar(value) + "\n";
+      *out += indent + "- " + key + ": " + FactValue(value) + "\n";
     }
   }
 }

@@ -59,7 +59,7 @@ struct Level {
   int shared = 1;
 };
 
-std::string Distribution(const json& d) {
+std::string DistributionText(const json& d) {
   const std::string kind = Str(d, "kind");
   if (kind == "normal") return "normal(mean " + Num(Number(d, "mean")) + ", std " + Num(Number(d, "std")) + ")";
   if (kind == "uniform") return "uniform[" + Num(Number(d, "low")) + ", " + Num(Number(d, "high")) + "]";
@@ -157,7 +157,7 @@ std::string CpuCorrectness(const json& p) {
   std::string inputs;
   for (const auto& param : p.value("params", json::array())) {
     if (Str(param, "kind") != "input" || !param.contains("distribution")) continue;
-    inputs += std::string(inputs.empty() ? "" : "; ") + Str(param, "name") + " ~ " + Distribution(param["distribution"]);
+    inputs += std::string(inputs.empty() ? "" : "; ") + Str(param, "name") + " ~ " + DistributionText(param["distribution"]);
   }
   out += "- Inputs are drawn from secret seeds (they cannot be predicted or recognized)";
   out += inputs.empty() ? ".\n" : ": " + inputs + ".\n";
@@ -165,7 +165,7 @@ std::string CpuCorrectness(const json& p) {
   std::string adv;
   for (const auto& a : p.value("adversarial", json::array())) {
     adv += std::string(adv.empty() ? "" : "; ") + "'" + Str(a, "case") + "' with " + Str(a, "param") + " ~ " +
-           Distribution(a.value("distribution", json::object()));
+           DistributionText(a.value("distribution", json::object()));
   }
   out += adv.empty() ? ".\n" : ", and adversarial cases: " + adv + ".\n";
   out += "- Every output element is filled with NaN before each call: write all of it on every call.\n"

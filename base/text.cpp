@@ -1,0 +1,23 @@
+#include "base/text.hpp"
+
+namespace accelopt {
+
+std::string_view TrimView(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\n\v\f\r";
+  auto begin = s.find_first_not_of(kSpace);
+  if (begin == std::string_view::npos) return {};
+  auto end = s.find_last_not_of(kSpace);
+  return s.substr(begin, end - begin + 1);
+}
+
+std::string Trim(std::string_view s) { return std::string(TrimView(s)); }
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+}  // namespace accelopt
