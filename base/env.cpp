@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,6 +51,21 @@ class PosixEnv : public Env {
     }
     if (cpus.empty()) cpus.push_back(0);
     return cpus;
+  }
+
+  int64_t ProcessId() override { return static_cast<int64_t>(::getpid()); }
+  std::string ExecutablePath() override {
+    std::error_code ec;
+    auto p = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string() : p.string();
+  }
+  std::string KernelRelease() override {
+    struct utsname u {};
+    return ::uname(&u) == 0 ? std::string(u.release) : std::string();
+  }
+  int64_t ClockTicksPerSecond() override {
+    const long hz = ::sysconf(_SC_CLK_TCK);
+    return hz > 0 ? hz : 100;
   }
 
   Result<std::string> ReadFile(const std::string& path) override {
