@@ -117,6 +117,8 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     co.cache_dir = bc.cache_dir;
     cpu_calibration = eval::cpu::CalibrationOptionsFor(bc.cache_dir, env, co.compiler);
     cpu_calibration.force_busy = bc.calibration_force_busy;
+    cpu_calibration.attempts = bc.calibration_attempts;
+    cpu_calibration.retry_wait_s = bc.calibration_retry_wait_s;
     cpu_calibration_path = eval::cpu::CalibrationPath(bc.cache_dir);
     NotifyStatus("calibrating the cpu backend");
     auto cal = eval::cpu::LoadOrCalibrate(cpu_calibration_path, cpu_calibration);
@@ -151,7 +153,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       for (const auto& e : *sys)
         if (e.type == runtime_event::kCalibrationRecorded) last_calibration = Dump(e.data.value("calibration", json()));
     }
-    record_system(runtime_event::kDaemonStarted, {{"version", "0.1.0"}, {"pid", static_cast<int64_t>(getpid())}});
+    record_system(runtime_event::kDaemonStarted, {{"version", "0.1.0"}, {"pid", env->ProcessId()}});
     if (cpu && Dump(hardware) != last_calibration) {
       record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", hardware}});
     }
@@ -271,6 +273,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   Api api(ad);
   HttpServerOptions so;
   so.bearer_token = *token;
+  so.write_timeout = std::chrono::seconds(config.write_timeout_s);
   so.token_query_paths = Dashboard::TokenQueryPaths();
   HttpServer server(ioc, [&api](HttpRequest&& req, Respond respond) { api.Handle(std::move(req), std::move(respond)); }, so);
 

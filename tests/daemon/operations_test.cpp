@@ -152,7 +152,9 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
            {R"({"providers": {"p": {"kind": "openai"}}})", "base_url"},
            {R"({"suites": {"cpu": "/nonexistent/suites/cpu"}})", "suites.cpu"},
            {R"({"listen": {"tcp": "127.0.0.1:abc", "tcp_token_env": "T"}})", "listen.tcp"},
-           {R"({"listen": {"tcp": "127.0.0.1:70000", "tcp_token_env": "T"}})", "listen.tcp"}}) {
+           {R"({"listen": {"tcp": "127.0.0.1:70000", "tcp_token_env": "T"}})", "listen.tcp"},
+           {R"({"evaluators": {"cpu": {"calibration_attempts": 0}}})", "evaluators.cpu.calibration_attempts"},
+           {R"({"evaluators": {"cpu": {"calibration_retry_wait_s": -1}}})", "evaluators.cpu.calibration_retry_wait_s"}}) {
     auto [code, out] = check(text);
     BOOST_TEST_CONTEXT(text) {
       BOOST_TEST(code == 1);
@@ -287,7 +289,9 @@ BOOST_AUTO_TEST_CASE(system_stream_records_lifecycle_calibration_and_baselines) 
 
 BOOST_AUTO_TEST_CASE(calibrate_force_on_a_busy_machine_is_refused_with_what_was_seen) {
   // This daemon refuses busy calibrations (the fixture's default accepts them).
-  json cpu = {{"slots", 1}, {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"}};
+  // Two measurements 0.5 s apart (the default is 3, 5 s apart): the rule is the same, the test shorter.
+  json cpu = {{"slots", 1}, {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"},
+              {"calibration_attempts", 2}, {"calibration_retry_wait_s", 0.5}};
   DaemonFixture f(StandardScript(5), {{"evaluators", {{"cpu", cpu}}}});
   {
     // The start measures only without a calibration of this machine: make sure one exists.
@@ -309,6 +313,7 @@ BOOST_AUTO_TEST_CASE(calibrate_force_on_a_busy_machine_is_refused_with_what_was_
   BOOST_TEST(refused.exit_code != 0);
   BOOST_TEST(refused.err.find("calibration refused: the machine is busy (") != std::string::npos, refused.err);
   BOOST_TEST(refused.err.find("HTTP 503") != std::string::npos, refused.err);
+  BOOST_TEST(refused.err.find("in 2 measurements") != std::string::npos, refused.err);
   BOOST_REQUIRE_EQUAL(forced.exit_code, 0);
   BOOST_TEST(forced.Json()["calibration"]["checks"]["verdict"] == "forced");
   BOOST_TEST(f.StopDaemon() == 0);
