@@ -4,6 +4,7 @@
 //   accelopt-eval run --problem suites/cpu/silu --kernel my_silu.cpp [--compare baseline.cpp] [settings]
 //   accelopt-eval baseline suites/cpu [settings]
 //   accelopt-eval job --request request.json --result result.json   (a Slurm job's body)
+//   accelopt-eval import nkibench PATH/TO/AccelOpt/NKIBench --out suites/nki [--force] [--dry-run]
 //   accelopt-eval prompts --problem suites/cpu/silu --role planner|executor|summarizer
 //                 [--mode default|paper] [--memory FILE] [--kernel FILE] [--result FILE]
 //                 [--plan FILE] [--slow FILE --fast FILE --speedup X] [--calibration FILE]
@@ -41,6 +42,7 @@
 #include "base/sha256.hpp"
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/nki/nkibench_import.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/suites.hpp"
 #include "workflows/memory_bank.hpp"
@@ -454,6 +456,43 @@ int Prompts(Env* env, const std::vector<std::string>& args) {
   return 0;
 }
 
+int Import(Env* env, const std::vector<std::string>& args) {
+  std::string what, path, out;
+  bool force = false, dry_run = false;
+  po::options_description d(
+      "accelopt-eval import nkibench PATH/TO/AccelOpt/NKIBench --out DIR [--force] [--dry-run]\n"
+      "Writes DIR/<problem>/{problem.json, reference.py, baseline.py} for every problem of the\n"
+      "checkout's summary.json (backend nki; the numpy reference and the NKI baseline are copied)");
+  d.add_options()("help,h", "this help")
+      ("what", po::value(&what), "what to import: nkibench")
+      ("path", po::value(&path), "the NKIBench folder of an AccelOpt checkout")
+      ("out", po::value(&out), "the suite folder to write (e.g. suites/nki)")
+      ("force", po::bool_switch(&force), "overwrite problem folders that exist")
+      ("dry-run", po::bool_switch(&dry_run), "check everything, write nothing");
+  po::positional_options_description pos;
+  pos.add("what", 1).add("path", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) { std::cout << d; return 0; }
+  if (what != "nkibench" || path.empty() || out.empty()) { std::cerr << d; return 2; }
+  nki::ImportOptions o;
+  o.nkibench_dir = path;
+  o.out_dir = out;
+  o.force = force;
+  o.dry_run = dry_run;
+  auto r = nki::ImportNkiBench(o, env);
+  if (!r.ok()) {
+    std::cerr << "accelopt-eval: " << r.status().message() << "\n";
+    return r.status().code() == Code::kInternal ? 3 : 2;
+  }
+  for (const auto& p : *r) {
+    std::cout << (dry_run ? "would write " : "wrote ") << p.dir << "  (" << p.problem.value("paper_shape", "")
+              << ", " << p.problem.value("bound", "") << ")\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -465,6 +504,7 @@ int main(int argc, char** argv) {
       "  baseline SUITE_DIR   evaluate every problem's baseline.cpp\n"
       "  job                  one evaluation as a Slurm job: --request FILE --result FILE\n"
       "  prompts              print the prompts a role gets: --problem DIR --role planner|executor|summarizer\n"
+      "  import nkibench PATH --out DIR   NKIBench from an AccelOpt checkout as a suite of nki problems\n"
       "run 'accelopt-eval <command> --help' for options\n";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") { std::cerr << usage; return args.empty() ? 2 : 0; }
   std::string cmd = args[0];
@@ -476,6 +516,7 @@ int main(int argc, char** argv) {
     if (cmd == "baseline") return Baseline(env, args);
     if (cmd == "job") return Job(env, args);
     if (cmd == "prompts") return Prompts(env, args);
+    if (cmd == "import") return Import(env, args);
   } catch (const po::error& e) {
     std::cerr << "accelopt-eval: " << e.what() << "\n";
     return 2;
