@@ -24,6 +24,7 @@
 #include "daemon/state_lock.hpp"
 #include "daemon/store_blob_source.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/nki/nki_backend.hpp"
 #include "evaluators/slurm/slurm_backend.hpp"
 #include "daemon/llm_in_flight.hpp"
 #include "llm/client.hpp"
@@ -99,6 +100,17 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   eval::cpu::CalibrationOptions cpu_calibration;  // the one procedure (calibration.hpp), as accelopt-eval's
   std::string cpu_calibration_path;
   for (const auto& [name, bc] : config.evaluators) {
+    if (name == "nki" && bc.nki) {
+      // NeuronCores as slots; the runner needs the Neuron SDK (accelopt-eval doctor nki).
+      eval::nki::NkiBackendOptions no;
+      no.config = *bc.nki;
+      no.env = env;
+      (void)env->CreateDirs(bc.nki->work_dir);
+      LogInfo("evaluator backend 'nki': " + std::to_string(bc.slots) + " NeuronCores (" + bc.nki->cores_spec + "), " +
+              bc.nki->generation + ", runner " + bc.nki->python);
+      backends.push_back({std::make_shared<eval::nki::NkiBackend>(no), bc.slots, {}});
+      continue;
+    }
     if (name != "cpu") {
       LogWarning("evaluator backend '" + name + "' is not built on this machine; skipped");
       continue;

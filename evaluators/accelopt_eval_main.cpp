@@ -5,6 +5,7 @@
 //   accelopt-eval baseline suites/cpu [settings]
 //   accelopt-eval job --request request.json --result result.json   (a Slurm job's body)
 //   accelopt-eval import nkibench PATH/TO/AccelOpt/NKIBench --out suites/nki [--force] [--dry-run]
+//   accelopt-eval doctor nki [--python P] [--cores 0-31] [--runner-dir D] ...   (is this a Trainium host?)
 //   accelopt-eval prompts --problem suites/cpu/silu --role planner|executor|summarizer
 //                 [--mode default|paper] [--memory FILE] [--kernel FILE] [--result FILE]
 //                 [--plan FILE] [--slow FILE --fast FILE --speedup X] [--calibration FILE]
@@ -42,6 +43,7 @@
 #include "base/sha256.hpp"
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/nki/doctor.hpp"
 #include "evaluators/nki/nkibench_import.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/suites.hpp"
@@ -493,6 +495,41 @@ int Import(Env* env, const std::vector<std::string>& args) {
   return 0;
 }
 
+int Doctor(Env* env, const std::vector<std::string>& args) {
+  std::string what, python = "/opt/aws_neuronx_venv_pytorch/bin/python", cores = "0", generation = "trn1";
+  std::string runner_dir = "/usr/share/accelopt/nki", profiler = "neuron-profile", reference_python = "/usr/bin/python3";
+  po::options_description d(
+      "accelopt-eval doctor nki [options]\n"
+      "Checks this host for the nki backend (evaluators.nki in the daemon's config); names each missing piece and its fix");
+  d.add_options()("help,h", "this help")
+      ("what", po::value(&what), "nki")
+      ("python", po::value(&python)->default_value(python), "the Neuron SDK's interpreter (evaluators.nki.python)")
+      ("cores", po::value(&cores)->default_value(cores), "the NeuronCores to use (evaluators.nki.cores)")
+      ("generation", po::value(&generation)->default_value(generation), "trn1 | trn2 | trn3")
+      ("runner-dir", po::value(&runner_dir)->default_value(runner_dir), "folder of runner.py and reference_runner.py")
+      ("profiler", po::value(&profiler)->default_value(profiler), "neuron-profile")
+      ("reference-python", po::value(&reference_python)->default_value(reference_python),
+       "a Python with numpy for the trusted reference");
+  po::positional_options_description pos;
+  pos.add("what", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) { std::cout << d; return 0; }
+  if (what != "nki") { std::cerr << d; return 2; }
+  auto c = nki::NkiConfig::FromJson({{"python", python}, {"cores", cores}, {"generation", generation},
+                                     {"runner_dir", runner_dir}, {"profiler", profiler},
+                                     {"reference_python", reference_python}},
+                                    "doctor");
+  if (!c.ok()) { std::cerr << "accelopt-eval: " << c.status().message() << "\n"; return 2; }
+  auto checks = nki::RunDoctor(*c, env);
+  std::cout << nki::FormatDoctor(checks);
+  bool ok = true;
+  for (const auto& k : checks) ok &= k.ok;
+  std::cout << (ok ? "this host can evaluate NKI kernels\n" : "this host cannot evaluate NKI kernels yet\n");
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -505,6 +542,7 @@ int main(int argc, char** argv) {
       "  job                  one evaluation as a Slurm job: --request FILE --result FILE\n"
       "  prompts              print the prompts a role gets: --problem DIR --role planner|executor|summarizer\n"
       "  import nkibench PATH --out DIR   NKIBench from an AccelOpt checkout as a suite of nki problems\n"
+      "  doctor nki           check this host for the nki (Trainium) backend\n"
       "run 'accelopt-eval <command> --help' for options\n";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") { std::cerr << usage; return args.empty() ? 2 : 0; }
   std::string cmd = args[0];
@@ -517,6 +555,7 @@ int main(int argc, char** argv) {
     if (cmd == "job") return Job(env, args);
     if (cmd == "prompts") return Prompts(env, args);
     if (cmd == "import") return Import(env, args);
+    if (cmd == "doctor") return Doctor(env, args);
   } catch (const po::error& e) {
     std::cerr << "accelopt-eval: " << e.what() << "\n";
     return 2;

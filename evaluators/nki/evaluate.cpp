@@ -12,6 +12,9 @@ namespace accelopt::eval::nki {
 namespace {
 
 constexpr const char* kStandInMarker = "accelopt_test_stand_in";
+constexpr const char* kStandInRefused =
+    "this result came from the test-only Neuron SDK stand-in (tests/fakes/nki), not from a Trainium; it is refused "
+    "outside accelopt's tests (check evaluators.nki.python, PYTHONPATH and PATH)";
 
 std::string HexId(uint64_t v) {
   char b[17];
@@ -187,6 +190,7 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
     if (const RunnerRecord* hello = FindType(*recs, "hello")) {
       res.stand_in = res.stand_in || hello->header.value("stand_in", false);
     }
+    if (res.stand_in && !o.allow_test_stand_in) return internal(kStandInRefused);
     if (const RunnerRecord* e = FindType(*recs, "error")) {
       const std::string stage = e->header.value("stage", "run");
       res.status = stage == "compile" || stage == "load" ? "compile_error" : stage == "output" ? "wrong_result" : "crash";
@@ -242,10 +246,7 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
     rounds.push_back(*summary);
     if (!NeedAnotherRound(rounds, o.timing)) break;
   }
-  if (res.stand_in && !o.allow_test_stand_in) {
-    return internal("this result came from the test-only Neuron SDK stand-in (tests/fakes/nki), not from a Trainium; "
-                    "it is refused outside accelopt's tests (check evaluators.nki.python and PATH)");
-  }
+  if (res.stand_in && !o.allow_test_stand_in) return internal(kStandInRefused);
   if (o.measure) {
     auto t = ChooseRound(rounds, o.timing);
     if (!t.ok()) return internal(t.status().message());

@@ -410,3 +410,44 @@ BOOST_AUTO_TEST_CASE(refuses_bad_rounds) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+#include "workflows/prompt_backend.hpp"
+#include "workflows/prompts_nki.hpp"
+
+BOOST_AUTO_TEST_SUITE(nki_prompts)
+
+BOOST_AUTO_TEST_CASE(the_glossary_covers_exactly_the_parsed_profile_fields) {
+  const auto& b = workflows::BackendPromptsFor("nki");
+  BOOST_TEST(b.name == "nki");
+  BOOST_REQUIRE(b.fields.size() == kProfileFields.size());
+  for (size_t i = 0; i < b.fields.size(); ++i) {
+    BOOST_TEST(b.fields[i].key == std::string(kProfileFields[i]));
+    BOOST_TEST(!b.fields[i].meaning.empty());
+  }
+  // The rules state what the static check refuses.
+  for (const char* w : {"bfloat16", "float16", "numpy", "open", "nki.baremetal"})
+    BOOST_TEST(b.rules.find(w) != std::string::npos, w);
+  BOOST_TEST(CheckKernelSource("import numpy as np\nimport math\nimport neuronxcc.nki.language as nl\n").ok());
+  BOOST_TEST(b.pitfalls.find("at most 128") != std::string::npos);
+  BOOST_TEST(b.pitfalls.find("sequential_range") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(hardware_prose_from_the_generation_table) {
+  auto gen = FindGeneration("trn1");
+  BOOST_REQUIRE(gen.ok());
+  json g = {{"core", gen->core},
+            {"matmul_flops_per_s", gen->matmul_flops_per_s},
+            {"vector_flops_per_s", *gen->vector_flops_per_s},
+            {"hbm_bytes_per_s", gen->hbm_bytes_per_s},
+            {"sbuf_bytes", gen->sbuf_bytes},
+            {"psum_bytes", gen->psum_bytes},
+            {"partitions", gen->partitions}};
+  const std::string s = workflows::NkiHardwareProse(g);
+  BOOST_TEST(s.find("NeuronCore-v2") != std::string::npos, s);
+  BOOST_TEST(s.find("23.75 TFLOP/s") != std::string::npos, s);
+  BOOST_TEST(s.find("286.7 GFLOP/s") != std::string::npos, s);
+  BOOST_TEST(s.find("SBUF: 24 MiB in 128 partitions; PSUM: 2 MiB") != std::string::npos, s);
+  BOOST_TEST(workflows::NkiHardwareProse(json::object()) == "(none recorded)\n");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -129,10 +129,14 @@ BOOST_AUTO_TEST_CASE(a_correct_kernel_passes_and_is_timed_by_the_judges_profiler
 BOOST_AUTO_TEST_CASE(stand_in_results_are_refused_outside_tests) {
   NkiEvalOptions o = Options();
   o.allow_test_stand_in = false;
-  auto r = Run("good.py", o);
+  auto r = Run("good.py", o);  // not even measured: the runner's hello says stand-in
   BOOST_TEST(r.status == "internal_error");
   BOOST_TEST(r.reason.find("test-only Neuron SDK stand-in") != std::string::npos, r.reason);
   BOOST_TEST(!r.timing.has_value());
+  // Not even a verdict: a wrong kernel under the stand-in is refused the same way.
+  auto w = Run("wrong.py", o);
+  BOOST_TEST(w.status == "internal_error");
+  BOOST_TEST(w.reason.find("test-only Neuron SDK stand-in") != std::string::npos, w.reason);
 }
 
 BOOST_AUTO_TEST_CASE(wrong_results_crashes_timeouts_and_dtypes) {
@@ -172,6 +176,84 @@ BOOST_AUTO_TEST_CASE(faster_than_the_roofline_is_an_error) {
   auto r = Run("too_fast.py", o);
   BOOST_TEST(r.status == "internal_error");
   BOOST_TEST(r.reason.find("faster than the memory roofline") != std::string::npos, r.reason);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+#include "evaluators/nki/nki_backend.hpp"
+
+BOOST_AUTO_TEST_SUITE(nki_backend)
+
+namespace {
+NkiBackendOptions BackendOptions(const std::string& cores, const std::string& broken = "") {
+  NkiBackendOptions o;
+  auto c = NkiConfig::FromJson({{"python", "/usr/bin/python3"}, {"cores", cores},
+                                {"runner_dir", kSrc + "/evaluators/nki"},
+                                {"profiler", kSrc + "/tests/fakes/nki/bin/neuron-profile"},
+                                {"work_dir", S().tmp.path()}},
+                               "evaluators.nki");
+  BOOST_REQUIRE_MESSAGE(c.ok(), c.status().ToString());
+  o.config = *c;
+  o.allow_test_stand_in = true;
+  o.runner_env["PYTHONPATH"] = kSrc + "/tests/fakes/nki/python";
+  if (!broken.empty()) o.runner_env["ACCELOPT_STAND_IN_BROKEN_CORE"] = broken;
+  return o;
+}
+
+EvalRequest Request(const std::string& kernel) {
+  EvalRequest r;
+  r.backend = "nki";
+  r.problem = S().silu.dir;
+  r.source = ReadText(kSrc + "/tests/evaluators/nki_kernels/" + kernel);
+  r.settings.timeout_s = 20;
+  r.settings.seeds = {1, 2};
+  return r;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(config_is_strict) {
+  auto err = [](const json& j) {
+    auto c = NkiConfig::FromJson(j, "evaluators.nki");
+    BOOST_REQUIRE(!c.ok());
+    return c.status().message();
+  };
+  BOOST_TEST(err({{"cores", "0-1"}}).find("evaluators.nki.python: required") != std::string::npos);
+  BOOST_TEST(err({{"python", "p"}}).find("evaluators.nki.cores: required") != std::string::npos);
+  BOOST_TEST(err({{"python", "p"}, {"cores", "1-0"}}).find("descending") != std::string::npos);
+  BOOST_TEST(err({{"python", "p"}, {"cores", "0"}, {"generation", "trn9"}}).find("evaluators.nki.generation") !=
+             std::string::npos);
+  BOOST_TEST(err({{"python", 3}, {"cores", "0"}}).find("evaluators.nki.python: must be a non-empty string") !=
+             std::string::npos);
+  auto ok = NkiConfig::FromJson({{"python", "p"}, {"cores", "0-31"}, {"generation", "trn2"}}, "evaluators.nki");
+  BOOST_REQUIRE(ok.ok());
+  BOOST_TEST(ok->cores.size() == 32u);
+}
+
+BOOST_AUTO_TEST_CASE(a_crashed_core_is_checked_then_reused) {
+  RequireNumpy();
+  NkiBackend b(BackendOptions("6"));
+  EvalResult crash = b.Evaluate(Request("crash.py"), nullptr);
+  BOOST_TEST((crash.status == EvalStatus::kRuntimeError), crash.reason);
+  EvalResult good = b.Evaluate(Request("good.py"), nullptr);  // health check first, passes
+  BOOST_TEST((good.status == EvalStatus::kOk), good.reason + "\n" + good.error_text);
+  BOOST_TEST(b.pool().Quarantined().empty());
+  BOOST_REQUIRE(good.latency.has_value());
+  BOOST_TEST(good.latency->samples_us.size() == 10u);  // the paper's 10 per round
+  BOOST_TEST(good.profile.size() == 16u);
+  BOOST_TEST(good.hardware["device"] == "test stand-in (NOT a Trainium measurement)");
+  BOOST_TEST(good.hardware["neuron_core"] == 6);
+}
+
+BOOST_AUTO_TEST_CASE(a_core_that_fails_its_check_is_quarantined) {
+  RequireNumpy();
+  NkiBackend b(BackendOptions("8", "8"));
+  EvalResult first = b.Evaluate(Request("crash.py"), nullptr);
+  BOOST_TEST((first.status == EvalStatus::kRuntimeError), first.reason);
+  EvalResult next = b.Evaluate(Request("good.py"), nullptr);
+  BOOST_TEST((next.status == EvalStatus::kInternalError));
+  BOOST_TEST(next.reason.find("every NeuronCore of the nki backend is quarantined (8)") != std::string::npos, next.reason);
+  BOOST_TEST((b.pool().Quarantined() == std::vector<int>{8}));
+  BOOST_TEST(!b.HealthCheck(8).ok());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,6 +1,7 @@
 """TEST-ONLY stand-in for neuronxcc.nki: jit is the identity, baremetal calls
 the kernel on numpy arrays, profiler artifacts are marker files."""
 import json
+import os
 
 from . import language  # noqa: F401
 
@@ -16,6 +17,11 @@ def baremetal(fn, save_neff_name=None, save_trace_name=None, additional_compile_
         raise RuntimeError("stand-in: unexpected compile options %r" % (additional_compile_opt,))
 
     def run(*inputs):
+        # Test control: a "broken" NeuronCore (ACCELOPT_STAND_IN_BROKEN_CORE).
+        broken = os.environ.get("ACCELOPT_STAND_IN_BROKEN_CORE")
+        if broken is not None and broken == os.environ.get("NEURON_RT_VISIBLE_CORES"):
+            os.write(2, b"stand-in: NeuronCore does not answer; aborting like a runtime fault\n")
+            os.abort()
         language._calls[0] += 1
         out = fn(*inputs)
         if save_neff_name:
