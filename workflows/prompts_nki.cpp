@@ -32,7 +32,10 @@ std::string NkiCorrectness(const json& problem) {
 
 }  // namespace
 
-std::string NkiHardwareProse(const json& g) {
+std::string NkiHardwareProse(const json& facts) {
+  // The daemon passes one hardware object to every campaign; the nki facts
+  // are under "nki" in it (daemon.cpp), or the object is the entry itself.
+  const json& g = facts.is_object() && facts.contains("nki") && facts["nki"].is_object() ? facts["nki"] : facts;
   if (!g.is_object() || !g.contains("matmul_flops_per_s")) return g.is_object() && !g.empty() ? RenderFacts(g) : "(none recorded)\n";
   auto n = [&](const char* k) { return g.contains(k) && g[k].is_number() ? g[k].get<double>() : 0.0; };
   std::string s = "One " + g.value("core", std::string("NeuronCore")) + " (the kernel runs on one core):\n";

@@ -19,7 +19,9 @@ const BackendPrompts& NkiPrompts();
 // The hardware facts of an nki campaign as prose: a generation entry of
 // evaluators/nki/trainium.json ({"core", "matmul_flops_per_s",
 // "vector_flops_per_s", "hbm_bytes_per_s", "sbuf_bytes", "psum_bytes",
-// "partitions"}); other JSON as a list of facts.
+// "partitions"}), itself or under the key "nki" of the campaign's hardware
+// facts (where the daemon puts it beside the cpu calibration); other JSON as
+// a list of facts.
 std::string NkiHardwareProse(const json& generation);
 
 }  // namespace accelopt::workflows

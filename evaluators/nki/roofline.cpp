@@ -69,6 +69,17 @@ Result<Generation> FindGeneration(const std::string& name) {
   return NotFound("unknown Trainium generation '" + name + "' (known: " + known + ")");
 }
 
+json GenerationFacts(const Generation& g) {
+  return {{"generation", g.name},
+          {"core", g.core},
+          {"matmul_flops_per_s", g.matmul_flops_per_s},
+          {"vector_flops_per_s", g.vector_flops_per_s ? json(*g.vector_flops_per_s) : json(nullptr)},
+          {"hbm_bytes_per_s", g.hbm_bytes_per_s},
+          {"sbuf_bytes", g.sbuf_bytes},
+          {"psum_bytes", g.psum_bytes},
+          {"partitions", g.partitions}};
+}
+
 Result<Roofline> ComputeRoofline(const workflows::ProblemSpec& problem, const Generation& gen) {
   const double mm = problem.matmul_flops.value_or(0.0);
   const double vec = problem.flops - mm;

@@ -40,6 +40,11 @@ std::string_view TrainiumJson();
 Result<std::vector<Generation>> ParseGenerations(const json& j, const std::string& file);
 // The built-in generation `name` (kNotFound listing the known ones).
 Result<Generation> FindGeneration(const std::string& name);
+// The facts the prompts show (workflows/prompts_nki.hpp NkiHardwareProse):
+// {"generation", "core", "matmul_flops_per_s", "vector_flops_per_s" (null
+// when undocumented), "hbm_bytes_per_s", "sbuf_bytes", "psum_bytes",
+// "partitions"}.
+json GenerationFacts(const Generation& g);
 
 struct Roofline {
   double matmul_s = 0, vector_s = 0, memory_s = 0;

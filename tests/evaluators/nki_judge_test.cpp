@@ -451,3 +451,18 @@ BOOST_AUTO_TEST_CASE(hardware_prose_from_the_generation_table) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(nki_prompts_facts)
+
+BOOST_AUTO_TEST_CASE(the_daemons_campaign_facts_carry_the_generation_under_nki) {
+  // The daemon passes one hardware object to all campaigns: the cpu
+  // calibration with the nki generation's facts under "nki".
+  json facts = {{"peak_gflops", 1}, {"nki", GenerationFacts(*FindGeneration("trn2"))}};
+  const std::string s = workflows::NkiHardwareProse(facts);
+  BOOST_TEST(s.find("NeuronCore-v3") != std::string::npos, s);
+  BOOST_TEST(s.find("22.62 TFLOP/s") != std::string::npos, s);
+  BOOST_TEST(s.find("Vector") == std::string::npos, s);  // undocumented on trn2: not shown
+  BOOST_TEST(GenerationFacts(*FindGeneration("trn2"))["vector_flops_per_s"].is_null());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
