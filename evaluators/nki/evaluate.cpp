@@ -193,6 +193,7 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
     if (res.stand_in && !o.allow_test_stand_in) return internal(kStandInRefused);
     if (const RunnerRecord* e = FindType(*recs, "error")) {
       const std::string stage = e->header.value("stage", "run");
+      if (stage == "sdk") return internal(e->header.value("message", "") + " (accelopt-eval doctor nki)");
       res.status = stage == "compile" || stage == "load" ? "compile_error" : stage == "output" ? "wrong_result" : "crash";
       res.reason = stage + ": " + e->header.value("message", "");
       res.core_suspect = res.status == "crash";

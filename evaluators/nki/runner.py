@@ -17,7 +17,7 @@ then `nbytes` raw bytes when it says so:
     {"type": "hello", "protocol": 1, "sdk": ..., "stand_in": bool}
     {"type": "output", "case": c, "index": k, "dtype": "float32", "elements": n, "nbytes": 4n}
     {"type": "sample", "round": r, "iteration": i, "neff": path, "ntff": path}
-    {"type": "error", "stage": "load" | "compile" | "run" | "output", "message": ...}
+    {"type": "error", "stage": "sdk" | "load" | "compile" | "run" | "output", "message": ...}
     {"type": "done"}
 
 THE PART THAT NEEDS THE NEURON SDK is the class NeuronSdk below (imports of
@@ -106,7 +106,7 @@ def main():
     try:
         sdk = NeuronSdk()
     except Exception as e:  # no SDK: the doctor names the fix
-        channel.record({"type": "error", "stage": "load", "message": "the Neuron SDK cannot be imported: %s" % e})
+        channel.record({"type": "error", "stage": "sdk", "message": "the Neuron SDK cannot be imported: %s" % e})
         return 3
     channel.record({"type": "hello", "protocol": PROTOCOL, "sdk": sdk.version, "stand_in": sdk.stand_in})
     try:

@@ -185,6 +185,14 @@ BOOST_AUTO_TEST_CASE(imports_the_fixture) {
   BOOST_TEST(mamba->tolerance == 3e-5);
   BOOST_TEST(mamba->bound == "vector");
 
+  // An nki problem holds .py files; without them it does not load.
+  std::filesystem::remove(o.out_dir + "/mamba/baseline.py");
+  auto broken = LoadProblem(o.out_dir + "/mamba", Env::Default());
+  BOOST_TEST((broken.status().code() == Code::kNotFound));
+  BOOST_TEST(broken.status().message().find("mamba/baseline.py: missing (every nki problem needs reference.py and "
+                                            "baseline.py)") != std::string::npos,
+             broken.status().message());
+
   // A second import refuses to overwrite; --force does.
   auto again = ImportNkiBench(o, Env::Default());
   BOOST_TEST(again.status().code() == Code::kAlreadyExists);

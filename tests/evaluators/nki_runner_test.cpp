@@ -170,6 +170,15 @@ BOOST_AUTO_TEST_CASE(wrong_results_crashes_timeouts_and_dtypes) {
   BOOST_TEST(rejected.status == "rejected");
 }
 
+BOOST_AUTO_TEST_CASE(no_sdk_is_a_broken_backend_not_a_bad_kernel) {
+  NkiEvalOptions o = Options();
+  o.runner.env.erase("PYTHONPATH");  // /usr/bin/python3 has no neuronxcc
+  auto r = Run("good.py", o);
+  BOOST_TEST(r.status == "internal_error");
+  BOOST_TEST(r.reason.find("the Neuron SDK cannot be imported") != std::string::npos, r.reason);
+  BOOST_TEST(!r.core_suspect);
+}
+
 BOOST_AUTO_TEST_CASE(faster_than_the_roofline_is_an_error) {
   NkiEvalOptions o = Options();
   o.measure = true;
