@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 #include "evaluators/nki/inputs.hpp"
 #include "evaluators/nki/judge_compare.hpp"
@@ -40,7 +41,7 @@ Status CollectOutputs(const std::vector<RunnerRecord>& recs, const char* dtype, 
   out->assign(static_cast<size_t>(cases), std::vector<std::vector<T>>(nout));
   std::vector<std::vector<bool>> seen(static_cast<size_t>(cases), std::vector<bool>(nout, false));
   for (const auto& r : recs) {
-    if (r.header["type"] != "output") continue;
+    if (r.header["type"] != "output" || r.header.contains("run")) continue;
     const int c = r.header.value("case", -1);
     const int k = r.header.value("index", -1);
     if (c < 0 || c >= cases) return InvalidArgument("an output record for case " + std::to_string(c));
@@ -226,6 +227,37 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
       }
     }
     if (!o.measure) break;
+    // The outputs of every warm-up and timed run, against case 0's reference.
+    {
+      std::map<std::string, std::vector<std::vector<float>>> runs;
+      std::vector<std::string> order;  // as the runner ran them
+      for (const auto& r : *recs) {
+        if (r.header["type"] != "output" || !r.header.contains("run")) continue;
+        const std::string name = r.header.value("run", "");
+        if (!runs.count(name)) order.push_back(name);
+        auto& outs = runs[name];
+        const size_t k = static_cast<size_t>(std::max(0, r.header.value("index", 0)));
+        if (outs.size() <= k) outs.resize(k + 1);
+        if (r.header.value("dtype", "") != "float32") continue;  // left empty: a count mismatch below
+        outs[k].resize(r.payload.size() / sizeof(float));
+        std::memcpy(outs[k].data(), r.payload.data(), outs[k].size() * sizeof(float));
+      }
+      const size_t expected_runs = static_cast<size_t>(o.timing.warmup + o.timing.iterations);
+      if (runs.size() != expected_runs) {
+        res.status = "wrong_result";
+        res.reason = "round " + std::to_string(round) + ": outputs of " + std::to_string(runs.size()) + " timing runs, expected " +
+                     std::to_string(expected_runs);
+        return res;
+      }
+      for (const auto& run : order) {
+        CaseVerdict v = JudgeCase(problem, runs[run], want[0]);
+        if (!v.ok) {
+          res.status = "wrong_result";
+          res.reason = "round " + std::to_string(round) + ", " + run + " run (case 0's inputs): " + v.reason;
+          return res;
+        }
+      }
+    }
     // Device time of every sample, by the judge's own neuron-profile.
     std::vector<double> times;
     for (const auto& r : *recs) {

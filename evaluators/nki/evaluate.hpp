@@ -9,7 +9,9 @@
 //   4. the untrusted runner (runner.py) on the given NeuronCore: raw float32
 //      outputs of every case, compared by the judge (judge_compare.hpp), and
 //      the profiler artifacts of timing round 0; further rounds by the
-//      paper's rule (timing.hpp), each in a fresh runner;
+//      paper's rule (timing.hpp), each in a fresh runner; the outputs of
+//      every warm-up and timed run are checked against case 0's reference
+//      too (a kernel cannot be right when checked and fast when timed);
 //   5. device time: the judge runs neuron-profile on every artifact itself
 //      (profile.hpp), keeps every sample; the last summary is the planner's
 //      profile;

@@ -170,6 +170,15 @@ BOOST_AUTO_TEST_CASE(wrong_results_crashes_timeouts_and_dtypes) {
   BOOST_TEST(rejected.status == "rejected");
 }
 
+BOOST_AUTO_TEST_CASE(a_kernel_that_changes_when_timed_is_caught) {
+  NkiEvalOptions o = Options();
+  o.measure = true;
+  auto r = Run("switch_when_timed.py", o);
+  BOOST_TEST(r.status == "wrong_result", r.reason);
+  BOOST_TEST(r.reason.find("round 0, warmup 0 run (case 0's inputs): output 'out'") != std::string::npos, r.reason);
+  BOOST_TEST(!r.timing.has_value());
+}
+
 BOOST_AUTO_TEST_CASE(no_sdk_is_a_broken_backend_not_a_bad_kernel) {
   NkiEvalOptions o = Options();
   o.runner.env.erase("PYTHONPATH");  // /usr/bin/python3 has no neuronxcc
