@@ -37,6 +37,9 @@ struct CatalogEntry {
   std::string bound;                 // memory | vector | matmul
   double tolerance = 2e-5;
   double paper_baseline_pct_trn1 = 0;
+  // Adversarial cases (problem.json's "adversarial", JSON text): ours, the
+  // same as suites/cpu's for the problem (NKIBench has none); "[]" if none.
+  std::string adversarial = "[]";
 };
 
 // The entry for `name`, or nullptr.

@@ -208,6 +208,9 @@ Result<Built> BuildOne(const std::string& root, const std::string& summary_file,
            std::string("e.g. B*H*N, D // 2) at these values. FLOPs and bytes from accelopt's catalog.") +
            (seed.comments.empty() ? "" : " Seed comments: " + seed.comments.substr(0, seed.comments.find_last_not_of("\n") + 1))},
   };
+  auto adv = ParseJson(cat.adversarial);
+  if (!adv.ok() || !adv->is_array()) return Internal("catalog entry '" + name + "': adversarial is not a JSON array");
+  j["adversarial"] = *adv;
   b.folder = several ? name + "_" + case_key : name;
   b.problem = j;
   return b;

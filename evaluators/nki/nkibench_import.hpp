@@ -8,8 +8,9 @@
 // when a problem has several cases):
 //   problem.json  backend "nki", inputs and their distributions from the
 //                 seed YAML (evaluators/nki/nkibench_seed.hpp), outputs,
-//                 FLOP and byte counts, bound and tolerance from the
-//                 catalog (evaluators/nki/nkibench_catalog.hpp), dims from
+//                 FLOP and byte counts, bound, tolerance and our
+//                 adversarial cases from the catalog
+//                 (evaluators/nki/nkibench_catalog.hpp), dims from
 //                 summary.json, provenance (the files and their sha256)
 //   reference.py  the numpy reference module, copied (trusted: the judge
 //                 runs it in a separate process; never shipped by us)

@@ -183,6 +183,13 @@ BOOST_AUTO_TEST_CASE(imports_the_fixture) {
   auto mamba = LoadProblem(o.out_dir + "/mamba", Env::Default());
   BOOST_REQUIRE_MESSAGE(mamba.ok(), mamba.status().ToString());
   BOOST_TEST(mamba->tolerance == 3e-5);
+  // Our adversarial cases ride along (NKIBench has none).
+  BOOST_REQUIRE(mamba->adversarial.size() == 2u);
+  BOOST_TEST(mamba->adversarial[0].name == "decaying_state");
+  BOOST_TEST(mamba->adversarial[0].overrides.size() == 5u);
+  BOOST_REQUIRE(silu->adversarial.size() == 1u);
+  BOOST_TEST(silu->adversarial[0].overrides[0].second.b == 100.0);
+  BOOST_TEST(rope->adversarial.empty());
   BOOST_TEST(mamba->bound == "vector");
 
   // An nki problem holds .py files; without them it does not load.
