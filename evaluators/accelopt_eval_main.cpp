@@ -44,6 +44,7 @@
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
 #include "evaluators/nki/doctor.hpp"
+#include "evaluators/nki/nki_backend.hpp"
 #include "evaluators/nki/nkibench_import.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/suites.hpp"
@@ -235,12 +236,19 @@ int RunOne(Env* env, const std::vector<std::string>& args) {
   Common c;
   c.env = env;
   std::string problem, kernel, compare;
+  std::string nki_python = "/opt/aws_neuronx_venv_pytorch/bin/python", nki_cores = "0", nki_generation = "trn1";
+  std::string nki_runner_dir = "/usr/share/accelopt/nki";
   po::options_description d("accelopt-eval run --problem DIR --kernel FILE [options]");
   AddCommon(d, c);
   d.add_options()("problem", po::value(&problem), "problem folder")("kernel", po::value(&kernel), "kernel source file")(
       "compare", po::value(&compare),
       "a second kernel (e.g. the problem's baseline.cpp) timed interleaved with --kernel: prints the speedup over it "
-      "with a ~95% interval");
+      "with a ~95% interval")
+      ("nki-python", po::value(&nki_python)->default_value(nki_python), "nki problems: the Neuron SDK's interpreter")
+      ("nki-cores", po::value(&nki_cores)->default_value(nki_cores), "nki problems: the NeuronCores to use")
+      ("nki-generation", po::value(&nki_generation)->default_value(nki_generation), "nki problems: trn1 | trn2 | trn3")
+      ("nki-runner-dir", po::value(&nki_runner_dir)->default_value(nki_runner_dir),
+       "nki problems: folder of runner.py and reference_runner.py");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(d).run(), vm);
   po::notify(vm);
@@ -252,9 +260,27 @@ int RunOne(Env* env, const std::vector<std::string>& args) {
   if (!source.ok()) { std::cerr << "accelopt-eval: " << source.status() << "\n"; return 2; }
   // A problem that cannot be loaded is refused before calibrating (which may
   // take seconds); the backend loads it again, the same way.
-  if (auto p = LoadProblem(Under(c.root, problem).string(), env); !p.ok()) {
-    std::cerr << "accelopt-eval: " << p.status().message() << "\n";
+  auto loaded = LoadProblem(Under(c.root, problem).string(), env);
+  if (!loaded.ok()) {
+    std::cerr << "accelopt-eval: " << loaded.status().message() << "\n";
     return 3;
+  }
+  if (loaded->backend == "nki") {
+    // A Trainium host's NeuronCores (docs/evaluation.md, "The nki backend").
+    auto nc = nki::NkiConfig::FromJson({{"python", nki_python}, {"cores", nki_cores}, {"generation", nki_generation},
+                                        {"runner_dir", nki_runner_dir}},
+                                       "run");
+    if (!nc.ok()) { std::cerr << "accelopt-eval: " << nc.status().message() << "\n"; return 2; }
+    nki::NkiBackendOptions no;
+    no.config = *nc;
+    no.env = env;
+    nki::NkiBackend backend(no);
+    EvalRequest req{"", "nki", Under(env->CurrentDir(), loaded->dir).string(), *source, *settings};
+    EvalResult r = backend.Evaluate(req, nullptr);
+    if (c.output == "json") std::cout << Dump(r.ToJson(), 2) << "\n";
+    else PrintResultTable(problem, r);
+    if (r.status == EvalStatus::kInternalError) return 3;
+    return r.status == EvalStatus::kOk ? 0 : 1;
   }
   cpu::CpuBackendOptions bo = BackendOptions(c);
   if (!PrepareCalibration(c, bo)) return 3;

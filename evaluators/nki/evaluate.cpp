@@ -143,22 +143,26 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
     return f;
   };
 
-  // The trusted reference.
-  auto ref_job = write_job(job, "reference_job.json");
-  if (!ref_job.ok()) return internal(ref_job.status().message());
-  auto ref_run = env->RunProcess(ReferenceProcess(o.runner, *ref_job, work.dir, cancel));
-  if (!ref_run.ok()) return internal("the reference process did not start: " + ref_run.status().message());
-  if (ref_run->outcome == ProcessResult::Outcome::kCancelled) { res.status = "cancelled"; return res; }
-  auto ref_recs = ParseRecords(ref_run->stdout_data);
-  if (!ref_run->Succeeded() || !ref_recs.ok() || !FindType(*ref_recs, "done")) {
-    const RunnerRecord* e = ref_recs.ok() ? FindType(*ref_recs, "error") : nullptr;
-    return internal("the numpy reference failed (" + ref_run->Describe() + "): " +
-                    (e ? e->header.value("message", "") : Tail(ref_run->stderr_data, 1000)));
-  }
+  // The trusted reference, run once the runner has produced outputs (a
+  // candidate that does not compile costs no reference run).
   std::vector<std::vector<std::vector<double>>> want;
-  if (Status st = CollectOutputs<double>(*ref_recs, "float64", cases, nout, &want); !st.ok()) {
-    return internal("reference: " + st.message());
-  }
+  auto run_reference = [&]() -> std::string {  // "" or why it failed
+    auto ref_job = write_job(job, "reference_job.json");
+    if (!ref_job.ok()) return ref_job.status().message();
+    auto ref_run = env->RunProcess(ReferenceProcess(o.runner, *ref_job, work.dir, cancel));
+    if (!ref_run.ok()) return "the reference process did not start: " + ref_run.status().message();
+    if (ref_run->outcome == ProcessResult::Outcome::kCancelled) return "cancelled";
+    auto ref_recs = ParseRecords(ref_run->stdout_data);
+    if (!ref_run->Succeeded() || !ref_recs.ok() || !FindType(*ref_recs, "done")) {
+      const RunnerRecord* e = ref_recs.ok() ? FindType(*ref_recs, "error") : nullptr;
+      return "the numpy reference failed (" + ref_run->Describe() + "): " +
+             (e ? e->header.value("message", "") : Tail(ref_run->stderr_data, 1000));
+    }
+    if (Status st = CollectOutputs<double>(*ref_recs, "float64", cases, nout, &want); !st.ok()) {
+      return "reference: " + st.message();
+    }
+    return "";
+  };
 
   // The untrusted runner: correctness of every case, then timing round 0.
   std::vector<TimingRound> rounds;
@@ -207,6 +211,10 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
       return res;
     }
     if (round == 0) {
+      if (std::string why = run_reference(); !why.empty()) {
+        if (why == "cancelled") { res.status = "cancelled"; return res; }
+        return internal(why);
+      }
       std::vector<std::vector<std::vector<float>>> got;
       if (Status st = CollectOutputs<float>(*recs, "float32", cases, nout, &got); !st.ok()) {
         res.status = "wrong_result";

@@ -4,12 +4,12 @@
 //   2. inputs for `normal_cases` + one per adversarial case, drawn from a
 //      secret key (evaluators/nki/inputs.hpp), written to the evaluation's
 //      private work folder;
-//   3. the trusted numpy reference in its own process on the inputs widened
-//      to float64 (reference_runner.py);
-//   4. the untrusted runner (runner.py) on the given NeuronCore: raw float32
-//      outputs of every case, compared by the judge (judge_compare.hpp), and
-//      the profiler artifacts of timing round 0; further rounds by the
-//      paper's rule (timing.hpp), each in a fresh runner; the outputs of
+//   3. the untrusted runner (runner.py) on the given NeuronCore: raw float32
+//      outputs of every case and the profiler artifacts of round 0;
+//   4. once the runner succeeded, the trusted numpy reference in its own
+//      process on the inputs widened to float64 (reference_runner.py); the
+//      judge compares every case (judge_compare.hpp); further timing rounds
+//      by the paper's rule (timing.hpp), each in a fresh runner; the outputs of
 //      every warm-up and timed run are checked against case 0's reference
 //      too (a kernel cannot be right when checked and fast when timed);
 //   5. device time: the judge runs neuron-profile on every artifact itself

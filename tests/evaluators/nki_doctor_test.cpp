@@ -77,3 +77,41 @@ BOOST_AUTO_TEST_CASE(the_stand_in_is_not_the_sdk) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+#include <cstdlib>
+
+#include "evaluators/nki/nkibench_import.hpp"
+#include "tests/evaluators/nki_test_util.hpp"
+
+BOOST_AUTO_TEST_SUITE(nki_cli)
+
+// accelopt-eval run on an imported nki problem, on this machine: the runner
+// finds no Neuron SDK and says so. Even with the stand-in on the caller's
+// PYTHONPATH the runner does not see it (its environment is cleared): a
+// product binary cannot be made to report a stand-in's numbers.
+BOOST_AUTO_TEST_CASE(run_without_the_sdk_says_so_and_never_reaches_the_stand_in) {
+  using namespace accelopt::eval::nki::testing;
+  TempDir tmp;
+  const std::string imported = tmp.sub("suites/nki");
+  ProcessSpec imp;
+  imp.argv = {ACCELOPT_EVAL_PATH, "import", "nkibench", kFixture, "--out", imported};
+  auto ir = Env::Default()->RunProcess(imp);
+  BOOST_REQUIRE(ir.ok());
+  BOOST_TEST(ir->exit_code == 0, ir->stderr_data);
+  BOOST_TEST(ir->stdout_data.find("wrote " + imported + "/silu") != std::string::npos, ir->stdout_data);
+
+  ProcessSpec run;
+  run.argv = {ACCELOPT_EVAL_PATH, "run", "--problem", imported + "/silu", "--kernel",
+              kSrc + "/tests/evaluators/nki_kernels/good.py", "--nki-python", "/usr/bin/python3",
+              "--nki-runner-dir", kSrc + "/evaluators/nki", "-o", "json"};
+  run.env_set["PYTHONPATH"] = kSrc + "/tests/fakes/nki/python";
+  run.env_set["PATH"] = kSrc + "/tests/fakes/nki/bin:/usr/bin:/bin";
+  run.timeout = std::chrono::milliseconds(60000);
+  auto rr = Env::Default()->RunProcess(run);
+  BOOST_REQUIRE(rr.ok());
+  BOOST_TEST(rr->exit_code == 3, rr->stdout_data + rr->stderr_data);
+  BOOST_TEST(rr->stdout_data.find("the Neuron SDK cannot be imported") != std::string::npos, rr->stdout_data);
+  BOOST_TEST(rr->stdout_data.find("stand-in (NOT") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
