@@ -2,6 +2,7 @@
 //
 //   accelopt-eval calibrate [--force] [--force-busy]
 //   accelopt-eval run --problem suites/cpu/silu --kernel my_silu.cpp [--compare baseline.cpp] [settings]
+//                 (an nki problem: --nki-python P --nki-cores 0 ..., the nki backend; no --compare)
 //   accelopt-eval baseline suites/cpu [settings]
 //   accelopt-eval job --request request.json --result result.json   (a Slurm job's body)
 //   accelopt-eval import nkibench PATH/TO/AccelOpt/NKIBench --out suites/nki [--force] [--dry-run]
