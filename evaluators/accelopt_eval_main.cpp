@@ -1,4 +1,5 @@
-// accelopt-eval: evaluate kernels by hand with the cpu backend.
+// accelopt-eval: evaluate kernels by hand with the cpu backend (and nki problems
+// with the nki backend).
 //
 //   accelopt-eval calibrate [--force] [--force-busy]
 //   accelopt-eval run --problem suites/cpu/silu --kernel my_silu.cpp [--compare baseline.cpp] [settings]
@@ -268,6 +269,7 @@ int RunOne(Env* env, const std::vector<std::string>& args) {
   }
   if (loaded->backend == "nki") {
     // A Trainium host's NeuronCores (docs/evaluation.md, "The nki backend").
+    if (!compare.empty()) { std::cerr << "accelopt-eval: --compare is not built for nki problems\n"; return 2; }
     auto nc = nki::NkiConfig::FromJson({{"python", nki_python}, {"cores", nki_cores}, {"generation", nki_generation},
                                         {"runner_dir", nki_runner_dir}},
                                        "run");
