@@ -1,5 +1,7 @@
 #include "base/text.hpp"
 
+#include <cstdio>
+
 namespace accelopt {
 
 std::string_view TrimView(std::string_view s) {
@@ -18,6 +20,12 @@ std::string Lower(std::string_view s) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
   return out;
+}
+
+std::string FormatSignificant(double v, int significant) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*g", significant, v);
+  return b;
 }
 
 }  // namespace accelopt

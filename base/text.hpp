@@ -16,4 +16,8 @@ std::string_view TrimView(std::string_view s);
 // ASCII lower case; other bytes unchanged.
 std::string Lower(std::string_view s);
 
+// A number for people: printf's "%.*g" with `significant` digits
+// (0.000123, 1.5e+09, 42).
+std::string FormatSignificant(double v, int significant = 4);
+
 }  // namespace accelopt

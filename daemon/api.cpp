@@ -2,6 +2,7 @@
 
 #include "base/log.hpp"
 #include "evaluators/suites.hpp"
+#include "workflows/problem_json.hpp"
 #include "workflows/report.hpp"
 #include "workflows/report_detail.hpp"
 #include "workflows/report_html.hpp"
@@ -274,9 +275,11 @@ void Api::AddRoutes() {
     g->suite = suite;
     for (size_t i = 0; i < problems.size(); ++i) {
       const std::string& dir = problems[i].dir;
-      auto src = d_.env->ReadFile(dir + "/baseline.cpp");
+      // The problem's own backend (cpu, nki, ...) and its baseline file.
+      const std::string backend = problems[i].error.ok() ? problems[i].spec.backend : "cpu";
+      auto src = d_.env->ReadFile(dir + "/baseline." + workflows::SourceExtension(backend));
       eval::EvalRequest er;
-      er.backend = "cpu";
+      er.backend = backend;
       er.problem = dir;
       er.source = src.ok() ? *src : "";
       er.id = "baseline/" + problems[i].name;

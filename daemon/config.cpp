@@ -131,9 +131,22 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     ACCELOPT_RETURN_IF_ERROR(CheckKeys(e, "evaluators", {"cpu", "cuda", "nki"}));
     for (const auto& [name, ej] : e.items()) {
       std::string where = "evaluators." + name;
-      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, {"slots", "cache_dir", "slot_cores", "calibration_force_busy",
-                                                    "calibration_attempts", "calibration_retry_wait_s", "executor"}));
+      std::set<std::string> keys = {"slots", "cache_dir", "slot_cores", "calibration_force_busy",
+                                    "calibration_attempts", "calibration_retry_wait_s", "executor"};
+      if (name == "nki") keys = {eval::nki::NkiConfig::Keys().begin(), eval::nki::NkiConfig::Keys().end()};
+      ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, keys));
       BackendConfig bc;
+      if (name == "nki") {
+        auto nc = eval::nki::NkiConfig::FromJson(ej, where);
+        if (!nc.ok()) return nc.status();
+        bc.slots = static_cast<int>(nc->cores.size());
+        bc.cache_dir = c.state_dir + "/cache/nki";
+        if (nc->work_dir.empty()) nc->work_dir = bc.cache_dir + "/work";
+        else nc->work_dir = Resolve(base_dir, nc->work_dir);
+        bc.nki = *nc;
+        c.evaluators[name] = bc;
+        continue;
+      }
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "slots", where, bc.slots));
       if (ej.contains("slot_cores")) {
         const json& sc = ej["slot_cores"];

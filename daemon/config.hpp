@@ -13,6 +13,7 @@
 #include "base/env.hpp"
 #include "base/json.hpp"
 #include "base/status.hpp"
+#include "evaluators/nki/nki_config.hpp"
 #include "evaluators/slurm/slurm_backend.hpp"
 
 namespace accelopt::daemon {
@@ -46,6 +47,9 @@ struct BackendConfig {
   // evaluation, evaluators/slurm/slurm_backend.hpp; `max_jobs` replaces
   // `slots`, the cores are the job's, calibration happens on the nodes).
   std::optional<eval::slurm::SlurmOptions> slurm;
+  // evaluators.nki: the Neuron SDK's interpreter, the NeuronCores (one slot
+  // each; `slots` is their number) ... (evaluators/nki/nki_config.hpp).
+  std::optional<eval::nki::NkiConfig> nki;
 };
 
 struct DaemonConfig {

@@ -24,6 +24,8 @@
 #include "daemon/state_lock.hpp"
 #include "daemon/store_blob_source.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/nki/nki_backend.hpp"
+#include "evaluators/nki/roofline.hpp"
 #include "evaluators/slurm/slurm_backend.hpp"
 #include "daemon/llm_in_flight.hpp"
 #include "llm/client.hpp"
@@ -38,8 +40,14 @@ namespace fs = std::filesystem;
 // The calibration as hardware facts for the campaigns (rendered into every
 // agent prompt): without the busy checks' observations, which say nothing
 // about the hardware. The CalibrationRecorded event keeps everything.
-json CampaignFacts(json calibration) {
+// With the nki backend configured, its generation's facts ride along under
+// "nki" (workflows/prompts_nki.hpp); the cpu prompts read only their keys.
+json CampaignFacts(json calibration, const json& nki_facts) {
   if (calibration.is_object()) calibration.erase("checks");
+  if (!nki_facts.is_null()) {
+    if (!calibration.is_object()) calibration = json::object();
+    calibration["nki"] = nki_facts;
+  }
   return calibration;
 }
 
@@ -94,11 +102,24 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
 
   std::vector<eval::Dispatcher::BackendSlots> backends;
   json hardware = json::object();
+  json nki_facts;  // null unless the nki backend is configured
   std::shared_ptr<eval::cpu::CpuBackend> cpu;
   std::shared_ptr<CalibrationGate> cpu_gate;
   eval::cpu::CalibrationOptions cpu_calibration;  // the one procedure (calibration.hpp), as accelopt-eval's
   std::string cpu_calibration_path;
   for (const auto& [name, bc] : config.evaluators) {
+    if (name == "nki" && bc.nki) {
+      // NeuronCores as slots; the runner needs the Neuron SDK (accelopt-eval doctor nki).
+      if (auto gen = eval::nki::FindGeneration(bc.nki->generation); gen.ok()) nki_facts = eval::nki::GenerationFacts(*gen);
+      eval::nki::NkiBackendOptions no;
+      no.config = *bc.nki;
+      no.env = env;
+      (void)env->CreateDirs(bc.nki->work_dir);
+      LogInfo("evaluator backend 'nki': " + std::to_string(bc.slots) + " NeuronCores (" + bc.nki->cores_spec + "), " +
+              bc.nki->generation + ", runner " + bc.nki->python);
+      backends.push_back({std::make_shared<eval::nki::NkiBackend>(no), bc.slots, {}});
+      continue;
+    }
     if (name != "cpu") {
       LogWarning("evaluator backend '" + name + "' is not built on this machine; skipped");
       continue;
@@ -212,7 +233,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   }
   CampaignManager* manager_ptr = nullptr;
   rs.problem_dir = [&manager_ptr](const std::string& id) { return manager_ptr->ProblemDir(id); };
-  CampaignManager manager(rs, config, CampaignFacts(hardware));
+  CampaignManager manager(rs, config, CampaignFacts(hardware, nki_facts));
   manager_ptr = &manager;
 
   std::vector<std::thread> threads;
@@ -264,7 +285,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     cpu->SetCalibration(*c);
     json j = c->ToJson();
     record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", j}});
-    manager.SetHardware(CampaignFacts(j));
+    manager.SetHardware(CampaignFacts(j, nki_facts));
     return j;
   };
   ChangeFeed feed(log->get(), &ioc, ChangeFeed::Options{});

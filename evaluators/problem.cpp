@@ -10,8 +10,9 @@ Result<Problem> ParseProblem(const json& j, const std::string& dir) {
   ACCELOPT_ASSIGN_OR_RETURN(static_cast<workflows::ProblemSpec&>(p),
                             workflows::ParseProblemSpec(j, (fs::path(dir) / "problem.json").string()));
   p.dir = dir;
-  p.reference_path = (fs::path(dir) / "reference.cpp").string();
-  p.baseline_path = (fs::path(dir) / "baseline.cpp").string();
+  const std::string ext = workflows::SourceExtension(p.backend);
+  p.reference_path = (fs::path(dir) / ("reference." + ext)).string();
+  p.baseline_path = (fs::path(dir) / ("baseline." + ext)).string();
   return p;
 }
 
@@ -22,7 +23,11 @@ Result<Problem> LoadProblem(const std::string& dir, Env* env) {
   if (!j.ok()) return j.status();
   ACCELOPT_ASSIGN_OR_RETURN(Problem p, ParseProblem(*j, dir));
   for (const auto& path : {p.reference_path, p.baseline_path}) {
-    if (!env->IsFile(path)) return NotFound(path + ": missing (every problem needs reference.cpp and baseline.cpp)");
+    if (!env->IsFile(path)) {
+      const std::string ext = workflows::SourceExtension(p.backend);
+      return NotFound(path + ": missing (every " + p.backend + " problem needs reference." + ext + " and baseline." +
+                      ext + ")");
+    }
   }
   return p;
 }

@@ -43,9 +43,10 @@ Result<workflows::ProblemSource> LoadProblemSource(const std::string& dir, const
   if (auto spec = workflows::ParseProblemSpec(src.problem, file); !spec.ok()) {
     return spec.status().WithContext("problem '" + id + "'");
   }
-  auto ref = env->ReadFile(dir + "/reference.cpp");
+  const std::string ext = workflows::SourceExtension(src.problem.value("backend", ""));
+  auto ref = env->ReadFile(dir + "/reference." + ext);
   if (!ref.ok()) return ref.status().WithContext(id);
-  auto base = env->ReadFile(dir + "/baseline.cpp");
+  auto base = env->ReadFile(dir + "/baseline." + ext);
   if (!base.ok()) return base.status().WithContext(id);
   src.reference = std::move(*ref);
   src.baseline = std::move(*base);

@@ -9,9 +9,14 @@
 //             positive integers), flops (>= 0), bytes (> 0)
 //   optional  description, workload, bound (strings), tolerance (in (0, 1),
 //             default 2e-5), paper_dims (like dims), adversarial (array)
+//   optional  matmul_flops (in [0, flops]: the part of flops done by a
+//             matrix engine; the Trainium roofline splits compute into
+//             matrix and vector engines, docs/contracts.md)
 //   informative (checked for type only): paper_shape, scaling,
-//             flops_formula, bytes_formula, notes (strings),
-//             paper_baseline_pct_of_peak_trn1 (number)
+//             flops_formula, bytes_formula, matmul_flops_formula, notes
+//             (strings), paper_baseline_pct_of_peak_trn1 (number),
+//             provenance (object of strings: where an imported problem
+//             came from)
 //
 // Strict: an unknown key (at the top level, in a param, a distribution or an
 // adversarial entry) or a value of the wrong type is an error. Every error
@@ -23,6 +28,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,6 +88,10 @@ struct ProblemSpec {
   double bytes = 0;           // at `dims`: every input read once + every output written once
   std::string bound;          // "memory" | "compute" | "matmul" | "vector" (informative)
   double tolerance = 2e-5;    // relative L2 error, per output
+  // Of `flops`, those a matrix engine does (matmul multiply-adds as 2);
+  // nullopt when the problem does not say (the cpu roofline does not need
+  // it; the nki roofline then counts every FLOP as a vector FLOP).
+  std::optional<double> matmul_flops;
 
   // The kernel's C declaration (docs/contracts.md), without the ';', e.g.
   // extern "C" void silu(const float* x, float* out, int64_t M, int64_t N)
@@ -91,6 +101,11 @@ struct ProblemSpec {
   // Total bytes of all array parameters (the working set).
   int64_t FootprintBytes() const;
 };
+
+// The extension of a problem's reference and baseline files for `backend`:
+// "py" for nki (a numpy reference module and an NKI kernel), "cpp" for
+// every other backend.
+std::string SourceExtension(const std::string& backend);
 
 // Validates a parsed problem.json. `file` names it in messages (e.g.
 // "suites/cpu/silu/problem.json").

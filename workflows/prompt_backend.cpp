@@ -1,6 +1,7 @@
 #include "workflows/prompt_backend.hpp"
 
 #include "workflows/prompts_cpu.hpp"
+#include "workflows/prompts_nki.hpp"
 
 namespace accelopt::workflows {
 
@@ -59,6 +60,7 @@ std::string RenderFacts(const json& facts) {
 
 const BackendPrompts& BackendPromptsFor(const std::string& backend) {
   if (backend == "cpu") return CpuPrompts();
+  if (backend == "nki") return NkiPrompts();
   return Generic();
 }
 

@@ -1,4 +1,5 @@
 #include "workflows/prompts_cpu.hpp"
+#include "base/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,12 +8,6 @@
 namespace accelopt::workflows {
 
 namespace {
-
-std::string Num(double v, int significant = 4) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*g", significant, v);
-  return b;
-}
 
 std::string Fixed(double v, int decimals) {
   char b[64];
@@ -61,14 +56,14 @@ struct Level {
 
 std::string DistributionText(const json& d) {
   const std::string kind = Str(d, "kind");
-  if (kind == "normal") return "normal(mean " + Num(Number(d, "mean")) + ", std " + Num(Number(d, "std")) + ")";
-  if (kind == "uniform") return "uniform[" + Num(Number(d, "low")) + ", " + Num(Number(d, "high")) + "]";
+  if (kind == "normal") return "normal(mean " + FormatSignificant(Number(d, "mean")) + ", std " + FormatSignificant(Number(d, "std")) + ")";
+  if (kind == "uniform") return "uniform[" + FormatSignificant(Number(d, "low")) + ", " + FormatSignificant(Number(d, "high")) + "]";
   if (kind == "abs_normal") {
-    std::string s = "|normal(0, " + Num(Number(d, "std")) + ")|";
-    if (Number(d, "offset") != 0) s += " + " + Num(Number(d, "offset"));
+    std::string s = "|normal(0, " + FormatSignificant(Number(d, "std")) + ")|";
+    if (Number(d, "offset") != 0) s += " + " + FormatSignificant(Number(d, "offset"));
     return s;
   }
-  if (kind == "constant") return "the constant " + Num(Number(d, "value"));
+  if (kind == "constant") return "the constant " + FormatSignificant(Number(d, "value"));
   return kind.empty() ? "unspecified" : kind;
 }
 
@@ -151,7 +146,7 @@ std::string CpuCorrectness(const json& p) {
                     "alike:\n";
   out += "- Each output is compared in double precision with a trusted double-precision reference: the "
          "relative L2 error ||out - ref|| / ||ref|| must not exceed " +
-         (p.contains("tolerance") && p["tolerance"].is_number() ? Num(p["tolerance"].get<double>())
+         (p.contains("tolerance") && p["tolerance"].is_number() ? FormatSignificant(p["tolerance"].get<double>())
                                                                  : std::string("the problem's tolerance")) +
          "; any NaN or Inf fails.\n";
   std::string inputs;
