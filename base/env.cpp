@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,6 +53,21 @@ class PosixEnv : public Env {
     return cpus;
   }
 
+  int64_t ProcessId() override { return static_cast<int64_t>(::getpid()); }
+  std::string ExecutablePath() override {
+    std::error_code ec;
+    auto p = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string() : p.string();
+  }
+  std::string KernelRelease() override {
+    struct utsname u {};
+    return ::uname(&u) == 0 ? std::string(u.release) : std::string();
+  }
+  int64_t ClockTicksPerSecond() override {
+    const long hz = ::sysconf(_SC_CLK_TCK);
+    return hz > 0 ? hz : 100;
+  }
+
   Result<std::string> ReadFile(const std::string& path) override {
     std::ifstream in(path, std::ios::binary);
     if (!in) return NotFound("cannot open " + path);
@@ -95,10 +111,10 @@ class PosixEnv : public Env {
     return Status::Ok();
   }
 
-  bool Exists(const std::string& path) override {
-    std::error_code ec;
-    return fs::exists(path, ec);
-  }
+  // Queries: false on any error.
+  bool Exists(const std::string& path) override { return fs::exists(StatusOf(path)); }
+  bool IsFile(const std::string& path) override { return fs::is_regular_file(StatusOf(path)); }
+  bool IsDirectory(const std::string& path) override { return fs::is_directory(StatusOf(path)); }
 
   Result<std::vector<std::string>> ListDir(const std::string& path) override {
     std::error_code ec;
@@ -114,16 +130,6 @@ class PosixEnv : public Env {
     fs::remove_all(path, ec);
     if (ec) return IOError("cannot remove " + path + ": " + ec.message());
     return Status::Ok();
-  }
-
-  bool IsFile(const std::string& path) override {
-    std::error_code ec;
-    return fs::is_regular_file(path, ec);
-  }
-
-  bool IsDirectory(const std::string& path) override {
-    std::error_code ec;
-    return fs::is_directory(path, ec);
   }
 
   Status RenameFile(const std::string& from, const std::string& to) override {
@@ -168,6 +174,12 @@ class PosixEnv : public Env {
   }
 
  private:
+  // stat(2), following symlinks; file_type::none on an error.
+  static fs::file_status StatusOf(const std::string& path) {
+    std::error_code ec;
+    return fs::status(path, ec);
+  }
+
   class PosixFileLock : public FileLock {
    public:
     explicit PosixFileLock(int fd) : fd_(fd) {}

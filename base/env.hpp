@@ -75,6 +75,15 @@ class Env {
 
   // The CPUs this process may run on (its affinity), ascending.
   virtual std::vector<int> AllowedCpus() = 0;
+
+  // Facts about this process and its kernel: the pid (getpid), the path of
+  // the running executable ("" when /proc/self/exe cannot be read), the
+  // kernel release (uname -r) and the clock ticks per second that
+  // /proc/stat and /proc/<pid>/stat count in (sysconf(_SC_CLK_TCK)).
+  virtual int64_t ProcessId() = 0;
+  virtual std::string ExecutablePath() = 0;
+  virtual std::string KernelRelease() = 0;
+  virtual int64_t ClockTicksPerSecond() = 0;
 };
 
 // Forwards every call to a target; subclass and override what a test changes.
@@ -107,6 +116,10 @@ class EnvWrapper : public Env {
   std::string CurrentDir() override { return target_->CurrentDir(); }
   std::optional<std::string> GetEnvVar(const std::string& n) override { return target_->GetEnvVar(n); }
   Result<ProcessResult> RunProcess(const ProcessSpec& s) override { return target_->RunProcess(s); }
+  int64_t ProcessId() override { return target_->ProcessId(); }
+  std::string ExecutablePath() override { return target_->ExecutablePath(); }
+  std::string KernelRelease() override { return target_->KernelRelease(); }
+  int64_t ClockTicksPerSecond() override { return target_->ClockTicksPerSecond(); }
 
  private:
   Env* target_;

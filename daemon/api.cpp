@@ -2,6 +2,7 @@
 
 #include "base/log.hpp"
 #include "evaluators/suites.hpp"
+#include "workflows/problem_json.hpp"
 #include "workflows/report.hpp"
 #include "workflows/report_detail.hpp"
 #include "workflows/report_html.hpp"
@@ -274,7 +275,7 @@ void Api::AddRoutes() {
     g->suite = suite;
     for (size_t i = 0; i < problems.size(); ++i) {
       const std::string& dir = problems[i].dir;
-      // The problem's own backend (a suite of cuda problems is evaluated by cuda).
+      // The problem's own backend (cpu, cuda, nki) and its baseline file.
       const std::string backend = problems[i].error.ok() && !problems[i].spec.backend.empty() ? problems[i].spec.backend : "cpu";
       auto src = d_.env->ReadFile(dir + "/" + workflows::BaselineFileName(backend));
       eval::EvalRequest er;

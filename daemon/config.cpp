@@ -63,7 +63,8 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
 
   if (j.contains("listen")) {
     const json& l = j["listen"];
-    ACCELOPT_RETURN_IF_ERROR(CheckKeys(l, "listen", {"unix", "unix_mode", "tcp", "tcp_token_env", "tcp_token_file"}));
+    ACCELOPT_RETURN_IF_ERROR(CheckKeys(l, "listen", {"unix", "unix_mode", "tcp", "tcp_token_env", "tcp_token_file",
+                                                       "write_timeout_s"}));
     ACCELOPT_RETURN_IF_ERROR(Get(l, "unix", "listen", c.unix_socket));
     std::string mode;
     ACCELOPT_RETURN_IF_ERROR(Get(l, "unix_mode", "listen", mode));
@@ -77,6 +78,9 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     ACCELOPT_RETURN_IF_ERROR(Get(l, "tcp", "listen", c.tcp));
     ACCELOPT_RETURN_IF_ERROR(Get(l, "tcp_token_env", "listen", c.tcp_token_env));
     ACCELOPT_RETURN_IF_ERROR(Get(l, "tcp_token_file", "listen", c.tcp_token_file));
+    ACCELOPT_RETURN_IF_ERROR(Get(l, "write_timeout_s", "listen", c.write_timeout_s));
+    if (c.write_timeout_s < 1 || c.write_timeout_s > 3600)
+      return InvalidArgument("listen.write_timeout_s: must be between 1 and 3600 seconds");
     if (!c.tcp.empty()) {
       auto colon = c.tcp.rfind(':');
       if (colon == std::string::npos || colon + 1 == c.tcp.size())
@@ -128,10 +132,23 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     ACCELOPT_RETURN_IF_ERROR(CheckKeys(e, "evaluators", {"cpu", "cuda", "nki"}));
     for (const auto& [name, ej] : e.items()) {
       std::string where = "evaluators." + name;
-      std::set<std::string> keys = {"slots", "cache_dir", "slot_cores", "calibration_force_busy", "executor"};
+      std::set<std::string> keys = {"slots", "cache_dir", "slot_cores", "calibration_force_busy",
+                                    "calibration_attempts", "calibration_retry_wait_s", "executor"};
+      if (name == "nki") keys = {eval::nki::NkiConfig::Keys().begin(), eval::nki::NkiConfig::Keys().end()};
       if (name == "cuda") keys = {"slots", "cache_dir", "devices"};
       ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, keys));
       BackendConfig bc;
+      if (name == "nki") {
+        auto nc = eval::nki::NkiConfig::FromJson(ej, where);
+        if (!nc.ok()) return nc.status();
+        bc.slots = static_cast<int>(nc->cores.size());
+        bc.cache_dir = c.state_dir + "/cache/nki";
+        if (nc->work_dir.empty()) nc->work_dir = bc.cache_dir + "/work";
+        else nc->work_dir = Resolve(base_dir, nc->work_dir);
+        bc.nki = *nc;
+        c.evaluators[name] = bc;
+        continue;
+      }
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "slots", where, bc.slots));
       if (name == "cuda") {
         if (ej.contains("devices")) {
@@ -174,6 +191,12 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
       }
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "cache_dir", where, bc.cache_dir));
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "calibration_force_busy", where, bc.calibration_force_busy));
+      ACCELOPT_RETURN_IF_ERROR(Get(ej, "calibration_attempts", where, bc.calibration_attempts));
+      ACCELOPT_RETURN_IF_ERROR(Get(ej, "calibration_retry_wait_s", where, bc.calibration_retry_wait_s));
+      if (bc.calibration_attempts < 1 || bc.calibration_attempts > 10)
+        return InvalidArgument(where + ".calibration_attempts: must be between 1 and 10");
+      if (!(bc.calibration_retry_wait_s >= 0 && bc.calibration_retry_wait_s <= 3600))
+        return InvalidArgument(where + ".calibration_retry_wait_s: must be between 0 and 3600 seconds");
       if (bc.slots < 1 || bc.slots > 256) return InvalidArgument(where + ".slots: must be between 1 and 256");
       if (!bc.slot_cores.empty() && static_cast<int>(bc.slot_cores.size()) != bc.slots)
         return InvalidArgument(where + ".slot_cores: must have one CPU list per slot (" + std::to_string(bc.slots) + ")");

@@ -13,6 +13,7 @@
 #include "base/env.hpp"
 #include "base/json.hpp"
 #include "base/status.hpp"
+#include "evaluators/nki/nki_config.hpp"
 #include "evaluators/slurm/slurm_backend.hpp"
 
 namespace accelopt::daemon {
@@ -36,6 +37,11 @@ struct BackendConfig {
   // instead of refusing it (evaluators/cpu/calibration.hpp). For test
   // machines whose figures nobody compares.
   bool calibration_force_busy = false;
+  // A busy calibration is measured this many times before it is refused,
+  // calibration_retry_wait_s apart (CalibrationOptions::attempts and
+  // retry_wait_s; 1..10 and 0..3600).
+  int calibration_attempts = 3;
+  double calibration_retry_wait_s = 5;
   // Where evaluations run: "executor": {"kind": "local"} (the default: child
   // processes of the daemon) or {"kind": "slurm", ...} (one Slurm job per
   // evaluation, evaluators/slurm/slurm_backend.hpp; `max_jobs` replaces
@@ -45,6 +51,9 @@ struct BackendConfig {
   // (CUDA_VISIBLE_DEVICES=<id> for that slot's runners). Default [0];
   // `slots`, when also given, must equal its length.
   std::vector<int> devices;
+  // evaluators.nki: the Neuron SDK's interpreter, the NeuronCores (one slot
+  // each; `slots` is their number) ... (evaluators/nki/nki_config.hpp).
+  std::optional<eval::nki::NkiConfig> nki;
 };
 
 struct DaemonConfig {
@@ -55,6 +64,7 @@ struct DaemonConfig {
   unsigned short tcp_port = 0;     // the port of `tcp`, checked 1..65535
   std::string tcp_token_env;       // name of an env var holding the token
   std::string tcp_token_file;      // or a file (relative: $CREDENTIALS_DIRECTORY)
+  int write_timeout_s = 60;        // a client that takes no bytes this long is dropped (1..3600)
   json providers = json::object(); // validated by llm::ParseProvidersConfig while parsing
   std::map<std::string, RoleConfig> roles;          // planner, executor, summarizer
   std::map<std::string, BackendConfig> evaluators;  // "cpu", ...

@@ -27,6 +27,8 @@
 #include "evaluators/cuda/calibration.hpp"
 #include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/nki/nki_backend.hpp"
+#include "evaluators/nki/roofline.hpp"
 #include "evaluators/slurm/slurm_backend.hpp"
 #include "daemon/llm_in_flight.hpp"
 #include "llm/client.hpp"
@@ -41,8 +43,14 @@ namespace fs = std::filesystem;
 // The calibration as hardware facts for the campaigns (rendered into every
 // agent prompt): without the busy checks' observations, which say nothing
 // about the hardware. The CalibrationRecorded event keeps everything.
-json CampaignFacts(json calibration) {
+// With the nki backend configured, its generation's facts ride along under
+// "nki" (workflows/prompts_nki.hpp); the cpu prompts read only their keys.
+json CampaignFacts(json calibration, const json& nki_facts) {
   if (calibration.is_object()) calibration.erase("checks");
+  if (!nki_facts.is_null()) {
+    if (!calibration.is_object()) calibration = json::object();
+    calibration["nki"] = nki_facts;
+  }
   return calibration;
 }
 
@@ -97,6 +105,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
 
   std::vector<eval::Dispatcher::BackendSlots> backends;
   json hardware = json::object();
+  json nki_facts;  // null unless the nki backend is configured
   std::shared_ptr<eval::cpu::CpuBackend> cpu;
   std::shared_ptr<CalibrationGate> cpu_gate;
   eval::cpu::CalibrationOptions cpu_calibration;  // the one procedure (calibration.hpp), as accelopt-eval's
@@ -148,6 +157,18 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       backends.push_back({std::make_shared<eval::cuda::CudaBackend>(co), bc.slots, {}});
       continue;
     }
+    if (name == "nki" && bc.nki) {
+      // NeuronCores as slots; the runner needs the Neuron SDK (accelopt-eval doctor nki).
+      if (auto gen = eval::nki::FindGeneration(bc.nki->generation); gen.ok()) nki_facts = eval::nki::GenerationFacts(*gen);
+      eval::nki::NkiBackendOptions no;
+      no.config = *bc.nki;
+      no.env = env;
+      (void)env->CreateDirs(bc.nki->work_dir);
+      LogInfo("evaluator backend 'nki': " + std::to_string(bc.slots) + " NeuronCores (" + bc.nki->cores_spec + "), " +
+              bc.nki->generation + ", runner " + bc.nki->python);
+      backends.push_back({std::make_shared<eval::nki::NkiBackend>(no), bc.slots, {}});
+      continue;
+    }
     if (name != "cpu") {
       LogWarning("evaluator backend '" + name + "' is not built on this machine; skipped");
       continue;
@@ -166,6 +187,8 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     co.cache_dir = bc.cache_dir;
     cpu_calibration = eval::cpu::CalibrationOptionsFor(bc.cache_dir, env, co.compiler);
     cpu_calibration.force_busy = bc.calibration_force_busy;
+    cpu_calibration.attempts = bc.calibration_attempts;
+    cpu_calibration.retry_wait_s = bc.calibration_retry_wait_s;
     cpu_calibration_path = eval::cpu::CalibrationPath(bc.cache_dir);
     NotifyStatus("calibrating the cpu backend");
     auto cal = eval::cpu::LoadOrCalibrate(cpu_calibration_path, cpu_calibration);
@@ -200,7 +223,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       for (const auto& e : *sys)
         if (e.type == runtime_event::kCalibrationRecorded) last_calibration = Dump(e.data.value("calibration", json()));
     }
-    record_system(runtime_event::kDaemonStarted, {{"version", "0.1.0"}, {"pid", static_cast<int64_t>(getpid())}});
+    record_system(runtime_event::kDaemonStarted, {{"version", "0.1.0"}, {"pid", env->ProcessId()}});
     if (cpu && Dump(hardware) != last_calibration) {
       record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", hardware}});
     }
@@ -259,7 +282,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   }
   CampaignManager* manager_ptr = nullptr;
   rs.problem_dir = [&manager_ptr](const std::string& id) { return manager_ptr->ProblemDir(id); };
-  CampaignManager manager(rs, config, CampaignFacts(hardware));
+  CampaignManager manager(rs, config, CampaignFacts(hardware, nki_facts));
   manager_ptr = &manager;
 
   std::vector<std::thread> threads;
@@ -311,7 +334,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     cpu->SetCalibration(*c);
     json j = c->ToJson();
     record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", j}});
-    manager.SetHardware(CampaignFacts(j));
+    manager.SetHardware(CampaignFacts(j, nki_facts));
     return j;
   };
   ChangeFeed feed(log->get(), &ioc, ChangeFeed::Options{});
@@ -320,6 +343,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   Api api(ad);
   HttpServerOptions so;
   so.bearer_token = *token;
+  so.write_timeout = std::chrono::seconds(config.write_timeout_s);
   so.token_query_paths = Dashboard::TokenQueryPaths();
   HttpServer server(ioc, [&api](HttpRequest&& req, Respond respond) { api.Handle(std::move(req), std::move(respond)); }, so);
 

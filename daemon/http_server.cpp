@@ -204,9 +204,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   void WatchPeer() {
     // No deadline on this read: a client may say nothing for the stream's
     // whole lifetime (dead peers are found by the heartbeat's write
-    // deadline). Without this the read kept the 60 s expiry WriteNext had
+    // deadline). Without this the read kept the write_timeout WriteNext had
     // just set (basic_stream arms a pending operation's timer once), and
-    // every stream ended after 60 s whatever its lifetime.
+    // every stream ended after write_timeout (60 s) whatever its lifetime.
     stream_.expires_never();
     stream_.async_read_some(net::buffer(peer_buf_), [self = this->shared_from_this()](beast::error_code ec, size_t) {
       if (ec) return self->EndStream(true);  // the peer went away
@@ -224,7 +224,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
   void WriteNext() {
     writing_ = true;
-    stream_.expires_after(std::chrono::seconds(60));
+    stream_.expires_after(opts_->write_timeout);
     net::async_write(stream_, net::buffer(out_.front()), [self = this->shared_from_this()](beast::error_code ec, size_t) {
       self->writing_ = false;
       self->stream_.expires_never();
@@ -253,7 +253,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   void Write(HttpResponse res) {
     auto sp = std::make_shared<HttpResponse>(std::move(res));
     bool close = !sp->keep_alive();
-    stream_.expires_after(std::chrono::seconds(60));
+    stream_.expires_after(opts_->write_timeout);
     http::async_write(stream_, *sp, [self = this->shared_from_this(), sp, close](beast::error_code ec, size_t) {
       if (ec || close) return self->Close();
       self->Read();

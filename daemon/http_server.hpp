@@ -95,6 +95,7 @@ using HttpHandler = std::function<void(HttpRequest&&, Respond)>;
 struct HttpServerOptions {
   size_t body_limit = 8 << 20;                        // larger bodies get 413
   std::chrono::seconds read_timeout{30};              // header + body
+  std::chrono::seconds write_timeout{60};             // one response, or one piece of a stream
   std::string bearer_token;                           // required for TCP; never logged
   std::vector<std::string> token_query_paths;         // GET paths that accept ?token= (see above)
 };

@@ -1,12 +1,10 @@
 #include "daemon/state_lock.hpp"
 
-#include <unistd.h>
-
 namespace accelopt::daemon {
 
 Result<std::unique_ptr<StateLock>> StateLock::Acquire(const std::string& state_dir, Env* env) {
   const std::string path = state_dir + "/acceloptd.lock";
-  auto lock = env->LockFile(path, std::to_string(::getpid()) + "\n");
+  auto lock = env->LockFile(path, std::to_string(env->ProcessId()) + "\n");
   if (lock.ok()) return std::unique_ptr<StateLock>(new StateLock(std::move(*lock)));
   if (lock.status().code() != Code::kFailedPrecondition) return lock.status();
   auto text = env->ReadFile(path);

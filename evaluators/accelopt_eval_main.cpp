@@ -1,9 +1,13 @@
-// accelopt-eval: evaluate kernels by hand with the cpu backend.
+// accelopt-eval: evaluate kernels by hand with the cpu backend (and nki problems
+// with the nki backend).
 //
 //   accelopt-eval calibrate [--force] [--force-busy]
 //   accelopt-eval run --problem suites/cpu/silu --kernel my_silu.cpp [--compare baseline.cpp] [settings]
+//                 (an nki problem: --nki-python P --nki-cores 0 ..., the nki backend; no --compare)
 //   accelopt-eval baseline suites/cpu [settings]
 //   accelopt-eval job --request request.json --result result.json   (a Slurm job's body)
+//   accelopt-eval import nkibench PATH/TO/AccelOpt/NKIBench --out suites/nki [--force] [--dry-run]
+//   accelopt-eval doctor nki [--python P] [--cores 0-31] [--runner-dir D] ...   (is this a Trainium host?)
 //   accelopt-eval prompts --problem suites/cpu/silu --role planner|executor|summarizer
 //                 [--mode default|paper] [--memory FILE] [--kernel FILE] [--result FILE]
 //                 [--plan FILE] [--slow FILE --fast FILE --speedup X] [--calibration FILE]
@@ -46,6 +50,9 @@
 #include "evaluators/cuda/candidate_check.hpp"
 #include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/nki/doctor.hpp"
+#include "evaluators/nki/nki_backend.hpp"
+#include "evaluators/nki/nkibench_import.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/suites.hpp"
 #include "workflows/memory_bank.hpp"
@@ -339,12 +346,19 @@ int RunOne(Env* env, const std::vector<std::string>& args) {
   Common c;
   c.env = env;
   std::string problem, kernel, compare;
+  std::string nki_python = "/opt/aws_neuronx_venv_pytorch/bin/python", nki_cores = "0", nki_generation = "trn1";
+  std::string nki_runner_dir = "/usr/share/accelopt/nki";
   po::options_description d("accelopt-eval run --problem DIR --kernel FILE [options]");
   AddCommon(d, c);
   d.add_options()("problem", po::value(&problem), "problem folder")("kernel", po::value(&kernel), "kernel source file")(
       "compare", po::value(&compare),
       "a second kernel (e.g. the problem's baseline.cpp) timed interleaved with --kernel: prints the speedup over it "
-      "with a ~95% interval");
+      "with a ~95% interval")
+      ("nki-python", po::value(&nki_python)->default_value(nki_python), "nki problems: the Neuron SDK's interpreter")
+      ("nki-cores", po::value(&nki_cores)->default_value(nki_cores), "nki problems: the NeuronCores to use")
+      ("nki-generation", po::value(&nki_generation)->default_value(nki_generation), "nki problems: trn1 | trn2 | trn3")
+      ("nki-runner-dir", po::value(&nki_runner_dir)->default_value(nki_runner_dir),
+       "nki problems: folder of runner.py and reference_runner.py");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(d).run(), vm);
   po::notify(vm);
@@ -360,6 +374,24 @@ int RunOne(Env* env, const std::vector<std::string>& args) {
   if (!loaded.ok()) {
     std::cerr << "accelopt-eval: " << loaded.status().message() << "\n";
     return 3;
+  }
+  if (loaded->backend == "nki") {
+    // A Trainium host's NeuronCores (docs/evaluation.md, "The nki backend").
+    if (!compare.empty()) { std::cerr << "accelopt-eval: --compare is not built for nki problems\n"; return 2; }
+    auto nc = nki::NkiConfig::FromJson({{"python", nki_python}, {"cores", nki_cores}, {"generation", nki_generation},
+                                        {"runner_dir", nki_runner_dir}},
+                                       "run");
+    if (!nc.ok()) { std::cerr << "accelopt-eval: " << nc.status().message() << "\n"; return 2; }
+    nki::NkiBackendOptions no;
+    no.config = *nc;
+    no.env = env;
+    nki::NkiBackend backend(no);
+    EvalRequest req{"", "nki", Under(env->CurrentDir(), loaded->dir).string(), *source, *settings};
+    EvalResult r = backend.Evaluate(req, nullptr);
+    if (c.output == "json") std::cout << Dump(r.ToJson(), 2) << "\n";
+    else PrintResultTable(problem, r);
+    if (r.status == EvalStatus::kInternalError) return 3;
+    return r.status == EvalStatus::kOk ? 0 : 1;
   }
   std::unique_ptr<Backend> backend_ptr;
   if (loaded->backend == "cuda") {
@@ -586,6 +618,78 @@ int Prompts(Env* env, const std::vector<std::string>& args) {
   return 0;
 }
 
+int Import(Env* env, const std::vector<std::string>& args) {
+  std::string what, path, out;
+  bool force = false, dry_run = false;
+  po::options_description d(
+      "accelopt-eval import nkibench PATH/TO/AccelOpt/NKIBench --out DIR [--force] [--dry-run]\n"
+      "Writes DIR/<problem>/{problem.json, reference.py, baseline.py} for every problem of the\n"
+      "checkout's summary.json (backend nki; the numpy reference and the NKI baseline are copied)");
+  d.add_options()("help,h", "this help")
+      ("what", po::value(&what), "what to import: nkibench")
+      ("path", po::value(&path), "the NKIBench folder of an AccelOpt checkout")
+      ("out", po::value(&out), "the suite folder to write (e.g. suites/nki)")
+      ("force", po::bool_switch(&force), "overwrite problem folders that exist")
+      ("dry-run", po::bool_switch(&dry_run), "check everything, write nothing");
+  po::positional_options_description pos;
+  pos.add("what", 1).add("path", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) { std::cout << d; return 0; }
+  if (what != "nkibench" || path.empty() || out.empty()) { std::cerr << d; return 2; }
+  nki::ImportOptions o;
+  o.nkibench_dir = path;
+  o.out_dir = out;
+  o.force = force;
+  o.dry_run = dry_run;
+  auto r = nki::ImportNkiBench(o, env);
+  if (!r.ok()) {
+    std::cerr << "accelopt-eval: " << r.status().message() << "\n";
+    return r.status().code() == Code::kInternal ? 3 : 2;
+  }
+  for (const auto& p : *r) {
+    std::cout << (dry_run ? "would write " : "wrote ") << p.dir << "  (" << p.problem.value("paper_shape", "")
+              << ", " << p.problem.value("bound", "") << ")\n";
+  }
+  return 0;
+}
+
+int Doctor(Env* env, const std::vector<std::string>& args) {
+  std::string what, python = "/opt/aws_neuronx_venv_pytorch/bin/python", cores = "0", generation = "trn1";
+  std::string runner_dir = "/usr/share/accelopt/nki", profiler = "neuron-profile", reference_python = "/usr/bin/python3";
+  po::options_description d(
+      "accelopt-eval doctor nki [options]\n"
+      "Checks this host for the nki backend (evaluators.nki in the daemon's config); names each missing piece and its fix");
+  d.add_options()("help,h", "this help")
+      ("what", po::value(&what), "nki")
+      ("python", po::value(&python)->default_value(python), "the Neuron SDK's interpreter (evaluators.nki.python)")
+      ("cores", po::value(&cores)->default_value(cores), "the NeuronCores to use (evaluators.nki.cores)")
+      ("generation", po::value(&generation)->default_value(generation), "trn1 | trn2 | trn3")
+      ("runner-dir", po::value(&runner_dir)->default_value(runner_dir), "folder of runner.py and reference_runner.py")
+      ("profiler", po::value(&profiler)->default_value(profiler), "neuron-profile")
+      ("reference-python", po::value(&reference_python)->default_value(reference_python),
+       "a Python with numpy for the trusted reference");
+  po::positional_options_description pos;
+  pos.add("what", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) { std::cout << d; return 0; }
+  if (what != "nki") { std::cerr << d; return 2; }
+  auto c = nki::NkiConfig::FromJson({{"python", python}, {"cores", cores}, {"generation", generation},
+                                     {"runner_dir", runner_dir}, {"profiler", profiler},
+                                     {"reference_python", reference_python}},
+                                    "doctor");
+  if (!c.ok()) { std::cerr << "accelopt-eval: " << c.status().message() << "\n"; return 2; }
+  auto checks = nki::RunDoctor(*c, env);
+  std::cout << nki::FormatDoctor(checks);
+  bool ok = true;
+  for (const auto& k : checks) ok &= k.ok;
+  std::cout << (ok ? "this host can evaluate NKI kernels\n" : "this host cannot evaluate NKI kernels yet\n");
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -598,6 +702,8 @@ int main(int argc, char** argv) {
       "  baseline SUITE_DIR   evaluate every problem's baseline.cpp\n"
       "  job                  one evaluation as a Slurm job: --request FILE --result FILE\n"
       "  prompts              print the prompts a role gets: --problem DIR --role planner|executor|summarizer\n"
+      "  import nkibench PATH --out DIR   NKIBench from an AccelOpt checkout as a suite of nki problems\n"
+      "  doctor nki           check this host for the nki (Trainium) backend\n"
       "run 'accelopt-eval <command> --help' for options\n";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") { std::cerr << usage; return args.empty() ? 2 : 0; }
   std::string cmd = args[0];
@@ -610,6 +716,8 @@ int main(int argc, char** argv) {
     if (cmd == "baseline") return Baseline(env, args);
     if (cmd == "job") return Job(env, args);
     if (cmd == "prompts") return Prompts(env, args);
+    if (cmd == "import") return Import(env, args);
+    if (cmd == "doctor") return Doctor(env, args);
   } catch (const po::error& e) {
     std::cerr << "accelopt-eval: " << e.what() << "\n";
     return 2;

@@ -10,7 +10,7 @@ Result<Problem> ParseProblem(const json& j, const std::string& dir) {
   ACCELOPT_ASSIGN_OR_RETURN(static_cast<workflows::ProblemSpec&>(p),
                             workflows::ParseProblemSpec(j, (fs::path(dir) / "problem.json").string()));
   p.dir = dir;
-  p.reference_path = (fs::path(dir) / "reference.cpp").string();
+  p.reference_path = (fs::path(dir) / workflows::ReferenceFileName(p.backend)).string();
   p.baseline_path = (fs::path(dir) / workflows::BaselineFileName(p.backend)).string();
   return p;
 }
@@ -22,7 +22,10 @@ Result<Problem> LoadProblem(const std::string& dir, Env* env) {
   if (!j.ok()) return j.status();
   ACCELOPT_ASSIGN_OR_RETURN(Problem p, ParseProblem(*j, dir));
   for (const auto& path : {p.reference_path, p.baseline_path}) {
-    if (!env->IsFile(path)) return NotFound(path + ": missing (every problem needs reference.cpp and baseline.cpp)");
+    if (!env->IsFile(path)) {
+      return NotFound(path + ": missing (every " + p.backend + " problem needs " +
+                      workflows::ReferenceFileName(p.backend) + " and " + workflows::BaselineFileName(p.backend) + ")");
+    }
   }
   return p;
 }

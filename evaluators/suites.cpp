@@ -42,7 +42,7 @@ Result<workflows::ProblemSource> LoadProblemSource(const std::string& dir, const
   ACCELOPT_ASSIGN_OR_RETURN(src.problem, ReadJsonFile(env, file));
   auto spec = workflows::ParseProblemSpec(src.problem, file);
   if (!spec.ok()) return spec.status().WithContext("problem '" + id + "'");
-  auto ref = env->ReadFile(dir + "/reference.cpp");
+  auto ref = env->ReadFile(dir + "/" + workflows::ReferenceFileName(spec->backend));
   if (!ref.ok()) return ref.status().WithContext(id);
   auto base = env->ReadFile(dir + "/" + workflows::BaselineFileName(spec->backend));
   if (!base.ok()) return base.status().WithContext(id);

@@ -6,7 +6,7 @@ namespace {
 
 using namespace codec_util;
 
-std::string NormalizeFinish(const std::string& r) {
+std::string AnthropicFinish(const std::string& r) {
   if (r == "end_turn" || r == "stop_sequence") return "stop";
   if (r == "max_tokens") return "length";
   if (r == "refusal") return "content_filter";
@@ -61,7 +61,7 @@ class AnthropicCodec : public HttpCodec {
     }
     const json* stop = Find(j, "stop_reason");
     if (!stop) return InvalidArgument("reply has no stop_reason");
-    out.finish_reason = NormalizeFinish(String(stop));
+    out.finish_reason = AnthropicFinish(String(stop));
     out.model = String(Find(j, "model"));
     if (const json* u = Find(j, "usage")) {
       const int64_t cache_read = Int(Find(*u, "cache_read_input_tokens"));

@@ -8,7 +8,7 @@ namespace {
 
 using namespace codec_util;
 
-std::string NormalizeFinish(const std::string& r) {
+std::string BedrockFinish(const std::string& r) {
   if (r == "end_turn" || r == "stop_sequence") return "stop";
   if (r == "max_tokens") return "length";
   if (r == "content_filtered" || r == "guardrail_intervened") return "content_filter";
@@ -83,7 +83,7 @@ class BedrockCodec : public HttpCodec {
     }
     const json* stop = Find(j, "stopReason");
     if (!stop) return InvalidArgument("reply has no stopReason");
-    out.finish_reason = NormalizeFinish(String(stop));
+    out.finish_reason = BedrockFinish(String(stop));
     if (const json* u = Find(j, "usage")) {
       out.cached_tokens = Int(Find(*u, "cacheReadInputTokens"));
       out.input_tokens = Int(Find(*u, "inputTokens")) + out.cached_tokens +

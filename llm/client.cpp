@@ -19,11 +19,6 @@ LlmResult CallAndWait(const std::function<CallHandle(LlmCallback)>& call) {
   return future.get();
 }
 
-std::string GetEnv(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
 }  // namespace
 
 LlmResult Provider::CallBlocking(LlmRequest request, const std::atomic<bool>* cancel) {
@@ -34,6 +29,7 @@ Result<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config_in, 
                                                std::shared_ptr<CurlTransport> transport,
                                                ReplayLookup replay_lookup) {
   ProviderConfig config = config_in;
+  if (env == nullptr) env = Env::Default();
   const std::string where = "provider '" + config.name + "'";
   switch (config.kind) {
     case ProviderKind::kOpenAi:
@@ -42,8 +38,8 @@ Result<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config_in, 
       if (!transport) return InvalidArgument(where + ": no HTTP transport");
       std::unique_ptr<HttpCodec> codec;
       if (config.kind == ProviderKind::kBedrock) {
-        if (config.region.empty()) config.region = GetEnv("AWS_REGION");
-        if (config.region.empty()) config.region = GetEnv("AWS_DEFAULT_REGION");
+        if (config.region.empty()) config.region = env->GetEnvVar("AWS_REGION").value_or("");
+        if (config.region.empty()) config.region = env->GetEnvVar("AWS_DEFAULT_REGION").value_or("");
         if (config.region.empty()) {
           return InvalidArgument(where + ".region: required (or set AWS_REGION)");
         }

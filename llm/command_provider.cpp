@@ -1,4 +1,5 @@
 #include "llm/command_provider.hpp"
+#include "base/text.hpp"
 
 #include <condition_variable>
 #include <mutex>
@@ -17,13 +18,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string Trim(std::string s) {
-  const char* ws = " \t\r\n";
-  s.erase(0, s.find_first_not_of(ws));
-  auto end = s.find_last_not_of(ws);
-  s.erase(end == std::string::npos ? 0 : end + 1);
-  return s;
-}
 
 std::string LastLine(const std::string& text) {
   std::string t = Trim(text);

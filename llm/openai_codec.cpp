@@ -7,7 +7,7 @@ namespace {
 
 using namespace codec_util;
 
-std::string NormalizeFinish(const std::string& r) {
+std::string OpenAiFinish(const std::string& r) {
   if (r == "stop" || r == "eos" || r == "end_turn" || r == "stop_sequence") return "stop";
   if (r == "length" || r == "max_tokens") return "length";
   return r;
@@ -68,7 +68,7 @@ class OpenAiCodec : public HttpCodec {
     out.text = ContentText(Find(*message, "content"));
     out.reasoning = String(Find(*message, "reasoning_content"));
     if (out.reasoning.empty()) out.reasoning = String(Find(*message, "reasoning"));
-    out.finish_reason = NormalizeFinish(String(Find(choice, "finish_reason")));
+    out.finish_reason = OpenAiFinish(String(Find(choice, "finish_reason")));
     out.model = String(Find(j, "model"));
     if (const json* u = Find(j, "usage")) {
       out.input_tokens = Int(Find(*u, "prompt_tokens"));

@@ -1,7 +1,7 @@
 #include "llm/secrets.hpp"
+#include "base/text.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <regex>
 
 #include "base/log.hpp"
@@ -9,25 +9,14 @@
 namespace accelopt::llm {
 namespace {
 
-std::string Trim(std::string s) {
-  const char* ws = " \t\r\n";
-  s.erase(0, s.find_first_not_of(ws));
-  auto end = s.find_last_not_of(ws);
-  s.erase(end == std::string::npos ? 0 : end + 1);
-  return s;
-}
-
-std::string GetEnv(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::string(v) : std::string();
-}
+std::string EnvVar(Env* env, const std::string& name) { return env->GetEnvVar(name).value_or(""); }
 
 }  // namespace
 
 Result<std::string> LoadApiKey(Env* env, const ProviderConfig& config) {
   const std::string where = "provider '" + config.name + "'";
   if (!config.api_key_env.empty()) {
-    std::string v = Trim(GetEnv(config.api_key_env.c_str()));
+    std::string v = Trim(EnvVar(env, config.api_key_env));
     if (!v.empty()) {
       RegisterSecret(v);
       return v;
@@ -39,7 +28,7 @@ Result<std::string> LoadApiKey(Env* env, const ProviderConfig& config) {
   }
   if (!config.api_key_file.empty()) {
     std::string path = config.api_key_file;
-    std::string dir = GetEnv("CREDENTIALS_DIRECTORY");
+    std::string dir = EnvVar(env, "CREDENTIALS_DIRECTORY");
     if (path[0] != '/' && !dir.empty()) path = dir + "/" + path;
     auto data = env->ReadFile(path);
     if (!data.ok()) return FailedPrecondition(where + ": cannot read api_key_file " + path);
@@ -54,20 +43,20 @@ Result<std::string> LoadApiKey(Env* env, const ProviderConfig& config) {
 Result<AwsCredentials> LoadAwsCredentials(Env* env, const ProviderConfig& config) {
   const std::string where = "provider '" + config.name + "'";
   AwsCredentials c;
-  c.access_key_id = Trim(GetEnv("AWS_ACCESS_KEY_ID"));
-  c.secret_access_key = Trim(GetEnv("AWS_SECRET_ACCESS_KEY"));
-  c.session_token = Trim(GetEnv("AWS_SESSION_TOKEN"));
+  c.access_key_id = Trim(EnvVar(env, "AWS_ACCESS_KEY_ID"));
+  c.secret_access_key = Trim(EnvVar(env, "AWS_SECRET_ACCESS_KEY"));
+  c.session_token = Trim(EnvVar(env, "AWS_SESSION_TOKEN"));
   if (c.access_key_id.empty() || c.secret_access_key.empty()) {
     c = AwsCredentials{};
     std::string file = config.credentials_file;
-    if (file.empty()) file = GetEnv("AWS_SHARED_CREDENTIALS_FILE");
+    if (file.empty()) file = EnvVar(env, "AWS_SHARED_CREDENTIALS_FILE");
     if (file.empty()) {
-      std::string home = GetEnv("HOME");
+      std::string home = EnvVar(env, "HOME");
       if (home.empty()) return FailedPrecondition(where + ": no AWS credentials (no env, no HOME)");
       file = home + "/.aws/credentials";
     }
     std::string profile = config.profile;
-    if (profile.empty()) profile = GetEnv("AWS_PROFILE");
+    if (profile.empty()) profile = EnvVar(env, "AWS_PROFILE");
     if (profile.empty()) profile = "default";
     auto data = env->ReadFile(file);
     if (!data.ok()) {

@@ -3,8 +3,8 @@
 // Every secret loaded here is passed to RegisterSecret() (base/log.hpp) at
 // once, so log lines and Redact() never show it. Values are returned to the
 // provider that needs them and are never stored in a config, request,
-// response, event or error message. Thread-safe (reads the process
-// environment with getenv; do not setenv concurrently).
+// response, event or error message. Thread-safe (reads the environment and
+// files through the given Env, which must not be null).
 #pragma once
 
 #include <string>

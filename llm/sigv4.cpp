@@ -1,4 +1,5 @@
 #include "llm/sigv4.hpp"
+#include "base/text.hpp"
 
 #include <openssl/evp.h>
 
@@ -21,10 +22,6 @@ std::string Hmac(std::string_view key, std::string_view data) {
   return std::string(reinterpret_cast<char*>(out), out_len);
 }
 
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // Trims and collapses runs of spaces, as SigV4's canonical header values do.
 std::string CanonicalValue(const std::string& v) {

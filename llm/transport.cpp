@@ -1,4 +1,5 @@
 #include "llm/transport.hpp"
+#include "base/text.hpp"
 
 #include <curl/curl.h>
 
@@ -39,10 +40,6 @@ struct Timer {
 
 std::once_flag g_curl_init;
 
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);

@@ -2,19 +2,13 @@
 
 #include <cstring>
 
+#include "store/varint.hpp"
+
 namespace accelopt::store {
 namespace {
 
 constexpr int kMaxDepth = 256;
 enum Tag : uint8_t { kNull, kFalse, kTrue, kInt, kUint, kDouble, kString, kArray, kObject };
-
-void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
 
 void PutFixed(std::string* out, const void* p) { out->append(static_cast<const char*>(p), 8); }
 

@@ -8,19 +8,12 @@
 #endif
 
 #include "store/json_codec.hpp"
+#include "store/varint.hpp"
 
 namespace accelopt::store {
 namespace {
 
 constexpr uint8_t kFormat = 1;
-
-void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
 
 void PutStr(std::string* out, std::string_view s) {
   PutVarint(out, s.size());

@@ -1,4 +1,5 @@
 #include "workflows/accelopt_import.hpp"
+#include "base/text.hpp"
 
 #include "base/sha256.hpp"
 #include "workflows/parse.hpp"
@@ -15,12 +16,6 @@ std::string String(const json& o, const char* key) {
   return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : "";
 }
 
-std::string Trim(std::string s) {
-  const char* ws = " \t\r\n";
-  const size_t b = s.find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
 
 std::string StripBold(std::string s) {
   s = Trim(std::move(s));

@@ -35,6 +35,16 @@ std::string Evaluate(const std::string& it, const std::string& s, int attempt) {
 std::string Fix(const std::string& it, const std::string& s, int attempt) { return it + "/fix" + s + "/f" + N(attempt); }
 std::string FinalMeasure(const std::string& it) { return it + "/final"; }
 
+std::string RedistillCall(const std::string& bank, const std::string& redistill_id, int pair) {
+  return "redistill/" + bank + "/" + redistill_id + "/" + std::to_string(pair);
+}
+std::string RedistillItem(const std::string& bank, const std::string& redistill_id, int pair) {
+  return "redistill/" + bank + "/" + redistill_id + "/m" + std::to_string(pair);
+}
+std::string RedistillSummarizer(const std::string& redistill_id, int pair) {
+  return "redistill/" + redistill_id + "/" + std::to_string(pair);
+}
+
 std::string ProfileShuffleKey(const std::string& beam_member) { return beam_member + "/profile"; }
 std::string MemoryRetainKey(const std::string& it) { return it + "/memory"; }
 

@@ -16,6 +16,14 @@
 //     /fix/b<b>/n<n>/k<k>/f<a>      fix attempt a
 //     /final                the final best, re-measured ("default")
 //
+// A re-distillation of a memory bank (workflows/redistill.hpp) is no
+// campaign's work; its ids are spelled here too:
+//
+//   redistill/<bank>/<id>/<pair>    summarizer call of a pair  RedistillCall()
+//   redistill/<bank>/<id>/m<pair>   the memory item it wrote   RedistillItem()
+//   redistill/<id>/<pair>           the item's summarizer_activity
+//                                                              RedistillSummarizer()
+//
 // Keys of the campaign's deterministic randomness (rng.hpp) are spelled
 // here too: they are no activities, but as stable (a replay draws the same):
 //
@@ -47,6 +55,10 @@ std::string Candidate(const std::string& iteration, const std::string& sample_su
 std::string Evaluate(const std::string& iteration, const std::string& sample_suffix, int attempt);
 std::string Fix(const std::string& iteration, const std::string& sample_suffix, int attempt);
 std::string FinalMeasure(const std::string& iteration);
+
+std::string RedistillCall(const std::string& bank, const std::string& redistill_id, int pair);
+std::string RedistillItem(const std::string& bank, const std::string& redistill_id, int pair);
+std::string RedistillSummarizer(const std::string& redistill_id, int pair);
 
 std::string ProfileShuffleKey(const std::string& beam_member);
 std::string MemoryRetainKey(const std::string& iteration);

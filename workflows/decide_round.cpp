@@ -2,6 +2,7 @@
 
 #include "base/sha256.hpp"
 #include "workflows/activity_id.hpp"
+#include "workflows/llm_request.hpp"
 
 namespace accelopt::workflows {
 
@@ -61,16 +62,14 @@ Status Round::ScheduleLlm(const std::string& id, const std::string& role, const 
   if (!Reserve(reservation)) return Status::Ok();
   Command c;
   const std::string sys = Sha256Hex(prompt.system), user = Sha256Hex(prompt.user);
-  json payload = {{"provider", r.provider},   {"model", r.model},
-                  {"temperature", r.temperature}, {"max_tokens", r.max_tokens},
-                  {"reasoning", r.reasoning}, {"system_sha256", sys},
-                  {"user_sha256", user},      {"prompt_bytes", prompt.bytes()}};
-  json request = payload;
-  request.erase("system_sha256");
-  request.erase("user_sha256");
-  request.erase("prompt_bytes");
-  request["system"] = prompt.system;
-  request["user"] = prompt.user;
+  json request = LlmRequestJson(r, prompt);
+  // The event records the prompt by its blobs' hashes, not its text.
+  json payload = request;
+  payload.erase("system");
+  payload.erase("user");
+  payload["system_sha256"] = sys;
+  payload["user_sha256"] = user;
+  payload["prompt_bytes"] = prompt.bytes();
   c.event.type = event_type::kActivityScheduled;
   c.event.data = Header(id, "llm", role, purpose, p, i, indices, reservation, payload);
   c.blobs.push_back({sys, prompt.system});

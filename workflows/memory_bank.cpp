@@ -12,7 +12,7 @@ namespace {
 
 namespace b = bank_event;
 
-Status Bad(const Event& e, const std::string& why) {
+Status BadBankEvent(const Event& e, const std::string& why) {
   return Corruption(e.type + ": " + why);
 }
 
@@ -106,7 +106,7 @@ Status ApplyOne(json& bank, const Event& e) {
   }
   if (e.type == b::kMemoryRedistillStarted) {
     const std::string id = d.at("redistill_id").get<std::string>();
-    if (bank["redistills"].contains(id)) return Bad(e, "re-distillation " + id + " started twice");
+    if (bank["redistills"].contains(id)) return BadBankEvent(e, "re-distillation " + id + " started twice");
     for (const json& p : d.at("pairs")) RedistillPairFromJson(p);  // validates
     bank["redistills"][id] = {{"status", "running"},
                               {"from_generation", d.at("from_generation").get<int>()},
@@ -123,8 +123,8 @@ Status ApplyOne(json& bank, const Event& e) {
   if (e.type == b::kMemoryRedistillSummarized || e.type == b::kMemoryRedistillCompleted) {
     const std::string id = d.at("redistill_id").get<std::string>();
     auto run = bank["redistills"].find(id);
-    if (run == bank["redistills"].end()) return Bad(e, "unknown re-distillation " + id);
-    if ((*run)["status"] != "running") return Bad(e, "re-distillation " + id + " already completed");
+    if (run == bank["redistills"].end()) return BadBankEvent(e, "unknown re-distillation " + id);
+    if ((*run)["status"] != "running") return BadBankEvent(e, "re-distillation " + id + " already completed");
     if (e.type == b::kMemoryRedistillCompleted) {
       const int generation = (*run)["generation"].get<int>();
       (*run)["status"] = "completed";
@@ -138,10 +138,10 @@ Status ApplyOne(json& bank, const Event& e) {
     }
     const int index = d.at("index").get<int>();
     if (index < 0 || index >= static_cast<int>((*run)["pairs"].size())) {
-      return Bad(e, "pair index out of range");
+      return BadBankEvent(e, "pair index out of range");
     }
     for (const json& done : (*run)["done"]) {
-      if (done.get<int>() == index) return Bad(e, "pair " + std::to_string(index) + " summarized twice");
+      if (done.get<int>() == index) return BadBankEvent(e, "pair " + std::to_string(index) + " summarized twice");
     }
     (*run)["done"].push_back(index);
     (*run)["cost_usd"] = (*run)["cost_usd"].get<double>() + d.value("cost_usd", 0.0);
@@ -153,7 +153,7 @@ Status ApplyOne(json& bank, const Event& e) {
     (*run)["failed"] = (*run)["failed"].get<int>() + 1;
     return Status::Ok();
   }
-  return Bad(e, "unknown memory bank event type");
+  return BadBankEvent(e, "unknown memory bank event type");
 }
 
 }  // namespace

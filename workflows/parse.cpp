@@ -1,4 +1,5 @@
 #include "workflows/parse.hpp"
+#include "base/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,19 +7,6 @@
 namespace accelopt::workflows {
 
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // Splits into lines without their '\n' (a trailing '\r' is dropped too).
 std::vector<std::string_view> Lines(std::string_view text) {
@@ -47,7 +35,7 @@ bool IsFence(std::string_view line, std::string* fence, std::string* info) {
   while (n < t.size() && t[n] == c) ++n;
   if (n < 3) return false;
   *fence = std::string(n, c);
-  *info = std::string(Trim(t.substr(n)));
+  *info = std::string(TrimView(t.substr(n)));
   return true;
 }
 
@@ -84,15 +72,15 @@ std::string StripCommentsAndLiterals(std::string_view code) {
 bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 std::string StripMarkdownLine(std::string_view line) {
-  std::string_view t = Trim(line);
+  std::string_view t = TrimView(line);
   while (!t.empty() && (t.front() == '#' || t.front() == '*' || t.front() == '_' ||
                         t.front() == '>' || t.front() == '-' || t.front() == ' ')) {
     t.remove_prefix(1);
   }
-  t = Trim(t);
+  t = TrimView(t);
   for (std::string_view prefix : {"title:", "plan:", "step 1:", "step:"}) {
     if (Lower(t.substr(0, prefix.size())) == prefix) {
-      t = Trim(t.substr(prefix.size()));
+      t = TrimView(t.substr(prefix.size()));
       break;
     }
   }
@@ -100,7 +88,7 @@ std::string StripMarkdownLine(std::string_view line) {
     t.remove_prefix(1);
   }
   while (!t.empty() && (t.back() == '*' || t.back() == '_' || t.back() == '#')) t.remove_suffix(1);
-  return std::string(Trim(t));
+  return std::string(TrimView(t));
 }
 
 }  // namespace
@@ -194,7 +182,7 @@ Result<Plan> ParsePlannerReply(std::string_view reply) {
     rest.append(lines[i]);
     rest += '\n';
   }
-  plan.description = std::string(Trim(rest));
+  plan.description = std::string(TrimView(rest));
   return plan;
 }
 
@@ -203,7 +191,7 @@ std::vector<int> ExtractUsedExperiences(std::string* reply) {
   std::vector<std::string_view> kept;
   static const std::string kKey = "used experiences";
   for (std::string_view line : Lines(*reply)) {
-    std::string stripped = Lower(Trim(line));
+    std::string stripped = Lower(TrimView(line));
     size_t at = 0;
     while (at < stripped.size() && (stripped[at] == '*' || stripped[at] == '_' ||
                                     stripped[at] == '-' || stripped[at] == '#' ||
@@ -244,7 +232,7 @@ std::vector<int> ExtractUsedExperiences(std::string* reply) {
 }
 
 Result<Summary> ParseSummarizerReply(std::string_view reply, bool published_rule) {
-  std::string_view text = Trim(reply);
+  std::string_view text = TrimView(reply);
   if (text.empty()) return InvalidArgument("the summarizer's reply is empty");
   Summary s;
   const std::string lower = Lower(text);
@@ -268,10 +256,10 @@ Result<Summary> ParseSummarizerReply(std::string_view reply, bool published_rule
   const size_t bold = prose.find("**");
   const size_t bold_end = bold == std::string::npos ? bold : prose.find("**", bold + 2);
   if (bold_end != std::string::npos && bold_end > bold + 2) {
-    s.title = std::string(Trim(std::string_view(prose).substr(bold + 2, bold_end - bold - 2)));
+    s.title = std::string(TrimView(std::string_view(prose).substr(bold + 2, bold_end - bold - 2)));
     std::string before = prose.substr(0, bold);
     std::string after = prose.substr(bold_end + 2);
-    s.description = std::string(Trim(std::string(Trim(before)) + "\n" + after));
+    s.description = std::string(TrimView(std::string(TrimView(before)) + "\n" + after));
   } else {
     std::vector<std::string_view> lines = Lines(prose);
     size_t i = 0;
@@ -284,7 +272,7 @@ Result<Summary> ParseSummarizerReply(std::string_view reply, bool published_rule
       rest.append(lines[i]);
       rest += '\n';
     }
-    s.description = std::string(Trim(rest));
+    s.description = std::string(TrimView(rest));
   }
   if (!blocks.empty()) s.slow_snippet = blocks[0].body;
   if (blocks.size() > 1) s.fast_snippet = blocks[1].body;

@@ -58,12 +58,13 @@ Result<std::map<std::string, int64_t>> GetDims(const json& j, const std::string&
 
 // The informative fields the evaluator ignores (docs/contracts.md): only
 // their types are checked.
-const std::vector<std::string> kInformativeStrings = {"paper_shape", "scaling", "flops_formula", "bytes_formula",
-                                                      "notes"};
+const std::vector<std::string> kInformativeStrings = {"paper_shape",   "scaling", "flops_formula",
+                                                      "bytes_formula", "notes",   "matmul_flops_formula"};
 const std::vector<std::string> kTopLevelKeys = {
     "name",   "backend", "description", "workload",  "function",    "params",        "dims",
     "paper_dims", "adversarial", "flops", "bytes", "bound", "tolerance", "paper_shape", "scaling",
-    "flops_formula", "bytes_formula", "notes", "paper_baseline_pct_of_peak_trn1"};
+    "flops_formula", "bytes_formula", "notes", "paper_baseline_pct_of_peak_trn1",
+    "matmul_flops", "matmul_flops_formula", "provenance"};
 
 Status ParseParam(const json& pj, const std::string& f, const std::map<std::string, int64_t>& dims, Param* out) {
   if (!pj.is_object()) return Err(f, "must be an object");
@@ -177,6 +178,18 @@ Result<ProblemSpec> Parse(const json& j) {
   ACCELOPT_RETURN_IF_ERROR(GetNumber(j, "bytes", "", true, &p.bytes));
   if (p.flops < 0) return Err("flops", "must be >= 0");
   if (p.bytes <= 0) return Err("bytes", "must be > 0");
+  if (j.contains("matmul_flops")) {
+    double mm = 0;
+    ACCELOPT_RETURN_IF_ERROR(GetNumber(j, "matmul_flops", "", true, &mm));
+    if (mm < 0 || mm > p.flops) return Err("matmul_flops", "must be in [0, flops]");
+    p.matmul_flops = mm;
+  }
+  if (j.contains("provenance")) {
+    const json& pv = j["provenance"];
+    if (!pv.is_object()) return Err("provenance", "must be an object of strings");
+    for (const auto& [k, v] : pv.items())
+      if (!v.is_string()) return Err("provenance." + k, "must be a string");
+  }
   ACCELOPT_RETURN_IF_ERROR(GetNumber(j, "tolerance", "", false, &p.tolerance));
   if (p.tolerance <= 0 || p.tolerance >= 1) return Err("tolerance", "must be in (0, 1)");
 
@@ -257,6 +270,16 @@ json Distribution::ToJson() const {
   if (kind == "uniform") return {{"kind", kind}, {"low", a}, {"high", b}};
   if (kind == "abs_normal") return {{"kind", kind}, {"std", a}, {"offset", b}};
   return {{"kind", kind}, {"value", a}};
+}
+
+std::string ReferenceFileName(const std::string& backend) {
+  return backend == "nki" ? "reference.py" : "reference.cpp";
+}
+
+std::string BaselineFileName(const std::string& backend) {
+  if (backend == "nki") return "baseline.py";
+  if (backend == "cuda") return "baseline.cu";
+  return "baseline.cpp";
 }
 
 Result<ProblemSpec> ParseProblemSpec(const json& j, const std::string& file) {

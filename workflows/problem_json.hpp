@@ -9,9 +9,14 @@
 //             positive integers), flops (>= 0), bytes (> 0)
 //   optional  description, workload, bound (strings), tolerance (in (0, 1),
 //             default 2e-5), paper_dims (like dims), adversarial (array)
+//   optional  matmul_flops (in [0, flops]: the part of flops done by a
+//             matrix engine; the Trainium roofline splits compute into
+//             matrix and vector engines, docs/contracts.md)
 //   informative (checked for type only): paper_shape, scaling,
-//             flops_formula, bytes_formula, notes (strings),
-//             paper_baseline_pct_of_peak_trn1 (number)
+//             flops_formula, bytes_formula, matmul_flops_formula, notes
+//             (strings), paper_baseline_pct_of_peak_trn1 (number),
+//             provenance (object of strings: where an imported problem
+//             came from)
 //
 // Strict: an unknown key (at the top level, in a param, a distribution or an
 // adversarial entry) or a value of the wrong type is an error. Every error
@@ -23,6 +28,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,13 +73,13 @@ struct AdversarialCase {
   std::vector<std::pair<std::string, Distribution>> overrides;  // input name -> distribution
 };
 
-// The baseline's file name in a problem folder, by backend: "baseline.cu"
-// for cuda (one CUDA C++ file, compiled with nvcc), "baseline.cpp" for every
-// other backend. reference.cpp is C++ everywhere (the judge runs it on the
-// CPU in double).
-inline const char* BaselineFileName(const std::string& backend) {
-  return backend == "cuda" ? "baseline.cu" : "baseline.cpp";
-}
+// The reference's and the baseline's file names in a problem folder, by
+// backend: nki has "reference.py" (a numpy module) and "baseline.py" (an NKI
+// kernel); cuda has "reference.cpp" (C++, run by the judge on the CPU in
+// double) and "baseline.cu" (one CUDA C++ file, compiled with nvcc); every
+// other backend "reference.cpp" and "baseline.cpp".
+std::string ReferenceFileName(const std::string& backend);
+std::string BaselineFileName(const std::string& backend);
 
 // A problem.json, validated.
 struct ProblemSpec {
@@ -90,6 +96,10 @@ struct ProblemSpec {
   double bytes = 0;           // at `dims`: every input read once + every output written once
   std::string bound;          // "memory" | "compute" | "matmul" | "vector" (informative)
   double tolerance = 2e-5;    // relative L2 error, per output
+  // Of `flops`, those a matrix engine does (matmul multiply-adds as 2);
+  // nullopt when the problem does not say (the cpu roofline does not need
+  // it; the nki roofline then counts every FLOP as a vector FLOP).
+  std::optional<double> matmul_flops;
 
   // The kernel's C declaration (docs/contracts.md), without the ';', e.g.
   // extern "C" void silu(const float* x, float* out, int64_t M, int64_t N)

@@ -2,12 +2,13 @@
 
 #include "workflows/prompts_cpu.hpp"
 #include "workflows/prompts_cuda.hpp"
+#include "workflows/prompts_nki.hpp"
 
 namespace accelopt::workflows {
 
 namespace {
 
-std::string Scalar(const json& v) { return v.is_string() ? v.get<std::string>() : Dump(v); }
+std::string FactValue(const json& v) { return v.is_string() ? v.get<std::string>() : Dump(v); }
 
 void RenderInto(const json& facts, int depth, std::string* out) {
   const std::string indent(depth * 2, ' ');
@@ -16,7 +17,7 @@ void RenderInto(const json& facts, int depth, std::string* out) {
       *out += indent + "- " + key + ":\n";
       RenderInto(value, depth + 1, out);
     } else {
-      *out += indent + "- " + key + ": " + Scalar(value) + "\n";
+      *out += indent + "- " + key + ": " + FactValue(value) + "\n";
     }
   }
 }
@@ -61,6 +62,7 @@ std::string RenderFacts(const json& facts) {
 const BackendPrompts& BackendPromptsFor(const std::string& backend) {
   if (backend == "cpu") return CpuPrompts();
   if (backend == "cuda") return CudaPrompts();
+  if (backend == "nki") return NkiPrompts();
   return Generic();
 }
 

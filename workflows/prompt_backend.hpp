@@ -16,7 +16,7 @@
 //                   latency can be computed (docs/prompts.md, "Latency");
 //   * planning    — the planner's guidance;
 //   * pitfalls    — the executor's pitfalls sheet.
-// cpu and cuda have their own sets (prompts_cpu.hpp, prompts_cuda.hpp); any other backend gets a generic
+// cpu, cuda and nki have their own sets (prompts_cpu.hpp, prompts_cuda.hpp, prompts_nki.hpp); any other backend gets a generic
 // set (no rules beyond the shared ones, hardware as a list of facts, every
 // numeric profile field shown without a glossary) until it adds its own
 // here.

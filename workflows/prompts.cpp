@@ -1,4 +1,5 @@
 #include "workflows/prompts.hpp"
+#include "base/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,11 +9,6 @@ namespace accelopt::workflows {
 
 namespace {
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 std::string Scalar(const json& v) {
   if (v.is_string()) return v.get<std::string>();

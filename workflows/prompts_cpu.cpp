@@ -1,4 +1,5 @@
 #include "workflows/prompts_cpu.hpp"
+#include "base/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,12 +8,6 @@
 namespace accelopt::workflows {
 
 namespace {
-
-std::string Num(double v, int significant = 4) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*g", significant, v);
-  return b;
-}
 
 std::string Fixed(double v, int decimals) {
   char b[64];
@@ -59,16 +54,16 @@ struct Level {
   int shared = 1;
 };
 
-std::string Distribution(const json& d) {
+std::string DistributionText(const json& d) {
   const std::string kind = Str(d, "kind");
-  if (kind == "normal") return "normal(mean " + Num(Number(d, "mean")) + ", std " + Num(Number(d, "std")) + ")";
-  if (kind == "uniform") return "uniform[" + Num(Number(d, "low")) + ", " + Num(Number(d, "high")) + "]";
+  if (kind == "normal") return "normal(mean " + FormatSignificant(Number(d, "mean")) + ", std " + FormatSignificant(Number(d, "std")) + ")";
+  if (kind == "uniform") return "uniform[" + FormatSignificant(Number(d, "low")) + ", " + FormatSignificant(Number(d, "high")) + "]";
   if (kind == "abs_normal") {
-    std::string s = "|normal(0, " + Num(Number(d, "std")) + ")|";
-    if (Number(d, "offset") != 0) s += " + " + Num(Number(d, "offset"));
+    std::string s = "|normal(0, " + FormatSignificant(Number(d, "std")) + ")|";
+    if (Number(d, "offset") != 0) s += " + " + FormatSignificant(Number(d, "offset"));
     return s;
   }
-  if (kind == "constant") return "the constant " + Num(Number(d, "value"));
+  if (kind == "constant") return "the constant " + FormatSignificant(Number(d, "value"));
   return kind.empty() ? "unspecified" : kind;
 }
 
@@ -151,13 +146,13 @@ std::string CpuCorrectness(const json& p) {
                     "alike:\n";
   out += "- Each output is compared in double precision with a trusted double-precision reference: the "
          "relative L2 error ||out - ref|| / ||ref|| must not exceed " +
-         (p.contains("tolerance") && p["tolerance"].is_number() ? Num(p["tolerance"].get<double>())
+         (p.contains("tolerance") && p["tolerance"].is_number() ? FormatSignificant(p["tolerance"].get<double>())
                                                                  : std::string("the problem's tolerance")) +
          "; any NaN or Inf fails.\n";
   std::string inputs;
   for (const auto& param : p.value("params", json::array())) {
     if (Str(param, "kind") != "input" || !param.contains("distribution")) continue;
-    inputs += std::string(inputs.empty() ? "" : "; ") + Str(param, "name") + " ~ " + Distribution(param["distribution"]);
+    inputs += std::string(inputs.empty() ? "" : "; ") + Str(param, "name") + " ~ " + DistributionText(param["distribution"]);
   }
   out += "- Inputs are drawn from secret seeds (they cannot be predicted or recognized)";
   out += inputs.empty() ? ".\n" : ": " + inputs + ".\n";
@@ -165,7 +160,7 @@ std::string CpuCorrectness(const json& p) {
   std::string adv;
   for (const auto& a : p.value("adversarial", json::array())) {
     adv += std::string(adv.empty() ? "" : "; ") + "'" + Str(a, "case") + "' with " + Str(a, "param") + " ~ " +
-           Distribution(a.value("distribution", json::object()));
+           DistributionText(a.value("distribution", json::object()));
   }
   out += adv.empty() ? ".\n" : ", and adversarial cases: " + adv + ".\n";
   out += "- Every output element is filled with NaN before each call: write all of it on every call.\n"

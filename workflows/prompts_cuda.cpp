@@ -7,7 +7,7 @@
 namespace accelopt::workflows {
 namespace {
 
-std::string Num(double v, int significant = 6) {
+std::string CudaNum(double v, int significant = 6) {
   char b[64];
   std::snprintf(b, sizeof b, "%.*g", significant, v);
   return b;
@@ -19,8 +19,8 @@ std::string Text(const json& o, const char* key) {
   return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : "";
 }
 
-std::string KiB(double bytes) { return Num(bytes / 1024, 4) + " KiB"; }
-std::string MiB(double bytes) { return Num(bytes / (1024 * 1024), 4) + " MiB"; }
+std::string KiB(double bytes) { return CudaNum(bytes / 1024, 4) + " KiB"; }
+std::string MiB(double bytes) { return CudaNum(bytes / (1024 * 1024), 4) + " MiB"; }
 
 }  // namespace
 
@@ -36,15 +36,15 @@ std::string CudaHardwareProse(const json& c) {
     out += "- " + what + ": " + (known ? value : std::string("(not recorded)")) + "\n";
   };
   const std::string name = Text(gpu, "name");
-  line("GPU", !name.empty(), name + (Has(gpu, "cc_major") ? " (compute capability " + Num(Get(gpu, "cc_major")) + "." +
-                                                                Num(Get(gpu, "cc_minor")) + ")"
+  line("GPU", !name.empty(), name + (Has(gpu, "cc_major") ? " (compute capability " + CudaNum(Get(gpu, "cc_major")) + "." +
+                                                                CudaNum(Get(gpu, "cc_minor")) + ")"
                                                           : std::string()));
-  line("streaming multiprocessors (SMs)", Has(gpu, "sm_count"), Num(Get(gpu, "sm_count"), 6));
-  line("warp size", Has(gpu, "warp_size"), Num(Get(gpu, "warp_size")) + " threads");
+  line("streaming multiprocessors (SMs)", Has(gpu, "sm_count"), CudaNum(Get(gpu, "sm_count"), 6));
+  line("warp size", Has(gpu, "warp_size"), CudaNum(Get(gpu, "warp_size")) + " threads");
   line("max threads per block / per SM", Has(gpu, "max_threads_per_block"),
-       Num(Get(gpu, "max_threads_per_block"), 6) + " / " + Num(Get(gpu, "max_threads_per_sm"), 6));
+       CudaNum(Get(gpu, "max_threads_per_block"), 6) + " / " + CudaNum(Get(gpu, "max_threads_per_sm"), 6));
   line("registers per SM / per block", Has(gpu, "registers_per_sm"),
-       Num(Get(gpu, "registers_per_sm"), 6) + " / " + Num(Get(gpu, "registers_per_block"), 6) +
+       CudaNum(Get(gpu, "registers_per_sm"), 6) + " / " + CudaNum(Get(gpu, "registers_per_block"), 6) +
            " 32-bit registers (at most 255 per thread)");
   line("shared memory per SM", Has(gpu, "shared_memory_per_sm_bytes"), KiB(Get(gpu, "shared_memory_per_sm_bytes")));
   line("shared memory per block", Has(gpu, "shared_memory_per_block_bytes"),
@@ -52,16 +52,16 @@ std::string CudaHardwareProse(const json& c) {
            KiB(Get(gpu, "shared_memory_per_block_optin_bytes")) +
            " dynamic with cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize)");
   line("L2 cache", Has(gpu, "l2_bytes"), MiB(Get(gpu, "l2_bytes")) + " (flushed between timed calls)");
-  line("device memory", Has(gpu, "memory_bytes"), Num(Get(gpu, "memory_bytes") / (1024.0 * 1024 * 1024), 4) + " GiB");
+  line("device memory", Has(gpu, "memory_bytes"), CudaNum(Get(gpu, "memory_bytes") / (1024.0 * 1024 * 1024), 4) + " GiB");
   line("SM clock / memory clock", Has(gpu, "sm_clock_mhz"),
-       Num(Get(gpu, "sm_clock_mhz")) + " MHz / " + Num(Get(gpu, "memory_clock_mhz")) + " MHz");
+       CudaNum(Get(gpu, "sm_clock_mhz")) + " MHz / " + CudaNum(Get(gpu, "memory_clock_mhz")) + " MHz");
   line("driver / runtime", !Text(gpu, "driver").empty(), Text(gpu, "driver") + " / " + Text(gpu, "runtime"));
   line("calibrated fp32 FMA peak", Has(c, "peak_gflops"),
-       Num(Get(c, "peak_gflops")) + " GFLOP/s" +
-           (Has(c, "datasheet_peak_gflops") ? " (data sheet: " + Num(Get(c, "datasheet_peak_gflops")) + ")" : std::string()));
+       CudaNum(Get(c, "peak_gflops")) + " GFLOP/s" +
+           (Has(c, "datasheet_peak_gflops") ? " (data sheet: " + CudaNum(Get(c, "datasheet_peak_gflops")) + ")" : std::string()));
   line("calibrated device-memory bandwidth", Has(c, "bandwidth_gbps"),
-       Num(Get(c, "bandwidth_gbps")) + " GB/s" +
-           (Has(c, "datasheet_bandwidth_gbps") ? " (data sheet: " + Num(Get(c, "datasheet_bandwidth_gbps")) + ")"
+       CudaNum(Get(c, "bandwidth_gbps")) + " GB/s" +
+           (Has(c, "datasheet_bandwidth_gbps") ? " (data sheet: " + CudaNum(Get(c, "datasheet_bandwidth_gbps")) + ")"
                                                : std::string()));
   return out;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "base/sha256.hpp"
+#include "workflows/activity_id.hpp"
+#include "workflows/llm_request.hpp"
 #include "workflows/memory_item.hpp"
 #include "workflows/parse.hpp"
 #include "workflows/prompts.hpp"
@@ -12,14 +14,6 @@ namespace accelopt::workflows {
 namespace {
 
 namespace be = bank_event;
-
-// The request of an LLM activity (the campaign's shape, see RedistillCall).
-json LlmRequestJson(const RoleSpec& role, const ChatPrompt& prompt) {
-  return {{"provider", role.provider},       {"model", role.model},
-          {"temperature", role.temperature}, {"max_tokens", role.max_tokens},
-          {"reasoning", role.reasoning},     {"system", prompt.system},
-          {"user", prompt.user}};
-}
 
 Event Summarized(const RedistillState& st, int pair, json fields) {
   json d = {{"redistill_id", st.id}, {"index", pair}, {"model", st.role.model}};
@@ -36,18 +30,6 @@ Event Completed(const RedistillState& st) {
 }
 
 }  // namespace
-
-namespace redistill_id {
-std::string Call(const std::string& bank, const std::string& id, int pair) {
-  return "redistill/" + bank + "/" + id + "/" + std::to_string(pair);
-}
-std::string Item(const std::string& bank, const std::string& id, int pair) {
-  return "redistill/" + bank + "/" + id + "/m" + std::to_string(pair);
-}
-std::string Summarizer(const std::string& id, int pair) {
-  return "redistill/" + id + "/" + std::to_string(pair);
-}
-}  // namespace redistill_id
 
 Status ValidateRedistillRequest(const RedistillRequest& request) {
   ACCELOPT_RETURN_IF_ERROR(ValidateBankName(request.bank));
@@ -147,7 +129,7 @@ Result<RedistillCommand> DecideRedistill(const RedistillState& state, const Blob
       continue;
     }
     const ChatPrompt prompt = SummarizerPrompt(*info, *slow, *fast, rp.pair.speedup);
-    cmd.calls.push_back({i, ActivityRequest{redistill_id::Call(state.bank, state.id, i), ActivityKind::kLlm,
+    cmd.calls.push_back({i, ActivityRequest{activity_id::RedistillCall(state.bank, state.id, i), ActivityKind::kLlm,
                                             kRoleSummarizer, LlmRequestJson(state.role, prompt)}});
   }
   if (recorded == state.pairs.size()) cmd.events.push_back(Completed(state));
@@ -178,8 +160,8 @@ Result<RedistillCommand> RecordReply(const RedistillState& state, int pair, cons
       d["ok"] = false;
       d["error"] = "no optimization found";
     } else {
-      const MemoryItem item = BuildMemoryItem(*summary, {redistill_id::Item(state.bank, state.id, pair), rp.problem,
-                                                         rp.iteration, redistill_id::Summarizer(state.id, pair),
+      const MemoryItem item = BuildMemoryItem(*summary, {activity_id::RedistillItem(state.bank, state.id, pair), rp.problem,
+                                                         rp.iteration, activity_id::RedistillSummarizer(state.id, pair),
                                                          rp.pair, {}});
       d["ok"] = true;
       d["item"] = ToJson(item);

@@ -57,15 +57,6 @@ struct RedistillRequest {
   int max_pairs = 0;                    // 0: every pair
 };
 
-// The ids a re-distillation's work goes by (stable: the replay provider keys
-// on the call's id).
-namespace redistill_id {
-std::string Call(const std::string& bank, const std::string& id, int pair);  // "redistill/<bank>/<id>/<pair>"
-std::string Item(const std::string& bank, const std::string& id, int pair);  // "redistill/<bank>/<id>/m<pair>"
-// MemoryItem::summarizer_activity of the item: "redistill/<id>/<pair>".
-std::string Summarizer(const std::string& id, int pair);
-}  // namespace redistill_id
-
 // kInvalidArgument for a bad bank name, a role without provider or model,
 // or max_pairs < 0.
 Status ValidateRedistillRequest(const RedistillRequest& request);
@@ -104,7 +95,7 @@ class CampaignProblems {
 // One LLM call to make: the summarizer over pair `pair`. activity.request
 // has the campaign's LLM request shape: {provider, model, temperature,
 // max_tokens, reasoning, system, user}; activity.activity_id is the call's
-// id (redistill_id::Call), to be sent as the request id.
+// id (activity_id::RedistillCall), to be sent as the request id.
 struct RedistillCall {
   int pair = 0;
   ActivityRequest activity;

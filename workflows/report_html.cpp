@@ -32,7 +32,7 @@ std::string I(double v) {
   return buf;
 }
 
-std::string Fixed(double v, int digits) {
+std::string FixedDigits(double v, int digits) {
   if (!std::isfinite(v)) return "-";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -40,9 +40,9 @@ std::string Fixed(double v, int digits) {
 }
 std::string Micros(double us) {
   if (!std::isfinite(us)) return "-";
-  if (us >= 1e6) return Fixed(us / 1e6, 3) + " s";
-  if (us >= 1e3) return Fixed(us / 1e3, 3) + " ms";
-  return Fixed(us, 2) + " µs";
+  if (us >= 1e6) return FixedDigits(us / 1e6, 3) + " s";
+  if (us >= 1e3) return FixedDigits(us / 1e3, 3) + " ms";
+  return FixedDigits(us, 2) + " µs";
 }
 std::string Time(int64_t us) {
   if (us <= 0) return "-";
@@ -126,7 +126,7 @@ std::string Header(const json& r) {
   s += "<span>duration: <b data-duration-s=\"" + N(D(r, "duration_s")) + "\">" + E(Duration(D(r, "duration_s"))) +
        "</b></span>";
   const json total = r.value("usage", json::object()).value("total", json::object());
-  s += "<span>LLM: " + I(D(total, "calls", 0)) + " calls, $" + Fixed(D(total, "cost_usd", 0), 4) + "</span>";
+  s += "<span>LLM: " + I(D(total, "calls", 0)) + " calls, $" + FixedDigits(D(total, "cost_usd", 0), 4) + "</span>";
   s += "<span>evaluations: " + I(D(r.value("usage", json::object()), "evaluations", 0)) + "</span>";
   return s + "</div>";
 }
@@ -143,12 +143,12 @@ std::string SummaryTable(const json& r) {
     s += Cell(E(Micros(best.is_object() ? D(best, "latency_us") : kNone)), true);
     // The report's reading of the speedup (report.hpp): noise is not a speedup.
     const json improvement = p.value("improvement", json());
-    std::string speedup = Num(p, "speedup") ? Fixed(D(p, "speedup"), 2) + "x" : "-";
+    std::string speedup = Num(p, "speedup") ? FixedDigits(D(p, "speedup"), 2) + "x" : "-";
     if (improvement == "none") speedup = "none";
     else if (improvement == "within_noise") speedup += " <span class=\"meta\">(within noise)</span>";
     s += Cell(speedup, true);
-    s += Cell(Fixed(base.is_object() ? D(base, "percent_of_peak") : kNone, 2), true);
-    s += Cell(Fixed(best.is_object() ? D(best, "percent_of_peak") : kNone, 2), true);
+    s += Cell(FixedDigits(base.is_object() ? D(base, "percent_of_peak") : kNone, 2), true);
+    s += Cell(FixedDigits(best.is_object() ? D(best, "percent_of_peak") : kNone, 2), true);
     s += Cell(best.is_object() ? E(ShortId(best.value("candidate_id", ""), cid)) : "-");
     const std::string st = p.value("status", "");
     s += Cell("<span class=\"" + std::string(st == "failed" ? "bad" : "ok") + "\">" + E(st) + "</span>" +
@@ -174,26 +174,26 @@ std::string Bars(const json& r) {
   for (const json& p : r.value("problems", json::array())) {
     const std::string name = p.value("name", "");
     if (Num(p, "speedup")) {
-      speed.bars.push_back({name, D(p, "speedup"), name + ": " + Fixed(D(p, "speedup"), 3) + "x",
+      speed.bars.push_back({name, D(p, "speedup"), name + ": " + FixedDigits(D(p, "speedup"), 3) + "x",
                             {{"problem", name}, {"speedup", N(D(p, "speedup"))}}});
     }
     const json best = p.value("best", json());
     if (best.is_object() && Num(best, "percent_of_peak")) {
-      pct.bars.push_back({name, D(best, "percent_of_peak"), name + ": " + Fixed(D(best, "percent_of_peak"), 3) + "%",
+      pct.bars.push_back({name, D(best, "percent_of_peak"), name + ": " + FixedDigits(D(best, "percent_of_peak"), 3) + "%",
                           {{"problem", name}, {"pct", N(D(best, "percent_of_peak"))}}});
     }
   }
   if (Num(g, "speedup"))
-    speed.lines.push_back({D(g, "speedup"), "geomean " + Fixed(D(g, "speedup"), 2) + "x", "geomean",
+    speed.lines.push_back({D(g, "speedup"), "geomean " + FixedDigits(D(g, "speedup"), 2) + "x", "geomean",
                            {{"speedup", N(D(g, "speedup"))}}});
   speed.lines.push_back({1.0, "1x", "parity", {}});
   if (Num(g, "best_percent_of_peak"))
-    pct.lines.push_back({D(g, "best_percent_of_peak"), "geomean " + Fixed(D(g, "best_percent_of_peak"), 2) + "%",
+    pct.lines.push_back({D(g, "best_percent_of_peak"), "geomean " + FixedDigits(D(g, "best_percent_of_peak"), 2) + "%",
                          "geomean", {{"pct", N(D(g, "best_percent_of_peak"))}}});
   std::string s = "<h2>Speedup and % of peak</h2>";
   s += "<p class=\"meta\">Geometric mean over " + I(D(g, "problems", 0)) + " problems: speedup " +
-       (Num(g, "speedup") ? Fixed(D(g, "speedup"), 3) + "x" : "-") + ", % of peak " +
-       Fixed(D(g, "baseline_percent_of_peak"), 2) + " → " + Fixed(D(g, "best_percent_of_peak"), 2) + "</p>";
+       (Num(g, "speedup") ? FixedDigits(D(g, "speedup"), 3) + "x" : "-") + ", % of peak " +
+       FixedDigits(D(g, "baseline_percent_of_peak"), 2) + " → " + FixedDigits(D(g, "best_percent_of_peak"), 2) + "</p>";
   return s + "<div class=\"charts\">" + svg::Render(speed) + svg::Render(pct) + "</div>";
 }
 
@@ -215,14 +215,14 @@ std::string TraceChart(const json& p) {
     const double it = D(t, "iteration", 0);
     if (Num(t, "best_percent_of_peak")) {
       best.points.push_back({it, D(t, "best_percent_of_peak"), kNone, kNone,
-                             "iteration " + I(it) + ": best " + Fixed(D(t, "best_percent_of_peak"), 3) + "% of peak",
+                             "iteration " + I(it) + ": best " + FixedDigits(D(t, "best_percent_of_peak"), 3) + "% of peak",
                              {{"iteration", N(it)}, {"pct", N(D(t, "best_percent_of_peak"))}}});
     }
     for (const json& m : t.value("measurements", json::array())) {
       if (!Num(m, "percent_of_peak")) continue;
       svg::Point pt{it, D(m, "percent_of_peak"), D(m, "percent_low"), D(m, "percent_high"),
-                    m.value("id", "") + ": " + Fixed(D(m, "percent_of_peak"), 3) + "% [" +
-                        Fixed(D(m, "percent_low"), 3) + ", " + Fixed(D(m, "percent_high"), 3) + "]",
+                    m.value("id", "") + ": " + FixedDigits(D(m, "percent_of_peak"), 3) + "% [" +
+                        FixedDigits(D(m, "percent_low"), 3) + ", " + FixedDigits(D(m, "percent_high"), 3) + "]",
                     {{"id", m.value("id", "")},
                      {"iteration", N(it)},
                      {"pct", N(D(m, "percent_of_peak"))},
@@ -234,7 +234,7 @@ std::string TraceChart(const json& p) {
   c.series = {meas, rem, best};
   const json base = p.value("baseline", json());
   if (base.is_object() && Num(base, "percent_of_peak"))
-    c.lines.push_back({D(base, "percent_of_peak"), "baseline " + Fixed(D(base, "percent_of_peak"), 2) + "%",
+    c.lines.push_back({D(base, "percent_of_peak"), "baseline " + FixedDigits(D(base, "percent_of_peak"), 2) + "%",
                        "baseline", {{"pct", N(D(base, "percent_of_peak"))}}});
   c.lines.push_back({100.0, "roofline 100%", "roofline", {{"pct", "100"}}});
   return svg::Render(c);
@@ -245,8 +245,8 @@ std::string IterationTable(const json& p, const std::string& cid) {
                   "<th>GFLOP/s</th><th>GB/s</th><th>best so far</th><th>measurements</th></tr>";
   for (const json& t : p.value("trace", json::array())) {
     s += "<tr>" + Cell(I(D(t, "iteration", 0)), true) + Cell(E(Micros(D(t, "best_latency_us"))), true) +
-         Cell(Fixed(D(t, "best_percent_of_peak"), 3), true) + Cell(Fixed(D(t, "gflops"), 2), true) +
-         Cell(Fixed(D(t, "gbs"), 2), true) + Cell(E(ShortId(t.value("best_candidate_id", json("-")).is_string()
+         Cell(FixedDigits(D(t, "best_percent_of_peak"), 3), true) + Cell(FixedDigits(D(t, "gflops"), 2), true) +
+         Cell(FixedDigits(D(t, "gbs"), 2), true) + Cell(E(ShortId(t.value("best_candidate_id", json("-")).is_string()
                                                                  ? t["best_candidate_id"].get<std::string>()
                                                                  : "-",
                                                              cid))) +
@@ -270,7 +270,7 @@ std::string PathList(const json& p, const std::string& cid) {
       const json& l = *it->second;
       s += " from " + E(ShortId(l.value("parent_beam_id", ""), cid)) + ": plan “" + E(l, "plan_title") + "”";
       s += ", " + E(Micros(D(l, "latency_us")));
-      if (Num(l, "speedup_over_parent")) s += " (" + Fixed(D(l, "speedup_over_parent"), 2) + "x over its parent)";
+      if (Num(l, "speedup_over_parent")) s += " (" + FixedDigits(D(l, "speedup_over_parent"), 2) + "x over its parent)";
     }
     s += "</li>";
   }
@@ -290,7 +290,7 @@ std::string LineageTable(const json& p, const std::string& cid) {
          Cell(E(ShortId(l.value("parent_beam_id", ""), cid))) + Cell(E(l, "plan_title")) +
          Cell("<span class=\"" + std::string(l.value("correct", false) ? "ok" : "bad") + "\">" + result + "</span>") +
          Cell(E(Micros(D(l, "latency_us"))), true) +
-         Cell(Num(l, "speedup_over_parent") ? Fixed(D(l, "speedup_over_parent"), 2) + "x" : "-", true) +
+         Cell(Num(l, "speedup_over_parent") ? FixedDigits(D(l, "speedup_over_parent"), 2) + "x" : "-", true) +
          Cell(l.value("selected", false) ? "beam" : "") + "</tr>";
   }
   return s + "</table></details>";
@@ -415,7 +415,7 @@ std::string Cost(const json& r) {
       for (const auto& [what, n] : a.sources) src += (src.empty() ? "" : ", ") + E(what) + " ×" + std::to_string(n);
       s += std::string("<tr>") + Cell(kind) + Cell(E(name)) + Cell(std::to_string(a.calls), true) +
            Cell(std::to_string(a.failed), true) + Cell(std::to_string(a.in), true) + Cell(std::to_string(a.out), true) +
-           Cell(Fixed(a.cost, 6), true) + Cell(Fixed(a.reserved, 6), true) + Cell(src) + "</tr>";
+           Cell(FixedDigits(a.cost, 6), true) + Cell(FixedDigits(a.reserved, 6), true) + Cell(src) + "</tr>";
     }
   };
   rows(by_role, "role");

@@ -89,7 +89,7 @@ double RuleFor(const Calibration& c, const std::vector<Calibration::Point>& pts,
 // Per-CPU busy and steal seconds from /proc/stat text, for this process's CPUs
 // (`mine`: Env::AllowedCpus; all CPUs when none of the lines matches).
 struct CpuSeconds { double busy = 0, steal = 0; int cpus = 0; };
-CpuSeconds ParseProcStat(const std::string& text, const std::vector<int>& cpus) {
+CpuSeconds ParseProcStat(const std::string& text, const std::vector<int>& cpus, int64_t ticks_per_s) {
   cpu_set_t set;
   CPU_ZERO(&set);
   for (int c : cpus)
@@ -114,7 +114,7 @@ CpuSeconds ParseProcStat(const std::string& text, const std::vector<int>& cpus) 
     }
   }
   CpuSeconds out = mine.cpus > 0 ? mine : all;
-  const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));  // USER_HZ
+  const double hz = static_cast<double>(ticks_per_s);  // USER_HZ
   out.busy /= hz;
   out.steal /= hz;
   return out;
@@ -301,7 +301,8 @@ MachineLoad SampleMachineLoad(Env* env, double window_s) {
   m.window_s = (env->MonotonicNanos() - t0) / 1e9;
   if (s0.ok() && s1.ok() && m.window_s > 0) {
     const std::vector<int> mine = env->AllowedCpus();
-    CpuSeconds a = ParseProcStat(*s0, mine), b = ParseProcStat(*s1, mine);
+    const int64_t hz = env->ClockTicksPerSecond();
+    CpuSeconds a = ParseProcStat(*s0, mine, hz), b = ParseProcStat(*s1, mine, hz);
     int cpus = std::max(1, b.cpus);
     m.busy_fraction = std::clamp((b.busy - a.busy) / (m.window_s * cpus), 0.0, 1.0);
     m.steal_fraction = std::clamp((b.steal - a.steal) / (m.window_s * cpus), 0.0, 1.0);

@@ -100,7 +100,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
 
   // 2. Compile.
   std::string work = (fs::path(options_.cache_dir) / "work" /
-                      (std::to_string(getpid()) + "-" + std::to_string(env->RandomU64() % 1000000000000ULL)))
+                      (std::to_string(env->ProcessId()) + "-" + std::to_string(env->RandomU64() % 1000000000000ULL)))
                          .string();
   struct Cleanup {
     Env* env; std::string dir; bool keep;

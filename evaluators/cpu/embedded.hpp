@@ -14,7 +14,7 @@ struct File {
 };
 
 // Every file the judge and the runner are compiled from: harness/*.cpp and
-// *.hpp and evaluators/stats.hpp.
+// *.hpp, evaluators/stats.hpp and evaluators/output_compare.hpp.
 extern const std::vector<File> kHarnessFiles;
 extern const std::string_view kCalibrateMain;  // harness/calibrate_main.cpp
 

@@ -1,7 +1,7 @@
 #include "evaluators/cpu/hardware.hpp"
+#include "base/text.hpp"
 
 #include <sched.h>
-#include <sys/utsname.h>
 
 #include <algorithm>
 #include <sstream>
@@ -16,12 +16,6 @@ namespace {
 std::string ReadSmall(Env* env, const std::string& path) {
   auto text = env->ReadFile(path);
   return text.ok() ? *text : "";
-}
-
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
-  size_t i = s.find_first_not_of(" \t");
-  return i == std::string::npos ? "" : s.substr(i);
 }
 
 int64_t ParseSize(const std::string& s) {  // "32768K", "32M"
@@ -100,8 +94,6 @@ json HardwareInfo(Env* env, const std::string& compiler) {
   spec.timeout = std::chrono::seconds(10);
   if (auto r = env->RunProcess(spec); r.ok() && r->Succeeded())
     compiler_version = r->stdout_data.substr(0, r->stdout_data.find('\n'));
-  utsname u{};
-  uname(&u);
   h["cpu_model"] = model;
   h["cores"] = cores;
   h["simd"] = simd;
@@ -110,7 +102,7 @@ json HardwareInfo(Env* env, const std::string& compiler) {
   h["caches"] = CacheLevels(env, set);
   h["memory_bytes"] = mem;
   h["compiler"] = compiler_version;
-  h["kernel"] = u.release;
+  h["kernel"] = env->KernelRelease();
   h["fingerprint"] = Sha256Hex(model + "|" + std::to_string(cores) + "|" + simd + "|" +
                                std::to_string(mem >> 30) + "|" + compiler_version);
   return h;

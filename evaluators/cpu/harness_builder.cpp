@@ -198,7 +198,7 @@ HarnessCache::HarnessCache(std::string cache_dir, std::string compiler, Env* env
     : cache_dir_(std::move(cache_dir)), compiler_(std::move(compiler)), env_(env) {}
 
 std::string HarnessCache::TempName(const std::string& path) {
-  return path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(env_->RandomU64() % 1000000007);
+  return path + ".tmp." + std::to_string(env_->ProcessId()) + "." + std::to_string(env_->RandomU64() % 1000000007);
 }
 
 std::shared_ptr<std::mutex> HarnessCache::KeyLock(const std::string& key) {

@@ -120,7 +120,7 @@ int TimeLimitMinutes(const EvalSettings& s) {
 }
 
 SlurmBackend::SlurmBackend(SlurmOptions options, Env* env)
-    : options_(std::move(options)), env_(env ? env : Env::Default()) {}
+    : options_(std::move(options)), env_(env) {}
 
 Result<ProcessResult> SlurmBackend::Slurm(const std::string& tool, std::vector<std::string> args, int timeout_s) {
   ProcessSpec spec;
@@ -135,8 +135,7 @@ Result<std::string> SlurmBackend::Submit(const std::string& dir, const EvalReque
   std::string eval = options_.eval_path;
   if (eval.empty()) {
     // Installed: next to acceloptd; in a build tree: build/evaluators/.
-    std::error_code ec;
-    auto self = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+    auto self = std::filesystem::path(env_->ExecutablePath()).parent_path();
     eval = (self / "accelopt-eval").string();
     if (!env_->Exists(eval)) eval = (self.parent_path() / "evaluators" / "accelopt-eval").string();
   }

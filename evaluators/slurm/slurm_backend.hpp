@@ -85,8 +85,9 @@ int TimeLimitMinutes(const EvalSettings& s);
 
 class SlurmBackend : public Backend {
  public:
-  // `env` must outlive the backend; null = Env::Default().
-  explicit SlurmBackend(SlurmOptions options, Env* env = nullptr);
+  // `env` (required) must outlive the backend: files, clocks, sbatch/squeue
+  // processes and the path of the running executable go through it.
+  SlurmBackend(SlurmOptions options, Env* env);
   std::string name() const override { return options_.backend; }
   EvalResult Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) override;
   // Placement: {"executor": "slurm", "job_id", "attempt", "request_sha256"}.

@@ -1,6 +1,7 @@
 // Env (base/env.hpp): the real implementation of the file operations, the
 // lock and the variables, and the fault-injecting wrapper tests use.
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -74,6 +75,26 @@ BOOST_AUTO_TEST_CASE(environment_variables) {
 
 // The wrapper fails exactly the operation asked for, reports which, and
 // leaves the file system alone for it.
+BOOST_AUTO_TEST_CASE(process_facts_come_from_the_os_and_a_wrapper_can_replace_them) {
+  Env* env = Env::Default();
+  BOOST_TEST(env->ProcessId() == static_cast<int64_t>(getpid()));
+  const std::string exe = env->ExecutablePath();
+  BOOST_TEST(exe.size() > 9);
+  BOOST_TEST(exe.substr(exe.size() - 9) == "base_test", exe);
+  utsname u{};
+  BOOST_REQUIRE(uname(&u) == 0);
+  BOOST_TEST(env->KernelRelease() == std::string(u.release));
+  BOOST_TEST(env->ClockTicksPerSecond() == sysconf(_SC_CLK_TCK));
+  struct Other : EnvWrapper {
+    using EnvWrapper::EnvWrapper;
+    int64_t ProcessId() override { return 4242; }
+    std::string KernelRelease() override { return "6.1.0-test"; }
+  } other(env);
+  BOOST_TEST(other.ProcessId() == 4242);
+  BOOST_TEST(other.KernelRelease() == "6.1.0-test");
+  BOOST_TEST(other.ExecutablePath() == exe);  // the rest forwards
+}
+
 BOOST_AUTO_TEST_CASE(a_faulty_env_fails_the_nth_file_operation) {
   const std::string dir = TempDir();
   FaultyFileEnv env(Env::Default());

@@ -64,8 +64,8 @@ struct Opened {
   int status = 0;  // of a plain answer (refusal)
 };
 
-struct Fixture {
-  Fixture() {
+struct FeedFixture {
+  FeedFixture() {
     dir = fs::temp_directory_path() / ("accelopt-feed-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     store::EventLog::Options o;
@@ -77,7 +77,7 @@ struct Fixture {
                                                 daemon::ChangeFeed::Options{2, std::chrono::milliseconds(20), 200ms});
     thread = std::thread([this] { ioc.run(); });
   }
-  ~Fixture() {
+  ~FeedFixture() {
     feed->Stop();
     work.reset();
     ioc.stop();
@@ -118,7 +118,7 @@ struct Fixture {
 
 }  // namespace
 
-BOOST_FIXTURE_TEST_CASE(change_feed_tells_which_stream_grew_bounded_and_closed_on_stop, Fixture) {
+BOOST_FIXTURE_TEST_CASE(change_feed_tells_which_stream_grew_bounded_and_closed_on_stop, FeedFixture) {
   auto all = Open("");
   auto only_b = Open("b");
   BOOST_TEST(all->stream->Text().find("event: hello") != std::string::npos);

@@ -272,7 +272,12 @@ DaemonFixture::DaemonFixture(const json& script, const json& overrides) {
           {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"},
           {"calibration_force_busy", true}}}}},
       {"suites", {{"test", SourceDir() + "/tests/evaluators/problems"}, {"cpu", SourceDir() + "/suites/cpu"}}}};
-  for (const auto& [k, v] : overrides.items()) config[k] = v;
+  // A top-level key replaces the fixture's, except "listen", whose keys are
+  // added to it (the socket stays the fixture's).
+  for (auto it = overrides.begin(); it != overrides.end(); ++it) {
+    if (it.key() == "listen") config["listen"].update(it.value());
+    else config[it.key()] = it.value();
+  }
   config_path = dir + "/acceloptd.json";
   std::ofstream(config_path) << config.dump(1);
 }

@@ -44,6 +44,8 @@ struct CtlResult {
 class DaemonFixture {
  public:
   // `script` is the fake LLM server's script (tests/fakes/llm_server/script.hpp).
+  // Each top-level key of `config_overrides` replaces the fixture's config
+  // entry, except "listen", whose keys are added (the socket stays).
   explicit DaemonFixture(const json& script, const json& config_overrides = json::object());
   ~DaemonFixture();
 

@@ -14,8 +14,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Fixture {
-  Fixture() {
+struct WaitersFixture {
+  WaitersFixture() {
     dir = fs::temp_directory_path() / ("accelopt-waiters-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     store::EventLog::Options o;
@@ -26,7 +26,7 @@ struct Fixture {
     waiters = std::make_unique<daemon::EventWaiters>(log.get(), &ioc);
     thread = std::thread([this] { ioc.run(); });
   }
-  ~Fixture() {
+  ~WaitersFixture() {
     work.reset();
     ioc.stop();
     thread.join();
@@ -56,7 +56,7 @@ struct Fixture {
 
 }  // namespace
 
-BOOST_FIXTURE_TEST_CASE(long_polls_wake_on_append_at_once_or_at_the_deadline, Fixture) {
+BOOST_FIXTURE_TEST_CASE(long_polls_wake_on_append_at_once_or_at_the_deadline, WaitersFixture) {
   using namespace std::chrono_literals;
   // Woken by an append to its stream, long before its 60 s deadline; not by
   // one to another stream.

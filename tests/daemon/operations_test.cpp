@@ -141,6 +141,15 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
   auto [c5, m5] = check(R"({"evaluators": {"cpu": {"slots": 0}}})");
   BOOST_TEST(c5 == 1);
   BOOST_TEST(m5.find("evaluators.cpu.slots") != std::string::npos);
+  // evaluators.nki: the SDK's interpreter and the NeuronCores are required; one slot per core.
+  auto [c6, m6] = check(R"({"evaluators": {"nki": {"cores": "0-3"}}})");
+  BOOST_TEST(c6 == 1);
+  BOOST_TEST(m6.find("evaluators.nki.python: required") != std::string::npos, m6);
+  auto [c7, m7] = check(R"({"evaluators": {"nki": {"python": "/opt/p", "cores": "0-3", "slots": 2}}})");
+  BOOST_TEST(c7 == 1);
+  BOOST_TEST(m7.find("evaluators.nki.slots: unknown key") != std::string::npos, m7);
+  auto [c8, m8] = check(R"({"state_dir": "/tmp/x", "providers": {}, "evaluators": {"nki": {"python": "/opt/p", "cores": "0-31"}}})");
+  BOOST_TEST(c8 == 0, m8);
   // What the daemon refused at start used to pass the check (issue: "--check-config
   // runs exactly the validation the daemon runs at start"); each names its field.
   const std::string ok_provider = R"("kind": "openai", "base_url": "http://127.0.0.1:1/v1")";
@@ -160,7 +169,10 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
            {R"({"evaluators": {"cuda": {"devices": [0, 1], "slots": 3}}})", "evaluators.cuda.slots: must equal"},
            {R"({"evaluators": {"cuda": {"slots": 2}}})", "evaluators.cuda.slots: one slot per GPU"},
            {R"({"evaluators": {"cuda": {"slot_cores": [[0]]}}})", "slot_cores"},
-           {R"({"evaluators": {"cpu": {"devices": [0]}}})", "evaluators.cpu.devices"}}) {
+           {R"({"evaluators": {"cpu": {"devices": [0]}}})", "evaluators.cpu.devices"},
+
+           {R"({"evaluators": {"cpu": {"calibration_attempts": 0}}})", "evaluators.cpu.calibration_attempts"},
+           {R"({"evaluators": {"cpu": {"calibration_retry_wait_s": -1}}})", "evaluators.cpu.calibration_retry_wait_s"}}) {
     auto [code, out] = check(text);
     BOOST_TEST_CONTEXT(text) {
       BOOST_TEST(code == 1);
@@ -295,7 +307,9 @@ BOOST_AUTO_TEST_CASE(system_stream_records_lifecycle_calibration_and_baselines) 
 
 BOOST_AUTO_TEST_CASE(calibrate_force_on_a_busy_machine_is_refused_with_what_was_seen) {
   // This daemon refuses busy calibrations (the fixture's default accepts them).
-  json cpu = {{"slots", 1}, {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"}};
+  // Two measurements 0.5 s apart (the default is 3, 5 s apart): the rule is the same, the test shorter.
+  json cpu = {{"slots", 1}, {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"},
+              {"calibration_attempts", 2}, {"calibration_retry_wait_s", 0.5}};
   DaemonFixture f(StandardScript(5), {{"evaluators", {{"cpu", cpu}}}});
   {
     // The start measures only without a calibration of this machine: make sure one exists.
@@ -317,6 +331,7 @@ BOOST_AUTO_TEST_CASE(calibrate_force_on_a_busy_machine_is_refused_with_what_was_
   BOOST_TEST(refused.exit_code != 0);
   BOOST_TEST(refused.err.find("calibration refused: the machine is busy (") != std::string::npos, refused.err);
   BOOST_TEST(refused.err.find("HTTP 503") != std::string::npos, refused.err);
+  BOOST_TEST(refused.err.find("in 2 measurements") != std::string::npos, refused.err);
   BOOST_REQUIRE_EQUAL(forced.exit_code, 0);
   BOOST_TEST(forced.Json()["calibration"]["checks"]["verdict"] == "forced");
   BOOST_TEST(f.StopDaemon() == 0);

@@ -152,7 +152,7 @@ bool WaitFor(F f, std::chrono::seconds timeout) {
 BOOST_AUTO_TEST_CASE(evaluations_run_as_slurm_jobs_cancel_and_node_failure) {
   Cluster c;
   const std::string spool = c.dir + "/spool-backend";
-  slurm::SlurmBackend backend(c.Options(spool));
+  slurm::SlurmBackend backend(c.Options(spool), Env::Default());
 
   EvalResult ok = backend.Evaluate(Req("ok-1", "silu", kSilu), nullptr);
   BOOST_TEST((ok.status == EvalStatus::kOk), ok.reason);

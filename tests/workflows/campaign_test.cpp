@@ -243,7 +243,7 @@ BOOST_AUTO_TEST_CASE(paper_reports_the_published_speedup) {
   }
 }
 
-std::string Blob(const Sim& sim, const ActivityRecord& a, const char* key) {
+std::string BlobText(const Sim& sim, const ActivityRecord& a, const char* key) {
   return *sim.blobs().Get(a.payload.at(key).get<std::string>());
 }
 
@@ -270,8 +270,8 @@ BOOST_AUTO_TEST_CASE(paper_planners_of_a_member_share_one_prompt_without_noop_it
   for (const auto& [id, a] : sim.state().activities) {
     if (a.purpose != kPurposePlan) continue;
     const std::string member = id.substr(0, id.rfind("/n"));
-    const std::string system = Blob(sim, a, "system_sha256");
-    prompts[member].insert(system + "\n--\n" + Blob(sim, a, "user_sha256"));
+    const std::string system = BlobText(sim, a, "system_sha256");
+    prompts[member].insert(system + "\n--\n" + BlobText(sim, a, "user_sha256"));
     // ...but are never shown.
     BOOST_TEST(system.find("No optimization found") == std::string::npos, id);
   }

@@ -253,13 +253,6 @@ Event Started(const Campaign& c, int max_pairs = 0) {
   return *e;
 }
 
-std::vector<std::string> Canonical(const std::vector<Event>& log) {
-  std::vector<std::string> out;
-  for (const Event& e : log) out.push_back(e.type + " " + Dump(e.data));
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // --- The start ----------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(requests_are_checked) {

@@ -17,15 +17,6 @@
 namespace accelopt::workflows::testing {
 namespace {
 
-// The log as a multiset of (type, data): the same things happened, in any
-// order.
-std::vector<std::string> Canonical(const std::vector<Event>& log) {
-  std::vector<std::string> out;
-  for (const Event& e : log) out.push_back(e.type + " " + Dump(e.data));
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // What one sorted event list has that the other lacks, for the message.
 std::string Difference(const std::vector<std::string>& got, const std::vector<std::string>& want) {
   std::vector<std::string> extra, missing;

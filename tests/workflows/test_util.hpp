@@ -5,6 +5,10 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #define REQUIRE_OK(expr)                                  \
   do {                                                    \
     ::accelopt::Status _st = (expr);                      \
@@ -35,6 +39,15 @@ inline std::vector<Command> DecideAll(CampaignState& st, MapBlobSource& blobs) {
     }
   }
   return all;
+}
+
+// The log as a multiset of (type, data): the same things happened, in any
+// order.
+inline std::vector<std::string> Canonical(const std::vector<Event>& log) {
+  std::vector<std::string> out;
+  for (const Event& e : log) out.push_back(e.type + " " + Dump(e.data));
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace accelopt::workflows::testing

@@ -1,4 +1,5 @@
 #include "base/boost_prelude.hpp"
+#include "base/text.hpp"
 
 #include "tests/fakes/llm_server/fake_llm_server.hpp"
 
@@ -44,10 +45,6 @@ struct FakeLlmServer::Conn {
 
 namespace {
 
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;

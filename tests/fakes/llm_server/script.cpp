@@ -1,4 +1,5 @@
 #include "tests/fakes/llm_server/script.hpp"
+#include "base/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,10 +8,6 @@
 namespace accelopt::fakes {
 namespace {
 
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 Status CheckKeys(const json& j, const std::string& path, std::initializer_list<const char*> allowed) {
   if (!j.is_object()) return InvalidArgument(path + ": expected an object");

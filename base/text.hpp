@@ -1,0 +1,23 @@
+// Small string helpers used across the tree (one copy instead of one per file).
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace accelopt {
+
+// Without leading and trailing white space (" \t\n\v\f\r", isspace in the C
+// locale). TrimView returns a view into `s`; it must not outlive it.
+std::string Trim(std::string_view s);
+std::string_view TrimView(std::string_view s);
+
+// ASCII lower case; other bytes unchanged.
+std::string Lower(std::string_view s);
+
+// A number for people: printf's "%.*g" with `significant` digits
+// (0.000123, 1.5e+09, 42).
+std::string FormatSignificant(double v, int significant = 4);
+
+}  // namespace accelopt

@@ -1,0 +1,146 @@
+#include "evaluators/nki/nki_backend.hpp"
+
+#include <chrono>
+#include <filesystem>
+
+#include "evaluators/problem.hpp"
+
+namespace accelopt::eval::nki {
+namespace fs = std::filesystem;
+
+const char* const kIdentityKernel = R"(import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def kernel(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.load(x))
+    return out
+)";
+
+const char* const kIdentityReference = R"(import numpy as np
+
+
+def get_inputs():
+    return [np.random.normal(size=(128, 512)).astype(np.float32)]
+
+
+def forward(x):
+    return x
+
+
+def transform_to_nki_inputs(inputs):
+    return inputs
+
+
+def transform_nki_outputs(k_res, ref):
+    return [np.reshape(k_res, ref.shape)]
+)";
+
+workflows::ProblemSpec IdentityProblem() {
+  json j = {{"name", "identity"}, {"backend", "nki"}, {"function", "kernel"},
+            {"params", {{{"name", "x"}, {"kind", "input"}, {"shape", {128, 512}}, {"distribution", {{"kind", "normal"}}}},
+                        {{"name", "out"}, {"kind", "output"}, {"shape", {128, 512}}}}},
+            {"dims", json::object()}, {"flops", 0}, {"bytes", 2 * 128 * 512 * 4}, {"tolerance", 1e-7}};
+  return *workflows::ParseProblemSpec(j, "identity");
+}
+
+NkiBackend::NkiBackend(NkiBackendOptions options) : o_(std::move(options)) {
+  if (!o_.env) o_.env = Env::Default();
+  pool_ = std::make_unique<NeuronCorePool>(o_.config.cores, [this](int core) { return HealthCheck(core); });
+}
+
+NkiEvalOptions NkiBackend::EvalOptions(const EvalSettings& s) const {
+  NkiEvalOptions e;
+  e.runner.python = o_.config.python;
+  e.runner.reference_python = o_.config.reference_python;
+  e.runner.runner_script = o_.config.runner_dir + "/runner.py";
+  e.runner.reference_script = o_.config.runner_dir + "/reference_runner.py";
+  e.runner.profiler = o_.config.profiler;
+  e.runner.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
+  e.runner.env = o_.runner_env;
+  if (!e.runner.env.count("PATH")) e.runner.env["PATH"] = "/opt/aws/neuron/bin:/usr/local/bin:/usr/bin:/bin";
+  e.normal_cases = std::max<int>(5, static_cast<int>(s.seeds.size()));
+  e.generation = o_.config.generation;
+  e.work_root = o_.config.work_dir.empty() ? "/tmp" : o_.config.work_dir;
+  e.allow_test_stand_in = o_.allow_test_stand_in;
+  return e;
+}
+
+Status NkiBackend::HealthCheck(int core) {
+  Env* env = o_.env;
+  const std::string dir = (o_.config.work_dir.empty() ? "/tmp" : o_.config.work_dir) + "/accelopt-nki-health-" +
+                          std::to_string(core) + "-" + std::to_string(env->RandomU64() % 1000000);
+  ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(dir));
+  Status st = env->WriteFileAtomic(dir + "/reference.py", kIdentityReference);
+  NkiEvalOutcome r;
+  if (st.ok()) {
+    EvalSettings s;
+    s.timeout_s = 120;
+    NkiEvalOptions e = EvalOptions(s);
+    e.measure = false;
+    e.normal_cases = 1;
+    r = EvaluateNki(IdentityProblem(), dir + "/reference.py", kIdentityKernel, core, e, env, nullptr);
+  }
+  (void)env->RemoveAll(dir);
+  ACCELOPT_RETURN_IF_ERROR(st);
+  if (r.status != "ok") return Status(Code::kUnavailable, "identity kernel: " + r.status + ": " + r.reason);
+  return Status::Ok();
+}
+
+EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
+  const auto start = std::chrono::steady_clock::now();
+  auto problem = LoadProblem((fs::path(o_.root) / request.problem).string(), o_.env);
+  if (!problem.ok()) return EvalResult::Failure(EvalStatus::kInternalError, problem.status().message());
+  if (problem->backend != "nki") {
+    return EvalResult::Failure(EvalStatus::kInternalError,
+                               problem->dir + ": a '" + problem->backend + "' problem, not an nki one");
+  }
+  workflows::ProblemSpec spec = *problem;
+  if (!request.settings.adversarial) spec.adversarial.clear();
+  auto core = pool_->Acquire(cancel, std::chrono::milliseconds(static_cast<int64_t>(request.settings.timeout_s * 1000)));
+  if (!core.ok()) {
+    return EvalResult::Failure(core.status().code() == Code::kCancelled ? EvalStatus::kCancelled : EvalStatus::kInternalError,
+                               core.status().message());
+  }
+  NkiEvalOutcome out =
+      EvaluateNki(spec, problem->reference_path, request.source, *core, EvalOptions(request.settings), o_.env, cancel);
+  pool_->Release(*core, out.core_suspect);
+
+  EvalResult r;
+  static const std::map<std::string, EvalStatus> kStatus = {
+      {"ok", EvalStatus::kOk},           {"rejected", EvalStatus::kStaticCheckFailed},
+      {"compile_error", EvalStatus::kCompileError}, {"wrong_result", EvalStatus::kWrongResult},
+      {"crash", EvalStatus::kRuntimeError}, {"timeout", EvalStatus::kTimeout},
+      {"cancelled", EvalStatus::kCancelled}, {"internal_error", EvalStatus::kInternalError}};
+  r.status = kStatus.count(out.status) ? kStatus.at(out.status) : EvalStatus::kInternalError;
+  r.reason = out.reason;
+  r.error_text = TruncateErrorText(out.runner_stderr);
+  r.compiled = r.status == EvalStatus::kOk || r.status == EvalStatus::kWrongResult;
+  r.correct = r.status == EvalStatus::kOk;
+  if (r.correct) r.max_rel_error = out.worst_rel_error;
+  if (out.timing) {
+    const TimingRound& k = out.timing->rounds[out.timing->kept];
+    LatencyStats l;
+    l.median_us = k.median_s * 1e6;
+    l.mean_us = k.mean_s * 1e6;
+    l.min_us = k.min_s * 1e6;
+    l.spread = k.rel_diff;
+    l.rounds = static_cast<int>(out.timing->rounds.size());
+    for (double s : k.samples_s) l.samples_us.push_back(s * 1e6);
+    r.latency = l;
+  }
+  if (out.profile)
+    for (const auto& [key, v] : out.profile->fields) r.profile[key] = v;
+  r.percent_of_peak = out.percent_of_peak;
+  r.hardware = {{"device", out.stand_in ? "test stand-in (NOT a Trainium measurement)" : "trainium"},
+                {"generation", o_.config.generation},
+                {"neuron_core", *core}};
+  r.sandbox = {{"network_isolated", true}, {"process_group", true}, {"runner", "python"}};
+  r.timings.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace accelopt::eval::nki

@@ -1,0 +1,57 @@
+// The nki backend: Trainium NeuronCores as evaluation slots
+// (evaluators/nki/core_pool.hpp), each evaluation an EvaluateNki
+// (evaluators/nki/evaluate.hpp) on the core it acquired. After a runner
+// crash or timeout the core is health-checked (an identity kernel through
+// the same runner, checked exactly) before its next use, and quarantined
+// with a log line when that fails.
+//
+// Contract (evaluators/backend.hpp): Evaluate blocks, never hangs (the
+// settings' timeout_s bounds each process; waiting for a core is bounded
+// by it too), is thread-safe, runs untrusted code only in runner processes.
+// Results: latency = the kept timing round (median, mean, min, its raw
+// samples), profile = the 16 neuron-profile fields, percent_of_peak by the
+// three-engine roofline, hardware = {"device", "generation", "core"}.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/env.hpp"
+#include "evaluators/backend.hpp"
+#include "evaluators/nki/core_pool.hpp"
+#include "evaluators/nki/evaluate.hpp"
+#include "evaluators/nki/nki_config.hpp"
+
+namespace accelopt::eval::nki {
+
+struct NkiBackendOptions {
+  NkiConfig config;
+  std::string root = "/";            // problem paths are relative to it
+  Env* env = nullptr;                // default Env::Default()
+  bool allow_test_stand_in = false;  // tests only
+  std::map<std::string, std::string> runner_env;  // added to the processes' env (tests: the stand-in's paths)
+};
+
+class NkiBackend : public Backend {
+ public:
+  explicit NkiBackend(NkiBackendOptions options);
+  std::string name() const override { return "nki"; }
+  EvalResult Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) override;
+
+  // The health check the pool runs on a suspect core (public for tests and
+  // the doctor): an identity kernel through the runner on `core`.
+  Status HealthCheck(int core);
+  NeuronCorePool& pool() { return *pool_; }
+
+ private:
+  NkiEvalOptions EvalOptions(const EvalSettings& s) const;
+  NkiBackendOptions o_;
+  std::unique_ptr<NeuronCorePool> pool_;
+};
+
+// The trivial kernel of the health check and the doctor: out = x, [128, 512].
+extern const char* const kIdentityKernel;
+extern const char* const kIdentityReference;
+workflows::ProblemSpec IdentityProblem();
+
+}  // namespace accelopt::eval::nki

@@ -1,0 +1,44 @@
+#include "evaluators/nki/nki_config.hpp"
+
+#include "evaluators/nki/core_pool.hpp"
+#include "evaluators/nki/roofline.hpp"
+
+namespace accelopt::eval::nki {
+
+const std::vector<std::string>& NkiConfig::Keys() {
+  static const std::vector<std::string> k = {"python", "cores", "generation", "reference_python",
+                                             "runner_dir", "profiler", "work_dir"};
+  return k;
+}
+
+Result<NkiConfig> NkiConfig::FromJson(const json& j, const std::string& where) {
+  NkiConfig c;
+  for (const auto& key : Keys()) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_string() || j[key].get<std::string>().empty()) {
+      return InvalidArgument(where + "." + key + ": must be a non-empty string");
+    }
+  }
+  auto str = [&](const char* key, std::string* out) {
+    if (j.contains(key)) *out = j[key].get<std::string>();
+  };
+  str("python", &c.python);
+  str("cores", &c.cores_spec);
+  str("generation", &c.generation);
+  str("reference_python", &c.reference_python);
+  str("runner_dir", &c.runner_dir);
+  str("profiler", &c.profiler);
+  str("work_dir", &c.work_dir);
+  if (c.python.empty()) {
+    return InvalidArgument(where + ".python: required (the Neuron SDK's interpreter, e.g. "
+                                   "/opt/aws_neuronx_venv_pytorch/bin/python)");
+  }
+  if (c.cores_spec.empty()) return InvalidArgument(where + ".cores: required (the NeuronCores to use, e.g. \"0-31\")");
+  auto cores = ParseCoreList(c.cores_spec);
+  if (!cores.ok()) return cores.status();
+  c.cores = *cores;
+  if (auto g = FindGeneration(c.generation); !g.ok()) return g.status().WithContext(where + ".generation");
+  return c;
+}
+
+}  // namespace accelopt::eval::nki

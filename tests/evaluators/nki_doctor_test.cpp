@@ -1,0 +1,117 @@
+// accelopt-eval doctor nki's checks and messages, on this machine (no
+// Neuron SDK, no Trainium) and with the test-only stand-in on PYTHONPATH.
+#include <boost/test/unit_test.hpp>
+
+#include "base/env.hpp"
+#include "evaluators/nki/doctor.hpp"
+
+using namespace accelopt;
+using namespace accelopt::eval::nki;
+
+namespace {
+const std::string kDoctorSrc = ACCELOPT_SOURCE_DIR;
+
+NkiConfig Config(const std::string& python) {
+  auto c = NkiConfig::FromJson({{"python", python}, {"cores", "0-1"}, {"runner_dir", kDoctorSrc + "/evaluators/nki"},
+                                {"profiler", "/nonexistent/neuron-profile"}},
+                               "evaluators.nki");
+  BOOST_REQUIRE(c.ok());
+  return *c;
+}
+
+const DoctorCheck& Find(const std::vector<DoctorCheck>& checks, const std::string& name) {
+  for (const auto& c : checks)
+    if (c.name == name) return c;
+  BOOST_FAIL("no check " + name);
+  return checks.front();
+}
+
+bool HostHasNeuronDevices() {
+  auto names = Env::Default()->ListDir("/dev");
+  if (!names.ok()) return false;
+  for (const auto& n : *names)
+    if (n.rfind("neuron", 0) == 0) return true;
+  return false;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(nki_doctor)
+
+BOOST_AUTO_TEST_CASE(names_every_missing_piece_with_its_fix) {
+  auto checks = RunDoctor(Config("/nonexistent/venv/bin/python"), Env::Default());
+  const auto& py = Find(checks, "python");
+  BOOST_TEST(!py.ok);
+  BOOST_TEST(py.detail.find("/nonexistent/venv/bin/python") != std::string::npos, py.detail);
+  BOOST_TEST(py.fix.find("set evaluators.nki.python") != std::string::npos);
+  BOOST_TEST(Find(checks, "neuronxcc").skipped);
+  const auto& prof = Find(checks, "neuron-profile");
+  BOOST_TEST(!prof.ok);
+  BOOST_TEST(prof.fix.find("aws-neuronx-tools") != std::string::npos);
+  if (!HostHasNeuronDevices()) {
+    const auto& dev = Find(checks, "devices");
+    BOOST_TEST(!dev.ok);
+    BOOST_TEST(dev.detail == "no /dev/neuron* on this host");
+    BOOST_TEST(dev.fix.find("aws-neuronx-dkms") != std::string::npos);
+  }
+  BOOST_TEST(Find(checks, "runner").ok, Find(checks, "runner").detail);
+  BOOST_TEST(Find(checks, "kernel").skipped);
+  const std::string text = FormatDoctor(checks);
+  BOOST_TEST(text.find("MISSING python: /nonexistent/venv/bin/python") != std::string::npos, text);
+  BOOST_TEST(text.find("        fix: install the Neuron SDK") != std::string::npos, text);
+  BOOST_TEST(text.find("skipped kernel: not run: fix the checks above first") != std::string::npos, text);
+}
+
+BOOST_AUTO_TEST_CASE(the_stand_in_is_not_the_sdk) {
+  auto checks = RunDoctor(Config("/usr/bin/python3"), Env::Default(),
+                          {{"PYTHONPATH", kDoctorSrc + "/tests/fakes/nki/python"}});
+  BOOST_TEST(Find(checks, "python").ok);
+  const auto& cc = Find(checks, "neuronxcc");
+  BOOST_TEST(!cc.ok);
+  BOOST_TEST(cc.detail.find("test-only stand-in") != std::string::npos, cc.detail);
+  // Without the stand-in, this machine's Python has no Neuron compiler at all.
+  auto plain = RunDoctor(Config("/usr/bin/python3"), Env::Default());
+  const auto& none = Find(plain, "neuronxcc");
+  BOOST_TEST(!none.ok);
+  BOOST_TEST(none.detail.find("No module named 'neuronxcc'") != std::string::npos, none.detail);
+  BOOST_TEST(none.fix.find("pip install neuronx-cc") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+#include <cstdlib>
+
+#include "evaluators/nki/nkibench_import.hpp"
+#include "tests/evaluators/nki_test_util.hpp"
+
+BOOST_AUTO_TEST_SUITE(nki_cli)
+
+// accelopt-eval run on an imported nki problem, on this machine: the runner
+// finds no Neuron SDK and says so. Even with the stand-in on the caller's
+// PYTHONPATH the runner does not see it (its environment is cleared): a
+// product binary cannot be made to report a stand-in's numbers.
+BOOST_AUTO_TEST_CASE(run_without_the_sdk_says_so_and_never_reaches_the_stand_in) {
+  using namespace accelopt::eval::nki::testing;
+  TempDir tmp;
+  const std::string imported = tmp.sub("suites/nki");
+  ProcessSpec imp;
+  imp.argv = {ACCELOPT_EVAL_PATH, "import", "nkibench", kFixture, "--out", imported};
+  auto ir = Env::Default()->RunProcess(imp);
+  BOOST_REQUIRE(ir.ok());
+  BOOST_TEST(ir->exit_code == 0, ir->stderr_data);
+  BOOST_TEST(ir->stdout_data.find("wrote " + imported + "/silu") != std::string::npos, ir->stdout_data);
+
+  ProcessSpec run;
+  run.argv = {ACCELOPT_EVAL_PATH, "run", "--problem", imported + "/silu", "--kernel",
+              kDoctorSrc + "/tests/evaluators/nki_kernels/good.py", "--nki-python", "/usr/bin/python3",
+              "--nki-runner-dir", kDoctorSrc + "/evaluators/nki", "-o", "json"};
+  run.env_set["PYTHONPATH"] = kDoctorSrc + "/tests/fakes/nki/python";
+  run.env_set["PATH"] = kDoctorSrc + "/tests/fakes/nki/bin:/usr/bin:/bin";
+  run.timeout = std::chrono::milliseconds(60000);
+  auto rr = Env::Default()->RunProcess(run);
+  BOOST_REQUIRE(rr.ok());
+  BOOST_TEST(rr->exit_code == 3, rr->stdout_data + rr->stderr_data);
+  BOOST_TEST(rr->stdout_data.find("the Neuron SDK cannot be imported") != std::string::npos, rr->stdout_data);
+  BOOST_TEST(rr->stdout_data.find("stand-in (NOT") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,468 @@
+// The nki judge's trusted pieces: the float64 comparison, the three-engine
+// roofline and its data file, the neuron-profile summary parser, the static
+// checks (a corpus of forbidden kernels), the NeuronCore slot pool and the
+// paper's timing rule.
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <thread>
+
+#include "evaluators/nki/core_pool.hpp"
+#include "evaluators/nki/judge_compare.hpp"
+#include "evaluators/nki/profile.hpp"
+#include "evaluators/nki/roofline.hpp"
+#include "evaluators/nki/static_check.hpp"
+#include "evaluators/nki/timing.hpp"
+#include "tests/evaluators/nki_test_util.hpp"
+#include "workflows/problem_json.hpp"
+
+using namespace accelopt;
+using namespace accelopt::eval::nki;
+using namespace accelopt::eval::nki::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+workflows::ProblemSpec Spec(const std::string& text) {
+  auto j = ParseJson(text);
+  BOOST_REQUIRE(j.ok());
+  auto p = workflows::ParseProblemSpec(*j, "t/problem.json");
+  BOOST_REQUIRE_MESSAGE(p.ok(), p.status().ToString());
+  return *p;
+}
+
+// NKIBench's silu and matmul at the paper's sizes (FLOPs and bytes as the
+// importer's catalog counts them).
+workflows::ProblemSpec PaperSilu() {
+  return Spec(R"({"name": "silu", "backend": "nki", "function": "kernel",
+    "params": [{"name": "x", "kind": "input", "shape": ["M", "N"], "distribution": {"kind": "normal"}},
+               {"name": "out", "kind": "output", "shape": ["M", "N"]}],
+    "dims": {"M": 4096, "N": 7168}, "flops": 88080384, "matmul_flops": 0, "bytes": 234881024})");
+}
+workflows::ProblemSpec PaperMatmul() {
+  return Spec(R"({"name": "matmul", "backend": "nki", "function": "kernel",
+    "params": [{"name": "lhs", "kind": "input", "shape": ["M", "K"], "distribution": {"kind": "normal"}},
+               {"name": "rhs", "kind": "input", "shape": ["K", "N"], "distribution": {"kind": "normal"}},
+               {"name": "out", "kind": "output", "shape": ["M", "N"]}],
+    "dims": {"M": 4096, "N": 12288, "K": 5120}, "flops": 515396075520, "matmul_flops": 515396075520,
+    "bytes": 536870912})");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(nki_judge_compare)
+
+BOOST_AUTO_TEST_CASE(relative_l2_against_the_float64_reference) {
+  auto p = Spec(R"({"name": "t", "backend": "nki", "function": "kernel", "tolerance": 2e-5,
+    "params": [{"name": "x", "kind": "input", "shape": [4], "distribution": {"kind": "normal"}},
+               {"name": "a", "kind": "output", "shape": [4]}, {"name": "b", "kind": "output", "shape": [2, 2]}],
+    "dims": {}, "flops": 1, "bytes": 48})");
+  std::vector<std::vector<double>> want = {{1, 2, 3, 4}, {1e-3, -2, 0.5, 8}};
+  std::vector<std::vector<float>> got = {{1, 2, 3, 4}, {1e-3f, -2, 0.5f, 8}};
+  auto v = JudgeCase(p, got, want);
+  BOOST_TEST(v.ok, v.reason);
+  BOOST_TEST(v.worst_rel < 1e-7);
+
+  got[1][3] = 8.001f;  // relative L2 about 1.2e-4 > 2e-5
+  v = JudgeCase(p, got, want);
+  BOOST_TEST(!v.ok);
+  BOOST_TEST(v.reason.find("output 'b' relative L2 error") != std::string::npos, v.reason);
+  BOOST_TEST(v.reason.find("at index 3") != std::string::npos, v.reason);
+
+  got[1][3] = std::nanf("");
+  v = JudgeCase(p, got, want);
+  BOOST_TEST(v.reason.find("output 'b' has 1 NaN/Inf values") != std::string::npos, v.reason);
+
+  got[1] = {1, 2, 3};  // a kernel that returned the wrong shape
+  v = JudgeCase(p, got, want);
+  BOOST_TEST(v.reason.find("output 'b' has 3 elements, expected 4") != std::string::npos, v.reason);
+  v = JudgeCase(p, {got[0]}, want);
+  BOOST_TEST(v.reason.find("returned 1 outputs; the problem has 2") != std::string::npos, v.reason);
+}
+
+BOOST_AUTO_TEST_CASE(a_float32_rounding_of_the_reference_passes_and_a_skipped_step_fails) {
+  // The softmax whose max-subtraction is skipped is exact on N(0,1) but not
+  // on large inputs: the comparison has to see a real error, not noise.
+  auto p = Spec(R"({"name": "t", "backend": "nki", "function": "kernel",
+    "params": [{"name": "x", "kind": "input", "shape": [64], "distribution": {"kind": "normal"}},
+               {"name": "y", "kind": "output", "shape": [64]}], "dims": {}, "flops": 1, "bytes": 512})");
+  std::vector<double> ref(64);
+  std::vector<float> good(64), bad(64);
+  for (int i = 0; i < 64; ++i) {
+    ref[i] = std::exp(-0.1 * i) / 3.0;
+    good[i] = static_cast<float>(ref[i]);
+    bad[i] = static_cast<float>(ref[i] * (1 + 1e-4 * (i % 3)));
+  }
+  BOOST_TEST(JudgeCase(p, {good}, {ref}).ok);
+  BOOST_TEST(!JudgeCase(p, {bad}, {ref}).ok);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(nki_roofline)
+
+BOOST_AUTO_TEST_CASE(trn1_is_the_papers_roofline) {
+  auto trn1 = FindGeneration("trn1");
+  BOOST_REQUIRE_MESSAGE(trn1.ok(), trn1.status().ToString());
+  BOOST_TEST(trn1->matmul_flops_per_s == 23.75e12);
+  BOOST_TEST(*trn1->vector_flops_per_s == 2 * 128 * 1.12e9);
+  BOOST_TEST(trn1->hbm_bytes_per_s == 410.0 * 1024 * 1024 * 1024);
+  BOOST_TEST(trn1->partitions == 128);
+  BOOST_TEST(!trn1->source.empty());
+
+  // silu: memory-bound, 234881024 B / 410 GiB/s = 533.5 us.
+  auto silu = ComputeRoofline(PaperSilu(), *trn1);
+  BOOST_REQUIRE(silu.ok());
+  BOOST_TEST(silu->limiter == "memory");
+  BOOST_TEST(silu->peak_s * 1e6 == 533.54, boost::test_tools::tolerance(1e-3));
+  BOOST_TEST(silu->vector_s * 1e6 == 307.2, boost::test_tools::tolerance(1e-3));
+  // The paper's silu baseline ran at 40% of peak: 1333.9 us.
+  BOOST_TEST(*PercentOfPeak(*silu, 1333.85e-6) == 40.0, boost::test_tools::tolerance(1e-3));
+
+  // matmul: matrix-bound, 515396075520 / 23.75e12 = 21.7 ms.
+  auto mm = ComputeRoofline(PaperMatmul(), *trn1);
+  BOOST_REQUIRE(mm.ok());
+  BOOST_TEST(mm->limiter == "matmul");
+  BOOST_TEST(mm->peak_s * 1e3 == 21.7009, boost::test_tools::tolerance(1e-4));
+  BOOST_TEST(mm->vector_s == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(faster_than_the_roofline_is_an_error) {
+  auto trn1 = FindGeneration("trn1");
+  auto silu = ComputeRoofline(PaperSilu(), *trn1);
+  auto pct = PercentOfPeak(*silu, 400e-6);
+  BOOST_TEST(!pct.ok());
+  BOOST_TEST((pct.status().code() == Code::kInternal));
+  BOOST_TEST(pct.status().message().find("faster than the memory roofline") != std::string::npos,
+             pct.status().message());
+  BOOST_TEST(*PercentOfPeak(*silu, silu->peak_s) == 100.0);
+  BOOST_TEST(!PercentOfPeak(*silu, 0).ok());
+  BOOST_TEST(!PercentOfPeak(*silu, std::nan("")).ok());
+}
+
+BOOST_AUTO_TEST_CASE(undocumented_constants_are_refused_not_guessed) {
+  auto trn2 = FindGeneration("trn2");
+  BOOST_REQUIRE(trn2.ok());
+  BOOST_TEST(!trn2->vector_flops_per_s.has_value());
+  BOOST_TEST(trn2->matmul_flops_per_s == 181e12 / 8);
+  auto silu = ComputeRoofline(PaperSilu(), *trn2);
+  BOOST_TEST((silu.status().code() == Code::kFailedPrecondition));
+  BOOST_TEST(silu.status().message().find("no documented vector-engine peak for trn2") != std::string::npos);
+  BOOST_TEST(ComputeRoofline(PaperMatmul(), *trn2).ok());  // no vector FLOPs: computable
+  BOOST_TEST(FindGeneration("trn3").ok());
+  BOOST_TEST(FindGeneration("trn9").status().message().find("known: trn1, trn2, trn3") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(the_data_file_is_checked) {
+  auto bad = [](const std::string& text) {
+    auto r = ParseGenerations(*ParseJson(text), "t.json");
+    BOOST_REQUIRE(!r.ok());
+    return r.status().message();
+  };
+  const std::string base = R"("matmul_flops_per_s": 1, "vector_flops_per_s": null, "hbm_bytes_per_s": 1,
+      "cores_per_chip": 2, "sbuf_bytes": 1, "psum_bytes": 1, "partitions": 128)";
+  BOOST_TEST(bad(R"({"generations": {"x": {)" + base + "}}}").find("generations.x.source") != std::string::npos);
+  BOOST_TEST(bad(R"({"generations": {"x": {"matmul_flops_per_s": -1}}})").find("matmul_flops_per_s: must be a positive") !=
+             std::string::npos);
+  BOOST_TEST(ParseGenerations(*ParseJson(R"({"generations": {"x": {)" + base + R"(, "source": "s"}}})"), "t").ok());
+  // matmul_flops beyond flops is refused by the problem schema.
+  auto j = ParseJson(R"({"name": "t", "backend": "nki", "function": "kernel",
+    "params": [{"name": "y", "kind": "output", "shape": [4]}], "dims": {}, "flops": 10, "matmul_flops": 11, "bytes": 16})");
+  auto p = workflows::ParseProblemSpec(*j, "t/problem.json");
+  BOOST_TEST(p.status().message().find("t/problem.json: matmul_flops: must be in [0, flops]") != std::string::npos,
+             p.status().message());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(nki_profile)
+
+BOOST_AUTO_TEST_CASE(parses_the_summary_fixture) {
+  const std::string file = std::string(ACCELOPT_SOURCE_DIR) + "/tests/evaluators/nki_profiles/summary.json";
+  auto p = ParseProfileSummary(ReadText(file), file);
+  BOOST_REQUIRE_MESSAGE(p.ok(), p.status().ToString());
+  BOOST_TEST(p->kernel == "kernel_file");
+  BOOST_TEST(p->total_time_s == 0.000412);
+  BOOST_TEST(p->fields.size() == 15u);
+  BOOST_TEST(p->fields.at("hbm_read_bytes") == 117440512.0);
+  BOOST_TEST(p->fields.at("peak_flops_bandwidth_ratio") == 57.93);  // a numeric string
+  BOOST_TEST(p->fields.at("hfu_estimated_percent") == 0.89);
+  BOOST_TEST(!p->fields.count("dma_active_time_percent"));  // not one of the 16
+  BOOST_REQUIRE(p->missing.size() == 1u);
+  BOOST_TEST(p->missing[0] == "gpsimd_engine_active_time_percent");  // null counts as missing
+  json j = p->ToJson();
+  BOOST_TEST(j["total_time_us"].get<double>() == 412.0, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(kProfileFields.size() == 16u);
+}
+
+BOOST_AUTO_TEST_CASE(refuses_what_is_not_a_summary) {
+  auto err = [](const std::string& text) {
+    auto r = ParseProfileSummary(text, "p.json");
+    BOOST_REQUIRE(!r.ok());
+    return r.status().message();
+  };
+  BOOST_TEST(err("{}").find("p.json: not a neuron-profile summary") != std::string::npos);
+  BOOST_TEST(err(R"({"k": {"hbm_read_bytes": 1}})").find("p.json: k: no total_time") != std::string::npos);
+  BOOST_TEST(err(R"({"k": {"total_time": 0}})").find("total_time: must be a positive") != std::string::npos);
+  BOOST_TEST(err(R"({"k": {"total_time": "fast"}})").find("total_time: must be a positive") != std::string::npos);
+  BOOST_TEST(err(R"({"k": {"total_time": 1, "hbm_read_bytes": [1]}})").find("k.hbm_read_bytes: must be a number") !=
+             std::string::npos);
+  BOOST_TEST(err("neuron-profile: error: no such file").find("p.json") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(nki_static_check)
+
+BOOST_AUTO_TEST_CASE(every_forbidden_kernel_is_refused_for_its_reason) {
+  const std::string dir = std::string(ACCELOPT_SOURCE_DIR) + "/tests/evaluators/nki_cheats";
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string text = ReadText(e.path().string());
+    BOOST_REQUIRE_MESSAGE(text.rfind("# expect: ", 0) == 0, e.path().string() + " has no '# expect:' line");
+    const std::string want = text.substr(10, text.find('\n') - 10);
+    Status st = CheckKernelSource(text);
+    BOOST_TEST(!st.ok(), e.path().filename().string() + " passed the static check");
+    BOOST_TEST((st.code() == Code::kPermissionDenied));
+    BOOST_TEST(st.message().find(want) != std::string::npos,
+               e.path().filename().string() + ": '" + st.message() + "' does not say '" + want + "'");
+    ++n;
+  }
+  BOOST_TEST(n >= 15);
+}
+
+BOOST_AUTO_TEST_CASE(plain_nki_kernels_pass) {
+  for (const auto& e : fs::directory_iterator(kFixture + "/kernels")) {
+    auto v = FindViolations(ReadText(e.path().string()));
+    BOOST_TEST(v.empty(), e.path().filename().string() + ": " + (v.empty() ? "" : v[0].message));
+  }
+  // NKIBench-style details: imports inside the kernel, par_dim, string
+  // statements as loop markers, uint16 memsets, float32 everywhere, the words
+  // in comments.
+  const std::string k = R"(import numpy as np
+import math
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+from neuronxcc.nki import trace
+from neuronxcc.nki.language import par_dim
+from neuronxcc import nki as nki2
+import nki.language as nl2
+
+@nki.jit
+def kernel(v1):  # no bfloat16 here: fp32 only
+    import numpy as np
+    v2 = nl.ndarray((128, 512), dtype=np.float32, buffer=nl.shared_hbm)
+    v3 = nl.ndarray((nl.par_dim(128), 1), dtype=np.float32, name='memset.1', buffer=nl.sbuf)
+    v3[...] = nisa.memset(shape=(128, 1), value=np.dtype(np.uint16).type(0), dtype=np.float32)
+    for i0 in nl.affine_range(4):
+        t = nl.load(v1[i0])
+        ' end loop i0 '
+    profile = 3  # a variable may be called profile
+    return v2
+)";
+  auto v = FindViolations(k);
+  const std::string first = v.empty() ? std::string() : "line " + std::to_string(v[0].line) + ": " + v[0].message;
+  BOOST_TEST(v.empty(), first);
+}
+
+BOOST_AUTO_TEST_CASE(reports_lines_and_every_violation) {
+  auto v = FindViolations("import numpy as np\nx = 1\nimport os, sys\ny = np.float16\n");
+  BOOST_REQUIRE(v.size() == 5u);  // import os, import sys, 'os', 'sys' names, float16
+  BOOST_TEST(v[0].line == 3);
+  BOOST_TEST(v[0].rule == "import");
+  BOOST_TEST(v.back().line == 4);
+  BOOST_TEST(v.back().rule == "reduced_precision");
+  BOOST_TEST(CheckKernelSource("x = 'a'  # float16 in a comment is fine\n").ok());
+  BOOST_TEST(!CheckKernelSource("x = r'bf16'\n").ok());
+  BOOST_TEST(!CheckKernelSource("x = '''\nmulti\nline FP16\n'''\n").ok());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(nki_cores)
+
+BOOST_AUTO_TEST_CASE(parses_core_lists) {
+  auto all = ParseCoreList("0-31");
+  BOOST_REQUIRE(all.ok());
+  BOOST_TEST(all->size() == 32u);
+  BOOST_TEST(all->back() == 31);
+  BOOST_TEST((*ParseCoreList("4-5, 0,2") == std::vector<int>{0, 2, 4, 5}));
+  for (std::string bad : {"", "3-1", "0,0", "0-2,1", "a", "0-", "-1", "99999", "1;2"}) {
+    auto r = ParseCoreList(bad);
+    BOOST_TEST(!r.ok(), bad);
+    BOOST_TEST(r.status().message().find("evaluators.nki.cores '" + bad + "'") != std::string::npos,
+               r.status().message());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(one_evaluation_per_core_and_quarantine_after_a_failed_check) {
+  std::vector<std::string> logs;
+  std::vector<int> checked;
+  std::mutex mu;
+  NeuronCorePool pool(
+      {3, 4},
+      [&](int core) {
+        std::lock_guard<std::mutex> l(mu);
+        checked.push_back(core);
+        return core == 3 ? Status(Code::kUnavailable, "nrt_init failed on nc 3") : Status::Ok();
+      },
+      [&](const std::string& line) {
+        std::lock_guard<std::mutex> l(mu);
+        logs.push_back(line);
+      });
+  auto a = pool.Acquire(nullptr, std::chrono::milliseconds(100));
+  auto b = pool.Acquire(nullptr, std::chrono::milliseconds(100));
+  BOOST_REQUIRE(a.ok() && b.ok());
+  BOOST_TEST(*a != *b);
+  auto c = pool.Acquire(nullptr, std::chrono::milliseconds(50));  // both busy
+  BOOST_TEST((c.status().code() == Code::kTimeout));
+  BOOST_TEST(checked.empty());  // healthy cores are not checked
+
+  pool.Release(3, /*runner_failed=*/true);
+  pool.Release(4, /*runner_failed=*/true);
+  // Core 4 passes its check and is handed out; core 3 fails and is quarantined.
+  auto d = pool.Acquire(nullptr, std::chrono::milliseconds(100));
+  BOOST_REQUIRE(d.ok());
+  auto e = pool.Acquire(nullptr, std::chrono::milliseconds(50));
+  BOOST_TEST(!e.ok());
+  BOOST_TEST(*d == 4);
+  BOOST_TEST((pool.Quarantined() == std::vector<int>{3}));
+  BOOST_TEST(checked.size() == 2u);
+  BOOST_REQUIRE(logs.size() == 1u);
+  BOOST_TEST(logs[0].find("NeuronCore 3 quarantined") != std::string::npos, logs[0]);
+  BOOST_TEST(logs[0].find("nrt_init failed on nc 3") != std::string::npos);
+  pool.Release(4, false);
+  BOOST_TEST(*pool.Acquire(nullptr, std::chrono::milliseconds(50)) == 4);  // not checked again
+  BOOST_TEST(checked.size() == 2u);
+  pool.Release(4, true);
+  checked.clear();
+}
+
+BOOST_AUTO_TEST_CASE(every_core_quarantined_and_cancel) {
+  NeuronCorePool pool({0}, [](int) { return Status(Code::kUnavailable, "no device"); }, [](const std::string&) {});
+  auto a = pool.Acquire(nullptr, std::chrono::milliseconds(10));
+  BOOST_REQUIRE(a.ok());
+  std::atomic<bool> cancel{false};
+  std::thread t([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    cancel = true;
+  });
+  auto b = pool.Acquire(&cancel, std::chrono::seconds(5));
+  t.join();
+  BOOST_TEST((b.status().code() == Code::kCancelled));
+  pool.Release(0, true);
+  auto c = pool.Acquire(nullptr, std::chrono::milliseconds(10));
+  BOOST_TEST((c.status().code() == Code::kFailedPrecondition));
+  BOOST_TEST(c.status().message().find("every NeuronCore of the nki backend is quarantined (0)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(nki_timing)
+
+std::vector<double> Samples(double base, double spread) {
+  std::vector<double> s;
+  for (int i = 0; i < 10; ++i) s.push_back(base * (1 + spread * (i % 2)));
+  return s;
+}
+
+BOOST_AUTO_TEST_CASE(the_papers_rule) {
+  TimingRule rule;
+  BOOST_TEST(rule.warmup == 2);
+  BOOST_TEST(rule.iterations == 10);
+  std::vector<TimingRound> rounds;
+  BOOST_TEST(NeedAnotherRound(rounds, rule));
+  rounds.push_back(*SummarizeRound(Samples(100e-6, 0.005)));  // 0.5%: done
+  BOOST_TEST(!NeedAnotherRound(rounds, rule));
+  auto t = ChooseRound(rounds, rule);
+  BOOST_REQUIRE(t.ok());
+  BOOST_TEST(t->stable);
+  BOOST_TEST(t->latency_s == 100.25e-6, boost::test_tools::tolerance(1e-9));
+
+  rounds = {*SummarizeRound(Samples(100e-6, 0.05))};  // 5%: another round
+  BOOST_TEST(NeedAnotherRound(rounds, rule));
+  rounds.push_back(*SummarizeRound(Samples(90e-6, 0.02)));
+  BOOST_TEST(NeedAnotherRound(rounds, rule));
+  rounds.push_back(*SummarizeRound(Samples(95e-6, 0.03)));
+  BOOST_TEST(!NeedAnotherRound(rounds, rule));  // three rounds at most
+  t = ChooseRound(rounds, rule);
+  BOOST_REQUIRE(t.ok());
+  BOOST_TEST(t->kept == 1u);  // the smallest (max - min) / min
+  BOOST_TEST(!t->stable);
+  BOOST_TEST(t->latency_s == 90.9e-6, boost::test_tools::tolerance(1e-9));
+  json j = t->ToJson();
+  BOOST_TEST(j["rounds"].size() == 3u);
+  BOOST_TEST(j["rounds"][2]["samples_us"].size() == 10u);  // raw samples kept
+  BOOST_TEST(j["clock"].get<std::string>().find("device") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(refuses_bad_rounds) {
+  TimingRule rule;
+  BOOST_TEST(!SummarizeRound({}).ok());
+  BOOST_TEST(!SummarizeRound({1e-6, -1}).ok());
+  BOOST_TEST(!ChooseRound({}, rule).ok());
+  BOOST_TEST(!ChooseRound({*SummarizeRound({1e-6, 2e-6})}, rule).ok());  // 2 samples, not 10
+  std::vector<TimingRound> four(4, *SummarizeRound(Samples(1e-6, 0.5)));
+  BOOST_TEST(!ChooseRound(four, rule).ok());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+#include "workflows/prompt_backend.hpp"
+#include "workflows/prompts_nki.hpp"
+
+BOOST_AUTO_TEST_SUITE(nki_prompts)
+
+BOOST_AUTO_TEST_CASE(the_glossary_covers_exactly_the_parsed_profile_fields) {
+  const auto& b = workflows::BackendPromptsFor("nki");
+  BOOST_TEST(b.name == "nki");
+  BOOST_REQUIRE(b.fields.size() == kProfileFields.size());
+  for (size_t i = 0; i < b.fields.size(); ++i) {
+    BOOST_TEST(b.fields[i].key == std::string(kProfileFields[i]));
+    BOOST_TEST(!b.fields[i].meaning.empty());
+  }
+  // The rules state what the static check refuses.
+  for (const char* w : {"bfloat16", "float16", "numpy", "open", "nki.baremetal"})
+    BOOST_TEST(b.rules.find(w) != std::string::npos, w);
+  BOOST_TEST(CheckKernelSource("import numpy as np\nimport math\nimport neuronxcc.nki.language as nl\n").ok());
+  BOOST_TEST(b.pitfalls.find("at most 128") != std::string::npos);
+  BOOST_TEST(b.pitfalls.find("sequential_range") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(hardware_prose_from_the_generation_table) {
+  auto gen = FindGeneration("trn1");
+  BOOST_REQUIRE(gen.ok());
+  json g = {{"core", gen->core},
+            {"matmul_flops_per_s", gen->matmul_flops_per_s},
+            {"vector_flops_per_s", *gen->vector_flops_per_s},
+            {"hbm_bytes_per_s", gen->hbm_bytes_per_s},
+            {"sbuf_bytes", gen->sbuf_bytes},
+            {"psum_bytes", gen->psum_bytes},
+            {"partitions", gen->partitions}};
+  const std::string s = workflows::NkiHardwareProse(g);
+  BOOST_TEST(s.find("NeuronCore-v2") != std::string::npos, s);
+  BOOST_TEST(s.find("23.75 TFLOP/s") != std::string::npos, s);
+  BOOST_TEST(s.find("286.7 GFLOP/s") != std::string::npos, s);
+  BOOST_TEST(s.find("SBUF: 24 MiB in 128 partitions; PSUM: 2 MiB") != std::string::npos, s);
+  BOOST_TEST(workflows::NkiHardwareProse(json::object()) == "(none recorded)\n");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(nki_prompts_facts)
+
+BOOST_AUTO_TEST_CASE(the_daemons_campaign_facts_carry_the_generation_under_nki) {
+  // The daemon passes one hardware object to all campaigns: the cpu
+  // calibration with the nki generation's facts under "nki".
+  json facts = {{"peak_gflops", 1}, {"nki", GenerationFacts(*FindGeneration("trn2"))}};
+  const std::string s = workflows::NkiHardwareProse(facts);
+  BOOST_TEST(s.find("NeuronCore-v3") != std::string::npos, s);
+  BOOST_TEST(s.find("22.62 TFLOP/s") != std::string::npos, s);
+  BOOST_TEST(s.find("Vector") == std::string::npos, s);  // undocumented on trn2: not shown
+  BOOST_TEST(GenerationFacts(*FindGeneration("trn2"))["vector_flops_per_s"].is_null());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
