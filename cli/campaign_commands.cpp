@@ -122,10 +122,9 @@ void PrintIterations(const json& rep) {
 
 // GET .../report.html into `file` ("-": stdout).
 int WriteHtmlReport(ApiClient& api, const std::string& id, const std::string& file) {
-  auto r = api.Call("GET", Path(id, "/report.html"), nullptr, std::chrono::seconds(120));
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
-  const std::string html = r->body.value("raw", "");
+  auto r = Ask(api, "GET", Path(id, "/report.html"), nullptr, std::chrono::seconds(120));
+  if (!r.ok()) return r.exit_code;
+  const std::string html = r.body.value("raw", "");
   if (file == "-") {
     std::cout << html;
     return kExitOk;
@@ -165,14 +164,13 @@ int CmdSubmit(ApiClient& api, const Options& o) {
   for (const auto& s : o.sets) ApplySet(spec, s);
   json body = {{"spec", spec}};
   if (!o.idempotency_key.empty()) body["idempotency_key"] = o.idempotency_key;
-  auto r = api.Call("POST", "/v1/campaigns", &body);
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
-  std::string id = r->body.value("id", "");
+  auto r = Ask(api, "POST", "/v1/campaigns", &body);
+  if (!r.ok()) return r.exit_code;
+  std::string id = r.body.value("id", "");
   if (o.json_output && !o.wait && !o.follow) {
-    std::cout << Dump(r->body, 2) << "\n";
+    std::cout << Dump(r.body, 2) << "\n";
   } else if (!o.json_output) {
-    std::cerr << (r->body.value("created", true) ? "submitted campaign " : "already submitted: campaign ") << id << "\n";
+    std::cerr << (r.body.value("created", true) ? "submitted campaign " : "already submitted: campaign ") << id << "\n";
     if (!o.wait && !o.follow) std::cout << id << "\n";
   }
   if (o.wait || o.follow) return FollowCampaign(api, id, o, o.follow);
@@ -184,11 +182,10 @@ namespace {
 // One listing of the campaigns (those in o.state when given); `*ended`:
 // whether every campaign listed has ended (true for an empty listing).
 int ListOnce(ApiClient& api, const Options& o, bool clear, bool* ended) {
-  auto r = api.Call("GET", "/v1/campaigns");
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
+  auto r = Ask(api, "GET", "/v1/campaigns");
+  if (!r.ok()) return r.exit_code;
   json campaigns = json::array();
-  for (const auto& c : r->body.value("campaigns", json::array()))
+  for (const auto& c : r.body.value("campaigns", json::array()))
     if (o.state.empty() || c.value("state", "") == o.state) campaigns.push_back(c);
   *ended = true;
   for (const auto& c : campaigns) *ended = *ended && IsTerminal(c.value("state", ""));
@@ -231,10 +228,9 @@ int CmdList(ApiClient& api, const Options& o) {
 
 int CmdGet(ApiClient& api, const Options& o) {
   if (o.args.empty()) { std::cerr << "acceloptctl get: campaign id required\n"; return kExitUsage; }
-  auto r = api.Call("GET", Path(o.args[0]));
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
-  if (o.json_output) std::cout << Dump(r->body, 2) << "\n"; else PrintSummary(r->body);
+  auto r = Ask(api, "GET", Path(o.args[0]));
+  if (!r.ok()) return r.exit_code;
+  if (o.json_output) std::cout << Dump(r.body, 2) << "\n"; else PrintSummary(r.body);
   return kExitOk;
 }
 
@@ -246,24 +242,22 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
   bool tty = isatty(2);
   std::string last_waiting;
   while (true) {
-    auto r = api.Call("GET", Path(id, "/events?after=" + std::to_string(after) + "&wait=10&limit=500"), nullptr,
+    auto r = Ask(api, "GET", Path(id, "/events?after=" + std::to_string(after) + "&wait=10&limit=500"), nullptr,
                       std::chrono::seconds(40));
-    if (!r.ok()) return TransportError(r.status());
-    if (r->http_status >= 300) return ReplyError(*r);
-    for (const auto& e : r->body.value("events", json::array())) {
+    if (!r.ok()) return r.exit_code;
+    for (const auto& e : r.body.value("events", json::array())) {
       if (print_events) {
         if (o.json_output) std::cout << Dump(e) << "\n";
         else std::cout << EventLine(e) << "\n";
         std::cout.flush();
       }
     }
-    after = r->body.value("next", after);
-    auto s = api.Call("GET", Path(id));
-    if (!s.ok()) return TransportError(s.status());
-    if (s->http_status >= 300) return ReplyError(*s);
-    std::string state = s->body.value("state", "");
+    after = r.body.value("next", after);
+    auto s = Ask(api, "GET", Path(id));
+    if (!s.ok()) return s.exit_code;
+    std::string state = s.body.value("state", "");
     // An outage is said once when it starts and once when it ends, tty or not.
-    if (std::string w = WaitingLine(s->body); w != last_waiting) {
+    if (std::string w = WaitingLine(s.body); w != last_waiting) {
       if (tty && !print_events) std::cerr << "\r\033[K";
       if (!w.empty()) std::cerr << "campaign " << id << ": " << w << "\n";
       else std::cerr << "campaign " << id << ": the provider answers again\n";
@@ -271,7 +265,7 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
     }
     if (!print_events && tty) {
       std::string line;
-      for (const auto& p : s->body.value("problems", json::array())) {
+      for (const auto& p : s.body.value("problems", json::array())) {
         line += p.value("name", "?") + " " + std::to_string(p.value("iteration", 0)) + "/" +
                 std::to_string(p.value("iterations", 0));
         if (p.contains("speedup") && p["speedup"].is_number()) line += " " + SpeedupCell(p);
@@ -281,8 +275,8 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
     }
     if (IsTerminal(state)) {
       if (!print_events && tty) std::cerr << "\n";
-      if (o.json_output && !print_events) std::cout << Dump(s->body, 2) << "\n";
-      else if (!print_events) PrintSummary(s->body);
+      if (o.json_output && !print_events) std::cout << Dump(s.body, 2) << "\n";
+      else if (!print_events) PrintSummary(s.body);
       else std::cerr << "campaign " << id << " ended: " << state << "\n";
       return ExitCodeForState(state);
     }
@@ -296,10 +290,9 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
 int CmdEvents(ApiClient& api, const Options& o) {
   if (o.args.empty()) { std::cerr << "acceloptctl events: campaign id required\n"; return kExitUsage; }
   if (o.follow) return FollowCampaign(api, o.args[0], o, true);
-  auto r = api.Call("GET", Path(o.args[0], "/events?after=0&limit=100000"));
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
-  for (const auto& e : r->body.value("events", json::array())) {
+  auto r = Ask(api, "GET", Path(o.args[0], "/events?after=0&limit=100000"));
+  if (!r.ok()) return r.exit_code;
+  for (const auto& e : r.body.value("events", json::array())) {
     if (o.json_output) std::cout << Dump(e) << "\n";
     else std::cout << EventLine(e) << "\n";
   }
@@ -313,24 +306,22 @@ int CmdWait(ApiClient& api, const Options& o) {
 
 int CmdControl(ApiClient& api, const Options& o, const std::string& action) {
   if (o.args.empty()) { std::cerr << "acceloptctl " << action << ": campaign id required\n"; return kExitUsage; }
-  auto r = api.Call("POST", Path(o.args[0], "/" + action));
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
-  if (o.json_output) std::cout << Dump(r->body, 2) << "\n";
-  else std::cerr << "campaign " << o.args[0] << ": " << r->body.value("state", "?") << "\n";
+  auto r = Ask(api, "POST", Path(o.args[0], "/" + action));
+  if (!r.ok()) return r.exit_code;
+  if (o.json_output) std::cout << Dump(r.body, 2) << "\n";
+  else std::cerr << "campaign " << o.args[0] << ": " << r.body.value("state", "?") << "\n";
   return kExitOk;
 }
 
 int CmdBest(ApiClient& api, const Options& o) {
   if (o.args.empty()) { std::cerr << "acceloptctl best: campaign id required\n"; return kExitUsage; }
-  auto r = api.Call("GET", Path(o.args[0], "/best"));
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
+  auto r = Ask(api, "GET", Path(o.args[0], "/best"));
+  if (!r.ok()) return r.exit_code;
   if (!o.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.out_dir, ec);
     if (ec) { std::cerr << "acceloptctl best: cannot create " << o.out_dir << ": " << ec.message() << "\n"; return kExitError; }
-    for (const auto& b : r->body.value("best", json::array())) {
+    for (const auto& b : r.body.value("best", json::array())) {
       std::string name = b.value("problem", "kernel");
       std::string path = o.out_dir + "/" + name + ".cpp";
       std::ofstream(path) << b.value("source", "");
@@ -338,10 +329,10 @@ int CmdBest(ApiClient& api, const Options& o) {
     }
   }
   if (o.json_output) {
-    std::cout << Dump(r->body, 2) << "\n";
+    std::cout << Dump(r.body, 2) << "\n";
   } else {
     std::vector<std::vector<std::string>> rows;
-    for (const auto& b : r->body.value("best", json::array())) {
+    for (const auto& b : r.body.value("best", json::array())) {
       rows.push_back({b.value("problem", "?"), b.value("candidate", "-"),
                       b.contains("latency_us") && b["latency_us"].is_number() ? FormatMicros(b["latency_us"].get<double>()) : "-",
                       b.contains("speedup") && b["speedup"].is_number() ? FormatDouble(b["speedup"].get<double>()) + "x" : "-",
@@ -355,14 +346,13 @@ int CmdBest(ApiClient& api, const Options& o) {
 int CmdReport(ApiClient& api, const Options& o) {
   if (o.args.empty()) { std::cerr << "acceloptctl report: campaign id required\n"; return kExitUsage; }
   if (!o.html_file.empty()) return WriteHtmlReport(api, o.args[0], o.html_file);
-  auto r = api.Call("GET", Path(o.args[0], "/report"));
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
+  auto r = Ask(api, "GET", Path(o.args[0], "/report"));
+  if (!r.ok()) return r.exit_code;
   if (o.json_output) {
-    std::cout << Dump(r->body, 2) << "\n";
+    std::cout << Dump(r.body, 2) << "\n";
     return kExitOk;
   }
-  const json& rep = r->body;
+  const json& rep = r.body;
   auto pct = [](const json& v) { return v.is_number() ? FormatDouble(v.get<double>(), 2) + "%" : std::string("-"); };
   std::cout << "campaign " << rep.value("campaign_id", "?") << ": " << rep.value("status", "?");
   if (!rep.value("reason", "").empty()) std::cout << " (" << rep.value("reason", "") << ")";

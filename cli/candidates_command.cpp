@@ -9,9 +9,8 @@ namespace accelopt::cli {
 
 int CmdCandidates(ApiClient& api, const Options& o) {
   if (o.args.empty()) { std::cerr << "acceloptctl candidates: campaign id required\n"; return kExitUsage; }
-  auto r = api.Call("GET", "/v1/campaigns/" + o.args[0] + "/candidates");
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
+  auto r = Ask(api, "GET", "/v1/campaigns/" + o.args[0] + "/candidates");
+  if (!r.ok()) return r.exit_code;
   auto wanted = [&](const json& c) {
     if (o.iteration >= 0 && c.value("iteration", -1) != o.iteration) return false;
     if (o.problems.empty()) return true;
@@ -20,10 +19,10 @@ int CmdCandidates(ApiClient& api, const Options& o) {
     return false;
   };
   json out = json::array();
-  for (const auto& c : r->body.value("candidates", json::array()))
+  for (const auto& c : r.body.value("candidates", json::array()))
     if (wanted(c)) out.push_back(c);
   if (o.json_output) {
-    std::cout << Dump({{"campaign", r->body.value("campaign", "")}, {"candidates", out}}, 2) << "\n";
+    std::cout << Dump({{"campaign", r.body.value("campaign", "")}, {"candidates", out}}, 2) << "\n";
     return kExitOk;
   }
   const std::string prefix = o.args[0] + "/";

@@ -1,8 +1,13 @@
-// acceloptctl's subcommands, as a table (after ninja's tools). Each command
-// takes the parsed options and a connected client and returns an exit code
-// (see output.hpp).
+// acceloptctl's subcommands, as a table (after ninja's tools): each entry
+// names a subcommand, adds its own flags and positionals, and says what it
+// runs (cli/command_table.cpp; main.cpp only parses the global options and
+// dispatches). A command takes the parsed options and a client and returns
+// an exit code (see output.hpp).
 #pragma once
 
+#include <CLI/CLI.hpp>
+
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,6 +44,30 @@ struct Options {
   bool force = false;              // calibrate --force: re-measure now
   bool force_busy = false;         // calibrate --force-busy: accept a busy machine's figures
 };
+
+// One subcommand. `flags` adds its flags and positionals to `sub`, writing
+// into `o` (the Options outlive the parse). `one_campaign`: takes exactly
+// one campaign id (more is a usage error, not "the first of several").
+struct Command {
+  const char* name;
+  const char* help;
+  void (*flags)(CLI::App& sub, Options& o);
+  int (*run)(ApiClient& api, const Options& o);
+  bool one_campaign = false;
+};
+
+// Every subcommand, in the order --help lists them. Built once; not
+// modified after.
+const std::vector<Command>& CommandTable();
+
+// A call's reply when it succeeded (2xx). Otherwise the error was printed on
+// stderr (TransportError / ReplyError) and `exit_code` says which.
+struct Answer : ApiReply {
+  int exit_code = kExitOk;
+  bool ok() const { return exit_code == kExitOk; }
+};
+Answer Ask(ApiClient& api, const std::string& method, const std::string& path, const json* body = nullptr,
+           std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 // Maps an API reply to an exit code, printing the error on stderr.
 int ReplyError(const ApiReply& reply);

@@ -20,15 +20,14 @@ std::string GenerationQuery(const Options& o) {
 }
 
 int List(ApiClient& api, const Options& o) {
-  auto r = api.Call("GET", "/v1/memory");
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
+  auto r = Ask(api, "GET", "/v1/memory");
+  if (!r.ok()) return r.exit_code;
   if (o.json_output) {
-    std::cout << Dump(r->body, 2) << "\n";
+    std::cout << Dump(r.body, 2) << "\n";
     return kExitOk;
   }
   std::vector<std::vector<std::string>> rows;
-  for (const auto& b : r->body.value("banks", json::array())) {
+  for (const auto& b : r.body.value("banks", json::array())) {
     rows.push_back({b.value("bank", "?"), std::to_string(b.value("generation", 1)),
                     std::to_string(b.value("items", 0)), std::to_string(b.value("retired", 0)),
                     std::to_string(b.value("tainted", 0)), std::to_string(b.value("campaigns", 0)),
@@ -41,7 +40,7 @@ int List(ApiClient& api, const Options& o) {
   }
   // Problem-scope memory lives in its campaign; say where it is.
   std::vector<std::vector<std::string>> own;
-  for (const auto& c : r->body.value("problem_scope", json::array())) {
+  for (const auto& c : r.body.value("problem_scope", json::array())) {
     own.push_back({c.value("campaign", "?"), c.value("problem", "?"), std::to_string(c.value("items", 0)),
                    std::to_string(c.value("credit", 0))});
   }
@@ -54,14 +53,13 @@ int List(ApiClient& api, const Options& o) {
 }
 
 int Show(ApiClient& api, const Options& o, const std::string& bank) {
-  auto r = api.Call("GET", "/v1/memory/" + bank + GenerationQuery(o));
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
+  auto r = Ask(api, "GET", "/v1/memory/" + bank + GenerationQuery(o));
+  if (!r.ok()) return r.exit_code;
   if (o.json_output) {
-    std::cout << Dump(r->body, 2) << "\n";
+    std::cout << Dump(r.body, 2) << "\n";
     return kExitOk;
   }
-  const json& b = r->body;
+  const json& b = r.body;
   std::cout << "bank " << b.value("bank", bank) << ": generation " << b.value("shown_generation", 1)
             << " (current " << b.value("generation", 1) << "), " << b.value("version", 0) << " events\n";
   std::vector<std::vector<std::string>> rows;
@@ -88,10 +86,9 @@ int Show(ApiClient& api, const Options& o, const std::string& bank) {
 int WaitRedistill(ApiClient& api, const std::string& bank, const std::string& id) {
   size_t last_done = static_cast<size_t>(-1);
   for (;;) {
-    auto r = api.Call("GET", "/v1/memory/" + bank);
-    if (!r.ok()) return TransportError(r.status());
-    if (r->http_status >= 300) return ReplyError(*r);
-    for (const auto& d : r->body.value("redistills", json::array())) {
+    auto r = Ask(api, "GET", "/v1/memory/" + bank);
+    if (!r.ok()) return r.exit_code;
+    for (const auto& d : r.body.value("redistills", json::array())) {
       if (d.value("redistill_id", "") != id) continue;
       const size_t done = d.value("done", size_t{0});
       if (done != last_done) {
@@ -129,20 +126,19 @@ int CmdMemory(ApiClient& api, const Options& o) {
   const std::string& bank = o.args[1];
   if (sub == "show") return Show(api, o, bank);
   if (sub == "export") {
-    auto r = api.Call("GET", "/v1/memory/" + bank + "/export" + GenerationQuery(o));
-    if (!r.ok()) return TransportError(r.status());
-    if (r->http_status >= 300) return ReplyError(*r);
+    auto r = Ask(api, "GET", "/v1/memory/" + bank + "/export" + GenerationQuery(o));
+    if (!r.ok()) return r.exit_code;
     if (o.file.empty()) {
-      std::cout << Dump(r->body, 2) << "\n";
+      std::cout << Dump(r.body, 2) << "\n";
       return kExitOk;
     }
     std::ofstream out(o.file);
-    out << Dump(r->body, 2) << "\n";
+    out << Dump(r.body, 2) << "\n";
     if (!out) {
       std::cerr << "acceloptctl: cannot write " << o.file << "\n";
       return kExitError;
     }
-    std::cerr << "wrote " << r->body.value("items", json::array()).size() << " items to " << o.file << "\n";
+    std::cerr << "wrote " << r.body.value("items", json::array()).size() << " items to " << o.file << "\n";
     return kExitOk;
   }
   if (sub == "import") {
@@ -175,15 +171,14 @@ int CmdMemory(ApiClient& api, const Options& o) {
   if (!summarizer.empty()) body["summarizer"] = summarizer;
   if (!o.campaigns.empty()) body["campaigns"] = o.campaigns;
   if (o.max_pairs > 0) body["max_pairs"] = o.max_pairs;
-  auto r = api.Call("POST", "/v1/memory/" + bank + "/redistill", &body);
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
-  if (o.json_output) std::cout << Dump(r->body, 2) << "\n";
+  auto r = Ask(api, "POST", "/v1/memory/" + bank + "/redistill", &body);
+  if (!r.ok()) return r.exit_code;
+  if (o.json_output) std::cout << Dump(r.body, 2) << "\n";
   else
-    std::cerr << "re-distilling " << r->body.value("pairs", 0) << " pairs of bank " << bank << " into generation "
-              << r->body.value("generation", 0) << " (" << r->body.value("redistill_id", "?") << ")\n";
+    std::cerr << "re-distilling " << r.body.value("pairs", 0) << " pairs of bank " << bank << " into generation "
+              << r.body.value("generation", 0) << " (" << r.body.value("redistill_id", "?") << ")\n";
   if (!o.wait) return kExitOk;
-  return WaitRedistill(api, bank, r->body.value("redistill_id", ""));
+  return WaitRedistill(api, bank, r.body.value("redistill_id", ""));
 }
 
 }  // namespace accelopt::cli

@@ -30,22 +30,34 @@ int TransportError(const Status& status) {
   return kExitUnreachable;
 }
 
+Answer Ask(ApiClient& api, const std::string& method, const std::string& path, const json* body,
+           std::chrono::milliseconds timeout) {
+  Answer a;
+  auto r = api.Call(method, path, body, timeout);
+  if (!r.ok()) {
+    a.exit_code = TransportError(r.status());
+    return a;
+  }
+  a.http_status = r->http_status;
+  a.body = std::move(r->body);
+  if (a.http_status >= 300) a.exit_code = ReplyError(a);
+  return a;
+}
+
 int Simple(ApiClient& api, const Options& o, const std::string& method, const std::string& path,
            const json* body, std::chrono::milliseconds timeout) {
-  auto r = api.Call(method, path, body, timeout);
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
-  std::cout << Dump(r->body, 2) << "\n";
+  auto r = Ask(api, method, path, body, timeout);
+  if (!r.ok()) return r.exit_code;
+  std::cout << Dump(r.body, 2) << "\n";
   return kExitOk;
 }
 
 int CmdSuites(ApiClient& api, const Options& o) {
-  auto r = api.Call("GET", "/v1/suites");
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
-  if (o.json_output) { std::cout << Dump(r->body, 2) << "\n"; return kExitOk; }
+  auto r = Ask(api, "GET", "/v1/suites");
+  if (!r.ok()) return r.exit_code;
+  if (o.json_output) { std::cout << Dump(r.body, 2) << "\n"; return kExitOk; }
   std::vector<std::vector<std::string>> rows;
-  for (const auto& s : r->body.value("suites", json::array()))
+  for (const auto& s : r.body.value("suites", json::array()))
     for (const auto& p : s.value("problems", json::array()))
       rows.push_back({s.value("name", "?"), p.value("name", "?"), p.value("bound", ""), p.value("workload", "").substr(0, 60)});
   PrintTable({"SUITE", "PROBLEM", "BOUND", "WORKLOAD"}, rows);
@@ -55,17 +67,16 @@ int CmdSuites(ApiClient& api, const Options& o) {
 int CmdBaseline(ApiClient& api, const Options& o) {
   json body = {{"suite", o.args.empty() ? "cpu" : o.args[0]}};
   if (!o.json_output) std::cerr << "profiling baselines of suite " << body["suite"].get<std::string>() << "...\n";
-  auto r = api.Call("POST", "/v1/baseline", &body, std::chrono::minutes(30));
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
-  if (o.json_output) { std::cout << Dump(r->body, 2) << "\n"; return kExitOk; }
+  auto r = Ask(api, "POST", "/v1/baseline", &body, std::chrono::minutes(30));
+  if (!r.ok()) return r.exit_code;
+  if (o.json_output) { std::cout << Dump(r.body, 2) << "\n"; return kExitOk; }
   // The columns of `accelopt-eval baseline` (base/baseline_table.hpp).
   auto num = [](const json& p, const char* k) {
     return p.contains(k) && p[k].is_number() ? std::optional<double>(p[k].get<double>()) : std::nullopt;
   };
   std::vector<double> percents;
   std::cout << baseline_table::HeaderLine();
-  for (const auto& p : r->body.value("problems", json::array())) {
+  for (const auto& p : r.body.value("problems", json::array())) {
     const bool ok = p.value("status", "") == "ok";
     std::cout << baseline_table::RowLine({p.value("problem", "?"), p.value("status", "?"), num(p, "latency_us"),
                                           num(p, "spread"), num(p, "percent_of_peak"), p.value("bound", ""),
@@ -80,10 +91,9 @@ int CmdCalibrate(ApiClient& api, const Options& o) {
   json body = {{"backend", o.args.empty() ? "cpu" : o.args[0]}, {"force", o.force}, {"force_busy", o.force_busy}};
   if (o.force && !o.json_output) std::cerr << "re-measuring peak FLOP/s and bandwidth (a few seconds; keep the machine quiet)...\n";
   if (o.json_output) return Simple(api, o, "POST", "/v1/calibrate", &body, std::chrono::minutes(5));
-  auto r = api.Call("POST", "/v1/calibrate", &body, std::chrono::minutes(5));
-  if (!r.ok()) return TransportError(r.status());
-  if (r->http_status >= 300) return ReplyError(*r);
-  const json c = r->body.value("calibration", json::object());
+  auto r = Ask(api, "POST", "/v1/calibrate", &body, std::chrono::minutes(5));
+  if (!r.ok()) return r.exit_code;
+  const json c = r.body.value("calibration", json::object());
   const json hw = c.value("hardware", json::object());
   auto num = [](const json& j, const char* k, int precision) {
     return j.contains(k) && j[k].is_number() ? FormatDouble(j[k].get<double>(), precision) : std::string("-");
@@ -93,8 +103,8 @@ int CmdCalibrate(ApiClient& api, const Options& o) {
     when = FormatUtc(c["measured_at_unix"].get<int64_t>() * 1000000);
   }
   PrintTable({"FIELD", "VALUE"},
-             {{"backend", r->body.value("backend", "?")},
-              {"re-measured now", r->body.value("remeasured", false) ? "yes" : "no"},
+             {{"backend", r.body.value("backend", "?")},
+              {"re-measured now", r.body.value("remeasured", false) ? "yes" : "no"},
               {"cpu", hw.value("cpu_model", "?")},
               {"simd", hw.value("simd", "?")},
               {"cores", num(c, "cores", 0)},
