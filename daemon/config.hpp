@@ -14,7 +14,7 @@
 #include "base/json.hpp"
 #include "base/status.hpp"
 #include "evaluators/nki/nki_config.hpp"
-#include "evaluators/slurm/slurm_backend.hpp"
+#include "evaluators/slurm/slurm_options.hpp"
 
 namespace accelopt::daemon {
 
