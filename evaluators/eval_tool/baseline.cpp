@@ -28,10 +28,7 @@ int CmdBaseline(Env* env, const std::vector<std::string>& args) {
   d.add_options()("suite", po::value(&suite), "suite folder (e.g. suites/cpu)");
   po::positional_options_description pos;
   pos.add("suite", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) { std::cout << d; return 0; }
+  if (ParseShowingHelp(args, d, &pos)) return 0;
   if (suite.empty()) { std::cerr << d; return 2; }
   auto settings = MakeSettings(c);
   if (!settings.ok()) { std::cerr << "accelopt-eval: " << settings.status() << "\n"; return 2; }

@@ -9,7 +9,6 @@
 #include "evaluators/eval_tool/common.hpp"
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 
 namespace accelopt::eval_tool {
 
@@ -24,10 +23,7 @@ int CmdCalibrate(Env* env, const std::vector<std::string>& args) {
   AddCommon(d, c);
   d.add_options()("force", po::bool_switch(&force), "measure again even when a calibration exists")(
       "backend", po::value(&backend)->default_value("cpu"), "cpu | cuda (the GPU CUDA_VISIBLE_DEVICES leaves)");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(d).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) { std::cout << d; return 0; }
+  if (ParseShowingHelp(args, d)) return 0;
   auto opts = BackendOptions(c);
   if (backend == "cuda") {
     // Measured every time (nothing consumes a saved cuda calibration yet).

@@ -9,7 +9,6 @@
 #include "evaluators/problem.hpp"
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 
 namespace accelopt::eval_tool {
 
@@ -29,10 +28,7 @@ int CmdCheck(Env* env, const std::vector<std::string>& args) {
       "work-dir", po::value(&work), "where kernel.cu and kernel.so go (default: a fresh folder under /tmp)")(
       "root", po::value(&root)->default_value("."), "folder problem paths are relative to")(
       "output,o", po::value(&output)->default_value("table"), "table | json");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(d).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) { std::cout << d; return 0; }
+  if (ParseShowingHelp(args, d)) return 0;
   if (problem.empty()) { std::cerr << d; return 2; }
   auto p = LoadProblem(Under(root, problem).string(), env);
   if (!p.ok()) { std::cerr << "accelopt-eval: " << p.status().message() << "\n"; return 3; }

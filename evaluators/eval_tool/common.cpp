@@ -30,6 +30,19 @@ std::string Fixed(double v, int prec) {
   return b;
 }
 
+bool ParseShowingHelp(const std::vector<std::string>& args, const po::options_description& d,
+                      const po::positional_options_description* pos) {
+  po::command_line_parser parser(args);
+  parser.options(d);
+  if (pos) parser.positional(*pos);
+  po::variables_map vm;
+  po::store(parser.run(), vm);
+  po::notify(vm);
+  if (!vm.count("help")) return false;
+  std::cout << d;
+  return true;
+}
+
 void AddCommon(po::options_description& d, Common& c) {
   d.add_options()("help,h", "this help")
       ("output,o", po::value(&c.output)->default_value("table"), "table | json")

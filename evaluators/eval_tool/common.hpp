@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/env.hpp"
 #include "base/status.hpp"
@@ -41,6 +42,13 @@ struct Common {
   int max_rounds = 0, threads = -1;
   bool force_busy = false;
 };
+
+// Parses `args` into the variables `d` binds (`pos`: the positional
+// arguments' names; without it, positional arguments are ignored). True when
+// --help was given: `d` has been printed on stdout and the command returns 0.
+// Throws boost::program_options::error on a bad option (main() says so, exit 2).
+bool ParseShowingHelp(const std::vector<std::string>& args, const boost::program_options::options_description& d,
+                      const boost::program_options::positional_options_description* pos = nullptr);
 
 // Adds the common options (and --help) to `d`, bound to `c`.
 void AddCommon(boost::program_options::options_description& d, Common& c);

@@ -6,7 +6,6 @@
 #include "evaluators/eval_tool/common.hpp"
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 
 namespace accelopt::eval_tool {
 
@@ -24,10 +23,7 @@ int CmdJob(Env* env, const std::vector<std::string>& args) {
   AddCommon(d, c);
   d.add_options()("request", po::value(&request_path), "the EvalRequest (JSON)")(
       "result", po::value(&result_path), "where the result goes (JSON, written atomically)");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(d).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) { std::cout << d; return 0; }
+  if (ParseShowingHelp(args, d)) return 0;
   if (request_path.empty() || result_path.empty()) { std::cerr << d; return 2; }
   auto text = env->ReadFile(request_path);
   if (!text.ok()) { std::cerr << "accelopt-eval: " << text.status() << "\n"; return 3; }

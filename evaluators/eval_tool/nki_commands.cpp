@@ -9,7 +9,6 @@
 #include "evaluators/nki/nkibench_import.hpp"
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 
 namespace accelopt::eval_tool {
 
@@ -30,10 +29,7 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
       ("dry-run", po::bool_switch(&dry_run), "check everything, write nothing");
   po::positional_options_description pos;
   pos.add("what", 1).add("path", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) { std::cout << d; return 0; }
+  if (ParseShowingHelp(args, d, &pos)) return 0;
   if (what != "nkibench" || path.empty() || out.empty()) { std::cerr << d; return 2; }
   nki::ImportOptions o;
   o.nkibench_dir = path;
@@ -69,10 +65,7 @@ int CmdDoctor(Env* env, const std::vector<std::string>& args) {
        "a Python with numpy for the trusted reference");
   po::positional_options_description pos;
   pos.add("what", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) { std::cout << d; return 0; }
+  if (ParseShowingHelp(args, d, &pos)) return 0;
   if (what != "nki") { std::cerr << d; return 2; }
   auto c = nki::NkiConfig::FromJson({{"python", python}, {"cores", cores}, {"generation", generation},
                                      {"runner_dir", runner_dir}, {"profiler", profiler},

@@ -12,7 +12,6 @@
 #include "workflows/prompt_preview.hpp"
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 
 namespace accelopt::eval_tool {
 
@@ -55,10 +54,7 @@ int CmdPrompts(Env* env, const std::vector<std::string>& args) {
       ("cache-dir", po::value(&cache_dir), "cache folder of 'accelopt-eval calibrate'")
       ("root", po::value(&root)->default_value("."), "folder problem paths are relative to")
       ("seed", po::value(&seed)->default_value(1), "seed of the planner's profile order");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(d).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) { std::cout << d; return 0; }
+  if (ParseShowingHelp(args, d)) return 0;
   if (problem.empty() || role.empty()) { std::cerr << d; return 2; }
   if (mode != "default" && mode != "paper") { std::cerr << "accelopt-eval: --mode must be default or paper\n"; return 2; }
   auto fail = [](const Status& st, int code) {

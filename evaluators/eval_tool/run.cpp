@@ -10,7 +10,6 @@
 #include "evaluators/problem.hpp"
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 
 namespace accelopt::eval_tool {
 
@@ -62,10 +61,7 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
       ("nki-generation", po::value(&nki_generation)->default_value(nki_generation), "nki problems: trn1 | trn2 | trn3")
       ("nki-runner-dir", po::value(&nki_runner_dir)->default_value(nki_runner_dir),
        "nki problems: folder of runner.py and reference_runner.py");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(d).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) { std::cout << d; return 0; }
+  if (ParseShowingHelp(args, d)) return 0;
   if (problem.empty() || kernel.empty()) { std::cerr << d; return 2; }
   auto settings = MakeSettings(c);
   if (!settings.ok()) { std::cerr << "accelopt-eval: " << settings.status() << "\n"; return 2; }
