@@ -3,10 +3,14 @@
 #include <time.h>
 
 #include "cli/output.hpp"
+#include "workflows/activity_id.hpp"
 
 namespace accelopt::cli {
 
 namespace {
+
+// Ids are shown within their campaign: "p0/it2/eval/b0/n1/k0".
+using workflows::activity_id::WithinCampaign;
 
 std::string S(const json& d, const char* k) {
   if (!d.contains(k)) return "";
@@ -16,11 +20,6 @@ std::string Cut(std::string s, size_t n = 100) {
   for (char& c : s)
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   return s.size() > n ? s.substr(0, n) + "..." : s;
-}
-// "<campaign>/p0/it2/eval/b0/n1/k0" -> "p0/it2/eval/b0/n1/k0".
-std::string Short(const std::string& id) {
-  const size_t at = id.find("/p");
-  return at == std::string::npos ? id : id.substr(at + 1);
 }
 std::string Where(const json& d) {
   std::string s;
@@ -64,7 +63,7 @@ std::string Summary(const std::string& type, const json& d) {
   if (type == "BeamSelected") {
     std::string s = Where(d) + ":";
     for (const auto& m : d.value("members", json::array()))
-      s += " " + Short(S(m, "origin")) +
+      s += " " + WithinCampaign(S(m, "origin")) +
            (m.value("latency_us", 0.0) > 0 ? " " + FormatMicros(m.value("latency_us", 0.0)) : "") +
            (m.value("standin", false) ? " (stand-in)" : "") + ";";
     return Cut(s, 160);
@@ -75,37 +74,37 @@ std::string Summary(const std::string& type, const json& d) {
     return Where(d) + ": " + Size(d, "added") + " added, " + Size(d, "retained") + " retained, " + Size(d, "failed") +
            " failed" + (d.contains("bank") ? " (bank " + S(d, "bank") + ")" : "");
   if (type == "MemorySnapshotTaken")
-    return Short(S(d, "activity_id")) + ": bank " + S(d, "bank") + " v" + S(d, "bank_version") + ", " +
+    return WithinCampaign(S(d, "activity_id")) + ": bank " + S(d, "bank") + " v" + S(d, "bank_version") + ", " +
            Size(d, "items") + " items";
   if (type == "PlanProposed")
     return Where(d) + " b" + S(d, "beam") + "/n" + S(d, "plan") + ": " +
            (d.value("ok", false) ? "\"" + Cut(S(d, "title"), 90) + "\"" : "failed: " + Cut(S(d, "error")));
   if (type == "CandidateProposed" || type == "FixProposed")
-    return Short(S(d, "candidate_id")) + (type == "FixProposed" ? " fix " + S(d, "attempt") : "") + ": " +
+    return WithinCampaign(S(d, "candidate_id")) + (type == "FixProposed" ? " fix " + S(d, "attempt") : "") + ": " +
            (d.value("ok", false) ? "code" : "no usable code (" + S(d, "failure") + ")");
   if (type == "EvaluationReused")
-    return Short(S(d, "candidate_id")) + ": same code as " + Short(S(d, "reused_activity"));
+    return WithinCampaign(S(d, "candidate_id")) + ": same code as " + WithinCampaign(S(d, "reused_activity"));
   if (type == "BestSelected")
-    return Where(d) + ": " + Short(S(d, "origin")) + " " + FormatMicros(d.value("latency_us", 0.0));
+    return Where(d) + ": " + WithinCampaign(S(d, "origin")) + " " + FormatMicros(d.value("latency_us", 0.0));
   if (type == "ProblemCompleted")
     return Where(d) + ": " + S(d, "status") + (S(d, "reason").empty() ? "" : " (" + Cut(S(d, "reason")) + ")");
   if (type == "ActivityScheduled")
-    return Short(S(d, "activity_id")) + ": " + S(d, "kind") + " " + S(d, "role") + "/" + S(d, "purpose");
+    return WithinCampaign(S(d, "activity_id")) + ": " + S(d, "kind") + " " + S(d, "role") + "/" + S(d, "purpose");
   if (type == "LlmCallCompleted") {
     const json u = d.value("usage", json::object());
-    return Short(S(d, "activity_id")) + ": " + S(d, "provider") + "/" + S(d, "model") + ", " +
+    return WithinCampaign(S(d, "activity_id")) + ": " + S(d, "provider") + "/" + S(d, "model") + ", " +
            Num(u, "input_tokens", 0) + " in / " + Num(u, "output_tokens", 0) + " out tokens, $" +
            Num(d, "cost_usd", 6) + ", " + Num(d, "latency_s", 2) + " s";
   }
-  if (type == "LlmCallFailed") return Short(S(d, "activity_id")) + ": failed: " + Cut(S(d, "error"));
+  if (type == "LlmCallFailed") return WithinCampaign(S(d, "activity_id")) + ": failed: " + Cut(S(d, "error"));
   if (type == "EvaluationCompleted")
-    return Short(S(d, "activity_id")) + ": " + Evaluation(d.value("result", json::object()));
+    return WithinCampaign(S(d, "activity_id")) + ": " + Evaluation(d.value("result", json::object()));
   if (type == "EvaluationPlaced") {
     const json p = d.value("placement", json::object());
-    return Short(S(d, "activity_id")) + ": " + S(p, "executor") + " job " + S(p, "job_id") + " (attempt " +
+    return WithinCampaign(S(d, "activity_id")) + ": " + S(p, "executor") + " job " + S(p, "job_id") + " (attempt " +
            Num(p, "attempt", 0) + ")";
   }
-  if (type == "EvaluationFailed") return Short(S(d, "activity_id")) + ": failed: " + Cut(S(d, "error"));
+  if (type == "EvaluationFailed") return WithinCampaign(S(d, "activity_id")) + ": failed: " + Cut(S(d, "error"));
   if (d.empty()) return "";
   return Cut(Dump(d), 120);
 }

@@ -10,8 +10,6 @@
 namespace accelopt::daemon {
 namespace {
 
-HttpResponse Ok(const json& j, http::status status = http::status::ok) { return JsonResponse(status, Dump(j)); }
-
 HttpResponse NotFoundCampaign(const std::string& id) {
   return ApiError(http::status::not_found, "not_found", "no campaign '" + id + "'");
 }
@@ -56,7 +54,7 @@ void Api::Events(const std::string& id, uint64_t after, size_t limit,
     events.push_back(store::ToJson(r));
     next = r.version;
   }
-  respond(Ok({{"events", events}, {"next", next}}));
+  respond(ApiOk({{"events", events}, {"next", next}}));
 }
 
 void Api::AddRoutes() {
@@ -67,7 +65,7 @@ void Api::AddRoutes() {
               {"store", {{"healthy", healthy}, {"error", healthy ? "" : d_.log->HealthStatus().ToString()},
                          {"last_global_position", d_.log->LastGlobalPosition()}}},
               {"campaigns", {{"active", d_.campaigns->Active()}, {"total", d_.campaigns->All().size()}}}};
-    respond(Ok(j, healthy ? http::status::ok : http::status::service_unavailable));
+    respond(ApiOk(j, healthy ? http::status::ok : http::status::service_unavailable));
   });
 
   router_.Add(V::get, "/metrics", [this](const HttpRequest&, const RouteParams&, Respond respond) {
@@ -108,20 +106,20 @@ void Api::AddRoutes() {
     net::post(*d_.ioc, [this, spec, key, respond] {
       auto r = d_.campaigns->Submit(spec, key);
       if (!r.ok()) return respond(ApiError(r.status()));
-      respond(Ok({{"id", r->id}, {"created", r->created}}, r->created ? http::status::created : http::status::ok));
+      respond(ApiOk({{"id", r->id}, {"created", r->created}}, r->created ? http::status::created : http::status::ok));
     });
   });
 
   router_.Add(V::get, "/v1/campaigns", [this](const HttpRequest&, const RouteParams&, Respond respond) {
     json list = json::array();
     for (const auto& r : d_.campaigns->All()) list.push_back(CampaignManager::Summary(*r));
-    respond(Ok({{"campaigns", list}}));
+    respond(ApiOk({{"campaigns", list}}));
   });
 
   router_.Add(V::get, "/v1/campaigns/{id}", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
     auto r = d_.campaigns->Find(p.path.at("id"));
     if (!r) return respond(NotFoundCampaign(p.path.at("id")));
-    respond(Ok(CampaignManager::Summary(*r)));
+    respond(ApiOk(CampaignManager::Summary(*r)));
   });
 
   for (std::string action : {"cancel", "pause", "resume"}) {
@@ -130,7 +128,7 @@ void Api::AddRoutes() {
       if (!r) return respond(NotFoundCampaign(p.path.at("id")));
       auto done = [r, respond](Status st) {
         if (!st.ok()) return respond(ApiError(st));
-        respond(Ok(CampaignManager::Summary(*r)));
+        respond(ApiOk(CampaignManager::Summary(*r)));
       };
       if (action == "cancel") r->Cancel("cancelled by the user", done);
       else if (action == "pause") r->Pause(done);
@@ -150,7 +148,7 @@ void Api::AddRoutes() {
   router_.Add(V::get, "/v1/campaigns/{id}/report", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
     auto r = d_.campaigns->Find(p.path.at("id"));
     if (!r) return respond(NotFoundCampaign(p.path.at("id")));
-    respond(Ok(workflows::BuildDetailedReport(r->Snapshot())));
+    respond(ApiOk(workflows::BuildDetailedReport(r->Snapshot())));
   });
 
   // The same report as one self-contained HTML page (workflows/report_html.hpp).
@@ -188,7 +186,7 @@ void Api::AddRoutes() {
       }
       best.push_back(b);
     }
-    respond(Ok({{"campaign", r->id()}, {"best", best}}));
+    respond(ApiOk({{"campaign", r->id()}, {"best", best}}));
   });
 
   router_.Add(V::get, "/v1/campaigns/{id}/candidates", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
@@ -207,7 +205,7 @@ void Api::AddRoutes() {
         }
       }
     }
-    respond(Ok({{"campaign", r->id()}, {"candidates", out}}));
+    respond(ApiOk({{"campaign", r->id()}, {"candidates", out}}));
   });
 
   router_.Add(V::get, "/v1/suites", [this](const HttpRequest&, const RouteParams&, Respond respond) {
@@ -228,7 +226,7 @@ void Api::AddRoutes() {
       }
       suites.push_back({{"name", name}, {"dir", dir}, {"problems", problems}});
     }
-    respond(Ok({{"suites", suites}}));
+    respond(ApiOk({{"suites", suites}}));
   });
 
   router_.Add(V::post, "/v1/calibrate", [this](const HttpRequest& req, const RouteParams&, Respond respond) {
@@ -247,7 +245,7 @@ void Api::AddRoutes() {
     net::post(*d_.ioc, [this, force, force_busy, respond] {
       auto c = d_.calibrate(force, force_busy);
       if (!c.ok()) return respond(ApiError(c.status()));
-      respond(Ok({{"backend", "cpu"}, {"remeasured", force}, {"calibration", *c}}));
+      respond(ApiOk({{"backend", "cpu"}, {"remeasured", force}, {"calibration", *c}}));
     });
   });
 
@@ -259,7 +257,7 @@ void Api::AddRoutes() {
     if (it == d_.config->suites.end()) return respond(ApiError(http::status::not_found, "not_found", "no suite '" + suite + "'"));
     auto listed = eval::ListSuite(suite, it->second, d_.env);
     const std::vector<eval::SuiteProblem> problems = listed.ok() ? *listed : std::vector<eval::SuiteProblem>{};
-    if (problems.empty()) return respond(Ok({{"suite", suite}, {"problems", json::array()}}));
+    if (problems.empty()) return respond(ApiOk({{"suite", suite}, {"problems", json::array()}}));
     struct Gather {
       std::mutex mu;
       json rows;
@@ -301,7 +299,7 @@ void Api::AddRoutes() {
                                              {{"suite", g->suite}, {"problems", g->rows}}, {}, {}});
           auto r = d_.log->Append({std::move(a)});
           if (!r.ok()) LogWarning("could not record the baseline profile: " + r.status().ToString());
-          g->respond(Ok({{"suite", g->suite}, {"problems", g->rows}}));
+          g->respond(ApiOk({{"suite", g->suite}, {"problems", g->rows}}));
         });
       };
       auto t = d_.eval->Submit(std::move(er), "baseline", [finish](uint64_t, eval::EvalResult r) { finish(std::move(r)); });

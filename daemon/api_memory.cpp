@@ -6,8 +6,6 @@
 namespace accelopt::daemon {
 namespace {
 
-HttpResponse Ok(const json& j, http::status status = http::status::ok) { return JsonResponse(status, Dump(j)); }
-
 json ItemJson(const workflows::BankItem& i) {
   json j = workflows::ToJson(i.item);
   j["credit"] = i.item.credit;
@@ -74,7 +72,7 @@ void Api::AddMemoryRoutes() {
                                  {"iteration", static_cast<int>(ps.iterations.size())}});
       }
     }
-    respond(Ok({{"banks", *list}, {"problem_scope", problem_scope}}));
+    respond(ApiOk({{"banks", *list}, {"problem_scope", problem_scope}}));
   });
 
   router_.Add(V::get, "/v1/memory/{bank}", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
@@ -88,7 +86,7 @@ void Api::AddMemoryRoutes() {
     }
     json redistills = json::array();
     for (const auto& r : bank->redistills) redistills.push_back(RedistillJson(r));
-    respond(Ok({{"bank", bank->name},
+    respond(ApiOk({{"bank", bank->name},
                 {"version", bank->version},
                 {"generation", bank->generation},
                 {"shown_generation", *g},
@@ -102,7 +100,7 @@ void Api::AddMemoryRoutes() {
     if (!bank.ok()) return respond(ApiError(bank.status()));
     auto g = GenerationParam(p, *bank);
     if (!g.ok()) return respond(ApiError(g.status()));
-    respond(Ok(workflows::ExportBank(*bank, *g)));
+    respond(ApiOk(workflows::ExportBank(*bank, *g)));
   });
 
   router_.Add(V::post, "/v1/memory/{bank}/import", [this](const HttpRequest& req, const RouteParams& p, Respond respond) {
@@ -114,7 +112,7 @@ void Api::AddMemoryRoutes() {
     auto r = d_.banks->Import(p.path.at("bank"), (*body)["data"], format.get<std::string>());
     if (!r.ok()) return respond(ApiError(r.status()));
     LogInfo("memory bank " + p.path.at("bank") + ": imported " + std::to_string((*r)["added"].get<size_t>()) + " items");
-    respond(Ok(*r));
+    respond(ApiOk(*r));
   });
 
   router_.Add(V::post, "/v1/memory/{bank}/retire", [this](const HttpRequest& req, const RouteParams& p, Respond respond) {
@@ -131,7 +129,7 @@ void Api::AddMemoryRoutes() {
     if (!reason.is_string()) return respond(ApiError(InvalidArgument("request body: 'reason' must be a string")));
     auto r = d_.banks->Retire(p.path.at("bank"), ids, reason.get<std::string>());
     if (!r.ok()) return respond(ApiError(r.status()));
-    respond(Ok(*r));
+    respond(ApiOk(*r));
   });
 
   // Every bank lives in one projection: rebuilding one rebuilds them all.
@@ -141,7 +139,7 @@ void Api::AddMemoryRoutes() {
     auto r = d_.banks->Rebuild();
     if (!r.ok()) return respond(ApiError(r.status()));
     (*r)["bank"] = p.path.at("bank");
-    respond(Ok(*r));
+    respond(ApiOk(*r));
   });
 
   router_.Add(V::post, "/v1/memory/{bank}/redistill", [this](const HttpRequest& req, const RouteParams& p, Respond respond) {
@@ -170,7 +168,7 @@ void Api::AddMemoryRoutes() {
     rr.max_pairs = max_pairs.get<int>();
     auto r = d_.redistiller->Start(rr);
     if (!r.ok()) return respond(ApiError(r.status()));
-    respond(Ok(*r, http::status::accepted));
+    respond(ApiOk(*r, http::status::accepted));
   });
 }
 

@@ -98,10 +98,12 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   void Pause(StatusCallback done);
   void Resume(StatusCallback done);
   // Daemon shutdown: stop starting work, cancel in-flight activities (they
-  // are re-run on the next start), record CampaignInterrupted.
+  // are re-run on the next start), record CampaignInterrupted. Blocks until
+  // that is done on the strand: never call it from the runner's strand.
   void Interrupt(const std::string& reason);
 
-  // Called once (on the strand) when the campaign reaches a terminal state.
+  // Called once when the campaign reaches a terminal state (posted to the
+  // io_context, not run on the runner's strand).
   void OnFinished(std::function<void(const std::string& id, const std::string& status)> fn);
 
   const std::string& id() const { return id_; }
@@ -120,40 +122,62 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
  private:
   CampaignRunner(const RuntimeServices& s, std::string id);
 
-  void Post(std::function<void()> fn);
-  void Pump();                       // strand only
+  // Lock rules: mu_ guards the state below it (the folded state, the
+  // stream's version, the flags, the in-flight and waiting maps, the queue).
+  // "strand only" methods run on strand_; "takes mu_" ones lock it
+  // themselves (call them without it); "REQUIRES mu_" ones are called with
+  // it held. The callbacks given to Cancel/Pause/Resume and OnFinished run
+  // without it.
+
+  // The loop and its state (campaign_runner.cpp).
+  void Post(std::function<void()> fn);  // any thread: runs fn on the strand
+  void Pump();                          // strand only; takes mu_
   // Appends to the campaign's stream (and `side` appends to other streams,
   // e.g. memory banks, in the same atomic batch) and folds what it appended.
+  // REQUIRES mu_; on the strand, or on a dispatcher worker (RecordPlacement).
   Status AppendAndApply(std::vector<store::NewEvent> events, std::vector<std::string> blobs,
                         std::vector<workflows::Event>* applied,
-                        std::vector<store::StreamAppend> side = {});  // strand only, REQUIRES mu_
-  void Launch(const workflows::ActivityRequest& a);  // strand only
-  void LaunchQueued();
-  void StartLlm(const workflows::ActivityRequest& a);
-  // Appends EvaluationPlaced for `activity_id` (called on a dispatcher
-  // worker thread, synchronously: the placement is durable on return).
-  void RecordPlacement(const std::string& activity_id, const json& placement);
-  void StartEvaluation(const workflows::ActivityRequest& a);
-  void TakeSnapshot(const workflows::ActivityRequest& a);  // a memory activity
-  void OnLlmDone(const std::string& activity_id, const std::string& request_hash, llm::LlmResult r);
-  void OnEvalDone(const std::string& activity_id, eval::EvalResult r);
-  void ArmDeadline();
-  // A call deferred by an outage (strand only, REQUIRES mu_).
+                        std::vector<store::StreamAppend> side = {});
+  void Launch(const workflows::ActivityRequest& a);  // strand only; takes mu_
+  // A memory activity: posts the bank snapshot to the strand (takes mu_ there).
+  void TakeSnapshot(const workflows::ActivityRequest& a);
+  void ArmDeadline();                   // strand only, REQUIRES mu_
+  // Cancels in-flight activities and empties the LLM queue. REQUIRES mu_.
+  void CancelInFlight();
+  // Stops the runner with `s` (Health()) and cancels in-flight work. REQUIRES mu_.
+  void Break(const Status& s);
+  // Once, when the state is terminal: stops timers and work, logs the end,
+  // posts on_finished_ to the io_context. Strand only, REQUIRES mu_.
+  void MaybeFinish();
+
+  // LLM activities (campaign_runner_llm.cpp).
+  void LaunchQueued();                  // strand only; takes mu_
+  void StartLlm(const workflows::ActivityRequest& a);  // strand only; takes mu_
+  void OnLlmDone(const std::string& activity_id, const std::string& request_hash,
+                 llm::LlmResult r);     // strand only; takes mu_
+  // A call deferred by an outage: LlmCallWaiting, then queued first again.
+  // Strand only, REQUIRES mu_.
   void DeferLlm(const std::string& activity_id, const std::string& provider, const std::string& request_hash,
                 const llm::LlmError& e, workflows::ActivityRequest request);
-  void ArmWaitLimit();                // REQUIRES mu_
-  void GiveUpWaiting(const std::string& why);  // REQUIRES mu_
-  void CancelInFlight();
-  void Break(const Status& s);
-  void MaybeFinish();
+  void ArmWaitLimit();                  // strand only, REQUIRES mu_
+  // Fails the campaign naming every provider waited for. Strand only, REQUIRES mu_.
+  void GiveUpWaiting(const std::string& why);
+
+  // Evaluation activities (campaign_runner_eval.cpp).
+  void StartEvaluation(const workflows::ActivityRequest& a);  // strand only; takes mu_
+  // Appends EvaluationPlaced for `activity_id` (called on a dispatcher
+  // worker thread, synchronously: the placement is durable on return).
+  // Takes mu_.
+  void RecordPlacement(const std::string& activity_id, const json& placement);
+  void OnEvalDone(const std::string& activity_id, eval::EvalResult r);  // strand only; takes mu_
 
   RuntimeServices s_;
   std::string id_;
   std::string stream_;
   net::strand<net::io_context::executor_type> strand_;
-  std::unique_ptr<net::steady_timer> deadline_timer_;
+  std::unique_ptr<net::steady_timer> deadline_timer_;  // strand only
 
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards the fields below (wait_timer_: the strand)
   workflows::CampaignState state_;
   uint64_t version_ = 0;             // the stream's head as we know it
   bool paused_ = false;
@@ -175,7 +199,7 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
     std::set<std::string> activities;
   };
   std::map<std::string, ProviderWait> waiting_;
-  std::unique_ptr<net::steady_timer> wait_timer_;
+  std::unique_ptr<net::steady_timer> wait_timer_;  // strand only
   std::map<std::string, ActivityInFlight> in_flight_;
   // The last placement recorded per evaluation activity (EvaluationPlaced:
   // a Slurm job id), kept across restarts and handed back to the backend.

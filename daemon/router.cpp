@@ -39,6 +39,8 @@ std::string PercentDecode(std::string_view s) {
   return out;
 }
 
+HttpResponse ApiOk(const json& j, http::status status) { return JsonResponse(status, Dump(j)); }
+
 HttpResponse ApiError(http::status status, const std::string& code, const std::string& message) {
   json j = {{"error", {{"code", code}, {"message", Redact(message)}}}};
   return JsonResponse(status, Dump(j));

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/json.hpp"
 #include "daemon/http_server.hpp"
 
 namespace accelopt::daemon {
@@ -39,6 +40,8 @@ class Router {
 // "%41+b" -> "A b"; malformed escapes are kept as they are.
 std::string PercentDecode(std::string_view s);
 
+// A JSON reply: `j` with the given HTTP status (200 by default).
+HttpResponse ApiOk(const json& j, http::status status = http::status::ok);
 // {"error": {"code": code, "message": message}} with the given HTTP status.
 HttpResponse ApiError(http::status status, const std::string& code, const std::string& message);
 // Maps a Status to an HTTP status and a stable error code.

@@ -72,4 +72,13 @@ std::string IterationPrefixOf(const std::string& id) {
   return at == std::string::npos ? id : id.substr(0, end);
 }
 
+std::string WithinCampaign(const std::string& id) {
+  for (size_t at = id.find("/p"); at != std::string::npos; at = id.find("/p", at + 1)) {
+    size_t end = at + 2;
+    while (end < id.size() && std::isdigit(static_cast<unsigned char>(id[end]))) ++end;
+    if (end > at + 2 && (end == id.size() || id[end] == '/')) return id.substr(at + 1);
+  }
+  return id;
+}
+
 }  // namespace accelopt::workflows::activity_id

@@ -71,4 +71,10 @@ int IterationOf(const std::string& id);
 // whole id when it has no "/it<n>" part.
 std::string IterationPrefixOf(const std::string& id);
 
+// An id within its campaign, for people ("<c>/p0/it2/eval/b0/n1/k0" ->
+// "p0/it2/eval/b0/n1/k0"): what follows the campaign, i.e. the id from its
+// first "/p<n>" part (Problem()) on. The whole id when it has no such part
+// ("baseline", a re-distillation's ids).
+std::string WithinCampaign(const std::string& id);
+
 }  // namespace accelopt::workflows::activity_id

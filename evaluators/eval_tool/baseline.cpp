@@ -1,0 +1,86 @@
+// accelopt-eval baseline: evaluate every problem's baseline of a suite (the
+// table acceloptctl baseline prints too, base/baseline_table.hpp).
+#include "evaluators/eval_tool/commands.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "base/baseline_table.hpp"
+#include "evaluators/eval_tool/common.hpp"
+#include "evaluators/problem.hpp"
+#include "evaluators/suites.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace accelopt::eval_tool {
+
+using namespace accelopt::eval;
+
+int CmdBaseline(Env* env, const std::vector<std::string>& args) {
+  Common c;
+  c.env = env;
+  std::string suite;
+  po::options_description d("accelopt-eval baseline SUITE_DIR [options]");
+  AddCommon(d, c);
+  d.add_options()("suite", po::value(&suite), "suite folder (e.g. suites/cpu)");
+  po::positional_options_description pos;
+  pos.add("suite", 1);
+  if (ParseShowingHelp(args, d, &pos)) return 0;
+  if (suite.empty()) { std::cerr << d; return 2; }
+  auto settings = MakeSettings(c);
+  if (!settings.ok()) { std::cerr << "accelopt-eval: " << settings.status() << "\n"; return 2; }
+  auto dirs = ListProblemDirs(Under(c.root, suite).string(), env);
+  if (!dirs.ok()) { std::cerr << "accelopt-eval: " << dirs.status() << "\n"; return 2; }
+  bool cuda_suite = false;
+  for (const auto& dir : *dirs)
+    if (auto p = LoadProblem(dir, env); p.ok() && p->backend == "cuda") cuda_suite = true;
+  std::unique_ptr<Backend> backend_ptr;
+  if (cuda_suite) {
+    backend_ptr = MakeCudaBackend(env, c);
+    if (!backend_ptr) return 3;
+  } else {
+    cpu::CpuBackendOptions opts = BackendOptions(c);
+    opts.root = "/";
+    if (!PrepareCalibration(c, opts)) return 3;
+    backend_ptr = std::make_unique<cpu::CpuBackend>(opts);
+  }
+  Backend& backend = *backend_ptr;
+  json all = json::array();
+  int failures = 0;
+  std::vector<double> percents;
+  if (c.output != "json") std::cout << baseline_table::HeaderLine() << std::flush;  // acceloptctl baseline's too
+  for (const auto& dir : *dirs) {
+    auto problem = LoadProblem(dir, env);
+    std::string name = fs::path(dir).filename().string();
+    EvalResult r;
+    if (!problem.ok()) {
+      r = EvalResult::Failure(EvalStatus::kInternalError, problem.status().message());
+    } else {
+      auto src = env->ReadFile(problem->baseline_path);
+      EvalRequest req{"", backend.name(), Under(env->CurrentDir(), dir).string(), src.ok() ? *src : "", *settings};
+      r = backend.Evaluate(req, nullptr);
+    }
+    if (r.status != EvalStatus::kOk) ++failures;
+    if (r.percent_of_peak && *r.percent_of_peak > 0) percents.push_back(*r.percent_of_peak);
+    if (c.output == "json") {
+      all.push_back({{"problem", name}, {"result", r.ToJson()}});
+    } else {
+      std::cout << baseline_table::RowLine(
+                       {name, EvalStatusName(r.status), r.latency ? std::optional(r.latency->median_us) : std::nullopt,
+                        r.latency ? std::optional(r.latency->spread) : std::nullopt, r.percent_of_peak,
+                        problem.ok() ? problem->bound : "?", r.status == EvalStatus::kOk ? "" : r.reason.substr(0, 100)})
+                << std::flush;
+    }
+  }
+  double geo = 0;
+  for (double p : percents) geo += std::log(p);
+  geo = percents.empty() ? 0 : std::exp(geo / percents.size());
+  if (c.output == "json") std::cout << Dump({{"problems", all}, {"geomean_percent_of_peak", geo}}, 2) << "\n";
+  else std::cout << baseline_table::GeomeanLine(percents);
+  return failures ? 1 : 0;
+}
+
+}  // namespace accelopt::eval_tool

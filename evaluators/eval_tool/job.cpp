@@ -1,0 +1,50 @@
+#include "evaluators/eval_tool/commands.hpp"
+
+#include <iostream>
+
+#include "base/sha256.hpp"
+#include "evaluators/eval_tool/common.hpp"
+
+namespace po = boost::program_options;
+
+namespace accelopt::eval_tool {
+
+using namespace accelopt::eval;
+
+// One evaluation as a Slurm job (evaluators/slurm/slurm_backend.hpp): the
+// request (an EvalRequest as JSON) from a file, the result written
+// atomically to another, naming the sha256 of the request it answers.
+// Exit 0 whenever a result was written (the candidate's failures included).
+int CmdJob(Env* env, const std::vector<std::string>& args) {
+  Common c;
+  c.env = env;
+  std::string request_path, result_path;
+  po::options_description d("accelopt-eval job --request FILE --result FILE [--cache-dir DIR] [--force-busy]");
+  AddCommon(d, c);
+  d.add_options()("request", po::value(&request_path), "the EvalRequest (JSON)")(
+      "result", po::value(&result_path), "where the result goes (JSON, written atomically)");
+  if (ParseShowingHelp(args, d)) return 0;
+  if (request_path.empty() || result_path.empty()) { std::cerr << d; return 2; }
+  auto text = env->ReadFile(request_path);
+  if (!text.ok()) { std::cerr << "accelopt-eval: " << text.status() << "\n"; return 3; }
+  EvalResult r;
+  auto parsed = ParseJson(*text);
+  auto req = parsed.ok() ? EvalRequest::FromJson(*parsed) : Result<EvalRequest>(parsed.status());
+  cpu::CpuBackendOptions bo = BackendOptions(c);
+  bo.root = "/";
+  if (!req.ok()) {
+    r = EvalResult::Failure(EvalStatus::kInternalError, "unreadable request: " + req.status().message());
+  } else if (!PrepareCalibration(c, bo)) {
+    r = EvalResult::Failure(EvalStatus::kInternalError, "calibration on the node failed (see the job's output)");
+  } else {
+    cpu::CpuBackend backend(bo);
+    r = backend.Evaluate(*req, nullptr);
+  }
+  json out = {{"request_sha256", Sha256Hex(*text)}, {"result", r.ToJson()}};
+  Status st = env->WriteFileAtomic(result_path, Dump(out));
+  if (!st.ok()) { std::cerr << "accelopt-eval: " << st << "\n"; return 3; }
+  std::cerr << "accelopt-eval: " << EvalStatusName(r.status) << ": " << r.reason << "\n";
+  return 0;
+}
+
+}  // namespace accelopt::eval_tool

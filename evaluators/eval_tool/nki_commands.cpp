@@ -1,0 +1,83 @@
+// accelopt-eval import nkibench and doctor nki: the nki (Trainium) backend's
+// two setup commands (evaluators/nki/nkibench_import.hpp, doctor.hpp).
+#include "evaluators/eval_tool/commands.hpp"
+
+#include <iostream>
+
+#include "evaluators/nki/doctor.hpp"
+#include "evaluators/nki/nki_config.hpp"
+#include "evaluators/nki/nkibench_import.hpp"
+
+namespace po = boost::program_options;
+
+namespace accelopt::eval_tool {
+
+using namespace accelopt::eval;
+
+int CmdImport(Env* env, const std::vector<std::string>& args) {
+  std::string what, path, out;
+  bool force = false, dry_run = false;
+  po::options_description d(
+      "accelopt-eval import nkibench PATH/TO/AccelOpt/NKIBench --out DIR [--force] [--dry-run]\n"
+      "Writes DIR/<problem>/{problem.json, reference.py, baseline.py} for every problem of the\n"
+      "checkout's summary.json (backend nki; the numpy reference and the NKI baseline are copied)");
+  d.add_options()("help,h", "this help")
+      ("what", po::value(&what), "what to import: nkibench")
+      ("path", po::value(&path), "the NKIBench folder of an AccelOpt checkout")
+      ("out", po::value(&out), "the suite folder to write (e.g. suites/nki)")
+      ("force", po::bool_switch(&force), "overwrite problem folders that exist")
+      ("dry-run", po::bool_switch(&dry_run), "check everything, write nothing");
+  po::positional_options_description pos;
+  pos.add("what", 1).add("path", 1);
+  if (ParseShowingHelp(args, d, &pos)) return 0;
+  if (what != "nkibench" || path.empty() || out.empty()) { std::cerr << d; return 2; }
+  nki::ImportOptions o;
+  o.nkibench_dir = path;
+  o.out_dir = out;
+  o.force = force;
+  o.dry_run = dry_run;
+  auto r = nki::ImportNkiBench(o, env);
+  if (!r.ok()) {
+    std::cerr << "accelopt-eval: " << r.status().message() << "\n";
+    return r.status().code() == Code::kInternal ? 3 : 2;
+  }
+  for (const auto& p : *r) {
+    std::cout << (dry_run ? "would write " : "wrote ") << p.dir << "  (" << p.problem.value("paper_shape", "")
+              << ", " << p.problem.value("bound", "") << ")\n";
+  }
+  return 0;
+}
+
+int CmdDoctor(Env* env, const std::vector<std::string>& args) {
+  std::string what, python = "/opt/aws_neuronx_venv_pytorch/bin/python", cores = "0", generation = "trn1";
+  std::string runner_dir = "/usr/share/accelopt/nki", profiler = "neuron-profile", reference_python = "/usr/bin/python3";
+  po::options_description d(
+      "accelopt-eval doctor nki [options]\n"
+      "Checks this host for the nki backend (evaluators.nki in the daemon's config); names each missing piece and its fix");
+  d.add_options()("help,h", "this help")
+      ("what", po::value(&what), "nki")
+      ("python", po::value(&python)->default_value(python), "the Neuron SDK's interpreter (evaluators.nki.python)")
+      ("cores", po::value(&cores)->default_value(cores), "the NeuronCores to use (evaluators.nki.cores)")
+      ("generation", po::value(&generation)->default_value(generation), "trn1 | trn2 | trn3")
+      ("runner-dir", po::value(&runner_dir)->default_value(runner_dir), "folder of runner.py and reference_runner.py")
+      ("profiler", po::value(&profiler)->default_value(profiler), "neuron-profile")
+      ("reference-python", po::value(&reference_python)->default_value(reference_python),
+       "a Python with numpy for the trusted reference");
+  po::positional_options_description pos;
+  pos.add("what", 1);
+  if (ParseShowingHelp(args, d, &pos)) return 0;
+  if (what != "nki") { std::cerr << d; return 2; }
+  auto c = nki::NkiConfig::FromJson({{"python", python}, {"cores", cores}, {"generation", generation},
+                                     {"runner_dir", runner_dir}, {"profiler", profiler},
+                                     {"reference_python", reference_python}},
+                                    "doctor");
+  if (!c.ok()) { std::cerr << "accelopt-eval: " << c.status().message() << "\n"; return 2; }
+  auto checks = nki::RunDoctor(*c, env);
+  std::cout << nki::FormatDoctor(checks);
+  bool ok = true;
+  for (const auto& k : checks) ok &= k.ok;
+  std::cout << (ok ? "this host can evaluate NKI kernels\n" : "this host cannot evaluate NKI kernels yet\n");
+  return ok ? 0 : 1;
+}
+
+}  // namespace accelopt::eval_tool
