@@ -217,3 +217,37 @@ BOOST_AUTO_TEST_CASE(the_api_refuses_bad_names_files_and_problem_json) {
   // The configured suite 'wrap' stays as it was (still empty).
   BOOST_TEST(TreeOf(f.dir + "/state/suites/inner").empty());
 }
+
+BOOST_AUTO_TEST_CASE(a_bad_checkout_is_refused_here_naming_the_file_and_nothing_is_sent) {
+  DaemonFixture f(StandardScript(5));
+  f.StartDaemon();
+  const std::string copy = f.dir + "/NKIBench";
+  fs::copy(NkiBenchFixture(), copy, fs::copy_options::recursive);
+  // A kernel file that summary.json names is missing: exit 4, the file named.
+  fs::remove(copy + "/kernels/mamba_small.py");
+  CtlResult missing = f.Ctl({"import", "nkibench", copy});
+  BOOST_TEST(missing.exit_code == 4, missing.err);
+  BOOST_TEST(missing.err.find(copy + "/kernels/mamba_small.py: no such file (named by " + copy +
+                              "/summary.json: mamba.cases.0)") != std::string::npos,
+             missing.err);
+  // A malformed entry: exit 2, naming summary.json and the entry.
+  fs::copy_file(NkiBenchFixture() + "/kernels/mamba_small.py", copy + "/kernels/mamba_small.py");
+  json summary = json::parse(ReadAll(copy + "/summary.json"));
+  summary["silu"]["cases"]["0"]["values"]["M"] = -1;
+  std::ofstream(copy + "/summary.json") << summary.dump(1);
+  CtlResult bad = f.Ctl({"import", "nkibench", copy, "--dry-run"});
+  BOOST_TEST(bad.exit_code == 2, bad.err);
+  BOOST_TEST(bad.err.find(copy + "/summary.json: silu.cases.0.values.M: must be a positive integer") !=
+                 std::string::npos,
+             bad.err);
+  // Not an NKIBench folder at all.
+  CtlResult none = f.Ctl({"import", "nkibench", f.dir + "/nowhere"});
+  BOOST_TEST(none.exit_code == 4, none.err);
+  BOOST_TEST(none.err.find(f.dir + "/nowhere: not a directory") != std::string::npos, none.err);
+  // A bad suite name and a bad command line are usage errors.
+  BOOST_TEST(f.Ctl({"import", "nkibench", NkiBenchFixture(), "--suite", "../x"}).exit_code == 2);
+  BOOST_TEST(f.Ctl({"import", "cudabench", NkiBenchFixture()}).exit_code == 2);
+  // Nothing reached the daemon.
+  BOOST_TEST(!fs::exists(f.dir + "/state/suites"));
+  BOOST_TEST(SuiteNamed(f, "nki").is_null());
+}
