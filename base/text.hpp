@@ -20,4 +20,9 @@ std::string Lower(std::string_view s);
 // (0.000123, 1.5e+09, 42).
 std::string FormatSignificant(double v, int significant = 4);
 
+// A plain folder name: 1..64 of [A-Za-z0-9._-], not starting with '.' or
+// '-' (so no '/', no "..", nothing hidden). The names of imported suites and
+// their problems (daemon/suite_dirs.hpp, acceloptctl import).
+bool IsPlainFolderName(std::string_view name);
+
 }  // namespace accelopt

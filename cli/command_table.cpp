@@ -88,6 +88,13 @@ void CalibrateFlags(CLI::App& c, Options& o) {
              "with --force: accept the figures even when the machine is busy (recorded as forced)");
 }
 
+void ImportFlags(CLI::App& c, Options& o) {
+  Positional(c, o, "args", "nkibench and the NKIBench folder of an AccelOpt checkout");
+  c.add_option("--suite", o.suite, "the suite to import into (default nki; used as suites/NAME/<problem>)");
+  c.add_flag("--force", o.force, "replace problems the suite already has");
+  c.add_flag("--dry-run", o.dry_run, "check the checkout here and print what would be imported; send nothing");
+}
+
 }  // namespace
 
 const std::vector<Command>& CommandTable() {
@@ -114,6 +121,7 @@ const std::vector<Command>& CommandTable() {
       {"baseline", "evaluate every baseline of a suite", BaselineFlags, CmdBaseline},
       {"calibrate", "show the backend's calibrated peaks; --force re-measures them", CalibrateFlags, CmdCalibrate},
       {"health", "is the daemon healthy? (exit 0 if so)", NoFlags, CmdHealth},
+      {"import", "import nkibench PATH: NKIBench from an AccelOpt checkout into a suite", ImportFlags, CmdImport},
   };
   return table;
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/env.hpp"
 #include "cli/api_client.hpp"
 #include "cli/output.hpp"
 
@@ -41,8 +42,11 @@ struct Options {
   std::string provider, model;     // memory redistill --provider/--model
   std::vector<std::string> campaigns;  // memory redistill --campaign
   int max_pairs = 0;               // memory redistill --max-pairs
-  bool force = false;              // calibrate --force: re-measure now
+  bool force = false;              // calibrate --force: re-measure now; import --force: replace problems
   bool force_busy = false;         // calibrate --force-busy: accept a busy machine's figures
+  std::string suite;               // import --suite NAME (default nki)
+  bool dry_run = false;            // import --dry-run: check locally, send nothing
+  Env* env = nullptr;              // the process's Env (main sets it): import reads the checkout through it
 };
 
 // One subcommand. `flags` adds its flags and positionals to `sub`, writing
@@ -91,6 +95,9 @@ int CmdSuites(ApiClient& api, const Options& o);
 int CmdBaseline(ApiClient& api, const Options& o);
 int CmdCalibrate(ApiClient& api, const Options& o);
 int CmdHealth(ApiClient& api, const Options& o);
+// import nkibench PATH: the importer (accelopt_nki) runs here on o.env, then
+// each problem is uploaded (import_command.cpp).
+int CmdImport(ApiClient& api, const Options& o);
 
 // Follows a campaign's events until it ends, drawing progress on stderr.
 // Returns the exit code for the campaign's final state.

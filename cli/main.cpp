@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", output, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
 
   Options o;
+  o.env = accelopt::Env::Default();
   std::vector<std::pair<CLI::App*, const Command*>> subcommands;
   for (const Command& c : CommandTable()) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);

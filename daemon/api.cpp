@@ -1,6 +1,7 @@
 #include "daemon/api.hpp"
 
 #include "base/log.hpp"
+#include "daemon/suite_dirs.hpp"
 #include "evaluators/suites.hpp"
 #include "workflows/problem_json.hpp"
 #include "workflows/report.hpp"
@@ -208,27 +209,6 @@ void Api::AddRoutes() {
     respond(ApiOk({{"campaign", r->id()}, {"candidates", out}}));
   });
 
-  router_.Add(V::get, "/v1/suites", [this](const HttpRequest&, const RouteParams&, Respond respond) {
-    json suites = json::array();
-    for (const auto& [name, dir] : d_.config->suites) {
-      json problems = json::array();
-      auto listed = eval::ListSuite(name, dir, d_.env);
-      for (const auto& sp : listed.ok() ? *listed : std::vector<eval::SuiteProblem>{}) {
-        json p = {{"name", sp.name}, {"id", sp.id}};
-        if (sp.error.ok()) {
-          p["bound"] = sp.spec.bound;
-          p["workload"] = sp.spec.workload;
-          p["description"] = sp.spec.description;
-        } else {
-          p["error"] = sp.error.message();
-        }
-        problems.push_back(p);
-      }
-      suites.push_back({{"name", name}, {"dir", dir}, {"problems", problems}});
-    }
-    respond(ApiOk({{"suites", suites}}));
-  });
-
   router_.Add(V::post, "/v1/calibrate", [this](const HttpRequest& req, const RouteParams&, Respond respond) {
     auto body = ParseBody(req);
     if (!body.ok()) return respond(ApiError(body.status()));
@@ -253,8 +233,9 @@ void Api::AddRoutes() {
     auto body = ParseBody(req);
     if (!body.ok()) return respond(ApiError(body.status()));
     std::string suite = body->value("suite", "cpu");
-    auto it = d_.config->suites.find(suite);
-    if (it == d_.config->suites.end()) return respond(ApiError(http::status::not_found, "not_found", "no suite '" + suite + "'"));
+    const auto folders = SuiteFolders(*d_.config, d_.env);  // configured and imported (daemon/suite_dirs.hpp)
+    auto it = folders.find(suite);
+    if (it == folders.end()) return respond(ApiError(http::status::not_found, "not_found", "no suite '" + suite + "'"));
     auto listed = eval::ListSuite(suite, it->second, d_.env);
     const std::vector<eval::SuiteProblem> problems = listed.ok() ? *listed : std::vector<eval::SuiteProblem>{};
     if (problems.empty()) return respond(ApiOk({{"suite", suite}, {"problems", json::array()}}));
@@ -308,6 +289,7 @@ void Api::AddRoutes() {
   });
 
   AddMemoryRoutes();
+  AddSuiteRoutes();
   if (d_.more_routes) d_.more_routes(router_);
 }
 

@@ -18,6 +18,7 @@
 #include "daemon/metrics.hpp"
 #include "daemon/redistiller.hpp"
 #include "daemon/router.hpp"
+#include "daemon/suite_import.hpp"
 #include "evaluators/dispatcher.hpp"
 #include "store/event_log.hpp"
 
@@ -51,11 +52,13 @@ class Api {
  private:
   void AddRoutes();
   void AddMemoryRoutes();  // api_memory.cpp
+  void AddSuiteRoutes();   // api_suites.cpp: GET /v1/suites, PUT /v1/suites/{suite}/problems/{name}
   void Events(const std::string& id, uint64_t after, size_t limit, std::chrono::steady_clock::time_point deadline,
               Respond respond) const;
 
   ApiDeps d_;
   Router router_;
+  std::shared_ptr<SuiteImporter> importer_;  // set by AddSuiteRoutes, before any request
 };
 
 // Parses a request body as a JSON object; the error names the problem.

@@ -2,6 +2,7 @@
 
 #include "base/log.hpp"
 #include "base/sha256.hpp"
+#include "daemon/suite_dirs.hpp"
 #include "evaluators/suites.hpp"
 #include "llm/config.hpp"
 #include "workflows/campaign_spec.hpp"
@@ -29,7 +30,8 @@ CampaignManager::CampaignManager(RuntimeServices services, const DaemonConfig& c
     : s_(std::move(services)), config_(config), hardware_(std::move(hardware)) {}
 
 std::string CampaignManager::ProblemDir(const std::string& problem_id) const {
-  return eval::ProblemDirOf(config_.suites, problem_id);
+  // Configured suites and those imported under the state dir (daemon/suite_dirs.hpp).
+  return eval::ProblemDirOf(SuiteFolders(config_, s_.env), problem_id);
 }
 
 Result<workflows::ProblemSource> CampaignManager::LoadProblem(const std::string& problem_id) const {

@@ -141,6 +141,7 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
       if (name == "nki") {
         auto nc = eval::nki::NkiConfig::FromJson(ej, where);
         if (!nc.ok()) return nc.status();
+        // "auto": 0 here; the daemon's start counts the cores with neuron-ls (daemon.cpp).
         bc.slots = static_cast<int>(nc->cores.size());
         bc.cache_dir = c.state_dir + "/cache/nki";
         if (nc->work_dir.empty()) nc->work_dir = bc.cache_dir + "/work";

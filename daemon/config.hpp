@@ -52,7 +52,8 @@ struct BackendConfig {
   // `slots`, when also given, must equal its length.
   std::vector<int> devices;
   // evaluators.nki: the Neuron SDK's interpreter, the NeuronCores (one slot
-  // each; `slots` is their number) ... (evaluators/nki/nki_config.hpp).
+  // each; `slots` is their number, 0 for "cores": "auto" until the daemon's
+  // start runs neuron-ls) ... (evaluators/nki/nki_config.hpp).
   std::optional<eval::nki::NkiConfig> nki;
 };
 

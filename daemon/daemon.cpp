@@ -27,6 +27,7 @@
 #include "evaluators/cuda/calibration.hpp"
 #include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/nki/neuron_ls.hpp"
 #include "evaluators/nki/nki_backend.hpp"
 #include "evaluators/nki/roofline.hpp"
 #include "evaluators/slurm/slurm_backend.hpp"
@@ -163,10 +164,18 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       eval::nki::NkiBackendOptions no;
       no.config = *bc.nki;
       no.env = env;
+      // "cores": "auto" (the default): one slot per NeuronCore neuron-ls reports.
+      std::string detected;
+      if (Status st = eval::nki::ResolveAutoCores(&no.config, env, &detected); !st.ok()) {
+        LogError("evaluators.nki.cores \"auto\": " + st.message() + "; " + eval::nki::kNeuronLsFix);
+        return 1;
+      }
+      const int nki_slots = static_cast<int>(no.config.cores.size());
       (void)env->CreateDirs(bc.nki->work_dir);
-      LogInfo("evaluator backend 'nki': " + std::to_string(bc.slots) + " NeuronCores (" + bc.nki->cores_spec + "), " +
-              bc.nki->generation + ", runner " + bc.nki->python);
-      backends.push_back({std::make_shared<eval::nki::NkiBackend>(no), bc.slots, {}});
+      LogInfo("evaluator backend 'nki': " + std::to_string(nki_slots) + " NeuronCores (" +
+              (detected.empty() ? bc.nki->cores_spec : detected) + "), " + bc.nki->generation + ", runner " +
+              bc.nki->python);
+      backends.push_back({std::make_shared<eval::nki::NkiBackend>(no), nki_slots, {}});
       continue;
     }
     if (name != "cpu") {

@@ -8,7 +8,7 @@
 //   accelopt-eval baseline suites/cpu [settings]
 //   accelopt-eval job --request request.json --result result.json   (a Slurm job's body)
 //   accelopt-eval import nkibench PATH/TO/AccelOpt/NKIBench --out suites/nki [--force] [--dry-run]
-//   accelopt-eval doctor nki [--python P] [--cores 0-31] [--runner-dir D] ...   (is this a Trainium host?)
+//   accelopt-eval doctor nki [--python P] [--cores auto|0-31] [--runner-dir D] ...   (is this a Trainium host?)
 //   accelopt-eval prompts --problem suites/cpu/silu --role planner|executor|summarizer
 //                 [--mode default|paper] [--memory FILE] [--kernel FILE] [--result FILE]
 //                 [--plan FILE] [--slow FILE --fast FILE --speedup X] [--calibration FILE]

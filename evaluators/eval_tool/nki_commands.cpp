@@ -49,7 +49,7 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
 }
 
 int CmdDoctor(Env* env, const std::vector<std::string>& args) {
-  std::string what, python = "/opt/aws_neuronx_venv_pytorch/bin/python", cores = "0", generation = "trn1";
+  std::string what, python = "/opt/aws_neuronx_venv_pytorch/bin/python", cores = "auto", generation = "trn1";
   std::string runner_dir = "/usr/share/accelopt/nki", profiler = "neuron-profile", reference_python = "/usr/bin/python3";
   po::options_description d(
       "accelopt-eval doctor nki [options]\n"
@@ -57,7 +57,8 @@ int CmdDoctor(Env* env, const std::vector<std::string>& args) {
   d.add_options()("help,h", "this help")
       ("what", po::value(&what), "nki")
       ("python", po::value(&python)->default_value(python), "the Neuron SDK's interpreter (evaluators.nki.python)")
-      ("cores", po::value(&cores)->default_value(cores), "the NeuronCores to use (evaluators.nki.cores)")
+      ("cores", po::value(&cores)->default_value(cores),
+       "the NeuronCores to use (evaluators.nki.cores; \"auto\": as the daemon, from neuron-ls)")
       ("generation", po::value(&generation)->default_value(generation), "trn1 | trn2 | trn3")
       ("runner-dir", po::value(&runner_dir)->default_value(runner_dir), "folder of runner.py and reference_runner.py")
       ("profiler", po::value(&profiler)->default_value(profiler), "neuron-profile")

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "evaluators/eval_tool/common.hpp"
+#include "evaluators/nki/neuron_ls.hpp"
 #include "evaluators/nki/nki_backend.hpp"
 #include "evaluators/problem.hpp"
 
@@ -57,7 +58,7 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
       "a second kernel (e.g. the problem's baseline.cpp) timed interleaved with --kernel: prints the speedup over it "
       "with a ~95% interval")
       ("nki-python", po::value(&nki_python)->default_value(nki_python), "nki problems: the Neuron SDK's interpreter")
-      ("nki-cores", po::value(&nki_cores)->default_value(nki_cores), "nki problems: the NeuronCores to use")
+      ("nki-cores", po::value(&nki_cores)->default_value(nki_cores), "nki problems: the NeuronCores to use (\"auto\": neuron-ls)")
       ("nki-generation", po::value(&nki_generation)->default_value(nki_generation), "nki problems: trn1 | trn2 | trn3")
       ("nki-runner-dir", po::value(&nki_runner_dir)->default_value(nki_runner_dir),
        "nki problems: folder of runner.py and reference_runner.py");
@@ -81,6 +82,10 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
                                         {"runner_dir", nki_runner_dir}},
                                        "run");
     if (!nc.ok()) { std::cerr << "accelopt-eval: " << nc.status().message() << "\n"; return 2; }
+    if (Status st = nki::ResolveAutoCores(&*nc, env); !st.ok()) {
+      std::cerr << "accelopt-eval: --nki-cores auto: " << st.message() << "; " << nki::kNeuronLsFix << "\n";
+      return 3;
+    }
     nki::NkiBackendOptions no;
     no.config = *nc;
     no.env = env;

@@ -10,7 +10,8 @@ namespace accelopt::eval::nki {
 
 Result<std::vector<int>> ParseCoreList(const std::string& spec) {
   auto bad = [&](const std::string& why) {
-    return InvalidArgument("evaluators.nki.cores '" + spec + "': " + why + " (expected e.g. \"0-31\" or \"0,2,4-7\")");
+    return InvalidArgument("evaluators.nki.cores '" + spec + "': " + why +
+                           " (expected e.g. \"0-31\", \"0,2,4-7\" or \"auto\": one slot per NeuronCore neuron-ls reports)");
   };
   std::vector<int> out;
   std::set<int> seen;

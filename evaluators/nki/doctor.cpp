@@ -1,5 +1,6 @@
 #include "evaluators/nki/doctor.hpp"
 
+#include "evaluators/nki/neuron_ls.hpp"
 #include "evaluators/nki/nki_backend.hpp"
 
 namespace accelopt::eval::nki {
@@ -83,9 +84,11 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& c, Env* env, const std::map<
   all &= add({"neuron-profile", prof.started, false, prof.started ? c.profiler + ": found" : c.profiler + ": not found",
               "install the Neuron tools (Debian/Ubuntu: apt-get install aws-neuronx-tools; they live in "
               "/opt/aws/neuron/bin) or set evaluators.nki.profiler"});
-  Run ls = Exec(env, {"neuron-ls", "--json-output"}, extra);
+  const std::string ls_exe =
+      FindNeuronLs(env, extra.count("PATH") ? extra.at("PATH") : "/opt/aws/neuron/bin:/usr/local/bin:/usr/bin:/bin");
+  Run ls = Exec(env, {ls_exe.empty() ? "neuron-ls" : ls_exe, "--json-output"}, extra);
   all &= add({"neuron-ls", ls.ok, false, ls.ok ? "neuron-ls: ran" : std::string("neuron-ls: ") + (ls.started ? ls.how : "not found"),
-              "install the Neuron tools (apt-get install aws-neuronx-tools)"});
+              c.auto_cores() ? std::string(kNeuronLsFix) : "install the Neuron tools (apt-get install aws-neuronx-tools)"});
   // The devices.
   std::vector<std::string> devs;
   if (auto names = env->ListDir("/dev"); names.ok())
@@ -95,16 +98,29 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& c, Env* env, const std::map<
               devs.empty() ? "no /dev/neuron* on this host" : std::to_string(devs.size()) + " devices (" + devs[0] + ", ...)",
               "this host needs Trainium devices and the Neuron driver (apt-get install aws-neuronx-dkms); the "
               "service needs access to /dev/neuron* (systemd drop-in: docs/evaluation.md, 'nki')"});
-  // The cores.
+  // The cores: a configured list against neuron-ls, or (auto) what the daemon would use.
+  NkiConfig kc = c;  // with the cores the kernel check runs on
   if (ls.ok) {
-    int total = 0;
-    auto j = ParseJson(ls.out);
-    if (j.ok() && j->is_array())
-      for (const auto& d : *j) total += d.value("nc_count", 0);
-    const int want_max = c.cores.empty() ? -1 : c.cores.back();
-    all &= add({"cores", total > want_max, false,
-                std::to_string(total) + " NeuronCores reported by neuron-ls; evaluators.nki.cores '" + c.cores_spec + "'",
-                "list only existing cores in evaluators.nki.cores (0.." + std::to_string(std::max(total - 1, 0)) + ")"});
+    auto inv = ParseNeuronLsJson(ls.out);
+    if (!inv.ok()) {
+      all &= add({"cores", false, false, inv.status().message(), kNeuronLsFix});
+    } else if (c.auto_cores()) {
+      auto cores = AutoCores(*inv, env->GetEnvVar("NEURON_RT_VISIBLE_CORES"));
+      if (cores.ok()) kc.cores = *cores;
+      all &= add({"cores", cores.ok(), false,
+                  cores.ok() ? "evaluators.nki.cores 'auto': " + inv->Describe() + " reported by neuron-ls; " +
+                                   std::to_string(cores->size()) + " evaluation slots (cores " +
+                                   std::to_string(cores->front()) + ".." + std::to_string(cores->back()) + ")"
+                             : cores.status().message(),
+                  "unset NEURON_RT_VISIBLE_CORES or make it name existing cores; or " + std::string(kNeuronLsFix)});
+    } else {
+      const int want_max = c.cores.empty() ? -1 : c.cores.back();
+      all &= add({"cores", inv->total_cores > want_max, false,
+                  std::to_string(inv->total_cores) + " NeuronCores reported by neuron-ls (" + inv->Describe() +
+                      "); evaluators.nki.cores '" + c.cores_spec + "'",
+                  "list only existing cores in evaluators.nki.cores (0.." +
+                      std::to_string(std::max(inv->total_cores - 1, 0)) + "), or \"auto\""});
+    }
   } else {
     all = false;
     out.push_back({"cores", false, true, "not checked: neuron-ls did not run", ""});
@@ -124,16 +140,16 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& c, Env* env, const std::map<
   // A trivial kernel, compiled and run on the first core.
   if (all) {
     NkiBackendOptions o;
-    o.config = c;
+    o.config = kc;
     o.env = env;
     o.runner_env = extra;
     NkiBackend b(o);
-    Status st = b.HealthCheck(c.cores.front());
+    Status st = b.HealthCheck(kc.cores.front());
     out.push_back({"kernel", st.ok(), false,
-                   st.ok() ? "an identity kernel compiled and ran on NeuronCore " + std::to_string(c.cores.front())
+                   st.ok() ? "an identity kernel compiled and ran on NeuronCore " + std::to_string(kc.cores.front())
                            : st.message(),
                    "see the message; run the same kernel by hand with NEURON_RT_VISIBLE_CORES=" +
-                       std::to_string(c.cores.front())});
+                       std::to_string(kc.cores.front())});
   } else {
     out.push_back({"kernel", false, true, "not run: fix the checks above first", ""});
   }

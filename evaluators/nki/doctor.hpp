@@ -6,7 +6,8 @@
 //                 test-only stand-in (tests/fakes/nki) is a failure
 //   neuron-profile, neuron-ls   on PATH (plus /opt/aws/neuron/bin)
 //   devices       /dev/neuron* exist and are readable
-//   cores         the configured cores exist (neuron-ls --json-output)
+//   cores         the configured cores exist (neuron-ls --json-output); with
+//                 "auto", the cores the daemon would detect (neuron_ls.hpp)
 //   reference     the trusted reference's Python imports numpy
 //   kernel        a trivial kernel compiled and run on the first core and
 //                 checked exactly (only when every check above passed)

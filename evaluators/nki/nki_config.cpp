@@ -33,10 +33,11 @@ Result<NkiConfig> NkiConfig::FromJson(const json& j, const std::string& where) {
     return InvalidArgument(where + ".python: required (the Neuron SDK's interpreter, e.g. "
                                    "/opt/aws_neuronx_venv_pytorch/bin/python)");
   }
-  if (c.cores_spec.empty()) return InvalidArgument(where + ".cores: required (the NeuronCores to use, e.g. \"0-31\")");
-  auto cores = ParseCoreList(c.cores_spec);
-  if (!cores.ok()) return cores.status();
-  c.cores = *cores;
+  if (!c.auto_cores()) {
+    auto cores = ParseCoreList(c.cores_spec);
+    if (!cores.ok()) return cores.status();
+    c.cores = *cores;
+  }
   if (auto g = FindGeneration(c.generation); !g.ok()) return g.status().WithContext(where + ".generation");
   return c;
 }

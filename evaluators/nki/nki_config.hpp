@@ -2,9 +2,14 @@
 // config/nki.json):
 //   "python"            the Neuron SDK's interpreter (required), e.g.
 //                       /opt/aws_neuronx_venv_pytorch/bin/python
-//   "cores"             NeuronCores, one evaluation slot each ("0-31",
-//                       "0,2-3"; required: auto-detection with neuron-ls is
-//                       not built, say which cores the daemon may use)
+//   "cores"             NeuronCores, one evaluation slot each: "0-31",
+//                       "0,2-3", or "auto" (the default when absent): at
+//                       daemon start `neuron-ls --json-output` counts them
+//                       (devices x cores per device, restricted to
+//                       NEURON_RT_VISIBLE_CORES when that is set;
+//                       evaluators/nki/neuron_ls.hpp). A missing or failing
+//                       neuron-ls stops the start with the fix. --check-config
+//                       accepts "auto" without running neuron-ls.
 //   "generation"        trn1 | trn2 | trn3 (default trn1): the roofline's
 //                       constants (evaluators/nki/trainium.json)
 //   "reference_python"  a Python with numpy for the trusted reference
@@ -31,8 +36,8 @@ namespace accelopt::eval::nki {
 
 struct NkiConfig {
   std::string python;
-  std::vector<int> cores;
-  std::string cores_spec;
+  std::vector<int> cores;     // empty while cores_spec is "auto" (ResolveAutoCores fills it)
+  std::string cores_spec = "auto";
   std::string generation = "trn1";
   std::string reference_python = "/usr/bin/python3";
   std::string runner_dir = "/usr/share/accelopt/nki";
@@ -41,6 +46,8 @@ struct NkiConfig {
 
   // The keys this adds to a backend's entry (besides slots, cache_dir, ...).
   static const std::vector<std::string>& Keys();
+  bool auto_cores() const { return cores_spec == "auto"; }
+
   // `where` is "evaluators.nki".
   static Result<NkiConfig> FromJson(const json& j, const std::string& where);
 };

@@ -141,7 +141,7 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
   auto [c5, m5] = check(R"({"evaluators": {"cpu": {"slots": 0}}})");
   BOOST_TEST(c5 == 1);
   BOOST_TEST(m5.find("evaluators.cpu.slots") != std::string::npos);
-  // evaluators.nki: the SDK's interpreter and the NeuronCores are required; one slot per core.
+  // evaluators.nki: the SDK's interpreter is required; one slot per core.
   auto [c6, m6] = check(R"({"evaluators": {"nki": {"cores": "0-3"}}})");
   BOOST_TEST(c6 == 1);
   BOOST_TEST(m6.find("evaluators.nki.python: required") != std::string::npos, m6);
@@ -150,6 +150,15 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
   BOOST_TEST(m7.find("evaluators.nki.slots: unknown key") != std::string::npos, m7);
   auto [c8, m8] = check(R"({"state_dir": "/tmp/x", "providers": {}, "evaluators": {"nki": {"python": "/opt/p", "cores": "0-31"}}})");
   BOOST_TEST(c8 == 0, m8);
+  // "cores" defaults to "auto": --check-config accepts it without running neuron-ls (the start runs it).
+  auto [c9, m9] = check(R"({"state_dir": "/tmp/x", "providers": {}, "evaluators": {"nki": {"python": "/opt/p"}}})");
+  BOOST_TEST(c9 == 0, m9);
+  auto [c10, m10] = check(R"({"state_dir": "/tmp/x", "providers": {}, "evaluators": {"nki": {"python": "/opt/p", "cores": "auto"}}})");
+  BOOST_TEST(c10 == 0, m10);
+  auto [c11, m11] = check(R"({"evaluators": {"nki": {"python": "/opt/p", "cores": "automatic"}}})");
+  BOOST_TEST(c11 == 1);
+  BOOST_TEST(m11.find("evaluators.nki.cores 'automatic'") != std::string::npos, m11);
+  BOOST_TEST(m11.find("\"auto\"") != std::string::npos, m11);
   // What the daemon refused at start used to pass the check (issue: "--check-config
   // runs exactly the validation the daemon runs at start"); each names its field.
   const std::string ok_provider = R"("kind": "openai", "base_url": "http://127.0.0.1:1/v1")";

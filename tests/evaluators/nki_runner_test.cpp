@@ -236,7 +236,9 @@ BOOST_AUTO_TEST_CASE(config_is_strict) {
     return c.status().message();
   };
   BOOST_TEST(err({{"cores", "0-1"}}).find("evaluators.nki.python: required") != std::string::npos);
-  BOOST_TEST(err({{"python", "p"}}).find("evaluators.nki.cores: required") != std::string::npos);
+  // "cores" left out is "auto" (neuron-ls at the daemon's start: nki_neuron_ls_test.cpp).
+  BOOST_TEST(NkiConfig::FromJson({{"python", "p"}}, "evaluators.nki")->auto_cores());
+  BOOST_TEST(err({{"python", "p"}, {"cores", "automatic"}}).find("or \"auto\"") != std::string::npos);
   BOOST_TEST(err({{"python", "p"}, {"cores", "1-0"}}).find("descending") != std::string::npos);
   BOOST_TEST(err({{"python", "p"}, {"cores", "0"}, {"generation", "trn9"}}).find("evaluators.nki.generation") !=
              std::string::npos);
