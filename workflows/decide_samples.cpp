@@ -314,7 +314,7 @@ Status SampleLoop::ProposeCode(const char* type, const ActivityRecord& a, json d
     d["detail"] = a.completion.value("error", "");
   } else {
     ACCELOPT_ASSIGN_OR_RETURN(std::string reply, r_.Text(a.response_sha256));
-    ParsedCode code = ParseExecutorReply(reply, problem().info.function);
+    ParsedCode code = ParseExecutorReply(reply, problem().info.function, problem().info.backend);
     d["ok"] = code.ok();
     d["failure"] = code.failure;
     d["detail"] = code.detail;
