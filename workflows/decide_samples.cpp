@@ -326,7 +326,7 @@ Status SampleLoop::ProposeCode(const char* type, const ActivityRecord& a, json d
   if (!code_text.empty()) {
     const std::string h = Sha256Hex(code_text);
     d["source_sha256"] = h;
-    if (dedup_) d["normalized_sha256"] = NormalizedCodeSha256(code_text);
+    if (dedup_) d["normalized_sha256"] = NormalizedKernelSha256(code_text, problem().info.backend);
     c.blobs.push_back({h, std::move(code_text)});
   }
   c.event.type = type;
