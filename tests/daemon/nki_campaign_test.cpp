@@ -28,22 +28,10 @@ using namespace accelopt::testing;
 
 namespace {
 
-const char kNkiCampaignKernel[] =
-    "import numpy as np\n"
-    "import neuronxcc.nki as nki\n"
-    "import neuronxcc.nki.language as nl\n"
-    "\n"
-    "\n"
-    "@nki.jit\n"
-    "def kernel(x):\n"
-    "    # One load and store per row tile of 128 partitions.\n"
-    "    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)\n"
-    "    for t in nl.affine_range(x.shape[1]):\n"
-    "        tile = nl.load(x[:, t, :])\n"
-    "        nl.store(out[:, t, :], value=nl.multiply(tile, nl.sigmoid(tile)))\n"
-    "    return out\n";
-
 json NkiCampaignScript() {
+  // The fixture's baseline as the executor's rewrite (a Python NKI kernel).
+  const std::string kernel = ReadAll(SourceDir() + "/tests/evaluators/nkibench/kernels/silu_small.py");
+  BOOST_REQUIRE(kernel.find("def kernel(") != std::string::npos);
   return {{"rules",
            {{{"name", "plan"},
              {"match", {{"system_contains", "planning the next optimization"}}},
@@ -51,7 +39,7 @@ json NkiCampaignScript() {
                         {"input_tokens", 1000}, {"output_tokens", 50}}}},
             {{"name", "exec-nki"},
              {"match", {{"system_contains", "implements one optimization plan"}, {"user_contains", "def kernel"}}},
-             {"reply", {{"text", std::string("Here it is.\n```python\n") + kNkiCampaignKernel + "```\n"},
+             {"reply", {{"text", "Here it is.\n```python\n" + kernel + "```\n"},
                         {"input_tokens", 1500}, {"output_tokens", 300}}}},
             {{"name", "summarize"},
              {"match", {{"system_contains", "distill"}}},
