@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "base/text.hpp"
 #include "cli/event_summary.hpp"
 
 namespace accelopt::cli {
@@ -322,8 +323,13 @@ int CmdBest(ApiClient& api, const Options& o) {
     std::filesystem::create_directories(o.out_dir, ec);
     if (ec) { std::cerr << "acceloptctl best: cannot create " << o.out_dir << ": " << ec.message() << "\n"; return kExitError; }
     for (const auto& b : r.body.value("best", json::array())) {
-      std::string name = b.value("problem", "kernel");
-      std::string path = o.out_dir + "/" + name + ".cpp";
+      // The daemon names the file by the problem's backend (.cpp, .cu, .py).
+      std::string file = b.value("file_name", b.value("problem", "kernel") + ".cpp");
+      if (!IsPlainFolderName(file)) {
+        std::cerr << "acceloptctl best: the daemon named an unusable file '" << file << "'\n";
+        return kExitError;
+      }
+      std::string path = o.out_dir + "/" + file;
       std::ofstream(path) << b.value("source", "");
       std::cerr << "wrote " << path << "\n";
     }

@@ -172,10 +172,21 @@ void Api::AddRoutes() {
   router_.Add(V::get, "/v1/campaigns/{id}/best", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
     auto r = d_.campaigns->Find(p.path.at("id"));
     if (!r) return respond(NotFoundCampaign(p.path.at("id")));
-    json report = workflows::BuildReport(r->Snapshot());
+    const auto state = r->Snapshot();
+    json report = workflows::BuildReport(state);
+    // The file a best kernel is saved as: <problem> with its backend's
+    // extension (baseline.cpp / .cu / .py).
+    auto file_name = [&state](const std::string& id, const std::string& name) {
+      std::string backend = "cpu";
+      for (const auto& ps : state.problems)
+        if (ps.info.id == id && !ps.info.backend.empty()) backend = ps.info.backend;
+      const std::string baseline = workflows::BaselineFileName(backend);
+      return name + baseline.substr(baseline.rfind('.'));
+    };
     json best = json::array();
     for (const auto& pr : report.value("problems", json::array())) {
       json b = {{"problem", pr.value("name", "")}, {"id", pr.value("id", "")}, {"speedup", pr.value("speedup", json())}};
+      b["file_name"] = file_name(pr.value("id", ""), pr.value("name", "kernel"));
       if (pr.contains("best") && pr["best"].is_object()) {
         const json& x = pr["best"];
         b["candidate"] = x.value("candidate_id", "");

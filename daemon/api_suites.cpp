@@ -69,6 +69,12 @@ void Api::AddSuiteRoutes() {
 
   router_.Add(V::put, "/v1/suites/{suite}/problems/{name}",
               [this](const HttpRequest& req, const RouteParams& p, Respond respond) {
+                if (!d_.config->suite_uploads) {
+                  return respond(ApiError(http::status::forbidden, "uploads_disabled",
+                                          "this daemon does not accept problem uploads: set \"suite_uploads\": true "
+                                          "in its config to allow them (an uploaded reference.py runs as the "
+                                          "daemon's user, outside the candidates' sandbox)"));
+                }
                 auto body = ParseBody(req);
                 if (!body.ok()) return respond(ApiError(body.status()));
                 auto up = UploadedProblemFromBody(*body, p);

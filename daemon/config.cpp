@@ -38,6 +38,8 @@ Status Get(const json& obj, const std::string& key, const std::string& where, T&
       if (!IntegerFits<T>(*it)) return InvalidArgument(field + ": out of range");
     } else if constexpr (std::is_floating_point_v<T>) {
       if (!it->is_number()) return InvalidArgument(field + ": must be a number");
+    } else if constexpr (std::is_same_v<T, bool>) {
+      if (!it->is_boolean()) return InvalidArgument(field + ": must be true or false");
     }
     out = it->get<T>();
   } catch (const json::exception&) {
@@ -56,7 +58,7 @@ std::string Resolve(const std::string& base, const std::string& p) {
 Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_dir, Env* env) {
   DaemonConfig c;
   ACCELOPT_RETURN_IF_ERROR(CheckKeys(j, "", {"state_dir", "listen", "providers", "roles", "evaluators", "suites",
-                                             "search", "memory", "limits"}));
+                                             "suite_uploads", "search", "memory", "limits"}));
   ACCELOPT_RETURN_IF_ERROR(Get(j, "state_dir", "", c.state_dir));
   c.state_dir = Resolve(base_dir, c.state_dir);
   if (c.state_dir.empty()) return InvalidArgument("state_dir: must not be empty");
@@ -237,6 +239,8 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
         return InvalidArgument("suites." + name + ": no such folder: " + c.suites[name]);
     }
   }
+
+  ACCELOPT_RETURN_IF_ERROR(Get(j, "suite_uploads", "", c.suite_uploads));
 
   if (j.contains("search")) {
     if (!j["search"].is_object()) return InvalidArgument("search: must be an object");

@@ -70,6 +70,13 @@ struct DaemonConfig {
   std::map<std::string, RoleConfig> roles;          // planner, executor, summarizer
   std::map<std::string, BackendConfig> evaluators;  // "cpu", ...
   std::map<std::string, std::string> suites;        // name -> folder
+  // PUT /v1/suites/{suite}/problems/{name} (acceloptctl import nkibench):
+  // refused (403) unless true. An uploaded problem's reference.py is trusted
+  // code: the judge runs it as the daemon's user, outside the candidates'
+  // sandbox, so accepting uploads lets whoever can reach the API run code
+  // as the daemon. Turn it on where everyone who can reach the API may do
+  // that (config/acceloptd.json).
+  bool suite_uploads = false;
   json search = json::object();    // default search parameters for campaigns
   std::string default_memory_bank = "default";
   int max_active_campaigns = 8;

@@ -26,11 +26,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<FencedBlock> blocks = FencedBlocks(reply);
   for (size_t i = 0; i + 1 < blocks.size(); ++i) FUZZ_CHECK(blocks[i].terminated);  // only the last may be open
 
-  ParsedCode code = ParseExecutorReply(reply, function);
+  const std::string backend = data[0] & 4 ? "nki" : "cpu";
+  ParsedCode code = ParseExecutorReply(reply, function, backend);
   if (code.ok()) {
     FUZZ_CHECK(!blocks.empty() && blocks.front().terminated);
     FUZZ_CHECK(code.code == blocks.front().body);
-    FUZZ_CHECK(DefinesExternCFunction(code.code, function));
+    FUZZ_CHECK(DefinesKernelFunction(code.code, function, backend));
   } else {
     FUZZ_CHECK(code.failure == kNoCodeBlock || code.failure == kTruncatedCode || code.failure == kMissingFunction);
     FUZZ_CHECK((code.failure == kNoCodeBlock) == blocks.empty());

@@ -112,9 +112,9 @@ Result<Command> StartCampaign(const std::string& campaign_id, const CampaignSpec
     }
     if (!src) return NotFound("unknown problem '" + id + "'");
     ACCELOPT_ASSIGN_OR_RETURN(ProblemInfo info, DescribeProblem(*src));
-    if (!DefinesExternCFunction(src->baseline, info.function)) {
-      return InvalidArgument("problem '" + id + "': the baseline does not define extern \"C\" " +
-                             info.function);
+    if (!DefinesKernelFunction(src->baseline, info.function, info.backend)) {
+      return InvalidArgument("problem '" + id + "': the baseline does not define " +
+                             KernelFunctionDescription(info.function, info.backend));
     }
     add_blob(src->reference);
     add_blob(src->baseline);

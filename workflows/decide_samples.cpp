@@ -314,7 +314,7 @@ Status SampleLoop::ProposeCode(const char* type, const ActivityRecord& a, json d
     d["detail"] = a.completion.value("error", "");
   } else {
     ACCELOPT_ASSIGN_OR_RETURN(std::string reply, r_.Text(a.response_sha256));
-    ParsedCode code = ParseExecutorReply(reply, problem().info.function);
+    ParsedCode code = ParseExecutorReply(reply, problem().info.function, problem().info.backend);
     d["ok"] = code.ok();
     d["failure"] = code.failure;
     d["detail"] = code.detail;
@@ -326,7 +326,7 @@ Status SampleLoop::ProposeCode(const char* type, const ActivityRecord& a, json d
   if (!code_text.empty()) {
     const std::string h = Sha256Hex(code_text);
     d["source_sha256"] = h;
-    if (dedup_) d["normalized_sha256"] = NormalizedCodeSha256(code_text);
+    if (dedup_) d["normalized_sha256"] = NormalizedKernelSha256(code_text, problem().info.backend);
     c.blobs.push_back({h, std::move(code_text)});
   }
   c.event.type = type;

@@ -78,4 +78,83 @@ std::string NormalizeCode(std::string_view code) {
 
 std::string NormalizedCodeSha256(std::string_view code) { return Sha256Hex(NormalizeCode(code)); }
 
+std::string NormalizePythonCode(std::string_view code) {
+  std::string out, line;
+  char quote = 0;       // the open literal's quote character, 0 outside one
+  bool triple = false;  // the open literal is triple-quoted
+  bool line_in_literal = false;  // the current line began inside a literal
+  auto end_line = [&]() {
+    if (!line_in_literal) {
+      while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
+      if (line.empty()) return;
+    }
+    out += line;
+    out += '\n';
+    line.clear();
+  };
+  const size_t n = code.size();
+  for (size_t i = 0; i < n; ++i) {
+    const char c = code[i];
+    if (quote) {
+      line += c;
+      if (c == '\\' && i + 1 < n) {
+        line += code[++i];
+        if (code[i] == '\n') {  // an escaped newline inside the literal
+          out += line;
+          line.clear();
+          line_in_literal = true;
+        }
+        continue;
+      }
+      if (c == '\n') {
+        if (!triple) {  // unterminated single-quoted literal: ends at the line
+          quote = 0;
+          line.pop_back();
+          end_line();
+          line_in_literal = false;
+          continue;
+        }
+        out += line;
+        line.clear();
+        line_in_literal = true;
+        continue;
+      }
+      if (c == quote && (!triple || code.compare(i, 3, std::string(3, quote)) == 0)) {
+        if (triple) {
+          line += code[i + 1];
+          line += code[i + 2];
+          i += 2;
+        }
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == '#') {
+      while (i + 1 < n && code[i + 1] != '\n') ++i;
+      continue;
+    }
+    if (c == '\n') {
+      end_line();
+      line_in_literal = false;
+      continue;
+    }
+    line += c;
+    if (c == '"' || c == '\'') {
+      quote = c;
+      triple = code.compare(i, 3, std::string(3, c)) == 0;
+      if (triple) {
+        line += code[i + 1];
+        line += code[i + 2];
+        i += 2;
+      }
+    }
+  }
+  end_line();
+  return out;
+}
+
+std::string NormalizedKernelSha256(std::string_view code, const std::string& backend) {
+  return Sha256Hex(backend == "nki" ? NormalizePythonCode(code) : NormalizeCode(code));
+}
+
 }  // namespace accelopt::workflows

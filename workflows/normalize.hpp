@@ -20,4 +20,14 @@ std::string NormalizeCode(std::string_view code);
 // sha256 hex of NormalizeCode(code).
 std::string NormalizedCodeSha256(std::string_view code);
 
+// Python (nki kernels): whitespace is syntax there and `//` is floor
+// division, so NormalizeCode does not apply. NormalizePythonCode removes
+// `#` comments (not inside string literals), trailing whitespace and lines
+// left empty; indentation and everything inside literals stay as written.
+std::string NormalizePythonCode(std::string_view code);
+
+// The normalized hash of a kernel of `backend`: NormalizePythonCode for
+// "nki", NormalizeCode for every other backend (C, C++, CUDA C++).
+std::string NormalizedKernelSha256(std::string_view code, const std::string& backend);
+
 }  // namespace accelopt::workflows

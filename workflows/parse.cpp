@@ -147,7 +147,91 @@ bool DefinesExternCFunction(std::string_view code, const std::string& name) {
   return false;
 }
 
-ParsedCode ParseExecutorReply(std::string_view reply, const std::string& function) {
+namespace {
+
+// Python source with comments removed and every string literal (quotes,
+// prefixes' quotes, triple-quoted docstrings, escapes) reduced to "" so
+// that nothing inside one can look like code. Newlines outside literals are
+// kept; a triple-quoted literal's own newlines go with it.
+std::string StripPythonCommentsAndStrings(std::string_view code) {
+  std::string out;
+  out.reserve(code.size());
+  size_t i = 0;
+  const size_t n = code.size();
+  while (i < n) {
+    const char c = code[i];
+    if (c == '#') {
+      while (i < n && code[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      const bool triple = i + 2 < n && code[i + 1] == c && code[i + 2] == c;
+      const size_t qlen = triple ? 3 : 1;
+      i += qlen;
+      while (i < n) {
+        if (code[i] == '\\') {
+          i += 2;
+          continue;
+        }
+        if (!triple && code[i] == '\n') break;  // unterminated: ends at the line
+        if (code[i] == c && (!triple || code.compare(i, 3, std::string(3, c)) == 0)) {
+          i += qlen;
+          break;
+        }
+        ++i;
+      }
+      out += "\"\"";
+      continue;
+    }
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool DefinesPythonFunction(std::string_view code, const std::string& name) {
+  if (name.empty()) return false;
+  const std::string s = StripPythonCommentsAndStrings(code);
+  int depth = 0;              // open brackets: a line inside them is no statement
+  bool continued = false;     // the previous physical line ended with a backslash
+  for (std::string_view line : Lines(s)) {
+    const bool statement_start = depth == 0 && !continued;
+    if (statement_start && line.compare(0, 3, "def") == 0 && line.size() > 3 &&
+        (line[3] == ' ' || line[3] == '\t')) {
+      std::string_view t = line.substr(3);
+      while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+      if (t.compare(0, name.size(), name) == 0) {
+        t.remove_prefix(name.size());
+        while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+        if (!t.empty() && t.front() == '(') return true;
+      }
+    }
+    for (char c : line) {
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    }
+    std::string_view r = line;
+    while (!r.empty() && (r.back() == ' ' || r.back() == '\t')) r.remove_suffix(1);
+    continued = !r.empty() && r.back() == '\\';
+  }
+  return false;
+}
+
+bool DefinesKernelFunction(std::string_view code, const std::string& name,
+                           const std::string& backend) {
+  if (backend == "nki") return DefinesPythonFunction(code, name);
+  return DefinesExternCFunction(code, name);
+}
+
+std::string KernelFunctionDescription(const std::string& name, const std::string& backend) {
+  if (backend == "nki") return "def " + name + "(...)";
+  return "extern \"C\" " + name + "(...)";
+}
+
+ParsedCode ParseExecutorReply(std::string_view reply, const std::string& function,
+                              const std::string& backend) {
   ParsedCode out;
   std::vector<FencedBlock> blocks = FencedBlocks(reply);
   if (blocks.empty()) {
@@ -161,9 +245,9 @@ ParsedCode ParseExecutorReply(std::string_view reply, const std::string& functio
     out.detail = "the first code block is not closed (reply cut off?)";
     return out;
   }
-  if (!DefinesExternCFunction(out.code, function)) {
+  if (!DefinesKernelFunction(out.code, function, backend)) {
     out.failure = kMissingFunction;
-    out.detail = "the code does not define extern \"C\" " + function + "(...)";
+    out.detail = "the code does not define " + KernelFunctionDescription(function, backend);
   }
   return out;
 }

@@ -38,12 +38,31 @@ struct ParsedCode {
 };
 
 // Takes the first fenced block of an executor reply and checks that it
-// defines `extern "C"` function `function` (a definition with a body, not
-// just a declaration; comments are ignored).
-ParsedCode ParseExecutorReply(std::string_view reply, const std::string& function);
+// defines the problem's kernel function `function` the way `backend`'s
+// kernels do (DefinesKernelFunction). `detail` of a kMissingFunction names
+// what is missing in the backend's terms.
+ParsedCode ParseExecutorReply(std::string_view reply, const std::string& function,
+                              const std::string& backend);
 
-// True when `code` defines function `name` with C linkage, as above.
+// True when `code` defines function `name` with C linkage (a definition with
+// a body, not just a declaration; comments and string literals are ignored).
 bool DefinesExternCFunction(std::string_view code, const std::string& name);
+
+// True when the Python module `code` defines `name` at top level: a line
+// `def name(` at column 0 outside brackets (decorators above it allowed).
+// Comments, string literals and docstrings do not count, nor does a def
+// that is indented (in a class, a function or a block).
+bool DefinesPythonFunction(std::string_view code, const std::string& name);
+
+// The check a kernel of `backend` must pass: "nki" kernels are Python
+// modules (DefinesPythonFunction), every other backend's (cpu, cuda) C or
+// C++ with an extern "C" function (DefinesExternCFunction).
+bool DefinesKernelFunction(std::string_view code, const std::string& name,
+                           const std::string& backend);
+
+// What DefinesKernelFunction looks for, in the backend's terms:
+// `def kernel(...)` (nki) or `extern "C" silu(...)`.
+std::string KernelFunctionDescription(const std::string& name, const std::string& backend);
 
 struct Plan {
   std::string title;        // one line, markdown stripped

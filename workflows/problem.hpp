@@ -28,7 +28,7 @@ struct ProblemInfo {
   std::string id;
   std::string name;        // problem.json "name"
   std::string backend;     // problem.json "backend"
-  std::string function;    // the extern "C" function a kernel must define
+  std::string function;    // the kernel function (extern "C"; nki: a top-level Python def)
   std::string signature;   // CSignature(problem)
   json problem;            // problem.json as loaded
   std::string reference_sha256;

@@ -34,6 +34,19 @@ std::string Fence(std::string_view code, const char* lang = "cpp") {
   return out;
 }
 
+// The fence language of a backend's kernel and reference text: nki's are
+// Python modules; cpu's and cuda's C++.
+const char* KernelLanguage(const std::string& backend) { return backend == "nki" ? "python" : "cpp"; }
+
+// What the executor's reply must define, after "It must define:".
+std::string MustDefine(const ProblemInfo& problem) {
+  if (problem.backend == "nki") {
+    return Fence("@nki.jit\ndef " + problem.function + "(...):  # the current kernel's arguments\n", "python") +
+           "as a top-level function (not indented, not inside a class).\n";
+  }
+  return Fence(problem.signature, "c");
+}
+
 std::string FormatSpeedup(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", s);
@@ -93,16 +106,19 @@ std::string ProblemSection(const KernelContext& ctx) {
   if (p.contains("description")) out += Scalar(p["description"]) + "\n";
   if (p.contains("dims")) out += "Sizes: " + Dump(p["dims"]) + "\n";
   if (p.contains("bound")) out += "Expected bound: " + Scalar(p["bound"]) + "\n";
-  out += "\n## Reference implementation (trusted, double precision)\n" + Fence(ctx.reference);
-  out += "\n## How the kernel is called\n" + Fence(ctx.problem.signature, "c");
-  out += "\n## Current kernel\n" + Fence(ctx.kernel);
+  const char* lang = KernelLanguage(ctx.problem.backend);
+  out += "\n## Reference implementation (trusted, double precision)\n" + Fence(ctx.reference, lang);
+  // nki: the kernel takes the inputs and returns the outputs (the current
+  // kernel shows its arguments); the C declaration does not apply.
+  if (ctx.problem.backend != "nki") out += "\n## How the kernel is called\n" + Fence(ctx.problem.signature, "c");
+  out += "\n## Current kernel\n" + Fence(ctx.kernel, lang);
   return out;
 }
 
 // Every item reads slow → fast (a negative pair has the slower child as
 // "slow" and its parent as "fast"), as the paper's memory does; kinds and
 // measured speedups are not shown.
-std::string RenderMemory(const std::vector<MemoryItem>& memory) {
+std::string RenderMemory(const std::vector<MemoryItem>& memory, const char* lang) {
   std::string out = "# Experiences\n";
   if (memory.empty()) return out + "(none yet)\n";
   out += "Rewrites of kernels like this one, each from a slower version to a faster one.\n";
@@ -110,8 +126,8 @@ std::string RenderMemory(const std::vector<MemoryItem>& memory) {
   for (const MemoryItem& m : memory) {
     out += "\n## " + std::to_string(++n) + ". " + m.title + "\n";
     if (!m.description.empty()) out += m.description + "\n";
-    if (!m.slow_snippet.empty()) out += "Slow:\n" + Fence(m.slow_snippet);
-    if (!m.fast_snippet.empty()) out += "Fast:\n" + Fence(m.fast_snippet);
+    if (!m.slow_snippet.empty()) out += "Slow:\n" + Fence(m.slow_snippet, lang);
+    if (!m.fast_snippet.empty()) out += "Fast:\n" + Fence(m.fast_snippet, lang);
   }
   return out;
 }
@@ -158,7 +174,7 @@ ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
   p.system = Role("You are a performance engineer planning the next optimization of a compute kernel",
                   ctx) +
              CorrectnessSection(ctx) + HardwareSection(ctx) + GlossarySection(ctx) + "\n" +
-             BackendPromptsFor(ctx.problem.backend).planning + "\n" + RenderMemory(memory);
+             BackendPromptsFor(ctx.problem.backend).planning + "\n" + RenderMemory(memory, KernelLanguage(ctx.problem.backend));
   p.user = ProblemSection(ctx);
   if (ctx.mode == PromptMode::kDefault) p.user += StandingSection(profile);
   p.user += "\n## Profile of the current kernel\n";
@@ -190,15 +206,14 @@ ChatPrompt FixPrompt(const KernelContext& ctx, const Plan& plan, std::string_vie
   ChatPrompt p = ExecutorPrompt(ctx, plan);
   const size_t task = p.user.rfind("\n# Task\n");
   if (task != std::string::npos) p.user.resize(task);
-  p.user += "\n## Your rewrite\n" + Fence(failed_code);
+  p.user += "\n## Your rewrite\n" + Fence(failed_code, KernelLanguage(ctx.problem.backend));
   p.user += "\n## What the evaluator said\n" + status + (reason.empty() ? "" : ": " + reason) +
             "\n";
   if (!error.empty()) p.user += Fence(TruncateMiddle(error, kFixErrorBytes), "text");
   p.user += "\n# Task\nFix your rewrite so that it compiles, computes the same result as the "
             "reference and finishes in time, keeping the plan's optimization. Reply with the "
-            "complete kernel source in one fenced ```cpp code block (the first code block is "
-            "taken). It must define:\n" +
-            Fence(ctx.problem.signature, "c");
+            "complete kernel source in one fenced ```" + std::string(KernelLanguage(ctx.problem.backend)) +
+            " code block (the first code block is taken). It must define:\n" + MustDefine(ctx.problem);
   return p;
 }
 
@@ -213,9 +228,8 @@ ChatPrompt ExecutorPrompt(const KernelContext& ctx, const Plan& plan) {
   p.user += "\n## Plan\n" + plan.title + "\n";
   if (!plan.description.empty()) p.user += plan.description + "\n";
   p.user += "\n# Task\nRewrite the current kernel following the plan. Reply with the complete "
-            "kernel source in one fenced ```cpp code block (the first code block is taken). It "
-            "must define:\n" +
-            Fence(ctx.problem.signature, "c");
+            "kernel source in one fenced ```" + std::string(KernelLanguage(ctx.problem.backend)) +
+            " code block (the first code block is taken). It must define:\n" + MustDefine(ctx.problem);
   return p;
 }
 
@@ -228,8 +242,8 @@ ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_co
       "\n\nDescribe the transformation in general terms that apply to other kernels, not only "
       "this one.";
   p.user = "# Problem: " + problem.name + "\n";
-  p.user += "\n## Slow kernel\n" + Fence(slow_code);
-  p.user += "\n## Fast kernel\n" + Fence(fast_code);
+  p.user += "\n## Slow kernel\n" + Fence(slow_code, KernelLanguage(problem.backend));
+  p.user += "\n## Fast kernel\n" + Fence(fast_code, KernelLanguage(problem.backend));
   if (speedup) {
     p.user += "\nThe fast kernel is " + FormatSpeedup(*speedup) + "x faster than the slow one.\n";
   } else {

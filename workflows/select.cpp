@@ -74,7 +74,7 @@ Result<json> SelectBeamMembers(const CampaignState& state, const BlobSource& blo
     if (lineage) {
       auto baseline = blobs.Get(ps.info.baseline_sha256);
       if (!baseline) return Corruption("blob " + ps.info.baseline_sha256 + " is missing");
-      m["normalized_sha256"] = NormalizedCodeSha256(*baseline);
+      m["normalized_sha256"] = NormalizedKernelSha256(*baseline, ps.info.backend);
       m["carried"] = false;
       m["spread"] = 0.0;
       m["code_parent"] = nullptr;

@@ -3,7 +3,6 @@
 // a missing or failing neuron-ls stops the start with the fix. neuron-ls is
 // the test-only stand-in tests/fakes/nki/bin/neuron-ls (2 devices x 2 cores
 // unless told otherwise): nothing here ran on a Trainium.
-#define BOOST_TEST_MODULE daemon_nki_cores
 #include <boost/test/unit_test.hpp>
 
 #include <stdlib.h>
@@ -49,6 +48,8 @@ ProcessResult StartRefused(const std::string& path, const json& nki) {
 
 }  // namespace
 
+BOOST_AUTO_TEST_SUITE(nki_cores)
+
 BOOST_AUTO_TEST_CASE(without_neuron_ls_the_start_stops_with_the_fix) {
   ProcessResult r = StartRefused("/nonexistent-bin", {{"python", "/usr/bin/python3"}});
   BOOST_TEST((r.outcome == ProcessResult::Outcome::kExited), r.Describe());
@@ -90,3 +91,5 @@ BOOST_AUTO_TEST_CASE(one_slot_per_detected_core) {
   }
   setenv("PATH", old_path.c_str(), 1);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

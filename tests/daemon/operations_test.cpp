@@ -169,6 +169,7 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
            {R"({"providers": {"p": {)" + ok_provider + R"(, "max_concurrency": "four"}}})", "max_concurrency"},
            {R"({"providers": {"p": {"kind": "openai"}}})", "base_url"},
            {R"({"suites": {"cpu": "/nonexistent/suites/cpu"}})", "suites.cpu"},
+           {R"({"suite_uploads": "yes"})", "suite_uploads: must be true or false"},
            {R"({"listen": {"tcp": "127.0.0.1:abc", "tcp_token_env": "T"}})", "listen.tcp"},
            {R"({"listen": {"tcp": "127.0.0.1:70000", "tcp_token_env": "T"}})", "listen.tcp"},
            {R"({"evaluators": {"cuda": {"devices": []}}})", "evaluators.cuda.devices"},

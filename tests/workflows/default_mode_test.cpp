@@ -194,6 +194,23 @@ BOOST_AUTO_TEST_CASE(normalization_ignores_comments_and_spacing_only) {
   BOOST_TEST(NormalizeCode("c = '\\'';  // q") == "c='\\'';");
 }
 
+BOOST_AUTO_TEST_CASE(python_normalization_keeps_indentation_and_floor_division) {
+  // nki kernels are Python: '#' comments, trailing spaces and blank lines go ...
+  const std::string a = "import numpy as np\n\ndef kernel(x):  # the kernel\n    # a comment\n    return x // 2   \n";
+  const std::string b = "import numpy as np\ndef kernel(x):\n    return x // 2\n\n\n";
+  BOOST_TEST(NormalizePythonCode(a) == "import numpy as np\ndef kernel(x):\n    return x // 2\n");
+  BOOST_TEST(NormalizedKernelSha256(a, "nki") == NormalizedKernelSha256(b, "nki"));
+  // ... but '//' is floor division, not a comment ...
+  BOOST_TEST(NormalizedKernelSha256("y = x // 2\n", "nki") != NormalizedKernelSha256("y = x // 3\n", "nki"));
+  // ... indentation is syntax ...
+  BOOST_TEST(NormalizePythonCode("if a:\n    b()\nc()\n") != NormalizePythonCode("if a:\n    b()\n    c()\n"));
+  // ... and literals stay as written ('#' and blank lines in them too).
+  BOOST_TEST(NormalizePythonCode("s = '# x'  # c\n") == "s = '# x'\n");
+  BOOST_TEST(NormalizePythonCode("d = \"\"\"a\n\n  # b\n\"\"\"\n") == "d = \"\"\"a\n\n  # b\n\"\"\"\n");
+  // Other backends keep the C rules.
+  BOOST_TEST(NormalizedKernelSha256("int f(){return 1;} // c", "cpu") == NormalizedCodeSha256("int f(){return 1;}"));
+}
+
 BOOST_AUTO_TEST_CASE(used_experiences_line_is_parsed_and_removed) {
   std::string reply = "**Tile the loop**\nBlock by 64.\nUsed experiences: 5, 2, 2\nMore.\n";
   BOOST_TEST(ExtractUsedExperiences(&reply) == (std::vector<int>{2, 5}));

@@ -77,6 +77,32 @@ BOOST_AUTO_TEST_CASE(rng_is_deterministic_per_seed_and_key) {
   BOOST_TEST(std::set<size_t>(s.begin(), s.end()).size() == 5u);
 }
 
+// nki kernels and references are Python: fenced as python, and the executor
+// and fixer are asked for a top-level def, not for a C declaration.
+BOOST_AUTO_TEST_CASE(nki_prompts_ask_for_a_python_def) {
+  const World world = MakeWorld();
+  ProblemSource src = world.sources[0];
+  src.problem["backend"] = "nki";
+  src.problem["function"] = "kernel";
+  src.baseline = "import neuronxcc.nki as nki\n\n\n@nki.jit\ndef kernel(x):\n    return x\n";
+  src.reference = "import numpy as np\n\n\ndef forward(x):\n    return x\n";
+  auto info = DescribeProblem(src);
+  BOOST_REQUIRE(info.ok());
+  KernelContext ctx{*info, world.hardware, src.reference, src.baseline};
+  for (const ChatPrompt& p : {ExecutorPrompt(ctx, Plan{"Tile it", ""}),
+                              FixPrompt(ctx, Plan{"Tile it", ""}, src.baseline, "compile_error", "no", "")}) {
+    BOOST_TEST(Mentions(p.user, "```python\n" + src.baseline + "```\n"));
+    BOOST_TEST(Mentions(p.user, "```python\n" + src.reference + "```\n"));
+    BOOST_TEST(Mentions(p.user, "one fenced ```python code block"));
+    BOOST_TEST(Mentions(p.user, "It must define:\n```python\n@nki.jit\ndef kernel(...):"));
+    BOOST_TEST(p.user.find("extern \"C\"") == std::string::npos);
+    BOOST_TEST(p.user.find("```cpp") == std::string::npos);
+  }
+  ChatPrompt s = SummarizerPrompt(*info, src.baseline, src.baseline, 1.5);
+  BOOST_TEST(Mentions(s.user, "## Slow kernel\n```python\n"));
+  BOOST_TEST(s.user.find("```cpp") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(prompts_carry_what_each_agent_needs) {
   const World world = MakeWorld();
   auto info = DescribeProblem(world.sources[0]);

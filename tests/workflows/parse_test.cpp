@@ -13,17 +13,17 @@ const char kGood[] =
 BOOST_AUTO_TEST_CASE(first_fenced_block_is_taken) {
   const std::string reply = std::string("Sure.\n```cpp\n") + kGood +
                             "```\nAnd a test:\n```cpp\nint main() {}\n```\n";
-  ParsedCode code = ParseExecutorReply(reply, "silu");
+  ParsedCode code = ParseExecutorReply(reply, "silu", "cpu");
   BOOST_TEST(code.ok());
   BOOST_TEST(code.code == kGood);
 }
 
 BOOST_AUTO_TEST_CASE(bad_replies_are_failures_with_reasons) {
-  BOOST_TEST(ParseExecutorReply("I'd unroll it.", "silu").failure == kNoCodeBlock);
-  BOOST_TEST(ParseExecutorReply("", "silu").failure == kNoCodeBlock);
-  BOOST_TEST(ParseExecutorReply(std::string("```cpp\n") + kGood, "silu").failure ==
+  BOOST_TEST(ParseExecutorReply("I'd unroll it.", "silu", "cpu").failure == kNoCodeBlock);
+  BOOST_TEST(ParseExecutorReply("", "silu", "cpu").failure == kNoCodeBlock);
+  BOOST_TEST(ParseExecutorReply(std::string("```cpp\n") + kGood, "silu", "cpu").failure ==
              kTruncatedCode);
-  BOOST_TEST(ParseExecutorReply(std::string("```cpp\n") + kGood + "```", "gelu").failure ==
+  BOOST_TEST(ParseExecutorReply(std::string("```cpp\n") + kGood + "```", "gelu", "cpu").failure ==
              kMissingFunction);
   // Declaration only, or only mentioned in a comment or string.
   BOOST_TEST(!DefinesExternCFunction(
@@ -47,8 +47,83 @@ BOOST_AUTO_TEST_CASE(definitions_in_several_styles_are_found) {
   BOOST_TEST(DefinesExternCFunction("extern \"C\" void\nsilu (const float* x,\n  float* y)\n{}",
                                     "silu"));
   // Tilde fences and indented fences count.
-  BOOST_TEST(ParseExecutorReply(std::string("~~~\n") + kGood + "~~~\n", "silu").ok());
-  BOOST_TEST(ParseExecutorReply(std::string("  ```c++\n") + kGood + "  ```\n", "silu").ok());
+  BOOST_TEST(ParseExecutorReply(std::string("~~~\n") + kGood + "~~~\n", "silu", "cpu").ok());
+  BOOST_TEST(ParseExecutorReply(std::string("  ```c++\n") + kGood + "  ```\n", "silu", "cpu").ok());
+}
+
+// nki kernels are Python modules: the kernel function is a top-level def.
+const char kNkiGood[] =
+    "import neuronxcc.nki as nki\n"
+    "import neuronxcc.nki.language as nl\n"
+    "\n"
+    "\n"
+    "@nki.jit\n"
+    "def kernel(x):\n"
+    "    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)\n"
+    "    nl.store(out, value=nl.load(x))\n"
+    "    return out\n";
+
+BOOST_AUTO_TEST_CASE(nki_kernel_function_is_a_top_level_def) {
+  BOOST_TEST(DefinesKernelFunction(kNkiGood, "kernel", "nki"));
+  BOOST_TEST(DefinesPythonFunction("def kernel (x, y):\n    return x\n", "kernel"));
+  BOOST_TEST(DefinesPythonFunction("def\tkernel(\n    x,\n):\n    return x\n", "kernel"));
+  // Several decorators, one with arguments spanning lines.
+  BOOST_TEST(DefinesPythonFunction("@nki.jit(\n    mode='baremetal')\n@other\ndef kernel(x):\n  pass\n",
+                                   "kernel"));
+  // Other definitions before it, a def of the same name indented in another.
+  BOOST_TEST(DefinesPythonFunction("def helper(a):\n    def kernel(b):\n        pass\n    return a\n\n"
+                                   "def kernel(x):\n    return helper(x)\n",
+                                   "kernel"));
+  // Docstrings before and in it do not hide it.
+  BOOST_TEST(DefinesPythonFunction("\"\"\"Module.\n\nIt's here.\"\"\"\ndef kernel(x):\n    \"\"\"Doc.\"\"\"\n", "kernel"));
+}
+
+BOOST_AUTO_TEST_CASE(nki_kernel_function_not_in_comments_strings_classes_or_other_names) {
+  // In a comment.
+  BOOST_TEST(!DefinesPythonFunction("# def kernel(x):\nx = 1\n", "kernel"));
+  BOOST_TEST(!DefinesPythonFunction("x = 1  # def kernel(x):\n", "kernel"));
+  // In a docstring (triple double and single quotes) or a string.
+  BOOST_TEST(!DefinesPythonFunction("\"\"\"\ndef kernel(x):\n    pass\n\"\"\"\n", "kernel"));
+  BOOST_TEST(!DefinesPythonFunction("def other(x):\n    '''\ndef kernel(x):\n    '''\n    return x\n", "kernel"));
+  BOOST_TEST(!DefinesPythonFunction("s = 'def kernel(x):'\nt = \"\\\"def kernel(\"\n", "kernel"));
+  // Indented: in a class, in a block, in a function.
+  BOOST_TEST(!DefinesPythonFunction("class K:\n    @nki.jit\n    def kernel(self, x):\n        pass\n", "kernel"));
+  BOOST_TEST(!DefinesPythonFunction("if True:\n    def kernel(x):\n        pass\n", "kernel"));
+  BOOST_TEST(!DefinesPythonFunction("def outer():\n\tdef kernel(x):\n\t\tpass\n", "kernel"));
+  // Inside brackets: no statement starts there.
+  BOOST_TEST(!DefinesPythonFunction("x = (1,\ndef kernel(x):\n)\n", "kernel"));
+  // Another name: optimized_kernel is not kernel, and the other way round.
+  const std::string optimized = "@nki.jit\ndef optimized_kernel(x):\n    return x\n";
+  BOOST_TEST(!DefinesKernelFunction(optimized, "kernel", "nki"));
+  BOOST_TEST(DefinesKernelFunction(optimized, "optimized_kernel", "nki"));
+  BOOST_TEST(!DefinesKernelFunction(kNkiGood, "optimized_kernel", "nki"));
+  BOOST_TEST(!DefinesPythonFunction("def kernel_v2(x):\n    pass\n", "kernel"));
+  BOOST_TEST(!DefinesPythonFunction("kernel = lambda x: x\n", "kernel"));
+  BOOST_TEST(!DefinesPythonFunction("def kernel(x):\n", ""));
+  // A C kernel is no nki kernel, and a Python one no cpu kernel; cpu and cuda keep extern "C".
+  BOOST_TEST(!DefinesKernelFunction(kGood, "silu", "nki"));
+  BOOST_TEST(!DefinesKernelFunction("def silu(x):\n    return x\n", "silu", "cpu"));
+  BOOST_TEST(DefinesKernelFunction(kGood, "silu", "cpu"));
+  BOOST_TEST(DefinesKernelFunction(kGood, "silu", "cuda"));
+  BOOST_TEST(!DefinesKernelFunction("// extern \"C\" void silu(float* x) {}\n", "silu", "cpu"));
+}
+
+BOOST_AUTO_TEST_CASE(nki_executor_reply_is_parsed_with_python_rules) {
+  const std::string reply = std::string("Here it is.\n```python\n") + kNkiGood + "```\n";
+  ParsedCode code = ParseExecutorReply(reply, "kernel", "nki");
+  BOOST_TEST(code.ok());
+  BOOST_TEST(code.code == kNkiGood);
+  // The same reply for a cpu problem misses its extern "C" function.
+  ParsedCode as_cpu = ParseExecutorReply(reply, "kernel", "cpu");
+  BOOST_TEST(as_cpu.failure == kMissingFunction);
+  BOOST_TEST(as_cpu.detail == "the code does not define extern \"C\" kernel(...)");
+  // A kernel that is a method says what is missing in Python's terms.
+  ParsedCode in_class = ParseExecutorReply(
+      "```python\nclass K:\n    def kernel(self, x):\n        return x\n```\n", "kernel", "nki");
+  BOOST_TEST(in_class.failure == kMissingFunction);
+  BOOST_TEST(in_class.detail == "the code does not define def kernel(...)");
+  BOOST_TEST(ParseExecutorReply("```python\n" + std::string(kNkiGood), "kernel", "nki").failure == kTruncatedCode);
+  BOOST_TEST(ParseExecutorReply("no code", "kernel", "nki").failure == kNoCodeBlock);
 }
 
 BOOST_AUTO_TEST_CASE(plans_parse_into_title_and_description) {

@@ -221,6 +221,34 @@ BOOST_AUTO_TEST_CASE(start_refuses_bad_input_before_anything_runs) {
 // The signature comes from the one parser of problem.json
 // (workflows/problem_json.hpp): arrays are float32 (the judge's contract,
 // docs/contracts.md), scalars float32 or int64.
+// An nki problem's baseline is a Python module: its kernel function is a
+// top-level def (not an extern "C" function), and the refusal says so.
+BOOST_AUTO_TEST_CASE(start_checks_an_nki_baseline_for_a_python_def) {
+  const World world = MakeWorld();
+  CampaignSpec spec = SmallSpec(world);
+  std::vector<ProblemSource> nki = world.sources;
+  for (ProblemSource& s : nki) {
+    s.problem["backend"] = "nki";
+    const std::string f = s.problem["function"].get<std::string>();
+    s.baseline = "import neuronxcc.nki as nki\n\n\n@nki.jit\ndef " + f + "(x):\n    return x\n";
+  }
+  auto r = StartCampaign("c1", spec, nki, world.hardware);
+  BOOST_TEST(r.ok(), (r.ok() ? "" : r.status().message()));
+  std::vector<ProblemSource> broken = nki;
+  broken[0].baseline = world.sources[0].baseline;  // C++: no def
+  const std::string f = broken[0].problem["function"].get<std::string>();
+  BOOST_TEST(StartCampaign("c1", spec, broken, world.hardware).status().message() ==
+             "problem '" + broken[0].id + "': the baseline does not define def " + f + "(...)");
+  broken[0].baseline = "class K:\n    def " + f + "(self, x):\n        return x\n";
+  BOOST_TEST(Mentions(StartCampaign("c1", spec, broken, world.hardware).status().message(),
+                      "the baseline does not define def " + f + "(...)"));
+  // A cpu problem keeps the extern "C" rule and says so.
+  std::vector<ProblemSource> cpu = world.sources;
+  cpu[0].baseline = nki[0].baseline;
+  BOOST_TEST(StartCampaign("c1", spec, cpu, world.hardware).status().message() ==
+             "problem '" + cpu[0].id + "': the baseline does not define extern \"C\" " + f + "(...)");
+}
+
 BOOST_AUTO_TEST_CASE(signature_follows_the_contract) {
   const json normal = {{"kind", "normal"}};
   json problem = {{"name", "rms"},
