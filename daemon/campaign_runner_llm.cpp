@@ -215,9 +215,10 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
     // A call cancelled by shutdown is re-run on the next start, and so is one
     // that failed with an outage error once shutdown began (its last attempt
     // raced the cancel: recording it would fail an activity that must wait
-    // the outage out). One cancelled because the campaign ended has nothing
-    // left to record.
-    if (((cancelled || outage) && interrupted_) || (cancelled && (state_.finished() || !broken_.ok()))) {
+    // the outage out). One cancelled, or failed with an outage error, after
+    // the campaign ended (a probe in flight when it gave up waiting) has
+    // nothing left to record.
+    if ((cancelled || outage) && (interrupted_ || state_.finished() || !broken_.ok())) {
       MaybeFinish();
       return;
     }
