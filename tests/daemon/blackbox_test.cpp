@@ -62,6 +62,9 @@ BOOST_AUTO_TEST_CASE(campaign_end_to_end_finds_the_faster_kernel) {
   std::ifstream in(f.dir + "/best/matmul.cpp");
   std::string src((std::istreambuf_iterator<char>(in)), {});
   BOOST_TEST(src.find("o[j] += a * b[j]") != std::string::npos);
+  // The file is named by the daemon: the problem with its backend's extension.
+  const json best_json = f.Ctl({"best", id, "-o", "json"}).Json();
+  BOOST_TEST(best_json["best"][0]["file_name"] == "matmul.cpp", best_json.dump());
 
   // Table output works too.
   auto table = f.Ctl({"report", id});
