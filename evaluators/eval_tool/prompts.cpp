@@ -7,6 +7,7 @@
 
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/eval_tool/common.hpp"
+#include "evaluators/nki/roofline.hpp"
 #include "evaluators/problem.hpp"
 #include "workflows/memory_bank.hpp"
 #include "workflows/prompt_preview.hpp"
@@ -31,7 +32,7 @@ Result<json> CampaignHardware(Env* env, const std::string& path) {
 }  // namespace
 
 int CmdPrompts(Env* env, const std::vector<std::string>& args) {
-  std::string problem, role, mode = "default", memory, kernel, result, plan, slow, fast, calibration;
+  std::string problem, role, mode = "default", memory, kernel, result, plan, slow, fast, calibration, nki_generation;
   std::string cache_dir, root = ".";
   double speedup = 0;
   uint64_t seed = 1;
@@ -50,7 +51,8 @@ int CmdPrompts(Env* env, const std::vector<std::string>& args) {
       ("slow", po::value(&slow), "summarizer: the slow kernel (default: the baseline)")
       ("fast", po::value(&fast), "summarizer: the fast kernel (default: --kernel)")
       ("speedup", po::value(&speedup), "summarizer: slow / fast latency (default mode shows it; paper never does)")
-      ("calibration", po::value(&calibration), "the hardware facts (default: <cache dir>/calibration.json)")
+      ("calibration", po::value(&calibration), "the hardware facts (default: <cache dir>/calibration.json; an nki problem: the generation's)")
+      ("nki-generation", po::value(&nki_generation)->default_value("trn1"), "an nki problem: trn1 | trn2 | trn3")
       ("cache-dir", po::value(&cache_dir), "cache folder of 'accelopt-eval calibrate'")
       ("root", po::value(&root)->default_value("."), "folder problem paths are relative to")
       ("seed", po::value(&seed)->default_value(1), "seed of the planner's profile order");
@@ -67,6 +69,13 @@ int CmdPrompts(Env* env, const std::vector<std::string>& args) {
   auto src = LoadProblemSource(Under(root, problem).string(), problem, env);
   if (!src.ok()) return fail(src.status(), 2);
   in.source = std::move(*src);
+  // An nki problem's facts are the Trainium generation's (trainium.json), as
+  // the daemon hands them to campaigns (daemon.cpp): nothing to calibrate.
+  if (in.source.problem.value("backend", "") == "nki" && calibration.empty()) {
+    auto gen = nki::FindGeneration(nki_generation);
+    if (!gen.ok()) return fail(gen.status(), 2);
+    in.hardware = {{"nki", nki::GenerationFacts(*gen)}};
+  }
   const bool cuda_problem = in.source.problem.value("backend", "") == "cuda";
   if (calibration.empty()) {
     const std::string dir = cache_dir.empty() ? DefaultCacheDir(env) : cache_dir;
@@ -74,11 +83,13 @@ int CmdPrompts(Env* env, const std::vector<std::string>& args) {
   }
   // A cuda problem's facts are the cuda calibration's JSON as written
   // ('accelopt-eval calibrate --backend cuda'), rendered by the cuda prompt set.
-  auto hw = cuda_problem ? ReadJsonFile(env, calibration) : CampaignHardware(env, calibration);
-  if (!hw.ok()) {
-    return fail(hw.status().WithContext("the hardware facts (run 'accelopt-eval calibrate' or pass --calibration)"), 3);
+  if (in.hardware.empty()) {
+    auto hw = cuda_problem ? ReadJsonFile(env, calibration) : CampaignHardware(env, calibration);
+    if (!hw.ok()) {
+      return fail(hw.status().WithContext("the hardware facts (run 'accelopt-eval calibrate' or pass --calibration)"), 3);
+    }
+    in.hardware = std::move(*hw);
   }
-  in.hardware = std::move(*hw);
   auto text = [&](const std::string& path, std::string* out) {
     if (path.empty()) return Status::Ok();
     auto t = env->ReadFile(path);
