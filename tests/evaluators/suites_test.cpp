@@ -174,4 +174,28 @@ BOOST_AUTO_TEST_CASE(accelopt_eval_refuses_a_malformed_problem) {
   BOOST_TEST(!Env::Default()->Exists(s.dir + "/cache/calibration.json"));  // refused before calibrating
 }
 
+// `accelopt-eval prompts` on an nki problem renders with the Trainium
+// generation's facts (no calibration exists for nki) and asks for Python.
+BOOST_AUTO_TEST_CASE(accelopt_eval_prompts_for_an_nki_problem_use_the_generation_facts) {
+  TempSuite s;
+  auto run = [&](std::vector<std::string> args) {
+    ProcessSpec spec;
+    spec.argv = {ACCELOPT_EVAL_PATH};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.timeout = std::chrono::seconds(60);
+    auto r = RunProcess(spec);
+    BOOST_REQUIRE(r.ok());
+    return *r;
+  };
+  const std::string out = s.dir + "/nki";
+  auto imp = run({"import", "nkibench", std::string(ACCELOPT_SOURCE_DIR) + "/tests/evaluators/nkibench", "--out", out});
+  BOOST_REQUIRE_MESSAGE(imp.exit_code == 0, imp.stderr_data);
+  auto p = run({"prompts", "--problem", out + "/silu", "--role", "executor", "--cache-dir", s.dir + "/cache"});
+  BOOST_TEST(p.exit_code == 0, p.stderr_data);
+  BOOST_TEST(p.stdout_data.find("One NeuronCore-v2") != std::string::npos, p.stdout_data);
+  BOOST_TEST(p.stdout_data.find("```python") != std::string::npos);
+  BOOST_TEST(p.stdout_data.find("def kernel(") != std::string::npos);
+  BOOST_TEST(!Env::Default()->Exists(s.dir + "/cache/calibration.json"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
