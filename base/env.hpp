@@ -38,6 +38,11 @@ class Env {
   // Monotonic clock in nanoseconds (for durations and deadlines).
   virtual int64_t MonotonicNanos() = 0;
   virtual void SleepFor(std::chrono::nanoseconds d) = 0;
+  // How long a timer waiting on these clocks may sleep in real time before
+  // it reads them again (daemon/env_timer.hpp): nanoseconds::max() for
+  // clocks that move with real time (the default), a short interval for a
+  // clock a test moves by hand, so that moving it wakes the timers.
+  virtual std::chrono::nanoseconds ClockRecheckInterval() { return std::chrono::nanoseconds::max(); }
 
   // Non-deterministic randomness (retry jitter, ids). Workflows never use
   // this: their randomness comes from the recorded seed.
@@ -96,6 +101,7 @@ class EnvWrapper : public Env {
   int64_t NowMicros() override { return target_->NowMicros(); }
   int64_t MonotonicNanos() override { return target_->MonotonicNanos(); }
   void SleepFor(std::chrono::nanoseconds d) override { target_->SleepFor(d); }
+  std::chrono::nanoseconds ClockRecheckInterval() override { return target_->ClockRecheckInterval(); }
   uint64_t RandomU64() override { return target_->RandomU64(); }
   std::vector<int> AllowedCpus() override { return target_->AllowedCpus(); }
   Result<std::string> ReadFile(const std::string& p) override { return target_->ReadFile(p); }
@@ -126,7 +132,9 @@ class EnvWrapper : public Env {
 };
 
 // An Env whose clocks only move when the test says so (SleepFor advances
-// them instantly). Everything else forwards to the target. Thread-safe.
+// them instantly); timers on it (daemon/env_timer.hpp) look at it every
+// millisecond of real time. Everything else forwards to the target.
+// Thread-safe.
 class FakeClockEnv : public EnvWrapper {
  public:
   explicit FakeClockEnv(Env* target, int64_t start_micros = 1'700'000'000'000'000)
@@ -134,6 +142,7 @@ class FakeClockEnv : public EnvWrapper {
   int64_t NowMicros() override;
   int64_t MonotonicNanos() override;
   void SleepFor(std::chrono::nanoseconds d) override;
+  std::chrono::nanoseconds ClockRecheckInterval() override { return std::chrono::milliseconds(1); }
   void Advance(std::chrono::nanoseconds d);
 
  private:

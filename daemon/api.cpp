@@ -40,13 +40,15 @@ Result<json> ParseBody(const HttpRequest& req) {
 Api::Api(ApiDeps deps) : d_(std::move(deps)) { AddRoutes(); }
 
 void Api::Events(const std::string& id, uint64_t after, size_t limit,
-                 std::chrono::steady_clock::time_point deadline, Respond respond) const {
+                 int64_t deadline_nanos, Respond respond) const {
   auto records = d_.log->ReadStream(workflows::CampaignStream(id), after + 1, limit);
   if (!records.ok()) return respond(ApiError(records.status()));
-  if (records->empty() && std::chrono::steady_clock::now() < deadline) {
+  if (records->empty() && d_.env->MonotonicNanos() < deadline_nanos) {
     // Woken by the next append to the stream (or at the deadline).
-    d_.waiters->Wait(workflows::CampaignStream(id), after, deadline,
-                     [this, id, after, limit, deadline, respond] { Events(id, after, limit, deadline, respond); });
+    d_.waiters->Wait(workflows::CampaignStream(id), after, deadline_nanos,
+                     [this, id, after, limit, deadline_nanos, respond] {
+                       Events(id, after, limit, deadline_nanos, respond);
+                     });
     return;
   }
   json events = json::array();
@@ -143,7 +145,7 @@ void Api::AddRoutes() {
     uint64_t after = ParseSize(p.query, "after", 0, SIZE_MAX);
     size_t limit = ParseSize(p.query, "limit", 1000, 100000);
     size_t wait_s = ParseSize(p.query, "wait", 0, 60);
-    Events(id, after, limit, std::chrono::steady_clock::now() + std::chrono::seconds(wait_s), respond);
+    Events(id, after, limit, d_.env->MonotonicNanos() + static_cast<int64_t>(wait_s) * 1'000'000'000, respond);
   });
 
   router_.Add(V::get, "/v1/campaigns/{id}/report", [this](const HttpRequest&, const RouteParams& p, Respond respond) {

@@ -53,8 +53,10 @@ class Api {
   void AddRoutes();
   void AddMemoryRoutes();  // api_memory.cpp
   void AddSuiteRoutes();   // api_suites.cpp: GET /v1/suites, PUT /v1/suites/{suite}/problems/{name}
-  void Events(const std::string& id, uint64_t after, size_t limit, std::chrono::steady_clock::time_point deadline,
-              Respond respond) const;
+  // GET .../events: the records after `after`, or, when there are none, a
+  // wait for the next append until `deadline_nanos` (on d_.env's monotonic
+  // clock).
+  void Events(const std::string& id, uint64_t after, size_t limit, int64_t deadline_nanos, Respond respond) const;
 
   ApiDeps d_;
   Router router_;

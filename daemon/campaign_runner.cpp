@@ -244,11 +244,10 @@ void CampaignRunner::ArmDeadline() {
   if (deadline_timer_ || state_.finished()) return;
   auto deadline = workflows::WallDeadlineUs(state_);
   if (!deadline) return;
-  int64_t now = s_.env->NowMicros();
-  deadline_timer_ = std::make_unique<net::steady_timer>(strand_);
-  deadline_timer_->expires_after(std::chrono::microseconds(std::max<int64_t>(0, *deadline - now) + 1000));
+  deadline_timer_ = std::make_unique<EnvTimer>(strand_, s_.env);
+  deadline_timer_->ExpiresAtWallMicros(*deadline);
   std::weak_ptr<CampaignRunner> weak = weak_from_this();
-  deadline_timer_->async_wait([weak](boost::system::error_code ec) {
+  deadline_timer_->AsyncWait([weak](boost::system::error_code ec) {
     if (ec) return;
     auto self = weak.lock();
     if (!self) return;
@@ -289,8 +288,8 @@ void CampaignRunner::MaybeFinish() {
   if (!state_.finished() || finished_notified_) return;
   finished_notified_ = true;
   CancelInFlight();
-  if (deadline_timer_) deadline_timer_->cancel();
-  if (wait_timer_) wait_timer_->cancel();
+  if (deadline_timer_) deadline_timer_->Cancel();
+  if (wait_timer_) wait_timer_->Cancel();
   waiting_.clear();
   // An end that did not do all its work is a warning: unattended runs are
   // read in the morning from the journal.
@@ -379,8 +378,8 @@ void CampaignRunner::Interrupt(const std::string& reason) {
       if (!st.ok()) LogWarning("campaign " + id_ + ": could not record the interruption: " + st.ToString());
     }
     CancelInFlight();
-    if (deadline_timer_) deadline_timer_->cancel();
-    if (wait_timer_) wait_timer_->cancel();
+    if (deadline_timer_) deadline_timer_->Cancel();
+    if (wait_timer_) wait_timer_->Cancel();
     done.set_value();
   });
   fut.wait();

@@ -49,6 +49,7 @@
 #include "base/env.hpp"
 #include "base/json.hpp"
 #include "daemon/campaign_stream.hpp"
+#include "daemon/env_timer.hpp"
 #include "daemon/memory_banks.hpp"
 #include "daemon/llm_in_flight.hpp"
 #include "daemon/metrics.hpp"
@@ -175,7 +176,7 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   std::string id_;
   std::string stream_;
   net::strand<net::io_context::executor_type> strand_;
-  std::unique_ptr<net::steady_timer> deadline_timer_;  // strand only
+  std::unique_ptr<EnvTimer> deadline_timer_;  // strand only
 
   mutable std::mutex mu_;  // guards the fields below (wait_timer_: the strand)
   workflows::CampaignState state_;
@@ -199,7 +200,7 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
     std::set<std::string> activities;
   };
   std::map<std::string, ProviderWait> waiting_;
-  std::unique_ptr<net::steady_timer> wait_timer_;  // strand only
+  std::unique_ptr<EnvTimer> wait_timer_;  // strand only
   std::map<std::string, ActivityInFlight> in_flight_;
   // The last placement recorded per evaluation activity (EvaluationPlaced:
   // a Slurm job id), kept across restarts and handed back to the backend.

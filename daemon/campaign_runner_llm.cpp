@@ -144,10 +144,10 @@ void CampaignRunner::ArmWaitLimit() {
   int64_t earliest = INT64_MAX;
   for (const auto& [p, w] : waiting_) earliest = std::min(earliest, w.since_us);
   const int64_t at = earliest + static_cast<int64_t>(*limit * 1e6);
-  if (!wait_timer_) wait_timer_ = std::make_unique<net::steady_timer>(strand_);
-  wait_timer_->expires_after(std::chrono::microseconds(std::max<int64_t>(0, at - s_.env->NowMicros()) + 1000));
+  if (!wait_timer_) wait_timer_ = std::make_unique<EnvTimer>(strand_, s_.env);
+  wait_timer_->ExpiresAtWallMicros(at);
   std::weak_ptr<CampaignRunner> weak = weak_from_this();
-  wait_timer_->async_wait([weak](boost::system::error_code ec) {
+  wait_timer_->AsyncWait([weak](boost::system::error_code ec) {
     if (ec) return;
     auto self = weak.lock();
     if (!self) return;

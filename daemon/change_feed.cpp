@@ -23,12 +23,13 @@ std::string ChangeEvent(const std::string& stream, uint64_t version) {
 
 }  // namespace
 
-ChangeFeed::ChangeFeed(store::EventLog* log, net::io_context* ioc, Options options)
+ChangeFeed::ChangeFeed(store::EventLog* log, net::io_context* ioc, Env* env, Options options)
     : log_(log),
+      env_(env),
       options_(options),
       strand_(net::make_strand(*ioc)),
-      flush_timer_(strand_),
-      heartbeat_timer_(strand_) {
+      flush_timer_(strand_, env),
+      heartbeat_timer_(strand_, env) {
   subscription_ = log_->Subscribe([this](const std::vector<store::EventRecord>& r) { OnCommitted(r); });
 }
 
@@ -67,8 +68,8 @@ void ChangeFeed::Open(const Respond& respond, const std::string& campaign, std::
   }
   const uint64_t id = next_id_++;
   const bool first = clients_.empty();
-  const auto now = std::chrono::steady_clock::now();
-  clients_[id] = Client{stream, campaign, now + lifetime, heartbeat, now};
+  const int64_t now = env_->MonotonicNanos();
+  clients_[id] = Client{stream, campaign, now + std::chrono::nanoseconds(lifetime).count(), heartbeat, now};
   lock.unlock();
   stream->Send("retry: 1000\nevent: hello\ndata: " + Dump(json{{"position", log_->LastGlobalPosition()}}) + "\n\n");
   stream->OnClose([this, id] {
@@ -79,15 +80,15 @@ void ChangeFeed::Open(const Respond& respond, const std::string& campaign, std::
 }
 
 void ChangeFeed::ArmHeartbeat() {
-  heartbeat_timer_.expires_after(std::chrono::milliseconds(100));
-  heartbeat_timer_.async_wait([this](boost::system::error_code ec) {
+  heartbeat_timer_.ExpiresAfter(std::chrono::milliseconds(100));
+  heartbeat_timer_.AsyncWait([this](boost::system::error_code ec) {
     if (!ec) Heartbeat();
   });
 }
 
 void ChangeFeed::Heartbeat() {
   // Ticks every 100 ms while streams are open: heartbeats when due, expiries.
-  const auto now = std::chrono::steady_clock::now();
+  const int64_t now = env_->MonotonicNanos();
   std::vector<std::shared_ptr<ResponseStream>> expired, beat;
   {
     std::lock_guard lock(mu_);
@@ -95,7 +96,7 @@ void ChangeFeed::Heartbeat() {
     for (auto& [id, c] : clients_) {
       if (now >= c.closes_at) {
         expired.push_back(c.stream);
-      } else if (now - c.last_beat >= c.heartbeat) {
+      } else if (now - c.last_beat >= std::chrono::nanoseconds(c.heartbeat).count()) {
         c.last_beat = now;
         beat.push_back(c.stream);
       }
@@ -119,8 +120,8 @@ void ChangeFeed::OnCommitted(const std::vector<store::EventRecord>& records) {
   if (any && !flush_armed_) {
     flush_armed_ = true;
     net::post(strand_, [this] {
-      flush_timer_.expires_after(options_.coalesce);
-      flush_timer_.async_wait([this](boost::system::error_code ec) {
+      flush_timer_.ExpiresAfter(options_.coalesce);
+      flush_timer_.AsyncWait([this](boost::system::error_code ec) {
         if (!ec) Flush();
       });
     });

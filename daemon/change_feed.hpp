@@ -2,7 +2,8 @@
 // campaign or memory-bank streams grew, for GET /v1/stream (docs/api.md).
 //
 // A store subscription marks streams dirty (the log's writer thread only
-// records the stream's newest version); a timer on the io_context sends one
+// records the stream's newest version); a timer on the io_context (on the
+// Env's clock, daemon/env_timer.hpp) sends one
 // "change" event per dirty stream at most every `coalesce`, so a busy
 // campaign costs its watchers a few lines a second, not one per event.
 // Clients re-read what they show (summary, report) when told.
@@ -35,6 +36,8 @@
 #include <string>
 #include <vector>
 
+#include "base/env.hpp"
+#include "daemon/env_timer.hpp"
 #include "daemon/http_server.hpp"
 #include "store/event_log.hpp"
 
@@ -47,7 +50,9 @@ class ChangeFeed {
     std::chrono::milliseconds coalesce{250};
     std::chrono::milliseconds heartbeat{15000};
   };
-  ChangeFeed(store::EventLog* log, boost::asio::io_context* ioc, Options options);
+  // `env`: the clock of the lifetimes, heartbeats and coalescing
+  // (daemon/env_timer.hpp); must outlive this.
+  ChangeFeed(store::EventLog* log, boost::asio::io_context* ioc, Env* env, Options options);
   ~ChangeFeed();
 
   // Streams changes to `respond` (which must be able to stream) for
@@ -68,9 +73,9 @@ class ChangeFeed {
   struct Client {
     std::shared_ptr<ResponseStream> stream;
     std::string campaign;
-    std::chrono::steady_clock::time_point closes_at;
+    int64_t closes_at = 0;  // Env::MonotonicNanos
     std::chrono::milliseconds heartbeat;
-    std::chrono::steady_clock::time_point last_beat;
+    int64_t last_beat = 0;  // Env::MonotonicNanos
   };
   void OnCommitted(const std::vector<store::EventRecord>& records);
   void Flush();      // on the strand: sends the dirty streams
@@ -78,10 +83,11 @@ class ChangeFeed {
   void ArmHeartbeat();
 
   store::EventLog* log_;
+  Env* env_;
   Options options_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  boost::asio::steady_timer flush_timer_;
-  boost::asio::steady_timer heartbeat_timer_;
+  EnvTimer flush_timer_;      // used on the strand
+  EnvTimer heartbeat_timer_;  // used on the strand
   mutable std::mutex mu_;
   std::map<uint64_t, Client> clients_;     // by id; guarded by mu_
   std::map<std::string, uint64_t> dirty_;  // stream -> newest version; guarded by mu_

@@ -315,7 +315,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   ad.banks = &banks;
   ad.gate = &gate;
   ad.env = env;
-  EventWaiters waiters(log->get(), &ioc);
+  EventWaiters waiters(log->get(), &ioc, env);
   ad.waiters = &waiters;
   ad.redistiller = &redistiller;
   std::mutex calibrate_mu;
@@ -346,7 +346,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     manager.SetHardware(CampaignFacts(j, nki_facts));
     return j;
   };
-  ChangeFeed feed(log->get(), &ioc, ChangeFeed::Options{});
+  ChangeFeed feed(log->get(), &ioc, env, ChangeFeed::Options{});
   Dashboard dashboard(&feed);
   ad.more_routes = [&dashboard](Router& r) { dashboard.AddRoutes(r); };
   Api api(ad);
@@ -389,7 +389,8 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     NotifyReady("serving " + std::to_string(manager.All().size()) + " campaigns");
   }
 
-  // Watchdog: ping while the event log's writer is healthy.
+  // Watchdog: ping while the event log's writer is healthy. On the real
+  // clock, not the Env's: systemd times the pings in real time.
   net::steady_timer watchdog(ioc);
   std::function<void()> ping;
   if (auto interval = WatchdogPingInterval()) {

@@ -6,14 +6,14 @@ namespace accelopt::daemon {
 
 namespace net = boost::asio;
 
-EventWaiters::EventWaiters(store::EventLog* log, net::io_context* ioc) : log_(log), ioc_(ioc) {
+EventWaiters::EventWaiters(store::EventLog* log, net::io_context* ioc, Env* env) : log_(log), ioc_(ioc), env_(env) {
   subscription_ = log_->Subscribe([this](const std::vector<store::EventRecord>& r) { OnCommitted(r); });
 }
 
 void EventWaiters::Fire(const std::shared_ptr<Waiter>& w) {
   if (w->fired) return;
   w->fired = true;
-  if (w->timer) w->timer->cancel();
+  if (w->timer) w->timer->Cancel();
   net::post(*ioc_, [fn = std::move(w->fn)] { fn(); });
 }
 
@@ -32,12 +32,12 @@ void EventWaiters::OnCommitted(const std::vector<store::EventRecord>& records) {
   }
 }
 
-void EventWaiters::Wait(const std::string& stream, uint64_t after, std::chrono::steady_clock::time_point deadline,
-                        std::function<void()> fn) {
+void EventWaiters::Wait(const std::string& stream, uint64_t after, int64_t deadline_nanos, std::function<void()> fn) {
   auto w = std::make_shared<Waiter>();
   w->after = after;
   w->fn = std::move(fn);
-  w->timer = std::make_unique<net::steady_timer>(*ioc_, deadline);
+  w->timer = std::make_unique<EnvTimer>(ioc_->get_executor(), env_);
+  w->timer->ExpiresAfter(std::chrono::nanoseconds(std::max<int64_t>(0, deadline_nanos - env_->MonotonicNanos())));
   std::lock_guard lock(mu_);
   waiters_[stream].push_back(w);
   // An append between the caller's read and this registration would
@@ -45,7 +45,7 @@ void EventWaiters::Wait(const std::string& stream, uint64_t after, std::chrono::
   if (log_->Head(stream) > after) {
     Fire(w);
   } else {
-    w->timer->async_wait([this, w, stream](boost::system::error_code ec) {
+    w->timer->AsyncWait([this, w, stream](boost::system::error_code ec) {
       if (ec) return;  // cancelled: woken by an append
       std::lock_guard lock(mu_);
       Fire(w);

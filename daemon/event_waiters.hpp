@@ -3,7 +3,8 @@
 //
 // Wait(stream, after, deadline, fn) runs `fn` once, on the io_context, as
 // soon as the stream's head is past `after` (at once if it already is) or
-// when the deadline passes, whichever comes first; `fn` then reads the log
+// when the deadline (on the Env's monotonic clock, daemon/env_timer.hpp)
+// passes, whichever comes first; `fn` then reads the log
 // itself. The subscription callback (the log's writer thread) only looks the
 // stream up and posts; it never reads the log.
 //
@@ -23,16 +24,18 @@
 #include <string>
 #include <vector>
 
+#include "base/env.hpp"
+#include "daemon/env_timer.hpp"
 #include "store/event_log.hpp"
 
 namespace accelopt::daemon {
 
 class EventWaiters {
  public:
-  EventWaiters(store::EventLog* log, boost::asio::io_context* ioc);
+  // `env` (the deadlines' clock) must outlive this.
+  EventWaiters(store::EventLog* log, boost::asio::io_context* ioc, Env* env);
 
-  void Wait(const std::string& stream, uint64_t after, std::chrono::steady_clock::time_point deadline,
-            std::function<void()> fn);
+  void Wait(const std::string& stream, uint64_t after, int64_t deadline_nanos, std::function<void()> fn);
 
   size_t Waiting() const;  // waiters not yet woken (for tests and metrics)
 
@@ -40,7 +43,7 @@ class EventWaiters {
   struct Waiter {
     uint64_t after = 0;
     std::function<void()> fn;
-    std::unique_ptr<boost::asio::steady_timer> timer;
+    std::unique_ptr<EnvTimer> timer;
     bool fired = false;  // guarded by mu_
   };
   // Wakes `w` once (REQUIRES mu_).
@@ -49,6 +52,7 @@ class EventWaiters {
 
   store::EventLog* log_;
   boost::asio::io_context* ioc_;
+  Env* env_;
   mutable std::mutex mu_;
   std::map<std::string, std::vector<std::shared_ptr<Waiter>>> waiters_;  // by stream
   store::Subscription subscription_;  // last: reset first on destruction

@@ -15,7 +15,7 @@ ProviderGate::~ProviderGate() {
   std::lock_guard lock(mu_);
   *alive_ = false;
   for (auto& [name, p] : providers_) {
-    if (p.timer) p.timer->cancel();
+    if (p.timer) p.timer->Cancel();
   }
 }
 
@@ -73,7 +73,7 @@ void ProviderGate::Answered(uint64_t ticket) {
   p.state.available = true;
   p.state.failures = 0;
   p.backoff = std::chrono::milliseconds(0);
-  if (p.timer) p.timer->cancel();
+  if (p.timer) p.timer->Cancel();
   p.timer_armed = false;
   Release(p);
 }
@@ -100,11 +100,11 @@ void ProviderGate::Unavailable(uint64_t ticket, const std::string& error) {
 
 void ProviderGate::MaybeProbe(const std::string& name, Provider& p) {
   if (p.state.available || p.probe != 0 || p.timer_armed || p.queue.empty()) return;
-  if (!p.timer) p.timer = std::make_unique<net::steady_timer>(ioc_);
+  if (!p.timer) p.timer = std::make_unique<EnvTimer>(ioc_.get_executor(), env_);
   p.timer_armed = true;
-  p.timer->expires_after(std::max(p.backoff, std::chrono::milliseconds(1)));
+  p.timer->ExpiresAfter(std::max(p.backoff, std::chrono::milliseconds(1)));
   std::weak_ptr<bool> alive = alive_;
-  p.timer->async_wait([this, alive, name](boost::system::error_code ec) {
+  p.timer->AsyncWait([this, alive, name](boost::system::error_code ec) {
     if (ec) return;
     auto a = alive.lock();
     if (!a || !*a) return;

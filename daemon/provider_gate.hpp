@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "base/env.hpp"
+#include "daemon/env_timer.hpp"
 
 namespace accelopt::daemon {
 
@@ -88,7 +89,7 @@ class ProviderGate {
     std::deque<Waiter> queue;
     uint64_t probe = 0;           // the ticket out as the probe, 0 if none
     std::chrono::milliseconds backoff{0};
-    std::unique_ptr<boost::asio::steady_timer> timer;
+    std::unique_ptr<EnvTimer> timer;  // the backoff, on env_'s clock
     bool timer_armed = false;
   };
   // REQUIRES: mu_ held. Forgets a sent ticket; its provider, "" if unknown.

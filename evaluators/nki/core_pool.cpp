@@ -48,13 +48,13 @@ Result<std::vector<int>> ParseCoreList(const std::string& spec) {
   return out;
 }
 
-NeuronCorePool::NeuronCorePool(std::vector<int> cores, HealthCheck health_check, LogLine log)
-    : cores_(std::move(cores)), check_(std::move(health_check)), log_(std::move(log)) {
+NeuronCorePool::NeuronCorePool(std::vector<int> cores, HealthCheck health_check, LogLine log, Env* env)
+    : cores_(std::move(cores)), check_(std::move(health_check)), log_(std::move(log)), env_(env ? env : Env::Default()) {
   if (!log_) log_ = [](const std::string& line) { LogWarning(line); };
 }
 
 Result<int> NeuronCorePool::Acquire(const std::atomic<bool>* cancel, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const int64_t deadline = env_->MonotonicNanos() + std::chrono::nanoseconds(timeout).count();
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     if (quarantined_.size() == cores_.size()) {
@@ -88,9 +88,9 @@ Result<int> NeuronCorePool::Acquire(const std::atomic<bool>* cancel, std::chrono
       continue;
     }
     if (cancel && cancel->load()) return Status(Code::kCancelled, "cancelled while waiting for a NeuronCore");
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return Status(Code::kTimeout, "no NeuronCore became free in time");
-    cv_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(100)));
+    const int64_t left = deadline - env_->MonotonicNanos();
+    if (left <= 0) return Status(Code::kTimeout, "no NeuronCore became free in time");
+    cv_.wait_for(lock, std::min<std::chrono::nanoseconds>(std::chrono::nanoseconds(left), std::chrono::milliseconds(100)));
   }
 }
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "base/env.hpp"
 #include "base/status.hpp"
 
 namespace accelopt::eval::nki {
@@ -34,12 +35,15 @@ class NeuronCorePool {
   using HealthCheck = std::function<Status(int core)>;
   using LogLine = std::function<void(const std::string& line)>;
 
-  // REQUIRES: cores non-empty and distinct. `log` defaults to LogWarning.
-  NeuronCorePool(std::vector<int> cores, HealthCheck health_check, LogLine log = nullptr);
+  // REQUIRES: cores non-empty and distinct. `log` defaults to LogWarning;
+  // `env` (the clock of Acquire's timeout) to Env::Default() and must
+  // outlive the pool.
+  NeuronCorePool(std::vector<int> cores, HealthCheck health_check, LogLine log = nullptr, Env* env = nullptr);
 
   // A free, healthy core; blocks until one is free, `cancel` becomes true
-  // (kCancelled) or `timeout` passes (kTimeout). kFailedPrecondition when
-  // every core is quarantined.
+  // (kCancelled) or `timeout` passes on env's monotonic clock (kTimeout;
+  // both looked at every 100 ms of real time at least). kFailedPrecondition
+  // when every core is quarantined.
   Result<int> Acquire(const std::atomic<bool>* cancel, std::chrono::milliseconds timeout);
   // Gives `core` back. `runner_failed`: the runner crashed or reported a
   // device error on it; the core is health-checked before its next use.
@@ -52,6 +56,7 @@ class NeuronCorePool {
   const std::vector<int> cores_;
   HealthCheck check_;
   LogLine log_;
+  Env* env_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::set<int> busy_, suspect_, quarantined_;

@@ -49,7 +49,8 @@ workflows::ProblemSpec IdentityProblem() {
 
 NkiBackend::NkiBackend(NkiBackendOptions options) : o_(std::move(options)) {
   if (!o_.env) o_.env = Env::Default();
-  pool_ = std::make_unique<NeuronCorePool>(o_.config.cores, [this](int core) { return HealthCheck(core); });
+  pool_ = std::make_unique<NeuronCorePool>(o_.config.cores, [this](int core) { return HealthCheck(core); }, nullptr,
+                                           o_.env);
 }
 
 NkiEvalOptions NkiBackend::EvalOptions(const EvalSettings& s) const {
@@ -91,7 +92,7 @@ Status NkiBackend::HealthCheck(int core) {
 }
 
 EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
-  const auto start = std::chrono::steady_clock::now();
+  const int64_t start = o_.env->MonotonicNanos();
   auto problem = LoadProblem((fs::path(o_.root) / request.problem).string(), o_.env);
   if (!problem.ok()) return EvalResult::Failure(EvalStatus::kInternalError, problem.status().message());
   if (problem->backend != "nki") {
@@ -139,7 +140,7 @@ EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
                 {"generation", o_.config.generation},
                 {"neuron_core", *core}};
   r.sandbox = {{"network_isolated", true}, {"process_group", true}, {"runner", "python"}};
-  r.timings.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.timings.total_s = static_cast<double>(o_.env->MonotonicNanos() - start) / 1e9;
   return r;
 }
 

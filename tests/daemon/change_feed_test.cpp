@@ -65,7 +65,7 @@ struct Opened {
 };
 
 struct FeedFixture {
-  FeedFixture() {
+  explicit FeedFixture(Env* clock = Env::Default()) : env(clock) {
     dir = fs::temp_directory_path() / ("accelopt-feed-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     store::EventLog::Options o;
@@ -73,7 +73,7 @@ struct FeedFixture {
     auto opened = store::EventLog::Open(dir.string(), o);
     BOOST_REQUIRE_MESSAGE(opened.ok(), opened.status().ToString());
     log = std::move(*opened);
-    feed = std::make_unique<daemon::ChangeFeed>(log.get(), &ioc,
+    feed = std::make_unique<daemon::ChangeFeed>(log.get(), &ioc, env,
                                                 daemon::ChangeFeed::Options{2, std::chrono::milliseconds(20), 200ms});
     thread = std::thread([this] { ioc.run(); });
   }
@@ -108,6 +108,7 @@ struct FeedFixture {
     return false;
   }
 
+  Env* env;  // the feed's clock
   fs::path dir;
   boost::asio::io_context ioc;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work = boost::asio::make_work_guard(ioc);
@@ -116,7 +117,30 @@ struct FeedFixture {
   std::thread thread;
 };
 
+// The same on a clock the test moves.
+struct FeedClock {
+  FakeClockEnv fake{Env::Default()};
+};
+struct FakeClockFeedFixture : FeedClock, FeedFixture {
+  FakeClockFeedFixture() : FeedFixture(&fake) {}
+};
+
 }  // namespace
+
+BOOST_FIXTURE_TEST_CASE(lifetimes_and_heartbeats_are_on_the_envs_clock, FakeClockFeedFixture) {
+  // An hour-long stream with 200 ms heartbeats, on a fake clock: real time
+  // brings neither a heartbeat nor the end; moving the clock brings both.
+  auto s = Open("", 3600s);
+  BOOST_REQUIRE(s->status == 0);
+  std::this_thread::sleep_for(400ms);
+  BOOST_TEST(s->stream->Text().find(": heartbeat") == std::string::npos, s->stream->Text());
+  fake.Advance(300ms);
+  BOOST_TEST(Eventually(s->stream, ": heartbeat\n\n"));
+  BOOST_TEST(!s->stream->closed());
+  fake.Advance(3600s);
+  for (int i = 0; i < 300 && !s->stream->closed(); ++i) std::this_thread::sleep_for(10ms);
+  BOOST_TEST(s->stream->closed(), "a stream ends after its lifetime on the feed's clock");
+}
 
 BOOST_FIXTURE_TEST_CASE(change_feed_tells_which_stream_grew_bounded_and_closed_on_stop, FeedFixture) {
   auto all = Open("");

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct WaitersFixture {
-  WaitersFixture() {
+  explicit WaitersFixture(Env* clock = Env::Default()) : env(clock) {
     dir = fs::temp_directory_path() / ("accelopt-waiters-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     store::EventLog::Options o;
@@ -23,7 +23,7 @@ struct WaitersFixture {
     auto opened = store::EventLog::Open(dir.string(), o);
     BOOST_REQUIRE_MESSAGE(opened.ok(), opened.status().ToString());
     log = std::move(*opened);
-    waiters = std::make_unique<daemon::EventWaiters>(log.get(), &ioc);
+    waiters = std::make_unique<daemon::EventWaiters>(log.get(), &ioc, env);
     thread = std::thread([this] { ioc.run(); });
   }
   ~WaitersFixture() {
@@ -42,10 +42,11 @@ struct WaitersFixture {
   }
   std::future<void> Wait(const std::string& stream, uint64_t after, std::chrono::milliseconds in) {
     auto p = std::make_shared<std::promise<void>>();
-    waiters->Wait(stream, after, std::chrono::steady_clock::now() + in, [p] { p->set_value(); });
+    waiters->Wait(stream, after, env->MonotonicNanos() + std::chrono::nanoseconds(in).count(), [p] { p->set_value(); });
     return p->get_future();
   }
 
+  Env* env;  // the deadlines' clock
   fs::path dir;
   boost::asio::io_context ioc;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work = boost::asio::make_work_guard(ioc);
@@ -54,7 +55,30 @@ struct WaitersFixture {
   std::thread thread;
 };
 
+// The same on a clock the test moves.
+struct WaitersClock {
+  FakeClockEnv fake{Env::Default()};
+};
+struct FakeClockWaitersFixture : WaitersClock, WaitersFixture {
+  FakeClockWaitersFixture() : WaitersFixture(&fake) {}
+};
+
 }  // namespace
+
+BOOST_FIXTURE_TEST_CASE(a_long_polls_deadline_is_on_the_envs_clock, FakeClockWaitersFixture) {
+  using namespace std::chrono_literals;
+  // A 60 s long-poll on a fake clock: real time does not end it, moving the
+  // clock past its deadline does.
+  auto timed_out = Wait("campaign-a", 0, 60s);
+  BOOST_TEST((timed_out.wait_for(200ms) == std::future_status::timeout));
+  BOOST_TEST(waiters->Waiting() == 1u);
+  fake.Advance(59s);
+  BOOST_TEST((timed_out.wait_for(50ms) == std::future_status::timeout));
+  fake.Advance(1s);
+  BOOST_TEST((timed_out.wait_for(5s) == std::future_status::ready));
+  for (int i = 0; i < 100 && waiters->Waiting() > 0; ++i) std::this_thread::sleep_for(10ms);
+  BOOST_TEST(waiters->Waiting() == 0u);
+}
 
 BOOST_FIXTURE_TEST_CASE(long_polls_wake_on_append_at_once_or_at_the_deadline, WaitersFixture) {
   using namespace std::chrono_literals;

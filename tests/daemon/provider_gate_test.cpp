@@ -98,6 +98,36 @@ BOOST_AUTO_TEST_CASE(a_withdrawn_call_never_goes_and_a_withdrawn_probe_hands_ove
   BOOST_TEST(g.went == (std::vector<uint64_t>{other}));
 }
 
+BOOST_AUTO_TEST_CASE(the_backoff_is_on_the_envs_clock) {
+  // A one-minute backoff on a fake clock: real time does not end it,
+  // moving the clock a minute does.
+  FakeClockEnv fake(Env::Default());
+  boost::asio::io_context ioc;
+  ProviderGate gate{ioc, &fake, ProviderGate::Options{60s, 600s}};
+  std::vector<uint64_t> went;
+  auto enter = [&] {
+    auto ticket = std::make_shared<uint64_t>(0);
+    *ticket = gate.Enter("p", [&went, ticket] { went.push_back(*ticket); });
+    return *ticket;
+  };
+  const uint64_t a = enter();
+  ioc.run_for(5ms);
+  gate.Unavailable(a, "down");
+  const uint64_t b = enter();
+  went.clear();
+  ioc.restart();
+  ioc.run_for(100ms);
+  BOOST_TEST(went.empty());
+  fake.Advance(59s);
+  ioc.restart();
+  ioc.run_for(20ms);
+  BOOST_TEST(went.empty());
+  fake.Advance(1s);
+  ioc.restart();
+  ioc.run_for(50ms);
+  BOOST_TEST(went == (std::vector<uint64_t>{b}));  // the probe, a minute of fake time later
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace

@@ -341,6 +341,27 @@ BOOST_AUTO_TEST_CASE(one_evaluation_per_core_and_quarantine_after_a_failed_check
   checked.clear();
 }
 
+BOOST_AUTO_TEST_CASE(the_wait_for_a_core_times_out_on_the_envs_clock) {
+  // One busy core, an hour's timeout, a fake clock: real time does not end
+  // the wait; moving the clock past the hour does.
+  FakeClockEnv fake(Env::Default());
+  NeuronCorePool pool({0}, nullptr, [](const std::string&) {}, &fake);
+  BOOST_REQUIRE(pool.Acquire(nullptr, std::chrono::milliseconds(10)).ok());
+  std::atomic<bool> done{false};
+  Result<int> waited = Status(Code::kInternal, "not returned");
+  std::thread waiter([&] {
+    waited = pool.Acquire(nullptr, std::chrono::hours(1));
+    done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  BOOST_TEST(!done.load());
+  fake.Advance(std::chrono::minutes(61));
+  for (int i = 0; i < 100 && !done.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  BOOST_TEST(done.load());
+  waiter.join();
+  BOOST_TEST((waited.status().code() == Code::kTimeout));
+}
+
 BOOST_AUTO_TEST_CASE(every_core_quarantined_and_cancel) {
   NeuronCorePool pool({0}, [](int) { return Status(Code::kUnavailable, "no device"); }, [](const std::string&) {});
   auto a = pool.Acquire(nullptr, std::chrono::milliseconds(10));
