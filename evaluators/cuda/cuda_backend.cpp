@@ -183,7 +183,8 @@ EvalResult CudaBackend::Evaluate(const EvalRequest& request, const std::atomic<b
   ProcessSpec spec;
   spec.argv = {harness->judge};
   spec.stdin_data = cpu::JobText(*problem, "judge", so, *runner, cases, *refs, s) + "clock device\njudge_memory_mb " +
-                    std::to_string(options_.judge_memory_limit_mb) + "\nrunner_address_space unlimited\n";
+                    std::to_string(options_.judge_memory_limit_mb) + "\nrunner_address_space unlimited\n" +
+                    "runner_env CUDA_VISIBLE_DEVICES=" + std::to_string(device) + "\n";
   spec.clear_env = true;
   spec.env_set["PATH"] = "/usr/bin:/bin";
   spec.env_set["CUDA_VISIBLE_DEVICES"] = std::to_string(device);

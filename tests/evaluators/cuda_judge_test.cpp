@@ -125,8 +125,10 @@ struct CudaJudgeRig {
     fake_runner = exe;
   }
 
-  // Runs the judge with `clock device` on the fake runner in `mode`; the verdict's JSON.
-  json Judge(const std::string& mode) {
+  // Runs the judge with `clock device` on the fake runner in `mode`, with
+  // the job lines `extra` (the runner's GPU, as CudaBackend names it); the
+  // verdict's JSON.
+  json Judge(const std::string& mode, const std::string& extra = "runner_env CUDA_VISIBLE_DEVICES=0\n") {
     eval::EvalSettings s;
     s.seeds = {0, 21, 42};
     s.adversarial = false;
@@ -144,7 +146,7 @@ struct CudaJudgeRig {
     ProcessSpec spec;
     spec.argv = {built.judge};
     spec.stdin_data = eval::cpu::JobText(problem, "judge", kernel_so, fake_runner + "_" + mode, cases, *refs, s) +
-                      "clock device\nnull_calls 40\n";
+                      "clock device\nnull_calls 40\n" + extra;
     spec.clear_env = true;
     spec.timeout = std::chrono::seconds(60);
     auto r = env->RunProcess(spec);
@@ -228,6 +230,38 @@ BOOST_AUTO_TEST_CASE(judge_bounds_the_runner_claims) {
   BOOST_TEST(!over.value("ok", true));
   BOOST_TEST(over.value("failure", std::string()) == "protocol");
   BOOST_TEST(over.value("message", std::string()).find("must fit inside the judge's clock") != std::string::npos);
+}
+
+// The runner's environment is the judge's to give: without the job's
+// runner_env naming the GPU the runner refuses to start (it would run on
+// whichever GPU CUDA picks, not the one leased: before runner_env the
+// judge's own CUDA_VISIBLE_DEVICES never reached it); a runner_env the judge
+// must not pass on (LD_*) stops the judge.
+BOOST_AUTO_TEST_CASE(the_runner_starts_only_on_the_gpu_the_job_names) {
+  CudaJudgeRig rig;
+  const json unnamed = rig.Judge("honest", "");
+  BOOST_TEST_INFO("verdict: " << unnamed.dump());
+  BOOST_TEST(!unnamed.value("ok", true));
+  BOOST_TEST(unnamed.dump().find("CUDA_VISIBLE_DEVICES is not set") != std::string::npos);
+  BOOST_TEST(rig.Judge("honest", "runner_env CUDA_VISIBLE_DEVICES=3\n").value("ok", false));
+  eval::EvalSettings s;
+  s.seeds = {0};
+  ProcessSpec spec;
+  spec.argv = {rig.built.judge};
+  eval::cpu::HarnessCache harnesses(rig.cache, "g++", rig.env);
+  auto secret = harnesses.Secret();
+  BOOST_REQUIRE(secret.ok());
+  auto cases = eval::cpu::MakeCases(rig.problem, s, *secret, [&rig] { return rig.env->RandomU64(); });
+  auto refs = harnesses.References(rig.problem, rig.built, cases, nullptr);
+  BOOST_REQUIRE(refs.ok());
+  spec.stdin_data = eval::cpu::JobText(rig.problem, "judge", rig.kernel_so, rig.fake_runner + "_honest", cases, *refs, s) +
+                    "clock device\nrunner_env LD_PRELOAD=/tmp/x.so\n";
+  spec.clear_env = true;
+  spec.timeout = std::chrono::seconds(60);
+  auto r = rig.env->RunProcess(spec);
+  BOOST_REQUIRE(r.ok());
+  BOOST_TEST(r->exit_code != 0);
+  BOOST_TEST(r->stderr_data.find("runner_env must be NAME=VALUE") != std::string::npos, r->stderr_data);
 }
 
 // CudaBackend end to end on this machine (nvcc, no GPU driver): the

@@ -27,6 +27,10 @@
 //   runner_address_space unlimited   the runner's soft RLIMIT_AS is raised to the
 //                            hard limit before exec (the CUDA driver reserves
 //                            address space the size of device plus host memory)
+//   runner_env NAME=VALUE    a variable of the runner's environment, which is
+//                            otherwise OMP_NUM_THREADS alone (the cuda backend:
+//                            CUDA_VISIBLE_DEVICES, the runner's one GPU); NAME is
+//                            [A-Za-z_][A-Za-z0-9_]*, not OMP_NUM_THREADS nor LD_*
 #pragma once
 
 #include <fcntl.h>
@@ -73,6 +77,7 @@ struct Job {
   bool device_clock = false;  // `clock device`
   uint64_t judge_memory_mb = 0;  // 0: no limit of the judge's own
   bool runner_unlimited_as = false;
+  std::vector<std::string> runner_env;  // NAME=VALUE, checked by ReadJob
 };
 
 [[noreturn]] inline void Die(const std::string& msg) {
@@ -145,6 +150,17 @@ inline Job ReadJob() {
       in >> v;
       if (v != "unlimited") Die("job: runner_address_space must be unlimited, not '" + v + "'");
       job.runner_unlimited_as = true;
+    } else if (key == "runner_env") {
+      std::string v;
+      in >> std::ws;
+      std::getline(in, v);
+      const size_t eq = v.find('=');
+      const std::string name = v.substr(0, eq);
+      bool ok = eq != std::string::npos && !name.empty() && !(name[0] >= '0' && name[0] <= '9') &&
+                name != "OMP_NUM_THREADS" && name.rfind("LD_", 0) != 0;
+      for (char ch : name) ok = ok && (ch == '_' || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'));
+      if (!ok) Die("job: runner_env must be NAME=VALUE with a plain name other than OMP_NUM_THREADS and LD_*, not '" + v + "'");
+      job.runner_env.push_back(v);
     } else if (key == "clock") {
       std::string v;
       in >> v;

@@ -50,7 +50,11 @@ class RunnerLink {
     CPU_ZERO(&set);
     for (int c : cores) CPU_SET(c, &set);
     std::string omp = "OMP_NUM_THREADS=" + std::to_string(threads);
-    char* envp[] = {omp.data(), nullptr};
+    std::vector<std::string> env_strings = job.runner_env;  // job runner_env (the cuda runner's GPU)
+    env_strings.push_back(omp);
+    std::vector<char*> envp;  // built before fork: the child only execs
+    for (auto& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
     std::string exe = job.runner_path, fn = job.function;
     char* argv[] = {exe.data(), fn.data(), nullptr};
     const bool unlimited_as = job.runner_unlimited_as;
@@ -76,7 +80,7 @@ class RunnerLink {
         as.rlim_cur = as.rlim_max;
         if (setrlimit(RLIMIT_AS, &as) != 0) _exit(125);
       }
-      execve(argv[0], argv, envp);
+      execve(argv[0], argv, envp.data());
       _exit(127);
     }
     close(devnull);

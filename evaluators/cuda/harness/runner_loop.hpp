@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -64,6 +65,10 @@ inline void RunnerAnswer(const Command& c, uint32_t status, uint64_t device_ns) 
 template <typename Init>
 [[noreturn]] void RunnerLoop(int argc, char** argv, accelopt_cuda::DeviceOps& dev, const Init& init) {
   if (argc != 2) RunnerDie("usage: cuda_runner FUNCTION");
+  // The runner must be on the GPU the evaluator leased, never on whichever
+  // one CUDA would pick: the judge passes it (job runner_env).
+  const char* visible = getenv("CUDA_VISIBLE_DEVICES");
+  if (!visible || !*visible) RunnerDie("CUDA_VISIBLE_DEVICES is not set: the judge names the runner's one GPU");
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   const std::string function = argv[1];
   struct stat st{};
