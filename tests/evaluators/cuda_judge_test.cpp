@@ -244,6 +244,17 @@ BOOST_AUTO_TEST_CASE(the_runner_starts_only_on_the_gpu_the_job_names) {
   BOOST_TEST(!unnamed.value("ok", true));
   BOOST_TEST(unnamed.dump().find("CUDA_VISIBLE_DEVICES is not set") != std::string::npos);
   BOOST_TEST(rig.Judge("honest", "runner_env CUDA_VISIBLE_DEVICES=3\n").value("ok", false));
+  // A kernel without the function: a load error, said by the runner.
+  const std::string other_src = rig.cache + "/not_silu.cpp";
+  BOOST_REQUIRE(rig.env->WriteFileAtomic(other_src, "extern \"C\" void not_silu() {}\n").ok());
+  std::string other_so = rig.cache + "/not_silu.so";
+  rig.Compile({"-O1", "-fPIC", "-shared", other_src}, other_so);
+  std::swap(rig.kernel_so, other_so);
+  const json missing = rig.Judge("honest");
+  std::swap(rig.kernel_so, other_so);
+  BOOST_TEST_INFO("verdict: " << missing.dump());
+  BOOST_TEST(missing.value("failure", std::string()) == "load_error");
+  BOOST_TEST(missing.value("message", std::string()).find("does not define extern \"C\" silu") != std::string::npos);
   eval::EvalSettings s;
   s.seeds = {0};
   ProcessSpec spec;

@@ -618,6 +618,11 @@ class Judge {
 }  // namespace judge
 
 int main() {
+  // A runner that died before reading its command must not take the judge
+  // with it: the write fails (EPIPE) and the judge reports how the runner
+  // ended (without this, SIGPIPE killed the judge, seen with a runner that
+  // exits at start).
+  signal(SIGPIPE, SIG_IGN);
   judge::Job job = judge::ReadJob();
   if (job.judge_memory_mb > 0) {  // soft limit only: the hard one stays, so a runner may be given more
     rlimit as{};

@@ -125,12 +125,20 @@ template <typename Init>
       case kLoad: {
         if (fn) RunnerDie("loaded twice");
         void* handle = dlopen(("/proc/self/fd/" + std::to_string(kSoFd)).c_str(), RTLD_NOW | RTLD_LOCAL);
+        // A load failure is said, answered as one (kLoadFailed, as the cpu
+        // runner does: the judge reports load_error), and the runner exits.
+        auto load_failed = [&](const std::string& m) {
+          const std::string s = m + "\n";
+          (void)!write(2, s.data(), s.size());
+          RunnerAnswer(c, kLoadFailed, 0);
+          _exit(3);
+        };
         if (!handle) {
           const char* e = dlerror();
-          RunnerDie(std::string("load error: cannot load the kernel: ") + (e ? e : "?"), 3);
+          load_failed(std::string("load error: cannot load the kernel: ") + (e ? e : "?"));
         }
         fn = dlsym(handle, function.c_str());
-        if (!fn) RunnerDie("load error: the kernel does not define extern \"C\" " + function, 3);
+        if (!fn) load_failed("load error: the kernel does not define extern \"C\" " + function);
         close(kSoFd);
         RunnerAnswer(c, kDone, 0);
         break;
