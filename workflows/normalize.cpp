@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "base/sha256.hpp"
+#include "workflows/problem_json.hpp"
 
 namespace accelopt::workflows {
 
@@ -154,7 +155,7 @@ std::string NormalizePythonCode(std::string_view code) {
 }
 
 std::string NormalizedKernelSha256(std::string_view code, const std::string& backend) {
-  return Sha256Hex(backend == "nki" ? NormalizePythonCode(code) : NormalizeCode(code));
+  return Sha256Hex(IsPythonBackend(backend) ? NormalizePythonCode(code) : NormalizeCode(code));
 }
 
 }  // namespace accelopt::workflows

@@ -1,5 +1,6 @@
 #include "workflows/parse.hpp"
 #include "base/text.hpp"
+#include "workflows/problem_json.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -221,12 +222,12 @@ bool DefinesPythonFunction(std::string_view code, const std::string& name) {
 
 bool DefinesKernelFunction(std::string_view code, const std::string& name,
                            const std::string& backend) {
-  if (backend == "nki") return DefinesPythonFunction(code, name);
+  if (IsPythonBackend(backend)) return DefinesPythonFunction(code, name);
   return DefinesExternCFunction(code, name);
 }
 
 std::string KernelFunctionDescription(const std::string& name, const std::string& backend) {
-  if (backend == "nki") return "def " + name + "(...)";
+  if (IsPythonBackend(backend)) return "def " + name + "(...)";
   return "extern \"C\" " + name + "(...)";
 }
 

@@ -272,12 +272,14 @@ json Distribution::ToJson() const {
   return {{"kind", kind}, {"value", a}};
 }
 
+bool IsPythonBackend(const std::string& backend) { return backend == "nki" || backend == "triton"; }
+
 std::string ReferenceFileName(const std::string& backend) {
   return backend == "nki" ? "reference.py" : "reference.cpp";
 }
 
 std::string BaselineFileName(const std::string& backend) {
-  if (backend == "nki") return "baseline.py";
+  if (IsPythonBackend(backend)) return "baseline.py";
   if (backend == "cuda") return "baseline.cu";
   return "baseline.cpp";
 }

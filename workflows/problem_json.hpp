@@ -79,6 +79,9 @@ struct AdversarialCase {
 // double) and "baseline.cu" (one CUDA C++ file, compiled with nvcc); every
 // other backend "reference.cpp" and "baseline.cpp".
 std::string ReferenceFileName(const std::string& backend);
+// Backends whose kernels are Python modules (nki, triton): their code is
+// fenced, normalized and searched for `def <function>(` as Python.
+bool IsPythonBackend(const std::string& backend);
 std::string BaselineFileName(const std::string& backend);
 
 // A problem.json, validated.

@@ -1,5 +1,6 @@
 #include "workflows/prompts.hpp"
 #include "base/text.hpp"
+#include "workflows/problem_json.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -36,7 +37,7 @@ std::string Fence(std::string_view code, const char* lang = "cpp") {
 
 // The fence language of a backend's kernel and reference text: nki's are
 // Python modules; cpu's and cuda's C++.
-const char* KernelLanguage(const std::string& backend) { return backend == "nki" ? "python" : "cpp"; }
+const char* KernelLanguage(const std::string& backend) { return IsPythonBackend(backend) ? "python" : "cpp"; }
 
 // What the executor's reply must define, after "It must define:".
 std::string MustDefine(const ProblemInfo& problem) {

@@ -136,4 +136,35 @@ std::unique_ptr<cuda::CudaBackend> MakeCudaBackend(Env* env, const Common& c) {
   return std::make_unique<cuda::CudaBackend>(o);
 }
 
+std::unique_ptr<triton::TritonBackend> MakeTritonBackend(Env* env, const Common& c, const std::string& python) {
+  int device = 0;
+  if (auto v = env->GetEnvVar("CUDA_VISIBLE_DEVICES"); v && !v->empty()) {
+    if (v->find_first_not_of("0123456789") != std::string::npos) {
+      std::cerr << "accelopt-eval: CUDA_VISIBLE_DEVICES must name one device id here, not '" << *v << "'\n";
+      return nullptr;
+    }
+    device = std::stoi(*v);
+  }
+  if (python.empty() || python[0] != '/' || !env->IsFile(python)) {
+    std::cerr << "accelopt-eval: --triton-python must be an absolute path to an interpreter, not '" << python << "'\n";
+    return nullptr;
+  }
+  const std::string cache_dir = c.cache_dir.empty() ? DefaultCacheDir(env) : c.cache_dir;
+  (void)env->CreateDirs(cache_dir);
+  triton::TritonBackendOptions o;
+  o.env = env;
+  o.root = c.root.empty() ? "." : c.root;
+  o.cache_dir = cache_dir;
+  o.python = python;
+  o.devices = {device};
+  // The GPU's calibration needs nvcc; without it the result has no roofline
+  // (and says nothing of one).
+  if (auto nvcc = cuda::FindNvcc(env); nvcc.ok()) {
+    auto cal = cuda::CalibrateGpu(env, *nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
+    if (cal.ok()) o.calibration = *cal;
+    else std::cerr << "accelopt-eval: no GPU calibration (no roofline): " << cal.status().message() << "\n";
+  }
+  return std::make_unique<triton::TritonBackend>(o);
+}
+
 }  // namespace accelopt::eval_tool

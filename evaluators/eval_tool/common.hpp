@@ -21,6 +21,7 @@
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
 #include "evaluators/cuda/cuda_backend.hpp"
+#include "evaluators/triton/triton_backend.hpp"
 #include "evaluators/protocol.hpp"
 
 namespace accelopt::eval_tool {
@@ -72,5 +73,9 @@ bool PrepareCalibration(const Common& c, eval::cpu::CpuBackendOptions& o);
 // 0), which also proves the GPU usable; null with the reason on stderr
 // (no nvcc, no GPU) — the caller exits 3, as for a broken backend.
 std::unique_ptr<eval::cuda::CudaBackend> MakeCudaBackend(Env* env, const Common& c);
+// The triton backend on the GPU CUDA_VISIBLE_DEVICES names (default 0) with
+// the interpreter `python`; with nvcc, the GPU's calibration for the
+// roofline. Null (the reason on stderr) when it cannot be made.
+std::unique_ptr<eval::triton::TritonBackend> MakeTritonBackend(Env* env, const Common& c, const std::string& python);
 
 }  // namespace accelopt::eval_tool

@@ -51,6 +51,7 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
   std::string problem, kernel, compare;
   std::string nki_python = "/opt/aws_neuronx_venv_pytorch/bin/python", nki_cores = "0", nki_generation = "trn1";
   std::string nki_runner_dir = "/usr/share/accelopt/nki";
+  std::string triton_python = "/usr/bin/python3";
   po::options_description d("accelopt-eval run --problem DIR --kernel FILE [options]");
   AddCommon(d, c);
   d.add_options()("problem", po::value(&problem), "problem folder")("kernel", po::value(&kernel), "kernel source file")(
@@ -61,7 +62,9 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
       ("nki-cores", po::value(&nki_cores)->default_value(nki_cores), "nki problems: the NeuronCores to use (\"auto\": neuron-ls)")
       ("nki-generation", po::value(&nki_generation)->default_value(nki_generation), "nki problems: trn1 | trn2 | trn3")
       ("nki-runner-dir", po::value(&nki_runner_dir)->default_value(nki_runner_dir),
-       "nki problems: folder of runner.py and reference_runner.py");
+       "nki problems: folder of runner.py and reference_runner.py")
+      ("triton-python", po::value(&triton_python)->default_value(triton_python),
+       "triton problems: the interpreter with torch and triton (an absolute path)");
   if (ParseShowingHelp(args, d)) return 0;
   if (problem.empty() || kernel.empty()) { std::cerr << d; return 2; }
   auto settings = MakeSettings(c);
@@ -100,6 +103,9 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
   std::unique_ptr<Backend> backend_ptr;
   if (loaded->backend == "cuda") {
     backend_ptr = MakeCudaBackend(env, c);
+    if (!backend_ptr) return 3;
+  } else if (loaded->backend == "triton") {
+    backend_ptr = MakeTritonBackend(env, c, triton_python);
     if (!backend_ptr) return 3;
   } else {
     cpu::CpuBackendOptions bo = BackendOptions(c);

@@ -15,6 +15,7 @@
 #include "base/json.hpp"
 #include "evaluators/cpu/harness_builder.hpp"
 #include "evaluators/problem.hpp"
+#include "evaluators/triton/triton_backend.hpp"
 
 using namespace accelopt;
 
@@ -195,6 +196,60 @@ BOOST_AUTO_TEST_CASE(the_runners_call_sequence_catches_what_it_is_for) {
   BOOST_TEST_INFO("verdict: " << unnamed.dump());
   BOOST_TEST(!unnamed.value("ok", true));
   BOOST_TEST(unnamed.dump().find("CUDA_VISIBLE_DEVICES is not set") != std::string::npos);
+}
+
+// TritonBackend end to end on this machine (no torch, no GPU): a candidate
+// the static checks refuse never reaches the judge; the suite's baseline
+// passes them, the judge and the runner start, and the runner cannot bring
+// torch up, so the evaluation is an internal error that says so (never a
+// verdict on the kernel, never a time). With torch, triton and a GPU this
+// same path times the kernel; that is unverified.
+BOOST_AUTO_TEST_CASE(the_triton_backend_without_torch_says_the_runner_could_not_start) {
+  Env* env = Env::Default();
+  const std::string cache = ACCELOPT_TEST_CACHE_DIR;
+  const std::string dir = cache + "/problems-triton/silu";
+  BOOST_REQUIRE(env->CreateDirs(dir).ok());
+  auto spec = ParseJson(TritonJudgeReadText(TritonJudgeSrc() + "/suites/triton/silu/problem.json"));
+  BOOST_REQUIRE(spec.ok());
+  (*spec)["dims"] = {{"M", 64}, {"N", 512}};
+  (*spec)["flops"] = 3 * 64 * 512;
+  (*spec)["bytes"] = 4 * 2 * 64 * 512;
+  BOOST_REQUIRE(env->WriteFileAtomic(dir + "/problem.json", spec->dump(2)).ok());
+  for (const char* f : {"/reference.cpp", "/baseline.py"})
+    BOOST_REQUIRE(env->WriteFileAtomic(dir + f, TritonJudgeReadText(TritonJudgeSrc() + "/suites/triton/silu" + f)).ok());
+  eval::triton::TritonBackendOptions o;
+  o.env = env;
+  o.cache_dir = cache + "/backend";
+  o.python = "/usr/bin/python3";
+  o.devices = {2};  // the runner must be told this one
+  eval::triton::TritonBackend backend(o);
+  eval::EvalSettings s;
+  s.seeds = {0};
+  s.adversarial = false;
+  eval::EvalRequest refused{"", "triton", dir, "import os\ndef silu(x, out, M, N):\n    os.system('true')\n", s};
+  eval::EvalResult r = backend.Evaluate(refused, nullptr);
+  BOOST_TEST((r.status == eval::EvalStatus::kStaticCheckFailed), r.reason);
+  BOOST_TEST(r.reason.find("import of 'os'") != std::string::npos, r.reason);
+
+  eval::EvalRequest baseline{"", "triton", dir, TritonJudgeReadText(dir + "/baseline.py"), s};
+  r = backend.Evaluate(baseline, nullptr);
+  BOOST_TEST_MESSAGE("baseline without torch: " << r.reason << "\n" << r.error_text);
+  ProcessSpec probe;
+  probe.argv = {"/usr/bin/python3", "-c", "import torch, triton"};
+  auto has_torch = env->RunProcess(probe);
+  if (has_torch.ok() && has_torch->exit_code == 0) {
+    BOOST_TEST_MESSAGE("torch and triton are installed here: the baseline must then be timed or fail on the GPU");
+    return;
+  }
+  BOOST_TEST((r.status == eval::EvalStatus::kInternalError));
+  BOOST_TEST(r.reason.find("the triton runner could not start on GPU 2") != std::string::npos, r.reason);
+  BOOST_TEST(r.reason.find("torch") != std::string::npos, r.reason);
+  BOOST_TEST(!r.latency.has_value());
+  auto runner = backend.Runner();
+  BOOST_REQUIRE(runner.ok());
+  auto text = env->ReadFile(*runner);
+  BOOST_REQUIRE(text.ok());
+  BOOST_TEST(text->rfind("#!/usr/bin/python3 -I\n", 0) == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

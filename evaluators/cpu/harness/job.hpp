@@ -27,6 +27,9 @@
 //   runner_address_space unlimited   the runner's soft RLIMIT_AS is raised to the
 //                            hard limit before exec (the CUDA driver reserves
 //                            address space the size of device plus host memory)
+//   runner_file_size_mb N    the runner may write files up to N MiB (RLIMIT_FSIZE;
+//                            default 0: no file grows; the triton runner: Triton's
+//                            kernel cache in the evaluation's work folder)
 //   runner_env NAME=VALUE    a variable of the runner's environment, which is
 //                            otherwise OMP_NUM_THREADS alone (the cuda backend:
 //                            CUDA_VISIBLE_DEVICES, the runner's one GPU); NAME is
@@ -78,6 +81,7 @@ struct Job {
   uint64_t judge_memory_mb = 0;  // 0: no limit of the judge's own
   bool runner_unlimited_as = false;
   std::vector<std::string> runner_env;  // NAME=VALUE, checked by ReadJob
+  uint64_t runner_file_size_mb = 0;
 };
 
 [[noreturn]] inline void Die(const std::string& msg) {
@@ -150,6 +154,9 @@ inline Job ReadJob() {
       in >> v;
       if (v != "unlimited") Die("job: runner_address_space must be unlimited, not '" + v + "'");
       job.runner_unlimited_as = true;
+    } else if (key == "runner_file_size_mb") {
+      in >> job.runner_file_size_mb;
+      if (!in || job.runner_file_size_mb > (1u << 20)) Die("job: runner_file_size_mb must be 0..1048576");
     } else if (key == "runner_env") {
       std::string v;
       in >> std::ws;

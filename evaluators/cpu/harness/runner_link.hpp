@@ -58,6 +58,7 @@ class RunnerLink {
     std::string exe = job.runner_path, fn = job.function;
     char* argv[] = {exe.data(), fn.data(), nullptr};
     const bool unlimited_as = job.runner_unlimited_as;
+    const uint64_t file_size_mb = job.runner_file_size_mb;
     pid_ = fork();
     if (pid_ < 0) Die(std::string("fork: ") + std::strerror(errno));
     if (pid_ == 0) {
@@ -73,8 +74,11 @@ class RunnerLink {
       signal(SIGPIPE, SIG_DFL);  // the judge ignores it; the runner gets the default back
       syscall(SYS_close_range, 7U, ~0U, 0U);
       if (sched_setaffinity(0, sizeof set, &set) != 0) _exit(125);
-      rlimit no_files{0, 0};  // writes that grow a file fail (the runner can open none anyway)
-      setrlimit(RLIMIT_FSIZE, &no_files);
+      // Writes that grow a file fail (the cpu runner can open none anyway);
+      // job runner_file_size_mb raises it for a runner that must write.
+      const rlim_t fsize = static_cast<rlim_t>(file_size_mb) << 20;
+      rlimit files{fsize, fsize};
+      setrlimit(RLIMIT_FSIZE, &files);
       if (unlimited_as) {  // the judge's own (soft) limit is not the runner's: job runner_address_space
         rlimit as{};
         if (getrlimit(RLIMIT_AS, &as) != 0) _exit(125);

@@ -1,0 +1,66 @@
+#include "evaluators/cuda/gpu_result.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "evaluators/cpu/judge_verdict.hpp"
+
+namespace accelopt::eval::cuda {
+
+EvalResult GpuTimedResult(EvalResult result, const Problem& problem, const json& verdict,
+                          const std::vector<cpu::CaseSpec>& cases, const EvalSettings& s,
+                          const std::optional<GpuCalibration>& calibration, const std::string& clock) {
+  const json& h = verdict;
+  result.correct = true;
+  result.max_rel_error = h.value("max_rel_error", 0.0);
+  const LatencyStats lat = cpu::LatencyOfVerdict(h);
+  result.latency = lat;
+
+  // Profile and roofline (from the GPU calibration, when there is one).
+  auto& pr = result.profile;
+  pr["flops"] = problem.flops;
+  pr["bytes"] = problem.bytes;
+  pr["arithmetic_intensity"] = problem.flops / problem.bytes;
+  pr["timing_calls"] = h.value("calls", 0);
+  pr["calls_per_sample"] = h.value("calls_per_sample", 1);
+  pr["handshake_overhead_us"] = h.value("handshake_min_ns", 0.0) / 1000.0;
+  pr["handshake_median_us"] = h.value("handshake_median_ns", 0.0) / 1000.0;
+  if (h.contains("device_unexplained_median") && h["device_unexplained_median"].is_number())
+    pr["device_unexplained_ratio"] = h["device_unexplained_median"].get<double>();
+  const double t = lat.median_us * 1e-6;
+  if (t > 0) {
+    pr["achieved_gflops"] = problem.flops / t / 1e9;
+    pr["achieved_gbps"] = problem.bytes / t / 1e9;
+  }
+  if (calibration && calibration->peak_gflops > 0 && calibration->bandwidth_gbps > 0) {
+    const double peak = calibration->peak_gflops, bw = calibration->bandwidth_gbps;
+    pr["roofline_peak_gflops"] = peak;
+    pr["roofline_bandwidth_gbps"] = bw;
+    pr["roofline_compute_us"] = problem.flops / (peak * 1e9) * 1e6;
+    pr["roofline_memory_us"] = problem.bytes / (bw * 1e9) * 1e6;
+    const double peak_us = std::max(pr["roofline_compute_us"], pr["roofline_memory_us"]);
+    result.peak_latency_us = peak_us;
+    if (lat.median_us > 0) result.percent_of_peak = 100 * peak_us / lat.median_us;
+  }
+  result.status = EvalStatus::kOk;
+  result.reason = "correct on " +
+                  std::to_string(std::count_if(cases.begin(), cases.end(),
+                                               [](const cpu::CaseSpec& c) { return c.role != 'x'; })) +
+                  " cases; median " + std::to_string(lat.median_us) + " us (" + clock + ", bounded by the judge's clock)";
+  if (result.percent_of_peak && *result.percent_of_peak > 100 * s.roofline_slack) {
+    result.status = EvalStatus::kSuspicious;
+    std::ostringstream m;
+    m << "faster than the roofline: median " << lat.median_us << " us < peak latency " << *result.peak_latency_us
+      << " us (" << *result.percent_of_peak << "% of peak); a kernel cannot beat the hardware — check for skipped work";
+    result.reason = m.str();
+  } else if (s.baseline_latency_us && lat.median_us > 0 && *s.baseline_latency_us / lat.median_us > s.max_speedup) {
+    result.status = EvalStatus::kSuspicious;
+    std::ostringstream m;
+    m << "implausible speedup " << *s.baseline_latency_us / lat.median_us << "x over the baseline (limit "
+      << s.max_speedup << "x)";
+    result.reason = m.str();
+  }
+  return result;
+}
+
+}  // namespace accelopt::eval::cuda
