@@ -3,6 +3,7 @@
 #include "workflows/prompts_cpu.hpp"
 #include "workflows/prompts_cuda.hpp"
 #include "workflows/prompts_nki.hpp"
+#include "workflows/prompts_triton.hpp"
 
 namespace accelopt::workflows {
 
@@ -63,6 +64,7 @@ const BackendPrompts& BackendPromptsFor(const std::string& backend) {
   if (backend == "cpu") return CpuPrompts();
   if (backend == "cuda") return CudaPrompts();
   if (backend == "nki") return NkiPrompts();
+  if (backend == "triton") return TritonPrompts();
   return Generic();
 }
 

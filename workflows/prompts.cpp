@@ -1,6 +1,7 @@
 #include "workflows/prompts.hpp"
 #include "base/text.hpp"
 #include "workflows/problem_json.hpp"
+#include "workflows/prompts_triton.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -45,6 +46,8 @@ std::string MustDefine(const ProblemInfo& problem) {
     return Fence("@nki.jit\ndef " + problem.function + "(...):  # the current kernel's arguments\n", "python") +
            "as a top-level function (not indented, not inside a class).\n";
   }
+  if (problem.backend == "triton")
+    return Fence(TritonSignature(problem.problem), "python") + "as a top-level function (not indented, not inside a class).\n";
   return Fence(problem.signature, "c");
 }
 
@@ -108,10 +111,15 @@ std::string ProblemSection(const KernelContext& ctx) {
   if (p.contains("dims")) out += "Sizes: " + Dump(p["dims"]) + "\n";
   if (p.contains("bound")) out += "Expected bound: " + Scalar(p["bound"]) + "\n";
   const char* lang = KernelLanguage(ctx.problem.backend);
-  out += "\n## Reference implementation (trusted, double precision)\n" + Fence(ctx.reference, lang);
+  // The reference is the judge's: Python for nki, C++ (double, on the CPU) otherwise.
+  out += "\n## Reference implementation (trusted, double precision)\n" +
+         Fence(ctx.reference, ctx.problem.backend == "nki" ? "python" : "cpp");
   // nki: the kernel takes the inputs and returns the outputs (the current
   // kernel shows its arguments); the C declaration does not apply.
-  if (ctx.problem.backend != "nki") out += "\n## How the kernel is called\n" + Fence(ctx.problem.signature, "c");
+  if (ctx.problem.backend == "triton")
+    out += "\n## How the kernel is called\n" + Fence(TritonSignature(ctx.problem.problem), "python");
+  else if (ctx.problem.backend != "nki")
+    out += "\n## How the kernel is called\n" + Fence(ctx.problem.signature, "c");
   out += "\n## Current kernel\n" + Fence(ctx.kernel, lang);
   return out;
 }

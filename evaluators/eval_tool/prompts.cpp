@@ -76,7 +76,9 @@ int CmdPrompts(Env* env, const std::vector<std::string>& args) {
     if (!gen.ok()) return fail(gen.status(), 2);
     in.hardware = {{"nki", nki::GenerationFacts(*gen)}};
   }
-  const bool cuda_problem = in.source.problem.value("backend", "") == "cuda";
+  // cuda and triton problems: the GPU's facts from the cuda calibration.
+  const std::string backend = in.source.problem.value("backend", "");
+  const bool cuda_problem = backend == "cuda" || backend == "triton";
   if (calibration.empty()) {
     const std::string dir = cache_dir.empty() ? DefaultCacheDir(env) : cache_dir;
     calibration = cuda_problem ? dir + "/cuda-calibration.json" : cpu::CalibrationPath(dir);

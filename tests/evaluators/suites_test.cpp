@@ -198,4 +198,29 @@ BOOST_AUTO_TEST_CASE(accelopt_eval_prompts_for_an_nki_problem_use_the_generation
   BOOST_TEST(!Env::Default()->Exists(s.dir + "/cache/calibration.json"));
 }
 
+// `accelopt-eval prompts` on a triton problem: the triton set (its rules,
+// the Python call with tensor kinds), the GPU facts from the cuda
+// calibration file, the C++ reference fenced as C++ and the kernel as Python.
+BOOST_AUTO_TEST_CASE(accelopt_eval_prompts_for_a_triton_problem) {
+  TempSuite s;
+  const std::string facts = s.dir + "/gpu.json";
+  BOOST_REQUIRE(Env::Default()->WriteFileAtomic(facts, R"({"gpu": {"name": "test facts, not a GPU", "sm_count": 7}})").ok());
+  ProcessSpec spec;
+  spec.argv = {ACCELOPT_EVAL_PATH, "prompts", "--problem", std::string(ACCELOPT_SOURCE_DIR) + "/suites/triton/matmul",
+               "--role", "executor", "--calibration", facts};
+  spec.timeout = std::chrono::seconds(60);
+  auto r = RunProcess(spec);
+  BOOST_REQUIRE(r.ok());
+  const std::string& out = r->stdout_data;
+  BOOST_TEST(r->exit_code == 0, r->stderr_data);
+  BOOST_TEST(out.find("for the triton backend") != std::string::npos, out);
+  BOOST_TEST(out.find("tl.dot must pass input_precision=\"ieee\"") != std::string::npos);
+  BOOST_TEST(out.find("- GPU: test facts, not a GPU") != std::string::npos);
+  BOOST_TEST(out.find("```cpp\n// matmul reference") != std::string::npos);
+  BOOST_TEST(out.find("```python\ndef matmul(lhs, rhs, out, M, K, N)\n# lhs, rhs, out (output): flat contiguous float32 torch "
+                      "CUDA tensors\n# M, K, N: Python ints\n```") != std::string::npos);
+  BOOST_TEST(out.find("```python\n# matmul baseline") != std::string::npos);
+  BOOST_TEST(out.find("extern \"C\"") == out.find("extern \"C\" void matmul_reference"));  // only the reference's
+}
+
 BOOST_AUTO_TEST_SUITE_END()
