@@ -45,12 +45,15 @@ namespace fs = std::filesystem;
 // agent prompt): without the busy checks' observations, which say nothing
 // about the hardware. The CalibrationRecorded event keeps everything.
 // With the nki backend configured, its generation's facts ride along under
-// "nki" (workflows/prompts_nki.hpp); the cpu prompts read only their keys.
-json CampaignFacts(json calibration, const json& nki_facts) {
+// "nki" (workflows/prompts_nki.hpp), with the cuda backend its GPU
+// calibration under "cuda" (workflows/prompts_cuda.hpp); the cpu prompts
+// read only their keys.
+json CampaignFacts(json calibration, const json& nki_facts, const json& cuda_facts) {
   if (calibration.is_object()) calibration.erase("checks");
-  if (!nki_facts.is_null()) {
+  for (const auto& [key, facts] : {std::pair<const char*, const json*>{"nki", &nki_facts}, {"cuda", &cuda_facts}}) {
+    if (facts->is_null()) continue;
     if (!calibration.is_object()) calibration = json::object();
-    calibration["nki"] = nki_facts;
+    calibration[key] = *facts;
   }
   return calibration;
 }
@@ -106,7 +109,8 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
 
   std::vector<eval::Dispatcher::BackendSlots> backends;
   json hardware = json::object();
-  json nki_facts;  // null unless the nki backend is configured
+  json nki_facts;   // null unless the nki backend is configured
+  json cuda_facts;  // the GPU calibration; null unless the cuda backend is configured
   std::shared_ptr<eval::cpu::CpuBackend> cpu;
   std::shared_ptr<CalibrationGate> cpu_gate;
   eval::cpu::CalibrationOptions cpu_calibration;  // the one procedure (calibration.hpp), as accelopt-eval's
@@ -152,6 +156,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       co.nvcc = *nvcc;
       co.devices = bc.devices;
       co.calibration = gpu;
+      cuda_facts = gpu->ToJson();
       co.arch = eval::cuda::ArchFlag(std::max(5, gpu->gpu.value("cc_major", 9)), gpu->gpu.value("cc_minor", 0));
       LogInfo("evaluator backend 'cuda': " + std::to_string(bc.devices.size()) + " GPU slot(s), " +
               gpu->gpu.value("name", std::string("?")) + ", " + co.arch + ", nvcc " + *nvcc);
@@ -291,7 +296,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   }
   CampaignManager* manager_ptr = nullptr;
   rs.problem_dir = [&manager_ptr](const std::string& id) { return manager_ptr->ProblemDir(id); };
-  CampaignManager manager(rs, config, CampaignFacts(hardware, nki_facts));
+  CampaignManager manager(rs, config, CampaignFacts(hardware, nki_facts, cuda_facts));
   manager_ptr = &manager;
 
   std::vector<std::thread> threads;
@@ -343,7 +348,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     cpu->SetCalibration(*c);
     json j = c->ToJson();
     record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", j}});
-    manager.SetHardware(CampaignFacts(j, nki_facts));
+    manager.SetHardware(CampaignFacts(j, nki_facts, cuda_facts));
     return j;
   };
   ChangeFeed feed(log->get(), &ioc, env, ChangeFeed::Options{});

@@ -28,9 +28,13 @@ std::string CudaCompileCommand(const std::string& arch) {
   return "nvcc -std=c++17 -O3 -arch=" + arch + " --cudart shared -Xcompiler -fPIC -shared";
 }
 
-std::string CudaHardwareProse(const json& c) {
-  if (!c.is_object() || c.empty()) return "(none recorded)\n";
-  const json gpu = c.contains("gpu") && c["gpu"].is_object() ? c["gpu"] : c;
+std::string CudaHardwareProse(const json& facts) {
+  // A campaign's facts carry the GPU calibration under "cuda" (beside the
+  // cpu calibration's keys, which are the CPU's: never read here);
+  // accelopt-eval passes the calibration itself.
+  const json& c = facts.is_object() && facts.contains("cuda") && facts["cuda"].is_object() ? facts["cuda"] : facts;
+  if (!c.is_object() || !c.contains("gpu") || !c["gpu"].is_object()) return "(none recorded)\n";
+  const json& gpu = c["gpu"];
   std::string out;
   auto line = [&](const std::string& what, bool known, const std::string& value) {
     out += "- " + what + ": " + (known ? value : std::string("(not recorded)")) + "\n";

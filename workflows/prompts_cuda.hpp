@@ -25,8 +25,10 @@ std::string CudaCompileCommand(const std::string& arch = "sm_90");
 // "cuda backend", calibration): name, compute capability, SMs, warp size,
 // shared memory and registers per SM and per block, L2 size, memory size,
 // clocks, driver, the calibrated fp32 FMA peak and copy bandwidth next to
-// the data-sheet figures. A fact that is absent says so; an empty object
-// says "(none recorded)".
+// the data-sheet figures. A campaign's facts hold that JSON under "cuda"
+// (daemon.cpp CampaignFacts); a JSON without a "gpu" object (a cpu
+// calibration's, whose peaks are the CPU's) says "(none recorded)"; a fact
+// that is absent says so.
 std::string CudaHardwareProse(const json& calibration);
 
 }  // namespace accelopt::workflows

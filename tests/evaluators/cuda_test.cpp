@@ -371,6 +371,17 @@ BOOST_AUTO_TEST_CASE(the_facts_sheet_shows_the_gpu_and_the_calibrated_peaks) {
     BOOST_TEST(t.find(s) != std::string::npos, t << " shows " << s);
   BOOST_TEST(workflows::CudaHardwareProse(json::object()) == "(none recorded)\n");
   BOOST_TEST(workflows::CudaHardwareProse(json{{"gpu", {{"name", "X"}}}}).find("SMs): (not recorded)") != std::string::npos);
+  // A campaign's facts: the cpu calibration's keys with the GPU's under
+  // "cuda". The CPU's peak is never shown as the GPU's (it was, when the
+  // daemon passed the cpu calibration alone: "calibrated fp32 FMA peak:
+  // <the CPU's GFLOP/s>").
+  const json cpu_only = {{"peak_gflops", 123.0}, {"hardware", {{"model", "a CPU"}}}};
+  BOOST_TEST(workflows::CudaHardwareProse(cpu_only) == "(none recorded)\n");
+  json campaign = cpu_only;
+  campaign["cuda"] = cal;
+  const std::string c = workflows::CudaHardwareProse(campaign);
+  BOOST_TEST(c.find("61000 GFLOP/s") != std::string::npos, c);
+  BOOST_TEST(c.find("123") == std::string::npos, c);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
