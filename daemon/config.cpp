@@ -131,13 +131,14 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
 
   if (j.contains("evaluators")) {
     const json& e = j["evaluators"];
-    ACCELOPT_RETURN_IF_ERROR(CheckKeys(e, "evaluators", {"cpu", "cuda", "nki"}));
+    ACCELOPT_RETURN_IF_ERROR(CheckKeys(e, "evaluators", {"cpu", "cuda", "nki", "triton"}));
     for (const auto& [name, ej] : e.items()) {
       std::string where = "evaluators." + name;
       std::set<std::string> keys = {"slots", "cache_dir", "slot_cores", "calibration_force_busy",
                                     "calibration_attempts", "calibration_retry_wait_s", "executor"};
       if (name == "nki") keys = {eval::nki::NkiConfig::Keys().begin(), eval::nki::NkiConfig::Keys().end()};
       if (name == "cuda") keys = {"slots", "cache_dir", "devices"};
+      if (name == "triton") keys = {"slots", "cache_dir", "devices", "python"};
       ACCELOPT_RETURN_IF_ERROR(CheckKeys(ej, where, keys));
       BackendConfig bc;
       if (name == "nki") {
@@ -153,7 +154,13 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
         continue;
       }
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "slots", where, bc.slots));
-      if (name == "cuda") {
+      if (name == "triton") {
+        ACCELOPT_RETURN_IF_ERROR(Get(ej, "python", where, bc.python));
+        if (bc.python.empty() || bc.python[0] != '/' || bc.python.find_first_of(" \t\n") != std::string::npos)
+          return InvalidArgument(where + ".python: required, the absolute path (no spaces) of the interpreter with "
+                                         "torch and triton");
+      }
+      if (name == "cuda" || name == "triton") {
         if (ej.contains("devices")) {
           const json& d = ej["devices"];
           if (!d.is_array() || d.empty())

@@ -47,7 +47,10 @@ struct BackendConfig {
   // evaluation, evaluators/slurm/slurm_backend.hpp; `max_jobs` replaces
   // `slots`, the cores are the job's, calibration happens on the nodes).
   std::optional<eval::slurm::SlurmOptions> slurm;
-  // cuda backend only: the CUDA device ids it evaluates on, one slot each
+  // triton backend only (required): the absolute path of the interpreter
+  // with torch and triton that runs the runner (evaluators/triton/).
+  std::string python;
+  // cuda and triton backends: the CUDA device ids they evaluate on, one slot each
   // (CUDA_VISIBLE_DEVICES=<id> for that slot's runners). Default [0];
   // `slots`, when also given, must equal its length.
   std::vector<int> devices;

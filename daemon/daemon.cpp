@@ -27,6 +27,7 @@
 #include "evaluators/cuda/calibration.hpp"
 #include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/triton/triton_backend.hpp"
 #include "evaluators/nki/neuron_ls.hpp"
 #include "evaluators/nki/nki_backend.hpp"
 #include "evaluators/nki/roofline.hpp"
@@ -161,6 +162,55 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       LogInfo("evaluator backend 'cuda': " + std::to_string(bc.devices.size()) + " GPU slot(s), " +
               gpu->gpu.value("name", std::string("?")) + ", " + co.arch + ", nvcc " + *nvcc);
       backends.push_back({std::make_shared<eval::cuda::CudaBackend>(co), bc.slots, {}});
+      continue;
+    }
+    if (name == "triton") {
+      // As for cuda: configured but unable to evaluate refuses the start.
+      // Usable means the interpreter imports torch and triton and torch
+      // sees a CUDA device (each listed GPU is probed with its own
+      // CUDA_VISIBLE_DEVICES); the roofline needs the cuda calibration
+      // (nvcc), without which results carry none, and the log says so.
+      for (int d : bc.devices) {
+        ProcessSpec probe;
+        probe.argv = {bc.python, "-I", "-c",
+                      "import torch, triton, sys; sys.exit(0 if torch.cuda.is_available() else 3)"};
+        probe.clear_env = true;
+        probe.env_set["PATH"] = "/usr/bin:/bin";
+        probe.env_set["CUDA_VISIBLE_DEVICES"] = std::to_string(d);
+        probe.timeout = std::chrono::seconds(120);
+        probe.max_output_bytes = 1 << 16;
+        NotifyStatus("probing torch and triton on GPU " + std::to_string(d));
+        auto r = env->RunProcess(probe);
+        if (!r.ok() || !r->Succeeded()) {
+          std::string why = !r.ok() ? r.status().message()
+                            : r->exit_code == 3 ? "torch sees no CUDA device"
+                                                : r->Describe() + ": " + r->stderr_data.substr(0, 400);
+          LogError("evaluators.triton: " + bc.python + " cannot run the triton runner on GPU " + std::to_string(d) +
+                   ": " + why + "; install torch and triton for it, or remove evaluators.triton");
+          return 1;
+        }
+      }
+      eval::triton::TritonBackendOptions to;
+      to.env = env;
+      to.root = "/";
+      to.cache_dir = bc.cache_dir;
+      to.python = bc.python;
+      to.devices = bc.devices;
+      (void)env->CreateDirs(bc.cache_dir);
+      if (auto nvcc = eval::cuda::FindNvcc(env); nvcc.ok()) {
+        auto c = eval::cuda::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate", std::to_string(bc.devices.front()));
+        if (c.ok()) {
+          to.calibration = *c;
+          if (cuda_facts.is_null()) cuda_facts = c->ToJson();
+        } else {
+          LogWarning("evaluators.triton: no GPU calibration (results carry no roofline): " + c.status().message());
+        }
+      } else {
+        LogWarning("evaluators.triton: no nvcc for the GPU calibration (results carry no roofline): " +
+                   nvcc.status().message());
+      }
+      LogInfo("evaluator backend 'triton': " + std::to_string(bc.devices.size()) + " GPU slot(s), " + bc.python);
+      backends.push_back({std::make_shared<eval::triton::TritonBackend>(to), bc.slots, {}});
       continue;
     }
     if (name == "nki" && bc.nki) {

@@ -19,13 +19,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-ProcessResult StartDaemon(const std::string& nvcc_var) {
+ProcessResult StartDaemon(const std::string& nvcc_var,
+                          const std::string& evaluators = "{\"cuda\": {\"devices\": [1, 0]}}") {
   const fs::path dir = fs::path(ACCELOPT_BINARY_DIR) / "daemon-cuda-config-test";
   fs::remove_all(dir);
   fs::create_directories(dir / "state");
   std::ofstream(dir / "d.json") << "{\"state_dir\": \"" << (dir / "state").string() << "\", \"listen\": {\"unix\": \""
-                                << (dir / "state" / "sock").string()
-                                << "\"}, \"evaluators\": {\"cuda\": {\"devices\": [1, 0]}}}\n";
+                                << (dir / "state" / "sock").string() << "\"}, \"evaluators\": " << evaluators << "}\n";
   ProcessSpec spec;
   spec.argv = {ACCELOPTD_PATH, "-c", (dir / "d.json").string()};
   spec.env_set["ACCELOPT_NVCC"] = nvcc_var;
@@ -55,4 +55,22 @@ BOOST_AUTO_TEST_CASE(with_nvcc_but_no_usable_gpu_it_refuses_naming_the_gpu) {
   BOOST_TEST(r.stderr_data.find("the cuda backend needs a working GPU for every entry of evaluators.cuda.devices") !=
                  std::string::npos,
              r.stderr_data);
+}
+
+// evaluators.triton: the interpreter must be named (absolute), and one that
+// cannot import torch and triton (here: no torch) stops the start, naming
+// the interpreter, the GPU and the import error.
+BOOST_AUTO_TEST_CASE(triton_without_torch_refuses_naming_the_interpreter) {
+  ProcessResult unnamed = StartDaemon("", "{\"triton\": {\"devices\": [0]}}");
+  BOOST_TEST(unnamed.exit_code != 0);
+  BOOST_TEST(unnamed.stderr_data.find("evaluators.triton.python: required") != std::string::npos, unnamed.stderr_data);
+  ProcessResult relative = StartDaemon("", "{\"triton\": {\"python\": \"python3\"}}");
+  BOOST_TEST(relative.stderr_data.find("evaluators.triton.python: required, the absolute path") != std::string::npos,
+             relative.stderr_data);
+  ProcessResult r = StartDaemon("", "{\"triton\": {\"python\": \"/usr/bin/python3\", \"devices\": [1]}}");
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(r.stderr_data.find("evaluators.triton: /usr/bin/python3 cannot run the triton runner on GPU 1: ") !=
+                 std::string::npos,
+             r.stderr_data);
+  BOOST_TEST(r.stderr_data.find("No module named 'torch'") != std::string::npos, r.stderr_data);
 }
