@@ -113,7 +113,11 @@ class HeadlessBrowser {
   // awaited); fails the test when it throws.
   json Eval(const std::string& session, const std::string& expression);
   // The tab's DOM as HTML (like chromium --dump-dom).
-  std::string Dom(const std::string& session) { return Eval(session, "document.documentElement.outerHTML").get<std::string>(); }
+  // The page's markup; "" while a tab just opened has no document yet (seen
+  // under ctest -j3: Dom right after Open read a null documentElement).
+  std::string Dom(const std::string& session) {
+    return Eval(session, "document.documentElement ? document.documentElement.outerHTML : ''").get<std::string>();
+  }
   // Writes a PNG of the tab (its whole layout height) to `png_path`.
   void Screenshot(const std::string& session, const std::string& png_path);
   // One DevTools command's result (events in between are skipped).
