@@ -40,23 +40,7 @@ const std::map<std::string, std::string>& RunnerSources() {
 CudaBackend::CudaBackend(CudaBackendOptions options)
     : options_(std::move(options)),
       harnesses_(options_.cache_dir, options_.compiler, options_.env),
-      free_devices_(options_.devices) {}
-
-int CudaBackend::LeaseDevice() {
-  std::unique_lock<std::mutex> lock(mu_);
-  free_cv_.wait(lock, [this] { return !free_devices_.empty(); });
-  const int d = free_devices_.front();
-  free_devices_.erase(free_devices_.begin());
-  return d;
-}
-
-void CudaBackend::ReturnDevice(int device) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    free_devices_.push_back(device);
-  }
-  free_cv_.notify_one();
-}
+      gpus_(options_.devices) {}
 
 Result<std::string> CudaBackend::Runner(const Problem& problem, const std::atomic<bool>* cancel) {
   Env* const env = options_.env;
@@ -176,11 +160,8 @@ EvalResult CudaBackend::Evaluate(const EvalRequest& request, const std::atomic<b
   if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
 
   // 4-5. One GPU, one judge, one fresh runner.
-  const int device = LeaseDevice();
-  struct CudaDeviceLease {
-    CudaBackend* b; int d;
-    ~CudaDeviceLease() { b->ReturnDevice(d); }
-  } lease{this, device};
+  const GpuSlots::Lease lease(&gpus_, gpus_.TakeDevice());
+  const int device = lease.device();
   ProcessSpec spec;
   spec.argv = {harness->judge};
   spec.stdin_data = cpu::JobText(*problem, "judge", so, *runner, cases, *refs, s) + "clock device\njudge_memory_mb " +

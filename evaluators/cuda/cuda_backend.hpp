@@ -49,6 +49,7 @@
 #include "evaluators/backend.hpp"
 #include "evaluators/cpu/harness_builder.hpp"
 #include "evaluators/cuda/calibration.hpp"
+#include "evaluators/cuda/gpu_slots.hpp"
 
 namespace accelopt::eval::cuda {
 
@@ -78,16 +79,10 @@ class CudaBackend : public Backend {
   Result<std::string> Runner(const Problem& problem, const std::atomic<bool>* cancel);
 
  private:
-  // A free GPU of options.devices, waited for (the dispatcher never runs more
-  // evaluations than GPUs, so the wait is short), and its return.
-  int LeaseDevice();
-  void ReturnDevice(int device);
-
   CudaBackendOptions options_;
   cpu::HarnessCache harnesses_;
+  GpuSlots gpus_;  // one evaluation per GPU of options.devices
   std::mutex mu_;
-  std::condition_variable free_cv_;
-  std::vector<int> free_devices_;                       // guarded by mu_
   std::map<std::string, std::shared_ptr<std::mutex>> runner_locks_;  // guarded by mu_
 };
 

@@ -103,20 +103,26 @@ bool PrepareCalibration(const Common& c, cpu::CpuBackendOptions& o) {
   return true;
 }
 
+// The one GPU id CUDA_VISIBLE_DEVICES names (0 when unset); -1, said on
+// stderr, for anything else.
+static int OneVisibleDevice(Env* env) {
+  auto v = env->GetEnvVar("CUDA_VISIBLE_DEVICES");
+  if (!v || v->empty()) return 0;
+  if (v->find_first_not_of("0123456789") != std::string::npos || v->size() > 4) {
+    std::cerr << "accelopt-eval: CUDA_VISIBLE_DEVICES must name one device id here, not '" << *v << "'\n";
+    return -1;
+  }
+  return std::stoi(*v);
+}
+
 std::unique_ptr<cuda::CudaBackend> MakeCudaBackend(Env* env, const Common& c) {
   auto nvcc = cuda::FindNvcc(env);
   if (!nvcc.ok()) {
     std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n";
     return nullptr;
   }
-  int device = 0;
-  if (auto v = env->GetEnvVar("CUDA_VISIBLE_DEVICES"); v && !v->empty()) {
-    if (v->find_first_not_of("0123456789") != std::string::npos) {
-      std::cerr << "accelopt-eval: CUDA_VISIBLE_DEVICES must name one device id here, not '" << *v << "'\n";
-      return nullptr;
-    }
-    device = std::stoi(*v);
-  }
+  const int device = OneVisibleDevice(env);
+  if (device < 0) return nullptr;
   const std::string cache_dir = c.cache_dir.empty() ? DefaultCacheDir(env) : c.cache_dir;
   (void)env->CreateDirs(cache_dir);
   auto cal = cuda::CalibrateGpu(env, *nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
@@ -137,14 +143,8 @@ std::unique_ptr<cuda::CudaBackend> MakeCudaBackend(Env* env, const Common& c) {
 }
 
 std::unique_ptr<triton::TritonBackend> MakeTritonBackend(Env* env, const Common& c, const std::string& python) {
-  int device = 0;
-  if (auto v = env->GetEnvVar("CUDA_VISIBLE_DEVICES"); v && !v->empty()) {
-    if (v->find_first_not_of("0123456789") != std::string::npos) {
-      std::cerr << "accelopt-eval: CUDA_VISIBLE_DEVICES must name one device id here, not '" << *v << "'\n";
-      return nullptr;
-    }
-    device = std::stoi(*v);
-  }
+  const int device = OneVisibleDevice(env);
+  if (device < 0) return nullptr;
   if (python.empty() || python[0] != '/' || !env->IsFile(python)) {
     std::cerr << "accelopt-eval: --triton-python must be an absolute path to an interpreter, not '" << python << "'\n";
     return nullptr;

@@ -29,23 +29,7 @@ const char* RunnerSource() { return embedded::kRunnerPy; }
 TritonBackend::TritonBackend(TritonBackendOptions options)
     : options_(std::move(options)),
       harnesses_(options_.cache_dir, options_.compiler, options_.env),
-      free_devices_(options_.devices) {}
-
-int TritonBackend::LeaseDevice() {
-  std::unique_lock<std::mutex> lock(mu_);
-  free_cv_.wait(lock, [this] { return !free_devices_.empty(); });
-  const int d = free_devices_.front();
-  free_devices_.erase(free_devices_.begin());
-  return d;
-}
-
-void TritonBackend::ReturnDevice(int device) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    free_devices_.push_back(device);
-  }
-  free_cv_.notify_one();
-}
+      gpus_(options_.devices) {}
 
 Result<std::string> TritonBackend::Runner() {
   Env* const env = options_.env;
@@ -138,11 +122,8 @@ EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic
   if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
 
   // 4-5. One GPU, one judge, one fresh runner.
-  const int device = LeaseDevice();
-  struct TritonDeviceLease {
-    TritonBackend* b; int d;
-    ~TritonDeviceLease() { b->ReturnDevice(d); }
-  } lease{this, device};
+  const cuda::GpuSlots::Lease lease(&gpus_, gpus_.TakeDevice());
+  const int device = lease.device();
   ProcessSpec spec;
   spec.argv = {harness->judge};
   spec.stdin_data = cpu::JobText(*problem, "judge", candidate, *runner, cases, *refs, s) + "clock device\njudge_memory_mb " +

@@ -35,8 +35,6 @@
 // works in its own folder and leases its own GPU).
 #pragma once
 
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +42,7 @@
 #include "evaluators/backend.hpp"
 #include "evaluators/cpu/harness_builder.hpp"
 #include "evaluators/cuda/calibration.hpp"
+#include "evaluators/cuda/gpu_slots.hpp"
 
 namespace accelopt::eval::triton {
 
@@ -69,14 +68,9 @@ class TritonBackend : public Backend {
   Result<std::string> Runner();
 
  private:
-  int LeaseDevice();
-  void ReturnDevice(int device);
-
   TritonBackendOptions options_;
   cpu::HarnessCache harnesses_;
-  std::mutex mu_;
-  std::condition_variable free_cv_;
-  std::vector<int> free_devices_;  // guarded by mu_
+  cuda::GpuSlots gpus_;
 };
 
 // evaluators/triton/harness/runner.py (embedded at build time).
