@@ -23,6 +23,7 @@
 #include "evaluators/cpu/harness_builder.hpp"
 #include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/problem.hpp"
+#include "tests/evaluators/judge_run.hpp"
 
 using namespace accelopt;
 namespace dc = accelopt_device_clock;
@@ -143,23 +144,11 @@ struct CudaJudgeRig {
     auto cases = eval::cpu::MakeCases(problem, s, *secret, [this] { return env->RandomU64(); });
     auto refs = harnesses.References(problem, built, cases, nullptr);
     BOOST_REQUIRE_MESSAGE(refs.ok(), refs.status().ToString());
-    ProcessSpec spec;
-    spec.argv = {built.judge};
-    spec.stdin_data = eval::cpu::JobText(problem, "judge", kernel_so, fake_runner + "_" + mode, cases, *refs, s) +
-                      "clock device\nnull_calls 40\n" + extra;
-    spec.clear_env = true;
-    spec.timeout = std::chrono::seconds(60);
-    auto r = env->RunProcess(spec);
-    BOOST_REQUIRE(r.ok());
-    BOOST_TEST_MESSAGE("judge stderr (" << mode << "): " << r->stderr_data.substr(0, 1500));
-    BOOST_REQUIRE_MESSAGE(r->exit_code == 0, "judge exit " + r->Describe() + ": " + r->stderr_data.substr(0, 2000));
-    const std::string marker = "ACCELOPT-JUDGE ";
-    const size_t at = r->stdout_data.rfind(marker);
-    BOOST_REQUIRE(at != std::string::npos);
-    std::string line = r->stdout_data.substr(at + marker.size());
-    auto parsed = ParseJson(line.substr(0, line.find('\n')));
-    BOOST_REQUIRE(parsed.ok());
-    return *parsed;
+    return testing::JudgeVerdict(
+        env, built.judge,
+        eval::cpu::JobText(problem, "judge", kernel_so, fake_runner + "_" + mode, cases, *refs, s) +
+            "clock device\nnull_calls 40\n" + extra,
+        mode);
   }
 };
 
