@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(an_honest_kernel_passes) {
   BOOST_TEST(tr::CheckTritonSource(kHonest, {"x", "out"}).ok());
 }
 
-BOOST_AUTO_TEST_CASE(every_triton_suite_baseline_passes) {
+BOOST_AUTO_TEST_CASE(every_triton_suite_baseline_passes_with_the_cpu_reference) {
   namespace fs = std::filesystem;
   const fs::path root = fs::path(ACCELOPT_SOURCE_DIR) / "suites" / "triton";
   int seen = 0;
@@ -78,6 +78,12 @@ BOOST_AUTO_TEST_CASE(every_triton_suite_baseline_passes) {
       if (p["kind"] == "input" || p["kind"] == "output") tensors.push_back(p["name"]);
     Status st = tr::CheckTritonSource(TritonCheckRead((d.path() / "baseline.py").string()), tensors);
     BOOST_TEST(st.ok(), d.path().filename().string() << ": " << st.ToString());
+    // The judge's references are the cpu suite's, unchanged (and the cuda suite's).
+    const std::string name = d.path().filename().string();
+    const std::string ref = TritonCheckRead((d.path() / "reference.cpp").string());
+    BOOST_TEST(!ref.empty());
+    BOOST_TEST(ref == TritonCheckRead((root / ".." / "cpu" / name / "reference.cpp").string()), name);
+    BOOST_TEST(ref == TritonCheckRead((root / ".." / "cuda" / name / "reference.cpp").string()), name);
     ++seen;
   }
   BOOST_TEST(seen == 14);
