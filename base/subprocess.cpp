@@ -94,7 +94,8 @@ Result<ProcessResult> RunProcess(const ProcessSpec& spec) {
     sigprocmask(SIG_SETMASK, &all, nullptr);
     for (int s = 1; s < NSIG; ++s) signal(s, SIG_DFL);
     char granted = 0;
-    if (spec.private_network && unshare(CLONE_NEWNET) == 0) granted = 1;
+    if (spec.private_network && unshare(CLONE_NEWNET) == 0) granted |= 1;
+    if (spec.private_ipc && unshare(CLONE_NEWIPC) == 0) granted |= 2;
     (void)!write(status_pipe.fd[1], &granted, 1);
     SetLimit(RLIMIT_AS, spec.limits.address_space_bytes);
     SetLimit(RLIMIT_CPU, spec.limits.cpu_seconds);
@@ -171,7 +172,10 @@ Result<ProcessResult> RunProcess(const ProcessSpec& spec) {
       else if (p.fd == err_fd) read_into(err_fd, result.stderr_data, result.stderr_truncated);
       else if (p.fd == st_fd) {
         char c = 0;
-        if (read(st_fd, &c, 1) == 1) result.network_isolated = c == 1;
+        if (read(st_fd, &c, 1) == 1) {
+          result.network_isolated = (c & 1) != 0;
+          result.ipc_isolated = (c & 2) != 0;
+        }
         st_fd = -1;
       } else if (p.fd == in_fd) {
         if (p.revents & (POLLERR | POLLHUP)) {

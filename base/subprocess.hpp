@@ -40,6 +40,8 @@ struct ProcessSpec {
   std::chrono::milliseconds timeout{60000};      // wall clock; <= 0 means none
   ProcessLimits limits;
   bool private_network = false;                  // unshare(CLONE_NEWNET) when permitted
+  bool private_ipc = false;                      // unshare(CLONE_NEWIPC) when permitted: no SysV/POSIX
+                                                 // IPC object of the host or of another child is visible
   size_t max_output_bytes = 1 << 20;             // per stream; the rest is discarded
   const std::atomic<bool>* cancel = nullptr;     // when it becomes true, the group is killed
 };
@@ -54,6 +56,7 @@ struct ProcessResult {
   bool stdout_truncated = false;
   bool stderr_truncated = false;
   bool network_isolated = false;  // private_network was asked for and granted
+  bool ipc_isolated = false;      // private_ipc was asked for and granted
   std::chrono::nanoseconds wall{0};
 
   bool Succeeded() const { return outcome == Outcome::kExited && exit_code == 0; }

@@ -192,6 +192,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   // problem's size. The runner gets RLIMIT_FSIZE 0 from the judge.
   spec.limits.open_files = 64;
   spec.private_network = true;
+  spec.private_ipc = true;  // the judge and its runners: no IPC object outlives the evaluation or reaches another
   spec.cancel = cancel;
   spec.max_output_bytes = 8 << 20;
   const int64_t t_run = env->MonotonicNanos();
@@ -199,6 +200,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   result.timings.measure_s = Since(env, t_run);
   if (!run.ok()) return fail(EvalStatus::kInternalError, "cannot start the judge: " + run.status().message());
   result.sandbox = {{"network_isolated", run->network_isolated},
+                    {"ipc_isolated", run->ipc_isolated},
                     {"memory_limit_mb", s.memory_limit_mb},
                     {"timeout_s", s.timeout_s},
                     {"separate_judge", true}};
@@ -244,8 +246,9 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   pr["handshake_overhead_us"] = h.value("handshake_min_ns", 0.0) / 1000.0;
   pr["handshake_median_us"] = h.value("handshake_median_ns", 0.0) / 1000.0;
   pr["stop_median_us"] = h.value("stop_median_ns", 0.0) / 1000.0;
-  if (h.contains("first_sight_ratio") && h["first_sight_ratio"].is_number())
-    pr["first_sight_ratio"] = h["first_sight_ratio"].get<double>();
+  pr["timing_pool_cases"] = h.value("pool_cases", 0);
+  pr["runner_processes"] = h.value("runner_processes", 0);
+  pr["pool_limited"] = h.value("pool_limited", false) ? 1.0 : 0.0;
   struct stat st{};
   if (stat(so.c_str(), &st) == 0) pr["kernel_object_bytes"] = static_cast<double>(st.st_size);
   if (!compare_so.empty() && h.contains("compare_samples_ns")) {
@@ -266,9 +269,9 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   if (lat.median_us > 0) result.percent_of_peak = 100 * peak_us / lat.median_us;
   result.status = EvalStatus::kOk;
   const size_t checked = static_cast<size_t>(
-      std::count_if(cases.begin(), cases.end(), [](const CaseSpec& c) { return c.role != 'x'; }));
-  result.reason = "correct on " + std::to_string(checked) + " cases; median " +
-                  std::to_string(lat.median_us) + " us";
+      std::count_if(cases.begin(), cases.end(), [](const CaseSpec& c) { return c.role == 'c'; }));
+  result.reason = "correct on " + std::to_string(checked) + " cases and " + std::to_string(h.value("calls", 0L)) +
+                  " timed calls on never-seen inputs; median " + std::to_string(lat.median_us) + " us";
   if (result.percent_of_peak && *result.percent_of_peak > 100 * s.roofline_slack) {
     result.status = EvalStatus::kSuspicious;
     std::ostringstream m;

@@ -48,6 +48,16 @@ uint64_t SecretSeed(const std::string& secret, const std::string& problem, const
 
 }  // namespace
 
+int TimingPoolSize(const Problem& problem) {
+  uint64_t bytes = 0;
+  for (const auto& prm : problem.params) {
+    if (prm.kind == ParamKind::kInput) bytes += 4 * static_cast<uint64_t>(prm.elements);
+    if (prm.kind == ParamKind::kOutput) bytes += 8 * static_cast<uint64_t>(prm.elements);
+  }
+  const uint64_t n = kPoolBytes / std::max<uint64_t>(bytes, 1);
+  return static_cast<int>(std::clamp<uint64_t>(n, kMinPool, kMaxPool));
+}
+
 std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& settings, const std::string& secret,
                                 const std::function<uint64_t()>& random) {
   auto pooled = [&](const std::string& label) {
@@ -55,12 +65,10 @@ std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& sett
   };
   std::vector<CaseSpec> cases;
   const size_t n = settings.seeds.size();
-  const size_t held_out = n > 1 ? std::min<size_t>(2, n - 1) : 0;
   for (size_t i = 0; i < n; ++i) {
     CaseSpec c;
     c.label = "seed " + std::to_string(settings.seeds[i]);
     c.seed = pooled(c.label);
-    c.role = i + held_out >= n && i > 0 ? 'h' : 't';
     cases.push_back(c);
     if (i == 0 && settings.perturbation) {
       CaseSpec p = c;
@@ -85,23 +93,19 @@ std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& sett
       cases.push_back(c);
     }
   }
-  // Confirmation cases: new secret seeds, references computed by the judge
-  // only when a kernel's timing looks history-dependent.
-  for (int k = 0; n > 0 && settings.history_ratio > 0 && k < 4; ++k) {
-    CaseSpec x;
-    x.label = "confirmation " + std::to_string(k + 1);
-    x.seed = random();
-    x.role = 'x';
-    x.fresh = true;
-    cases.push_back(x);
-  }
   if (n > 0 && problem.flops <= kFreshCaseMaxFlops) {
     CaseSpec f;
     f.label = "fresh inputs";
     f.seed = random();
-    f.role = 'h';
     f.fresh = true;
     cases.push_back(f);
+  }
+  for (int i = 0; n > 0 && i < TimingPoolSize(problem); ++i) {
+    CaseSpec p;
+    p.label = "timing pool case " + std::to_string(i);
+    p.seed = SecretSeed(secret, problem.name, "timing pool", static_cast<uint64_t>(i));
+    p.role = 'p';
+    cases.push_back(p);
   }
   return cases;
 }
@@ -184,7 +188,7 @@ std::string JobText(const Problem& p, const std::string& mode, const std::string
   }
   os << "timing " << s.warmup << " " << G(s.min_time_s) << " " << s.min_samples << " " << s.max_samples << " "
      << std::min(s.min_rounds, s.max_rounds) << " " << s.max_rounds << " " << G(s.target_spread) << "\n";
-  os << "tolerance " << G(p.tolerance) << "\nhistory_ratio " << G(s.history_ratio) << "\n";
+  os << "tolerance " << G(p.tolerance) << "\n";
   if (!s.cores.empty()) {
     os << "cores";
     for (int c : s.cores) os << " " << c;
@@ -312,7 +316,7 @@ Result<std::vector<std::string>> HarnessCache::References(const Problem& problem
     id << c.seed << "|" << c.perturb;
     for (const auto& [i, d] : c.overrides) id << "|" << i << ":" << DistText(d);
     paths.push_back((fs::path(harness.dir) / "refs" / (Sha256Hex(id.str()).substr(0, 24) + ".bin")).string());
-    missing |= !env_->Exists(paths.back());
+    missing |= !env_->Exists(paths.back()) || (c.role == 'p' && !env_->Exists(paths.back() + ".in"));
   }
   if (!missing) return paths;
   auto lock = KeyLock(harness.dir + "/refs");

@@ -4,8 +4,9 @@
 // runner (harness/runner_main.cpp + the generated kernel glue, linked
 // -z now -z relro). Reference outputs of the pooled secret-seed cases are
 // computed by the judge ("prepare" mode) and cached next to it
-// (refs/<case hash>.bin, 0600; the runner cannot open any file), so a
-// candidate costs one compile and one judge run.
+// (refs/<case hash>.bin, 0600; the runner cannot open any file), and so are
+// the timing pool's inputs (refs/<case hash>.bin.in), so a candidate costs
+// one compile and one judge run once a problem's pool exists.
 //
 // The cache is safe to share between threads and processes: files appear by
 // atomic rename, and one in-process lock per key avoids duplicate builds.
@@ -33,13 +34,13 @@ namespace accelopt::eval::cpu {
 // (adversarial), optionally with a few elements of every input changed in
 // place after drawing (perturb).
 struct CaseSpec {
-  std::string label;  // "seed 21", "seed 0, inputs changed in place", "adversarial: x ~ normal(0, 100)", "fresh"
+  std::string label;  // "seed 21", "seed 0, inputs changed in place", "adversarial: x ~ normal(0, 100)", "timing pool case 7"
   uint64_t seed = 0;
   bool perturb = false;
   std::vector<std::pair<int, Distribution>> overrides;  // param index -> distribution
-  // 'c' checked once; 't' checked, then its inputs are timed again and again;
-  // 'h' held out: first called during timing, on inputs never seen before;
-  // 'x' confirmation: called only if the timing looks history-dependent.
+  // 'c' a correctness case, called once; 'p' a timing pool case: its inputs
+  // and reference are cached, and the judge gives it to each runner process
+  // at most once (judge_main.cpp Timing).
   char role = 'c';
   bool fresh = false;  // a seed drawn for this evaluation only; the judge computes its reference
 };
@@ -47,15 +48,22 @@ struct CaseSpec {
 // How case seeds are drawn (docs/evaluation.md, "Inputs").
 constexpr int kSeedPool = 8;                    // secret seeds per named case; their references are cached
 constexpr double kFreshCaseMaxFlops = 5e8;      // a fresh case (reference computed per evaluation) up to this size
+// The timing pool: as many cases as kPoolBytes of cached inputs (fp32) and
+// references (fp64) hold, at least kMinPool and at most kMaxPool.
+constexpr uint64_t kPoolBytes = 192ULL << 20;
+constexpr int kMinPool = 16, kMaxPool = 256;
 
-// The cases of one evaluation, in order: seeds[0] (timing), seeds[0] with
-// inputs perturbed in place (if settings.perturbation), seeds[1..] (timing,
-// the last two held out), the problem's adversarial cases (if
-// settings.adversarial), and one fresh held-out case for problems of at most
-// kFreshCaseMaxFlops, then four confirmation cases ('x', fresh seeds, see
-// judge_main.cpp HistoryCheck). Every named case's seed is
-// H(secret, problem, label, pool index) with a pool index drawn per
-// evaluation from `random`; the fresh case's seed is random().
+// The number of timing pool cases of `problem`.
+int TimingPoolSize(const Problem& problem);
+
+// The cases of one evaluation, in order: seeds[0], seeds[0] with inputs
+// perturbed in place (if settings.perturbation), seeds[1..], the problem's
+// adversarial cases (if settings.adversarial), one fresh case for problems of
+// at most kFreshCaseMaxFlops — all correctness cases ('c') — then the
+// TimingPoolSize() timing pool cases ('p', when settings.seeds is not
+// empty). Every named case's seed is H(secret, problem, label, pool index)
+// with a pool index drawn per evaluation from `random`; the fresh case's seed
+// is random(); timing pool case i's seed is H(secret, problem, "timing pool", i).
 std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& settings, const std::string& secret,
                                 const std::function<uint64_t()>& random);
 
@@ -82,7 +90,8 @@ class HarnessCache {
   // kInvalidArgument (with compiler output) when the problem's reference does not compile.
   Result<Built> Get(const Problem& problem, const std::atomic<bool>* cancel);
 
-  // Reference files for `cases` ("-" for fresh cases), computing the missing ones.
+  // Reference files for `cases` ("-" for fresh cases), computing the missing
+  // ones (and, for pool cases, their cached inputs, REF.in).
   Result<std::vector<std::string>> References(const Problem& problem, const Built& harness,
                                               const std::vector<CaseSpec>& cases,
                                               const std::atomic<bool>* cancel);

@@ -81,8 +81,14 @@ Status CheckSource(const std::string& source) {
   static const std::set<std::string> kAsm = {"asm", "__asm", "__asm__"};
   static const std::set<std::string> kClock = {"__rdtsc", "__rdtscp", "_rdtsc", "__builtin_ia32_rdtsc",
                                                "__builtin_ia32_rdtscp", "__builtin_readcyclecounter"};
+  // Reduced precision by name: F16C, AVX512-BF16/FP16, VNNI (and AVX-VNNI,
+  // -INT8, -INT16), AVX-NE-CONVERT intrinsics; AMX tiles (`_tile_*`, macros
+  // over inline assembly in GCC's own header); and the compiler builtins
+  // behind all of them. The object check refuses their instructions too.
   static const std::regex kLowIntrinsic(
-      R"(^_mm\d*_\w*(cvtps_ph|cvtph_ps|cvtneps_pbh|cvtne2ps_pbh|dpbf16|dpbusd|dpwssd|_ph|_sh|_pch|_sch)\w*$)");
+      R"(^_mm\d*_\w*(cvtps_ph|cvtph_ps|cvtneps_pbh|cvtne2ps_pbh|cvtneps_avx_pbh|bcstnebf16|bcstnesh|cvtneebf16|)"
+      R"(cvtneeph|cvtneobf16|cvtneoph|dpbf16|dpbusd|dpwssd|dpbssd|dpbsud|dpbuud|dpwsud|dpwusd|dpwuud|_ph|_sh|_pch|_sch)\w*$)"
+      R"(|^_tile_\w+$|^__tile\w*$|^__builtin_ia32_\w*(tile|tdp|tcmm|bf16|fp16|ph2|2ph|phs|_ph|_sh|vpdp|dpbf|cvtne)\w*$)");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), kIdent); it != std::sregex_iterator(); ++it) {
     const std::string id = it->str();
     size_t pos = static_cast<size_t>(it->position());
@@ -213,8 +219,15 @@ Status CheckInstructions(const std::string& so_path, Env* env) {
   if (!r.ok()) return Unavailable("objdump: " + r.status().message());
   if (!r->Succeeded()) return Unavailable("objdump " + r->Describe() + ": " + r->stderr_data.substr(0, 300));
   if (r->stdout_truncated) return Refuse("the kernel's machine code is too large to check (> 64 MiB of disassembly)");
+  // Direct system calls, time stamp counters, and reduced-precision
+  // arithmetic: F16C, AVX512-BF16/FP16, AVX-NE-CONVERT, VNNI (AVX512 and
+  // AVX-VNNI, -INT8, -INT16) and every AMX instruction (tiles, their
+  // configuration and their dot products).
   static const std::regex kBad(
-      R"(^(syscall|sysenter|int|rdtsc|rdtscp|rdpid|vcvtps2ph|vcvtph2ps\w*|vcvtneps2bf16\w*|vcvtne2ps2bf16|vdpbf16ps|vpdpbusds?|vpdpwssds?|v\w*(ph|sh)|v\w*(2ph|ph2|2sh|sh2)\w*)$)");
+      R"(^(syscall|sysenter|int|rdtsc|rdtscp|rdpid|vcvtps2ph|vcvtph2ps\w*|vcvtneps2bf16\w*|vcvtne2ps2bf16|vdpbf16ps|)"
+      R"(vbcstnebf162ps|vbcstnesh2ps|vcvtnee\w+|vcvtneo\w+|vpdpb[su]{2}ds?|vpdpw[su]{2}ds?|)"
+      R"(v\w*(ph|sh)|v\w*(2ph|ph2|2sh|sh2)\w*|)"
+      R"(ldtilecfg|sttilecfg|tilerelease|tilezero|tileloadd\w*|tilestored|tdp\w+|tcmm\w+|t\w*tile\w*)$)");
   std::istringstream in(r->stdout_data);
   std::string line, func;
   while (std::getline(in, line)) {
@@ -225,6 +238,17 @@ Status CheckInstructions(const std::string& so_path, Env* env) {
     size_t tab = line.find(":\t");
     if (tab == std::string::npos) continue;
     std::string rest = line.substr(tab + 2);
+    // Encoding and legacy prefixes ("{vex} vpdpbusd", "lock add", "notrack jmp") come before the mnemonic.
+    for (;;) {
+      const std::string word = rest.substr(0, rest.find_first_of(" \t"));
+      const bool prefix = (!word.empty() && word.front() == '{') || word == "lock" || word == "rep" || word == "repz" ||
+                          word == "repnz" || word == "repe" || word == "repne" || word == "notrack" || word == "bnd" ||
+                          word == "data16" || word == "addr32" || word == "rex" || word == "rex.W" || word == "ds" ||
+                          word == "cs" || word == "xacquire" || word == "xrelease";
+      const size_t next = rest.find_first_not_of(" \t", word.size());
+      if (!prefix || next == std::string::npos) break;
+      rest = rest.substr(next);
+    }
     std::string mnem = rest.substr(0, rest.find_first_of(" \t"));
     if (mnem == "int" && rest.find("$0x80") == std::string::npos) continue;  // int3 etc. are harmless
     if (!std::regex_match(mnem, kBad)) continue;

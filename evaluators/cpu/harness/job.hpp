@@ -11,12 +11,12 @@
 //   compare_so PATH          optional: a second kernel (the baseline) timed interleaved with the candidate
 //   param KIND NAME ELEMENTS SCALAR_TYPE VALUE [DIST A B]   (inputs carry a distribution)
 //   case ROLE SEED PERTURB N [IDX DIST A B]... REF
-//        ROLE c (checked once), t (checked, then timed again and again),
-//        h (held out: first seen during timing, see judge_main.cpp),
-//        x (confirmation: called only when timing looks history-dependent);
+//        ROLE c (a correctness case: called once), p (a timing pool case:
+//        called at most once by each runner process, see judge_main.cpp);
 //        REF a reference file, or "-" for a reference the judge computes now
+//        (c only); a pool case's inputs are cached next to it in REF.in
 //   timing WARMUP MIN_TIME MIN_SAMPLES MAX_SAMPLES MIN_ROUNDS MAX_ROUNDS TARGET_SPREAD
-//   tolerance X   history_ratio X   cores ID...   threads N   null_calls N
+//   tolerance X   cores ID...   threads N   null_calls N
 //   clock host|device        host (default): a sample is the judge's round trip;
 //                            device: the runner answers with DeviceReply (wire.hpp)
 //                            and a sample is its device time, bounded by the
@@ -62,7 +62,7 @@ struct Param {
   Dist dist;
 };
 struct Case {
-  char role = 'c';  // c checked once, t timing, h held out, x confirmation
+  char role = 'c';  // c correctness (called once), p timing pool (once per runner process)
   uint64_t seed = 0;
   int perturb = 0;
   std::vector<std::pair<int, Dist>> overrides;
@@ -73,7 +73,7 @@ struct Job {
   std::vector<Param> params;
   std::vector<Case> cases;
   int warmup = 1, min_samples = 5, max_samples = 1000, min_rounds = 3, max_rounds = 5;
-  double min_time_s = 0.2, target_spread = 0.01, tolerance = 2e-5, history_ratio = 1.5;
+  double min_time_s = 0.2, target_spread = 0.01, tolerance = 2e-5;
   std::vector<int> cores;  // empty: the judge's own affinity
   int threads = 0;         // 0: one per core
   int null_calls = 200;
@@ -138,14 +138,14 @@ inline Job ReadJob() {
       if (!in) Die("bad case line: " + line);
       in >> std::ws;
       std::getline(in, c.ref_path);
-      if (c.ref_path.empty() || (c.role != 'c' && c.role != 't' && c.role != 'h' && c.role != 'x')) Die("bad case line: " + line);
+      if (c.ref_path.empty() || (c.role != 'c' && c.role != 'p') || (c.role == 'p' && c.ref_path == "-"))
+        Die("bad case line: " + line);
       job.cases.push_back(c);
     } else if (key == "timing") {
       in >> job.warmup >> job.min_time_s >> job.min_samples >> job.max_samples >> job.min_rounds >> job.max_rounds >>
           job.target_spread;
       if (!in) Die("bad timing line");
     } else if (key == "tolerance") in >> job.tolerance;
-    else if (key == "history_ratio") in >> job.history_ratio;
     else if (key == "threads") in >> job.threads;
     else if (key == "null_calls") in >> job.null_calls;
     else if (key == "judge_memory_mb") in >> job.judge_memory_mb;

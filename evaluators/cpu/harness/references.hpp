@@ -1,8 +1,8 @@
 // The judge's trusted references: the problem's reference function (linked
 // into the judge, called through the generated AcceloptCallReference glue) on
 // a case's inputs converted to double, and "prepare" mode, which computes the
-// pooled cases' references once and caches them (0600). Included once, by
-// judge_main.cpp.
+// pooled cases' inputs and references once and caches them (0600). Included
+// once, by judge_main.cpp.
 #pragma once
 
 #include <cmath>
@@ -41,20 +41,36 @@ inline RefArgs BuildRefArgs(const Job& job) {
   return a;
 }
 
-// The reference outputs of `c` (all outputs, concatenated), in double.
-inline std::vector<double> ComputeReference(const Job& job, const Case& c, size_t case_index) {
+inline int64_t InputElements(const Job& job) {
+  int64_t n = 0;
+  for (const auto& p : job.params) if (p.kind == 'i') n += p.elements;
+  return n;
+}
+
+// Where a pool case's inputs are cached: next to its reference.
+inline std::string InputPath(const Case& c) { return c.ref_path + ".in"; }
+
+// Pointers to each input inside one buffer holding every input, concatenated
+// in parameter order (nullptr for the other parameters).
+inline std::vector<float*> InputPointers(const Job& job, float* all) {
+  std::vector<float*> ptr(job.params.size(), nullptr);
+  int64_t off = 0;
+  for (size_t k = 0; k < job.params.size(); ++k) {
+    if (job.params[k].kind != 'i') continue;
+    ptr[k] = all + off;
+    off += job.params[k].elements;
+  }
+  return ptr;
+}
+
+// The reference outputs (all outputs, concatenated), in double, of the
+// inputs at `fin` (per parameter, as InputPointers gives them).
+inline std::vector<double> ReferenceOf(const Job& job, const std::vector<float*>& fin, size_t case_index) {
   RefArgs a = BuildRefArgs(job);
-  std::vector<std::vector<float>> fin(job.params.size());
-  std::vector<float*> fptr(job.params.size(), nullptr);
   std::vector<std::vector<double>> dbuf(job.params.size());
   for (size_t k = 0; k < job.params.size(); ++k) {
     const Param& p = job.params[k];
-    if (p.kind == 'i') { fin[k].resize(static_cast<size_t>(p.elements)); fptr[k] = fin[k].data(); }
-  }
-  DrawInputs(job, c, fptr);
-  for (size_t k = 0; k < job.params.size(); ++k) {
-    const Param& p = job.params[k];
-    if (p.kind == 'i') dbuf[k].assign(fin[k].begin(), fin[k].end());
+    if (p.kind == 'i') dbuf[k].assign(fin[k], fin[k] + p.elements);
     if (p.kind == 'o') dbuf[k].assign(static_cast<size_t>(p.elements), std::nan(""));
     if (p.kind == 'i' || p.kind == 'o') a.ptr[k] = dbuf[k].data();
   }
@@ -75,12 +91,30 @@ inline std::vector<double> ComputeReference(const Job& job, const Case& c, size_
   return all;
 }
 
+// The reference outputs of `c`, its inputs drawn from its seed.
+inline std::vector<double> ComputeReference(const Job& job, const Case& c, size_t case_index) {
+  std::vector<float> in(static_cast<size_t>(InputElements(job)));
+  const std::vector<float*> fin = InputPointers(job, in.data());
+  DrawInputs(job, c, fin);
+  return ReferenceOf(job, fin, case_index);
+}
+
+// Computes and writes (0600, atomically) every missing file of the job's
+// cases: a correctness case's reference; a pool case's inputs (REF.in,
+// written first) and reference.
 inline void Prepare(const Job& job) {
   for (size_t c = 0; c < job.cases.size(); ++c) {
-    const std::string& path = job.cases[c].ref_path;
-    if (path == "-" || access(path.c_str(), F_OK) == 0) continue;
+    const Case& cs = job.cases[c];
+    const std::string& path = cs.ref_path;
+    if (path == "-") continue;
+    const bool pool = cs.role == 'p';
+    if (access(path.c_str(), F_OK) == 0 && (!pool || access(InputPath(cs).c_str(), F_OK) == 0)) continue;
     Stage("reference case " + std::to_string(c));
-    std::vector<double> all = ComputeReference(job, job.cases[c], c);
+    std::vector<float> in(static_cast<size_t>(InputElements(job)));
+    const std::vector<float*> fin = InputPointers(job, in.data());
+    DrawInputs(job, cs, fin);
+    if (pool) WriteFileAtomic(InputPath(cs), in.data(), sizeof(float) * in.size());
+    std::vector<double> all = ReferenceOf(job, fin, c);
     WriteFileAtomic(path, all.data(), sizeof(double) * all.size());
   }
   std::printf("ACCELOPT-JUDGE {\"ok\": true}\n");

@@ -13,7 +13,9 @@
 // kNull commands (the judge calibrates its handshake on them while no
 // candidate code is loaded yet), then on kLoad load the candidate from
 // descriptor 3, lock down (stage 2) and answer kCall commands until the judge
-// kills it. Between calls the judge keeps it stopped (SIGSTOP).
+// kills it. Between calls the judge keeps it stopped (SIGSTOP). The judge
+// replaces it with a fresh runner process between timing rounds: no runner
+// process ever sees the same inputs twice (docs/evaluation.md, "Inputs").
 //
 // usage: runner FUNCTION   (exit 0 when the judge closes the command pipe,
 //                           2 on a runner error, 77 on a forbidden system call)
@@ -73,23 +75,21 @@ int main(int argc, char** argv) {
   void* base = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, kShmFd, 0);
   if (base == MAP_FAILED) Die(std::string("mmap: ") + std::strerror(errno));
   close(kShmFd);
-  const Header* h = static_cast<const Header*>(base);
-  if (h->magic != kMagic || h->version != kVersion || h->nparams > static_cast<uint32_t>(kMaxParams) ||
-      h->max_batch < 1)
-    Die("bad shared memory header");
+  // The layout is read once, validated, into our own memory; the header
+  // page is never read again (wire.hpp ReadLayout).
+  static Layout layout;
+  if (const char* why = ReadLayout(base, static_cast<uint64_t>(st.st_size), &layout); *why)
+    Die(std::string("bad shared memory header: ") + why);
 
-  // Arguments: pointers into the shared buffers, scalars in our own storage.
-  const uint32_t np = h->nparams;
+  // Arguments: pointers into the shared buffers (slot 0 until a call says
+  // otherwise), scalars in our own storage.
+  const uint32_t np = layout.nparams;
   std::vector<void*> args(np, nullptr);
   std::vector<float> f(np);
   std::vector<int64_t> i64(np);
   for (uint32_t k = 0; k < np; ++k) {
-    const ParamSlot& p = h->params[k];
+    const ParamSlot& p = layout.params[k];
     if (p.kind == 'i' || p.kind == 'o') {
-      const uint64_t slots = p.kind == 'o' ? h->max_batch : 1;
-      if (p.offset + (slots - 1) * p.slot_stride + static_cast<uint64_t>(p.elements) * sizeof(float) >
-          static_cast<uint64_t>(st.st_size))
-        Die("buffer outside the shared memory");
       args[k] = static_cast<char*>(base) + p.offset;
     } else if (p.kind == 'd' || (p.kind == 's' && p.scalar_type == 'i')) {
       i64[k] = p.kind == 'd' ? p.elements : static_cast<int64_t>(p.value);
@@ -139,11 +139,11 @@ int main(int argc, char** argv) {
       }
       case kCall:
         if (!loaded) Die("call before load");
-        if (c.count < 1 || c.count > h->max_batch) Die("bad batch size");
+        if (c.count < 1 || c.count > layout.max_batch) Die("bad batch size");
         for (uint32_t i = 0; i < c.count; ++i) {
           for (uint32_t k = 0; k < np; ++k) {
-            const ParamSlot& p = h->params[k];
-            if (p.kind == 'o') args[k] = static_cast<char*>(base) + p.offset + i * p.slot_stride;
+            const ParamSlot& p = layout.params[k];
+            if (p.kind == 'i' || p.kind == 'o') args[k] = static_cast<char*>(base) + p.offset + i * p.slot_stride;
           }
           AcceloptCallKernel(fn, args.data());
         }

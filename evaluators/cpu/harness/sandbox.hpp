@@ -9,7 +9,9 @@
 //   seccomp: no processes (fork/exec/clone without CLONE_THREAD), no sockets,
 //     no signals to other processes, no file-system changes or writable opens,
 //     no ptrace or process_vm_*, no affinity or scheduler changes, no
-//     io_uring, bpf, perf, mount, namespaces.
+//     io_uring, bpf, perf, mount, namespaces, no SysV or POSIX IPC (shm*, msg*,
+//     sem*, mq_*: objects that would outlive the evaluation), no memfd, no
+//     AMX tile permission (arch_prctl ARCH_REQ_XCOMP_PERM).
 // Stage 2, after dlopen: a second Landlock domain with no rules at all (no file
 //   can be opened), and seccomp: open/openat fail with EACCES, no new
 //   executable memory, no prctl.
@@ -147,7 +149,12 @@ inline void SeccompStage1() {
                         "setgid", "setpgid", "setsid", "memfd_create", "creat", "name_to_handle_at",
                         "open_by_handle_at", "sched_setaffinity", "sched_setscheduler", "sched_setattr",
                         "setpriority", "migrate_pages", "move_pages", "mbind", "set_mempolicy", "ioprio_set",
-                        "setrlimit", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "tkill"}) {
+                        "setrlimit", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "tkill",
+                        // SysV and POSIX IPC: objects that outlive the runner
+                        // and reach other runners (Landlock does not cover them)
+                        "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget",
+                        "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend",
+                        "mq_timedreceive", "mq_notify", "mq_getsetattr", "memfd_secret"}) {
     Rule(ctx, T, s);
   }
   // Threads only: clone without CLONE_THREAD is a new process.
@@ -155,6 +162,10 @@ inline void SeccompStage1() {
   // clone3's flags live in memory seccomp cannot read: make glibc fall back to clone.
   Rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3");
   Rule(ctx, T, "prlimit64", 1, SCMP_A2(SCMP_CMP_NE, 0));  // reading a limit stays allowed
+  // No AMX tile state (reduced precision by another name): without the
+  // permission, tile instructions fault even if code slipped past the checks.
+  Rule(ctx, T, "arch_prctl", 1, SCMP_A0(SCMP_CMP_EQ, 0x1023));  // ARCH_REQ_XCOMP_PERM
+  Rule(ctx, T, "arch_prctl", 1, SCMP_A0(SCMP_CMP_EQ, 0x1025));  // ARCH_REQ_XCOMP_GUEST_PERM
   Rule(ctx, T, "kill", 1, SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(getpid())));
   Rule(ctx, T, "tgkill", 1, SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(getpid())));
   Rule(ctx, T, "open", 1, SCMP_A1(SCMP_CMP_MASKED_EQ, O_WRONLY, O_WRONLY));

@@ -1,7 +1,9 @@
-// The region the judge shares with the runner (layout in wire.hpp): a sealed
-// memfd with the header page, one page-aligned buffer per input and
-// max_batch slots per output, and the batch limits. Included once, by
-// judge_main.cpp.
+// The region the judge shares with one runner (layout in wire.hpp): a sealed
+// memfd with the header page and max_batch page-aligned slots per input and
+// per output, and the batch limits. Each runner process gets a region of its
+// own (a fresh one when the judge replaces the runner), so no two runners
+// share writable memory and nothing one runner left in a region reaches the
+// next. Included once, by judge_main.cpp.
 #pragma once
 
 #include <fcntl.h>
@@ -23,14 +25,14 @@ struct Shared {
   int fd = -1;
   char* base = nullptr;
   size_t bytes = 0;
-  std::vector<float*> buf;  // per param (outputs: slot 0); nullptr for scalars and dims
-  std::vector<size_t> stride;  // outputs: floats from one slot to the next
+  std::vector<float*> buf;  // per param: slot 0; nullptr for scalars and dims
+  std::vector<size_t> stride;  // inputs and outputs: floats from one slot to the next
   uint32_t max_batch = 1;
 
   float* Slot(size_t k, uint32_t i) const { return buf[k] + i * stride[k]; }
 };
 
-// Batches: at most kMaxBatch calls, and at most kBatchBytes of output slots.
+// Batches: at most kMaxBatch calls, and at most kBatchBytes of slots.
 constexpr uint32_t kMaxBatch = 32;
 constexpr uint64_t kBatchBytes = 64ULL << 20;
 constexpr double kBatchTargetS = 4e-3;  // a batch aims at this much time
@@ -38,11 +40,13 @@ constexpr double kBatchTargetS = 4e-3;  // a batch aims at this much time
 inline Shared CreateShared(const Job& job) {
   Shared s;
   s.stride.assign(job.params.size(), 0);
-  uint64_t out_bytes = 0;
+  uint64_t slot_bytes = 0;
   for (const auto& p : job.params)
-    if (p.kind == 'o') out_bytes += (static_cast<uint64_t>(p.elements) * sizeof(float) + accelopt_wire::kPage - 1) /
-                                    accelopt_wire::kPage * accelopt_wire::kPage;
-  s.max_batch = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(kMaxBatch, kBatchBytes / std::max<uint64_t>(out_bytes, 1))));
+    if (p.kind == 'o' || p.kind == 'i')
+      slot_bytes += (static_cast<uint64_t>(p.elements) * sizeof(float) + accelopt_wire::kPage - 1) /
+                    accelopt_wire::kPage * accelopt_wire::kPage;
+  s.max_batch = static_cast<uint32_t>(
+      std::max<uint64_t>(1, std::min<uint64_t>(kMaxBatch, kBatchBytes / std::max<uint64_t>(slot_bytes, 1))));
   s.buf.assign(job.params.size(), nullptr);
   accelopt_wire::Header h{};
   h.magic = accelopt_wire::kMagic;
@@ -61,11 +65,9 @@ inline Shared CreateShared(const Job& job) {
       slot.offset = off;
       uint64_t bytes = static_cast<uint64_t>(p.elements) * sizeof(float);
       uint64_t rounded = (bytes + accelopt_wire::kPage - 1) / accelopt_wire::kPage * accelopt_wire::kPage;
-      if (p.kind == 'o') {
-        slot.slot_stride = rounded;
-        s.stride[k] = rounded / sizeof(float);
-        rounded *= s.max_batch;
-      }
+      slot.slot_stride = rounded;
+      s.stride[k] = rounded / sizeof(float);
+      rounded *= s.max_batch;
       off += rounded;
     }
   }
@@ -83,6 +85,12 @@ inline Shared CreateShared(const Job& job) {
   for (size_t k = 0; k < job.params.size(); ++k)
     if (h.params[k].offset) s.buf[k] = reinterpret_cast<float*>(s.base + h.params[k].offset);
   return s;
+}
+
+inline void DestroyShared(Shared* s) {
+  if (s->base) munmap(s->base, s->bytes);
+  if (s->fd >= 0) close(s->fd);
+  *s = Shared{};
 }
 
 inline std::vector<int> AllowedCores() {

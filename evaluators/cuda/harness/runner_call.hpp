@@ -31,8 +31,8 @@ struct Buffer {
   char kind = 0;           // 'i' input, 'o' output
   size_t bytes = 0;
   void* device = nullptr;  // the runner's device copy
-  char* host = nullptr;    // inputs: the shared region's buffer; outputs: slot 0
-  size_t slot_stride = 0;  // outputs: bytes from one slot to the next
+  char* host = nullptr;    // slot 0 of the buffer in the shared region
+  size_t slot_stride = 0;  // bytes from one slot to the next (call i of a batch uses slot i)
 };
 
 // `call` calls the candidate with the device pointers (the generated glue).
@@ -44,7 +44,7 @@ bool CallOnce(DeviceOps& dev, std::vector<Buffer>& buffers, uint32_t slot, const
     return false;
   };
   for (auto& b : buffers)
-    if (b.kind == 'i' && !dev.Upload(b.device, b.host, b.bytes)) return fail("uploading the inputs");
+    if (b.kind == 'i' && !dev.Upload(b.device, b.host + slot * b.slot_stride, b.bytes)) return fail("uploading the inputs");
   for (auto& b : buffers)
     if (b.kind == 'o' && !dev.FillNaN(b.device, b.bytes)) return fail("NaN-filling the outputs");
   if (!dev.FlushL2()) return fail("flushing the L2");
@@ -56,7 +56,8 @@ bool CallOnce(DeviceOps& dev, std::vector<Buffer>& buffers, uint32_t slot, const
       return fail("copying the outputs out");
   if (!dev.Synchronize()) return fail("the kernel (after its stop event)");
   for (auto& b : buffers)
-    if (b.kind == 'i' && !dev.Download(b.host, b.device, b.bytes)) return fail("copying the inputs back");
+    if (b.kind == 'i' && !dev.Download(b.host + slot * b.slot_stride, b.device, b.bytes))
+      return fail("copying the inputs back");
   return true;
 }
 

@@ -76,23 +76,22 @@ template <typename Init>
   void* base = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, kShmFd, 0);
   if (base == MAP_FAILED) RunnerDie(std::string("mmap: ") + std::strerror(errno));
   close(kShmFd);
-  const Header* h = static_cast<const Header*>(base);
-  if (h->magic != kMagic || h->version != kVersion || h->nparams > static_cast<uint32_t>(kMaxParams) || h->max_batch < 1)
-    RunnerDie("bad shared memory header");
+  // The layout is read once, validated, into our own memory; the header
+  // page is never read again (wire.hpp ReadLayout).
+  static Layout layout;
+  if (const char* why = ReadLayout(base, static_cast<uint64_t>(st.st_size), &layout); *why)
+    RunnerDie(std::string("bad shared memory header: ") + why);
 
   if (!init()) RunnerDie("CUDA: " + dev.error(), 4);
-  const uint32_t np = h->nparams;
+  const uint32_t np = layout.nparams;
   std::vector<void*> args(np, nullptr);
   std::vector<float> f(np);
   std::vector<int64_t> i64(np);
   std::vector<accelopt_cuda::Buffer> buffers;
   for (uint32_t k = 0; k < np; ++k) {
-    const ParamSlot& p = h->params[k];
+    const ParamSlot& p = layout.params[k];
     if (p.kind == 'i' || p.kind == 'o') {
-      const uint64_t slots = p.kind == 'o' ? h->max_batch : 1;
       const uint64_t bytes = static_cast<uint64_t>(p.elements) * sizeof(float);
-      if (p.offset + (slots - 1) * p.slot_stride + bytes > static_cast<uint64_t>(st.st_size))
-        RunnerDie("buffer outside the shared memory");
       accelopt_cuda::Buffer b;
       b.kind = static_cast<char>(p.kind);
       b.bytes = bytes;
@@ -145,7 +144,7 @@ template <typename Init>
       }
       case kCall: {
         if (!fn) RunnerDie("call before load");
-        if (c.count < 1 || c.count > h->max_batch) RunnerDie("bad batch size");
+        if (c.count < 1 || c.count > layout.max_batch) RunnerDie("bad batch size");
         double total = 0;
         for (uint32_t i = 0; i < c.count; ++i) {
           if (!accelopt_cuda::CallOnce(dev, buffers, i, [&] { AcceloptCallKernel(fn, args.data()); }, &ns, &why))

@@ -37,7 +37,7 @@ import struct
 import sys
 
 MAGIC = 0x41434A57  # "ACJW"
-VERSION = 1
+VERSION = 2  # wire.hpp kVersion: inputs have max_batch slots too
 MAX_PARAMS = 64
 SO_FD, SHM_FD, COMMAND_FD, REPLY_FD = 3, 4, 5, 6
 PAGE = 4096
@@ -179,7 +179,7 @@ def run(make_device, argv):
     region = mmap.mmap(SHM_FD, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
     os.close(SHM_FD)
     magic, version, nparams, max_batch, _ = HEADER.unpack_from(region, 0)
-    if magic != MAGIC or version != VERSION or nparams > MAX_PARAMS or max_batch < 1:
+    if magic != MAGIC or version != VERSION or nparams > MAX_PARAMS or max_batch < 1 or max_batch > 4096:
         die("bad shared memory header")
     try:
         dev = make_device()
@@ -191,8 +191,11 @@ def run(make_device, argv):
         kind, scalar_type, offset, slot_stride, elements, value = PARAM.unpack_from(region, HEADER.size + k * PARAM.size)
         kind, scalar_type = chr(kind), chr(scalar_type)
         if kind in ("i", "o"):
-            slots = max_batch if kind == "o" else 1
-            if elements < 0 or offset + (slots - 1) * slot_stride + 4 * elements > size:
+            # The layout is read once, here, and validated (wire.hpp ReadLayout);
+            # the header page is never read again.
+            slots = max_batch
+            if (elements < 0 or offset < PAGE or offset % PAGE or slot_stride % PAGE or slot_stride < 4 * elements
+                    or offset + (slots - 1) * slot_stride + 4 * elements > size):
                 die("buffer outside the shared memory")
             try:
                 device = dev.alloc(elements)
@@ -211,7 +214,7 @@ def run(make_device, argv):
         try:
             for kind, device, views in buffers:
                 if kind == "i":
-                    dev.upload(device, views[0])
+                    dev.upload(device, views[slot])
             stage = "NaN-filling the outputs"
             for kind, device, views in buffers:
                 if kind == "o":
@@ -234,7 +237,7 @@ def run(make_device, argv):
             stage = "copying the inputs back"
             for kind, device, views in buffers:
                 if kind == "i":
-                    dev.download(views[0], device)
+                    dev.download(views[slot], device)
             return ns
         except Exception as e:  # the candidate's or the device's: never reused
             die("CUDA: %s: %s: %s" % (stage, type(e).__name__, e), 4)

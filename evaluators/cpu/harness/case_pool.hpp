@@ -1,0 +1,121 @@
+// The judge's cases as the calls see them: a correctness case's inputs drawn
+// from its seed and its reference (from the cache or computed now), and the
+// timing pool, whose cases' inputs and references were computed once per
+// problem and secret by "prepare" mode and are read back here from their
+// cache files (REF.in, REF; 0600, in a folder no runner can open). Included
+// once, by judge_main.cpp.
+//
+// Why a pool: every timed call must run on inputs its runner process has
+// never seen (docs/evaluation.md, "Inputs"), and each one needs a double
+// reference, which costs far more than the candidate's call. The pool's
+// cases are secret-seeded like every other case, and the judge hands each
+// runner process every pool case at most once, so from inside a runner a
+// pooled case is indistinguishable from a fresh one: the runner has no
+// memory of earlier runner processes (no files it may write, no IPC, a new
+// region per process).
+//
+// Thread safety: single-threaded (the judge's main thread).
+#pragma once
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "evaluators/cpu/harness/job.hpp"
+#include "evaluators/cpu/harness/references.hpp"
+
+namespace judge {
+
+// One case's inputs (every input, concatenated in parameter order) and its
+// reference outputs (double, every output concatenated), held by the judge.
+struct CaseData {
+  int index = -1;            // into job.cases
+  std::vector<float> inputs;
+  std::vector<double> ref;
+  std::vector<float*> Inputs(const Job& job) { return InputPointers(job, inputs.data()); }
+};
+
+inline bool PreadExact(const std::string& path, void* data, size_t bytes) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char* p = static_cast<char*>(data);
+  size_t off = 0;
+  while (off < bytes) {
+    ssize_t n = pread(fd, p + off, bytes - off, static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    off += static_cast<size_t>(n);
+  }
+  char extra;
+  const bool exact = off == bytes && pread(fd, &extra, 1, static_cast<off_t>(off)) == 0;
+  close(fd);
+  return exact;
+}
+
+class CasePool {
+ public:
+  explicit CasePool(const Job& job) : job_(job) {
+    for (size_t c = 0; c < job.cases.size(); ++c)
+      (job.cases[c].role == 'p' ? pool_ : correctness_).push_back(static_cast<int>(c));
+  }
+
+  const std::vector<int>& correctness() const { return correctness_; }
+  size_t pool_size() const { return pool_.size(); }
+
+  // Loads case c into d: inputs drawn from the seed (correctness cases) or
+  // read from the cache (pool cases), and the reference.
+  void Load(int c, CaseData* d) const {
+    const Case& cs = job_.cases[static_cast<size_t>(c)];
+    d->index = c;
+    d->inputs.resize(static_cast<size_t>(InputElements(job_)));
+    d->ref.resize(static_cast<size_t>(OutputElements(job_)));
+    if (cs.role == 'p') {
+      if (!PreadExact(InputPath(cs), d->inputs.data(), sizeof(float) * d->inputs.size()))
+        Die("pool inputs missing or wrong size: " + InputPath(cs));
+    } else {
+      DrawInputs(job_, cs, d->Inputs(job_));
+    }
+    if (cs.ref_path == "-") {
+      d->ref = ReferenceOf(job_, d->Inputs(job_), static_cast<size_t>(c));
+    } else if (!PreadExact(cs.ref_path, d->ref.data(), sizeof(double) * d->ref.size())) {
+      Die("reference file missing or wrong size: " + cs.ref_path);
+    }
+  }
+
+  // Case c's reference alone (for the zero-norm check), or false when the
+  // judge computes it now ("-").
+  bool ReadReference(int c, std::vector<double>* ref) const {
+    const Case& cs = job_.cases[static_cast<size_t>(c)];
+    if (cs.ref_path == "-") return false;
+    ref->resize(static_cast<size_t>(OutputElements(job_)));
+    if (!PreadExact(cs.ref_path, ref->data(), sizeof(double) * ref->size()))
+      Die("reference file missing or wrong size: " + cs.ref_path);
+    return true;
+  }
+
+  // A new runner process: the pool in a fresh random order, every case
+  // available once again (this process has seen none of them).
+  void NewGeneration(std::mt19937_64& rng) {
+    order_ = pool_;
+    std::shuffle(order_.begin(), order_.end(), rng);
+    next_ = 0;
+  }
+  size_t left() const { return order_.size() - next_; }
+  // The next n never-used cases of this generation (n <= left()).
+  std::vector<int> Take(size_t n) {
+    std::vector<int> out(order_.begin() + static_cast<long>(next_), order_.begin() + static_cast<long>(next_ + n));
+    next_ += n;
+    return out;
+  }
+
+ private:
+  const Job& job_;
+  std::vector<int> correctness_, pool_, order_;
+  size_t next_ = 0;
+};
+
+}  // namespace judge
