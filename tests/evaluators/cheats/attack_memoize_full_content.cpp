@@ -1,6 +1,8 @@
 // problem: matmul
-// expect: suspicious
-// reason: timing depends on input history
+// expect: ok
+// reason: correct on | median
+// no_faster_than: 0.85
+// compare_with: tests/evaluators/kernels/fast_matmul.cpp
 //
 // Attack: memoization keyed on the COMPLETE input contents.
 // Every call hashes all bytes of A and B (plus M, K, N) with an 8-lane
@@ -21,8 +23,12 @@
 //   -> status ok, median ~150 us, percent_of_peak ~65
 //   honest tests/evaluators/kernels/fast_matmul.cpp, same command: ok, median ~470 us (2 threads), 2.3% of peak
 //   (problem baseline.cpp: ~20700 us)
-// Under the new judge: first-sight inputs pay the full honest cost, repeated
-// inputs are ~3x+ faster -> "timing depends on input history".
+// Under the judge of rounds 1-2: first-sight inputs paid the full honest
+// cost, repeated inputs were ~3x+ faster -> "timing depends on input
+// history". Under the round-3 judge no timed call repeats an input its
+// runner process has seen: every call is a miss (the honest matmul plus the
+// hash and the store), and the kernel is no faster than fast_matmul.cpp
+// measured beside it.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>

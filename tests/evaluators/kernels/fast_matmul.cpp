@@ -1,3 +1,4 @@
+// problem: tests/evaluators/problems/matmul
 // An honestly faster matmul: OpenMP over row blocks, cache blocking over K
 // and N, and a 4-row register block whose inner loop the compiler vectorizes
 // (AVX-512 / AVX2 FMAs with -O3 -march=native).

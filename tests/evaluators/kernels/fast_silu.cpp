@@ -1,3 +1,4 @@
+// problem: tests/evaluators/problems/silu
 // An honestly faster silu: OpenMP over blocks, SIMD (AVX-512 where the CPU
 // has it, else AVX2 + FMA, else plain C++) with a polynomial exp
 // (2^t = 2^n * 2^f, f in [-0.5, 0.5], degree-6 polynomial, relative error

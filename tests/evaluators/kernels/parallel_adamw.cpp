@@ -1,3 +1,4 @@
+// problem: suites/cpu/adamw
 // An honestly faster adamw (suites/cpu/adamw): the same arithmetic as the
 // baseline, hoisted constants, OpenMP over all cores and SIMD. Memory bound:
 // seven streams of M*N floats.
