@@ -16,6 +16,8 @@ ModeRules ModeRulesOf(const CampaignSpec& spec) {
   r.planner_names_experiences = false;
   r.shuffle_profile_per_plan = false;
   r.dedup_evaluations = false;
+  r.evaluate_missing_function = true;
+  r.skip_after_timeout = true;
   r.final_measure = false;
   return r;
 }
