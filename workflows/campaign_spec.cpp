@@ -254,8 +254,12 @@ json ToJson(const CampaignSpec& spec) {
 }
 
 Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
-  if (spec.mode != kModePaper && spec.mode != kModeDefault) {
-    return InvalidArgument("unknown search mode '" + spec.mode + "' (known: default, paper)");
+  if (spec.mode != kModePaper && spec.mode != kModeDefault && spec.mode != kModeSampling) {
+    return InvalidArgument("unknown search mode '" + spec.mode + "' (known: default, paper, sampling)");
+  }
+  if (spec.mode == kModeSampling && spec.memory.scope != "problem") {
+    return InvalidArgument("memory.scope '" + spec.memory.scope +
+                           "' needs a memory; mode \"sampling\" has none: leave memory out");
   }
   if (spec.problems.empty()) return InvalidArgument("'problems' is empty: name at least one");
   std::set<std::string> seen;

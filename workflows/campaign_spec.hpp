@@ -100,6 +100,8 @@ struct BudgetSpec {
 
 inline constexpr const char kModePaper[] = "paper";
 inline constexpr const char kModeDefault[] = "default";
+// Repeated sampling (mode_rules.hpp): the baseline of "search vs sampling".
+inline constexpr const char kModeSampling[] = "sampling";
 
 inline constexpr const char kRolePlanner[] = "planner";
 inline constexpr const char kRoleExecutor[] = "executor";

@@ -76,7 +76,18 @@ Status SampleLoop::Run(bool memory_ready) {
   for (int b = 0; b < width; ++b) {
     for (int n = 0; n < spec().search.N; ++n) {
       const PlanRecord& plan = it_.plans[PlanIndex(spec(), b, n)];
-      if (!plan.scheduled) {
+      if (!plan.proposed && !r_.rules().ask_planner) {  // "sampling": the fixed plan
+        if (it_.beam[b].measured) {
+          ACCELOPT_RETURN_IF_ERROR(r_.EmitEvent(
+              event_type::kPlanProposed, {{"problem", p_}, {"iteration", i_}, {"beam", b}, {"plan", n},
+                                          {"activity_id", ""}, {"ok", true},
+                                          {"title", kSamplingPlanTitle},
+                                          {"description", kSamplingPlanDescription}}));
+        }
+        lower_known = false;
+        continue;
+      }
+      if (!plan.scheduled && !plan.proposed) {
         if (it_.beam[b].measured && memory_ready) ACCELOPT_RETURN_IF_ERROR(SchedulePlanner(b, n));
         lower_known = false;
         continue;

@@ -6,6 +6,15 @@ ModeRules ModeRulesOf(const CampaignSpec& spec) {
   ModeRules r;
   r.prompts = PromptModeOf(spec.mode);
   r.fix_attempts = FixAttempts(spec);
+  if (spec.mode == kModeSampling) {
+    r.restart_from_baseline = true;
+    r.memory = false;
+    r.ask_planner = false;
+    r.best_of_all_iterations = true;
+    r.credit_experiences = false;
+    r.planner_names_experiences = false;
+    return r;
+  }
   if (spec.mode != kModePaper) return r;
   r.beam_lineage = false;
   r.credit_experiences = false;

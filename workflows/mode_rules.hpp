@@ -53,6 +53,20 @@ struct ModeRules {
   // End of a problem (decide.cpp): BestSelected, then the best re-measured
   // beside the baseline, before ProblemCompleted.
   bool final_measure = true;
+
+  // "sampling": repeated sampling at the same spend. Every iteration's beam
+  // is the baseline alone (no search), no memory pairs are selected (no
+  // summarizer, no memory), and no planner is asked: each of the N plans is
+  // kSamplingPlan (PlanProposed without an LLM call), so every executor call
+  // is an independent sample from the baseline; the fixer (error feedback)
+  // is on unless search.fix_attempts is 0. T iterations of B=1 x N x K
+  // samples, or until the budget (dollars, tokens, calls) is spent; the
+  // best is the fastest correct sample of all iterations (BestSelected),
+  // re-measured beside the baseline.
+  bool restart_from_baseline = false;
+  bool memory = true;
+  bool ask_planner = true;
+  bool best_of_all_iterations = false;
 };
 
 // REQUIRES: a known mode (Validate(spec)).

@@ -56,6 +56,11 @@ enum class PromptMode { kDefault, kPaper };
 
 // The profile key of the latency in milliseconds that kPaper planners see.
 inline constexpr const char kPaperLatencyKey[] = "latency";
+// The plan every executor of a "sampling" campaign gets (no planner).
+inline constexpr const char kSamplingPlanTitle[] = "Make the current kernel faster";
+inline constexpr const char kSamplingPlanDescription[] =
+    "Choose the optimization you expect to help most on this hardware and implement it.";
+
 // `profile` with kPaperLatencyKey = latency_us / 1000 (unchanged when
 // latency_us <= 0 or profile is not an object).
 json WithPaperLatency(json profile, double latency_us);
