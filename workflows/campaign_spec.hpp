@@ -108,7 +108,9 @@ inline constexpr const char kRoleExecutor[] = "executor";
 inline constexpr const char kRoleSummarizer[] = "summarizer";
 
 struct MemorySpec {
-  std::string scope = "problem";  // "problem" | "campaign" | "bank"
+  // "none": no memory (the memory-off arm: no pairs, no summarizer, the
+  // planner shown nothing; ModeRules::memory).
+  std::string scope = "problem";  // "problem" | "campaign" | "bank" | "none"
   std::string bank;               // with scope "bank"
 };
 

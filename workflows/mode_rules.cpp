@@ -6,6 +6,7 @@ ModeRules ModeRulesOf(const CampaignSpec& spec) {
   ModeRules r;
   r.prompts = PromptModeOf(spec.mode);
   r.fix_attempts = FixAttempts(spec);
+  r.memory = spec.memory.scope != "none";
   if (spec.mode == kModeSampling) {
     r.restart_from_baseline = true;
     r.memory = false;

@@ -64,7 +64,7 @@ struct ModeRules {
   // best is the fastest correct sample of all iterations (BestSelected),
   // re-measured beside the baseline.
   bool restart_from_baseline = false;
-  bool memory = true;
+  bool memory = true;  // also false with memory.scope "none", in any mode
   bool ask_planner = true;
   bool best_of_all_iterations = false;
 };

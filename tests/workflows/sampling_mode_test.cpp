@@ -107,5 +107,32 @@ BOOST_AUTO_TEST_CASE(sampling_refuses_a_memory_scope) {
   BOOST_TEST(Validate(spec).message().find("known: default, paper, sampling") != std::string::npos);
 }
 
+// The memory-off arm of "does the memory help": memory.scope "none" keeps
+// the search (beam from the children) and drops the memory.
+BOOST_AUTO_TEST_CASE(memory_scope_none_searches_without_memory) {
+  const World world = MakeWorld();
+  CampaignSpec spec = SmallSpec(world);  // paper
+  spec.memory.scope = "none";
+  REQUIRE_OK(Validate(spec));
+  Sim sim(spec, MakeScript(world), 4);
+  REQUIRE_OK(sim.Start("c1", world.sources, world.hardware));
+  REQUIRE_OK(sim.RunToEnd());
+  int summarizers = 0;
+  for (const auto& [id, a] : sim.state().activities) {
+    summarizers += a.role == kRoleSummarizer;
+    if (a.purpose == kPurposePlan) {
+      BOOST_TEST(sim.blobs().Get(a.payload.at("system_sha256").get<std::string>())->find("Experiences") ==
+                 std::string::npos);
+    }
+  }
+  BOOST_TEST(summarizers == 0);
+  for (const ProblemState& ps : sim.state().problems) {
+    BOOST_TEST(ps.memory.empty());
+    // Still a search: iteration 2's beam descends from iteration 1's children.
+    BOOST_TEST(LevelOf(*sim.blobs().Get(ps.iterations.back().beam[0].source_sha256)) ==
+               spec.search.T - 1);
+  }
+}
+
 }  // namespace
 }  // namespace accelopt::workflows::testing
