@@ -58,6 +58,11 @@
 //    the last beam and its correct children) is re-measured in a fresh
 //    evaluation before ProblemCompleted.
 // "paper" never fixes, whatever search.fix_attempts says (FixAttempts).
+// "sampling" is repeated sampling, the baseline for "does search beat
+// sampling at the same spend": default's rules without search, memory or
+// planner (ModeRules::restart_from_baseline, memory, ask_planner,
+// best_of_all_iterations): each iteration samples the baseline N x K
+// times with one fixed plan, until T or the budget ends it.
 // Each difference is one named rule (ModeRules, mode_rules.hpp); the files
 // of Decide are listed at the top of decide.cpp.
 //

@@ -254,8 +254,12 @@ json ToJson(const CampaignSpec& spec) {
 }
 
 Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
-  if (spec.mode != kModePaper && spec.mode != kModeDefault) {
-    return InvalidArgument("unknown search mode '" + spec.mode + "' (known: default, paper)");
+  if (spec.mode != kModePaper && spec.mode != kModeDefault && spec.mode != kModeSampling) {
+    return InvalidArgument("unknown search mode '" + spec.mode + "' (known: default, paper, sampling)");
+  }
+  if (spec.mode == kModeSampling && spec.memory.scope != "problem" && spec.memory.scope != "none") {
+    return InvalidArgument("memory.scope '" + spec.memory.scope +
+                           "' needs a memory; mode \"sampling\" has none: leave memory out");
   }
   if (spec.problems.empty()) return InvalidArgument("'problems' is empty: name at least one");
   std::set<std::string> seen;
@@ -312,8 +316,8 @@ Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
       ValidateRole(kRoleSummarizer, spec.summarizer, need_pricing, check_model));
   if (!spec.evaluation.is_object()) return InvalidArgument("'evaluation' must be an object");
   const MemorySpec& m = spec.memory;
-  if (m.scope != "problem" && m.scope != "campaign" && m.scope != "bank") {
-    return InvalidArgument("memory.scope must be problem, campaign or bank, not '" + m.scope + "'");
+  if (m.scope != "problem" && m.scope != "campaign" && m.scope != "bank" && m.scope != "none") {
+    return InvalidArgument("memory.scope must be problem, campaign, bank or none, not '" + m.scope + "'");
   }
   if (m.scope == "bank") {
     if (m.bank.empty()) return InvalidArgument("memory.bank is required with memory.scope \"bank\"");

@@ -100,13 +100,17 @@ struct BudgetSpec {
 
 inline constexpr const char kModePaper[] = "paper";
 inline constexpr const char kModeDefault[] = "default";
+// Repeated sampling (mode_rules.hpp): the baseline of "search vs sampling".
+inline constexpr const char kModeSampling[] = "sampling";
 
 inline constexpr const char kRolePlanner[] = "planner";
 inline constexpr const char kRoleExecutor[] = "executor";
 inline constexpr const char kRoleSummarizer[] = "summarizer";
 
 struct MemorySpec {
-  std::string scope = "problem";  // "problem" | "campaign" | "bank"
+  // "none": no memory (the memory-off arm: no pairs, no summarizer, the
+  // planner shown nothing; ModeRules::memory).
+  std::string scope = "problem";  // "problem" | "campaign" | "bank" | "none"
   std::string bank;               // with scope "bank"
 };
 

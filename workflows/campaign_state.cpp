@@ -1,6 +1,7 @@
 #include "workflows/campaign_state.hpp"
 
 #include "workflows/activity_id.hpp"
+#include "workflows/parse.hpp"
 
 #include <cmath>
 
@@ -418,6 +419,18 @@ Status ApplyEvaluationReused(CampaignState& s, const Event& e) {
   return Status::Ok();
 }
 
+// The sample ends unevaluated, as one without usable code ("No
+// implementation found" in the published results).
+Status ApplyEvaluationSkipped(CampaignState& s, const Event& e) {
+  ACCELOPT_ASSIGN_OR_RETURN(CandidateRecord * c, CandidateAt(s, e));
+  if (!c->ok || c->evaluated || c->eval_scheduled) return Bad(e, "candidate is not awaiting evaluation");
+  c->ok = false;
+  c->failure = kSkippedAfterTimeout;
+  c->detail = "not evaluated: " + e.data.at("timed_out").get<std::string>() +
+              " of the same plan hit the hard timeout";
+  return Status::Ok();
+}
+
 Status ApplyExperiencesCredited(CampaignState& s, const Event& e) {
   ACCELOPT_ASSIGN_OR_RETURN(ProblemState * ps, ProblemAt(s, e));
   ACCELOPT_ASSIGN_OR_RETURN(IterationState * it, IterationAt(s, e));
@@ -513,6 +526,7 @@ Status ApplyOne(CampaignState& s, const Event& e) {
   if (e.type == t::kCandidateProposed) return ApplyCandidateProposed(s, e);
   if (e.type == t::kFixProposed) return ApplyFixProposed(s, e);
   if (e.type == t::kEvaluationReused) return ApplyEvaluationReused(s, e);
+  if (e.type == t::kEvaluationSkipped) return ApplyEvaluationSkipped(s, e);
   if (e.type == t::kExperiencesCredited) return ApplyExperiencesCredited(s, e);
   if (e.type == t::kBestSelected) {
     ACCELOPT_ASSIGN_OR_RETURN(ProblemState * ps, ProblemAt(s, e));

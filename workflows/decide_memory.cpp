@@ -113,7 +113,9 @@ Status CreditExperiences(Round& round, int p, int i) {
 Status SelectMemoryPairs(Round& round, int p, int i) {
   const ProblemState& ps = round.Problem(p);
   const bool skip = round.rules().skip_summarized_pairs;
-  const auto groups = BuildGroups(round.spec(), round.It(p, i - 1));
+  // "sampling" has no memory: no pairs, so no summaries and no items.
+  const auto groups = round.rules().memory ? BuildGroups(round.spec(), round.It(p, i - 1))
+                                           : std::vector<Group>{};
   json pairs = json::array(), duplicates = json::array();
   // A pair already summarized (same kind, slow and fast code) in an earlier
   // iteration, or behind an item in memory, is not summarized again.

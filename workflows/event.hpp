@@ -56,6 +56,9 @@ inline constexpr const char kProblemCompleted[] = "ProblemCompleted";
 inline constexpr const char kBudgetExhausted[] = "BudgetExhausted";
 inline constexpr const char kCampaignCompleted[] = "CampaignCompleted";
 inline constexpr const char kCampaignFailed[] = "CampaignFailed";
+// "paper" mode only: a sample not evaluated because an earlier sample of its
+// plan hit the hard timeout (docs/events.md).
+inline constexpr const char kEvaluationSkipped[] = "EvaluationSkipped";
 // "default" mode only.
 inline constexpr const char kFixProposed[] = "FixProposed";
 inline constexpr const char kEvaluationReused[] = "EvaluationReused";

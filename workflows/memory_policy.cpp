@@ -142,11 +142,16 @@ std::vector<MemoryPair> SelectPairsImpl(const std::vector<Group>& groups,
     if (out.size() >= top_k) break;
     out.push_back(std::move(p));
   }
-  // Published: the new items come grouped by beam member in beam order
-  // (groups are in (parent, plan) order), not as one best-first list.
+  // Published (scripts/rewrites_selection.py:205-238 @47e29a7): the selected
+  // plans are grouped by beam member (service name), members in beam order,
+  // and within one member they keep selection order (positives best first,
+  // then negatives worst first), not plan order.
   if (!noise_aware) {
-    std::stable_sort(out.begin(), out.end(),
-                     [](const MemoryPair& a, const MemoryPair& b) { return a.group_index < b.group_index; });
+    std::vector<int> parent_of(groups.size());
+    for (size_t i = 0; i < groups.size(); ++i) parent_of[i] = groups[i].parent_index;
+    std::stable_sort(out.begin(), out.end(), [&](const MemoryPair& a, const MemoryPair& b) {
+      return parent_of[a.group_index] < parent_of[b.group_index];
+    });
   }
   return out;
 }

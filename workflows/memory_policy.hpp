@@ -10,6 +10,8 @@
 //  * negatives: child_speedup < 1/negative_threshold, worst first, filling up
 //    to TopK items in all; a negative pair is written slow→fast with the
 //    slower child as "slow" and the parent as "fast";
+//  * the new items come grouped by beam member in beam order (parent_index),
+//    each member's in selection order (its positives, then its negatives);
 //  * new memory = the new items, then a random sample of the old items up to
 //    ExpN (in drawn order, from the campaign's deterministic Rng).
 // Sorting is stable, so ties keep group order. Failed groups give no pair.

@@ -6,6 +6,16 @@ ModeRules ModeRulesOf(const CampaignSpec& spec) {
   ModeRules r;
   r.prompts = PromptModeOf(spec.mode);
   r.fix_attempts = FixAttempts(spec);
+  r.memory = spec.memory.scope != "none";
+  if (spec.mode == kModeSampling) {
+    r.restart_from_baseline = true;
+    r.memory = false;
+    r.ask_planner = false;
+    r.best_of_all_iterations = true;
+    r.credit_experiences = false;
+    r.planner_names_experiences = false;
+    return r;
+  }
   if (spec.mode != kModePaper) return r;
   r.beam_lineage = false;
   r.credit_experiences = false;
@@ -16,6 +26,8 @@ ModeRules ModeRulesOf(const CampaignSpec& spec) {
   r.planner_names_experiences = false;
   r.shuffle_profile_per_plan = false;
   r.dedup_evaluations = false;
+  r.evaluate_missing_function = true;
+  r.skip_after_timeout = true;
   r.final_measure = false;
   return r;
 }

@@ -36,11 +36,37 @@ struct ModeRules {
 
   // Samples (decide_samples.hpp).
   bool dedup_evaluations = true;  // proposals carry normalized_sha256; EvaluationReused
+  // A fenced block that lacks the kernel function: false = not usable code
+  // (CandidateProposed.ok false, failure "missing_function", not evaluated,
+  // its group dropped when no sample of it was evaluated); true (paper) =
+  // evaluated like any code, so the judge fails it and, with no correct
+  // sibling, the parent stands in (published accelopt/kernel_wrapper.py:70-75
+  // @47e29a7 raises "No kernel function found" inside the profiled run).
+  bool evaluate_missing_function = false;
   int fix_attempts = 1;           // FixAttempts(spec); 0 = no fixer
+  // paper: the samples of one plan are evaluated one after another, and once
+  // one ends in "timeout" the plan's later samples are skipped
+  // (EvaluationSkipped), as published scripts/executor.py:220-222 @47e29a7
+  // (stage 2 profiles a plan's samples in order and breaks on "Hard timeout").
+  bool skip_after_timeout = false;
 
   // End of a problem (decide.cpp): BestSelected, then the best re-measured
   // beside the baseline, before ProblemCompleted.
   bool final_measure = true;
+
+  // "sampling": repeated sampling at the same spend. Every iteration's beam
+  // is the baseline alone (no search), no memory pairs are selected (no
+  // summarizer, no memory), and no planner is asked: each of the N plans is
+  // kSamplingPlan (PlanProposed without an LLM call), so every executor call
+  // is an independent sample from the baseline; the fixer (error feedback)
+  // is on unless search.fix_attempts is 0. T iterations of B=1 x N x K
+  // samples, or until the budget (dollars, tokens, calls) is spent; the
+  // best is the fastest correct sample of all iterations (BestSelected),
+  // re-measured beside the baseline.
+  bool restart_from_baseline = false;
+  bool memory = true;  // also false with memory.scope "none", in any mode
+  bool ask_planner = true;
+  bool best_of_all_iterations = false;
 };
 
 // REQUIRES: a known mode (Validate(spec)).

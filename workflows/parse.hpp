@@ -29,6 +29,8 @@ inline constexpr const char kNoCodeBlock[] = "no_code_block";
 inline constexpr const char kTruncatedCode[] = "truncated_code_block";
 inline constexpr const char kMissingFunction[] = "missing_function";
 inline constexpr const char kLlmFailed[] = "llm_failed";
+// Set by EvaluationSkipped (paper mode), not by parsing.
+inline constexpr const char kSkippedAfterTimeout[] = "skipped_after_timeout";
 
 struct ParsedCode {
   std::string code;

@@ -12,8 +12,8 @@
 //   * hardware    — the hardware facts the runtime passed in (for cpu: the
 //                   calibration JSON), as a short prose block with units;
 //   * fields      — the profile fields the planner is shown, each with its
-//                   glossary line; `hide_in_paper` marks those from which the
-//                   latency can be computed (docs/prompts.md, "Latency");
+//                   glossary line (both modes show every field; paper mode
+//                   adds `latency` in ms, docs/prompts.md, "Latency");
 //   * planning    — the planner's guidance;
 //   * pitfalls    — the executor's pitfalls sheet.
 // cpu, cuda and nki have their own sets (prompts_cpu.hpp, prompts_cuda.hpp, prompts_nki.hpp); any other backend gets a generic
@@ -34,8 +34,7 @@ namespace accelopt::workflows {
 
 struct ProfileField {
   std::string key;
-  std::string meaning;        // one line, with the unit
-  bool hide_in_paper = false; // the latency follows from it and the problem's flops/bytes
+  std::string meaning;  // one line, with the unit
 };
 
 struct BackendPrompts {

@@ -12,7 +12,13 @@ Result<ChatPrompt> RenderRolePrompt(const std::string& role, const PromptPreview
       if (!m.no_optimization) shown.push_back(m);
     }
     Rng rng(in.seed, "prompts/planner");
-    return PlannerPrompt(ctx, in.profile, shown, rng, in.mode == PromptMode::kDefault);
+    double latency_us = in.latency_us;
+    if (!(latency_us > 0) && in.profile.is_object() && in.profile.value("flops", 0.0) > 0 &&
+        in.profile.value("achieved_gflops", 0.0) > 0) {
+      latency_us = in.profile.value("flops", 0.0) / in.profile.value("achieved_gflops", 0.0) / 1e3;
+    }
+    const json profile = in.mode == PromptMode::kPaper ? WithPaperLatency(in.profile, latency_us) : in.profile;
+    return PlannerPrompt(ctx, profile, shown, rng, in.mode == PromptMode::kDefault);
   }
   if (role == "executor") return ExecutorPrompt(ctx, in.plan);
   if (role == "summarizer") {

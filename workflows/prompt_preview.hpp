@@ -24,6 +24,9 @@ struct PromptPreview {
   json hardware = json::object();  // the backend's facts (cpu: a calibration JSON)
   std::string kernel;              // the current kernel; empty: the baseline
   json profile = json::object();   // the current kernel's profile (an evaluation result's "profile")
+  // Its measured latency (kPaper planners see it in ms); 0: flops /
+  // achieved_gflops from the profile when both are there.
+  double latency_us = 0;
   std::vector<MemoryItem> memory;  // shown to the planner ("No optimization found" items left out)
   Plan plan{"(the plan goes here)", ""};  // the executor's plan
   std::string slow, fast;          // the summarizer's kernels; empty: the baseline / the kernel

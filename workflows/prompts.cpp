@@ -81,9 +81,10 @@ std::string GlossarySection(const KernelContext& ctx) {
            "larger of flops / peak and bytes / bandwidth (microseconds)\n"
            "- percent_of_peak: 100 x roofline_us / latency_us, the number to raise\n";
   }
-  for (const ProfileField& f : b.fields) {
-    if (ctx.mode == PromptMode::kPaper && f.hide_in_paper) continue;
-    out += "- " + f.key + ": " + f.meaning + "\n";
+  for (const ProfileField& f : b.fields) out += "- " + f.key + ": " + f.meaning + "\n";
+  if (ctx.mode == PromptMode::kPaper) {
+    out += std::string("- ") + kPaperLatencyKey +
+           ": the kernel's measured time of one call, in milliseconds\n";
   }
   return out;
 }
@@ -164,12 +165,20 @@ std::vector<std::pair<std::string, json>> ShuffledProfile(const std::string& bac
     }
   } else {
     for (const ProfileField& f : b.fields) {  // the glossary's order: a fixed start
-      if (mode == PromptMode::kPaper && f.hide_in_paper) continue;
       if (profile.contains(f.key) && profile[f.key].is_number()) fields.emplace_back(f.key, profile[f.key]);
     }
   }
+  if (mode == PromptMode::kPaper && profile.contains(kPaperLatencyKey) &&
+      profile[kPaperLatencyKey].is_number()) {
+    fields.emplace_back(kPaperLatencyKey, profile[kPaperLatencyKey]);
+  }
   rng.Shuffle(fields);
   return fields;
+}
+
+json WithPaperLatency(json profile, double latency_us) {
+  if (profile.is_object() && latency_us > 0) profile[kPaperLatencyKey] = latency_us / 1000.0;
+  return profile;
 }
 
 PromptMode PromptModeOf(const std::string& spec_mode) {
@@ -183,7 +192,12 @@ ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
   p.system = Role("You are a performance engineer planning the next optimization of a compute kernel",
                   ctx) +
              CorrectnessSection(ctx) + HardwareSection(ctx) + GlossarySection(ctx) + "\n" +
-             BackendPromptsFor(ctx.problem.backend).planning + "\n" + RenderMemory(memory, KernelLanguage(ctx.problem.backend));
+             BackendPromptsFor(ctx.problem.backend).planning;
+  // paper: no Experiences section while nothing is shown (published
+  // prompts/planner_prompts/construct_base_prompt.py:26-28 @47e29a7).
+  if (ctx.mode != PromptMode::kPaper || !memory.empty()) {
+    p.system += "\n" + RenderMemory(memory, KernelLanguage(ctx.problem.backend));
+  }
   p.user = ProblemSection(ctx);
   if (ctx.mode == PromptMode::kDefault) p.user += StandingSection(profile);
   p.user += "\n## Profile of the current kernel\n";

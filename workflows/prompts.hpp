@@ -20,10 +20,14 @@
 //    "No optimization found".
 //
 // Modes. kDefault shows the planner where the kernel stands (latency, its
-// roofline latency, % of peak). kPaper keeps the paper's rule that the
-// latency is not shown: neither it nor any field it follows from (the
-// fields marked hide_in_paper) is in the prompt. Otherwise both modes see
-// the same backend facts and the paper's structure.
+// roofline latency, % of peak). kPaper shows what the published planner
+// shows: the profile fields, shuffled, with the kernel's `latency` in
+// milliseconds among them (published prompts/planner_prompts/
+// displayed_profiles.json and base_prompt.txt:40 @47e29a7) when the profile
+// passed in has a numeric "latency" (kPaperLatencyKey; the campaign sets it
+// from the measured latency). Otherwise both modes see the same backend
+// facts and the paper's structure; kPaper leaves the "# Experiences"
+// section out while the memory shown is empty (kDefault says "(none yet)").
 //
 // Thread safety: pure functions.
 #pragma once
@@ -50,10 +54,21 @@ struct ChatPrompt {
 
 enum class PromptMode { kDefault, kPaper };
 
+// The profile key of the latency in milliseconds that kPaper planners see.
+inline constexpr const char kPaperLatencyKey[] = "latency";
+// The plan every executor of a "sampling" campaign gets (no planner).
+inline constexpr const char kSamplingPlanTitle[] = "Make the current kernel faster";
+inline constexpr const char kSamplingPlanDescription[] =
+    "Choose the optimization you expect to help most on this hardware and implement it.";
+
+// `profile` with kPaperLatencyKey = latency_us / 1000 (unchanged when
+// latency_us <= 0 or profile is not an object).
+json WithPaperLatency(json profile, double latency_us);
+
 // Profile metrics in the order the planner sees them, keys shuffled with
-// `rng`: the backend's fields (its glossary; kPaper: without those marked
-// hide_in_paper), or, for a backend without a glossary, every numeric key
-// that does not name a latency or time.
+// `rng`: the backend's fields (its glossary), or, for a backend without a
+// glossary, every numeric key that does not name a latency or time; kPaper
+// adds the profile's kPaperLatencyKey (ms) when it is a number.
 std::vector<std::pair<std::string, json>> ShuffledProfile(const std::string& backend,
                                                           const json& profile, PromptMode mode,
                                                           Rng& rng);

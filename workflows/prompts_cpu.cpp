@@ -199,29 +199,24 @@ const BackendPrompts& CpuPrompts() {
     b.correctness = CpuCorrectness;
     b.hardware = CpuHardwareProse;
     b.fields = {
-        {"flops", "floating-point operations of one call, counted by the problem's formula (not measured)", false},
-        {"bytes", "bytes one call must move at least (inputs read + outputs written), by the problem's formula",
-         false},
+        {"flops", "floating-point operations of one call, counted by the problem's formula (not measured)"},
+        {"bytes", "bytes one call must move at least (inputs read + outputs written), by the problem's formula"},
         {"arithmetic_intensity", "flops / bytes (FLOP/byte); far below the machine's peak GFLOP/s divided by "
-                                 "its bandwidth means memory-bound",
-         false},
-        {"achieved_gflops", "flops / measured latency (GFLOP/s)", true},
-        {"achieved_gbps", "bytes / measured latency (GB/s, 1e9 bytes/s)", true},
-        {"compute_utilization_pct", "achieved_gflops as % of the slot's calibrated fp32 FMA peak", true},
+                                 "its bandwidth means memory-bound"},
+        {"achieved_gflops", "flops / measured latency (GFLOP/s)"},
+        {"achieved_gbps", "bytes / measured latency (GB/s, 1e9 bytes/s)"},
+        {"compute_utilization_pct", "achieved_gflops as % of the slot's calibrated fp32 FMA peak"},
         {"memory_utilization_pct",
          "achieved_gbps as % of the calibrated bandwidth of the cache level (or memory) the problem's bytes "
-         "lie in",
-         true},
-        {"roofline_peak_gflops", "the slot's calibrated fp32 FMA peak used by the roofline (GFLOP/s)", false},
-        {"roofline_bandwidth_gbps", "the calibrated bandwidth used by the roofline for this working set (GB/s)",
-         false},
+         "lie in"},
+        {"roofline_peak_gflops", "the slot's calibrated fp32 FMA peak used by the roofline (GFLOP/s)"},
+        {"roofline_bandwidth_gbps", "the calibrated bandwidth used by the roofline for this working set (GB/s)"},
         {"avg_cores_busy", "the kernel's CPU time / wall time over the timed calls: about 1 for one thread, "
-                           "up to slot_cores when every core works",
-         false},
-        {"omp_threads", "OMP_NUM_THREADS the kernel runs with (= the slot's cores)", false},
-        {"slot_cores", "cores the kernel is pinned to", false},
-        {"runner_max_rss_mb", "peak resident memory of the process running the kernel (MiB)", false},
-        {"kernel_object_bytes", "size of the compiled shared object (bytes)", false},
+                           "up to slot_cores when every core works"},
+        {"omp_threads", "OMP_NUM_THREADS the kernel runs with (= the slot's cores)"},
+        {"slot_cores", "cores the kernel is pinned to"},
+        {"runner_max_rss_mb", "peak resident memory of the process running the kernel (MiB)"},
+        {"kernel_object_bytes", "size of the compiled shared object (bytes)"},
     };
     b.planning =
         "How to plan:\n"

@@ -72,27 +72,27 @@ const BackendPrompts& NkiPrompts() {
     b.correctness = NkiCorrectness;
     b.hardware = NkiHardwareProse;
     b.fields = {
-        {"hbm_read_bytes", "bytes read from HBM (device memory) during the kernel", false},
-        {"hbm_write_bytes", "bytes written to HBM", false},
-        {"psum_read_bytes", "bytes read from PSUM (the matmul accumulation buffer)", false},
-        {"psum_write_bytes", "bytes written to PSUM", false},
-        {"sbuf_read_bytes", "bytes read from SBUF (the on-chip state buffer the engines work from)", false},
-        {"sbuf_write_bytes", "bytes written to SBUF", false},
+        {"hbm_read_bytes", "bytes read from HBM (device memory) during the kernel"},
+        {"hbm_write_bytes", "bytes written to HBM"},
+        {"psum_read_bytes", "bytes read from PSUM (the matmul accumulation buffer)"},
+        {"psum_write_bytes", "bytes written to PSUM"},
+        {"sbuf_read_bytes", "bytes read from SBUF (the on-chip state buffer the engines work from)"},
+        {"sbuf_write_bytes", "bytes written to SBUF"},
         {"spill_reload_bytes", "bytes the compiler had to reload after spilling SBUF to HBM (0 is ideal: "
-                               "the tiles did not fit)", false},
-        {"spill_save_bytes", "bytes spilled from SBUF to HBM by the compiler", false},
-        {"hardware_flops", "floating-point operations the engines executed (FLOP), padding included", false},
-        {"transpose_flops", "FLOPs spent on Tensor Engine transposes (work that is not the problem's)", false},
+                               "the tiles did not fit)"},
+        {"spill_save_bytes", "bytes spilled from SBUF to HBM by the compiler"},
+        {"hardware_flops", "floating-point operations the engines executed (FLOP), padding included"},
+        {"transpose_flops", "FLOPs spent on Tensor Engine transposes (work that is not the problem's)"},
         {"peak_flops_bandwidth_ratio", "the machine balance: peak FLOP/s divided by HBM bytes/s (FLOP/byte); "
-                                       "a kernel whose intensity is below it is memory-bound", false},
-        {"mm_arithmetic_intensity", "matmul FLOPs per HBM byte of this kernel (FLOP/byte)", false},
-        {"hfu_estimated_percent", "estimated hardware FLOPs utilization of the Tensor Engine (%)", false},
+                                       "a kernel whose intensity is below it is memory-bound"},
+        {"mm_arithmetic_intensity", "matmul FLOPs per HBM byte of this kernel (FLOP/byte)"},
+        {"hfu_estimated_percent", "estimated hardware FLOPs utilization of the Tensor Engine (%)"},
         {"scalar_engine_active_time_percent", "share of the kernel's time the Scalar Engine (activations: "
-                                              "exp, sigmoid, fused scale and bias) was busy (%)", false},
+                                              "exp, sigmoid, fused scale and bias) was busy (%)"},
         {"vector_engine_active_time_percent", "share of the time the Vector Engine (elementwise on two "
-                                              "tensors, reductions along the free axis) was busy (%)", false},
+                                              "tensors, reductions along the free axis) was busy (%)"},
         {"gpsimd_engine_active_time_percent", "share of the time the GpSimd Engine (general-purpose SIMD, "
-                                              "partition-axis work) was busy (%)", false},
+                                              "partition-axis work) was busy (%)"},
     };
     b.planning =
         "How to plan:\n"

@@ -146,11 +146,9 @@ void PublishedSpeedup(const ProblemState& ps, double base_latency, json* r, doub
       if (!(c.ok && c.evaluated && c.measurement.correct)) continue;
       if (fastest == 0 || c.measurement.latency_us < fastest) fastest = c.measurement.latency_us;
     }
-    if (fastest <= 0) {
-      by.push_back(nullptr);
-      continue;
-    }
-    const double v = base_latency / fastest;
+    // Published: an iteration without a correct child is 0
+    // (accelopt/plotting_utils.py:79-91 @47e29a7).
+    const double v = fastest > 0 ? base_latency / fastest : 0.0;
     by.push_back(v);
     const double rounded = std::round(v * 100) / 100;
     if (rounded > head_rounded) {
@@ -159,7 +157,7 @@ void PublishedSpeedup(const ProblemState& ps, double base_latency, json* r, doub
       head_iteration = it.iteration;
     }
   }
-  (*r)["published_speedup"] = {{"value", head > 0 ? json(head) : json(nullptr)},
+  (*r)["published_speedup"] = {{"value", head >= 0 ? json(head) : json(nullptr)},
                                {"iteration", head_iteration >= 0 ? json(head_iteration) : json(nullptr)},
                                {"by_iteration", by}};
   if (head > 0) {
@@ -267,8 +265,8 @@ json BuildReport(const CampaignState& state) {
                  {"exhausted_resource", state.exhausted_resource}};
   if (state.spec.mode != kModePaper) report["mode"] = state.spec.mode;
   json problems = json::array();
-  double log_base = 0, log_best = 0, log_speedup = 0;
-  int n_pct = 0, n_speedup = 0;
+  double log_base = 0, log_best = 0, log_speedup = 0, published_sum = 0;
+  int n_pct = 0, n_speedup = 0, n_published = 0;
   for (const ProblemState& ps : state.problems) {
     double base_pct = -1, best_pct = -1, speedup = -1;
     problems.push_back(ProblemReport(ps, state.spec.mode != kModePaper, &base_pct, &best_pct,
@@ -276,6 +274,11 @@ json BuildReport(const CampaignState& state) {
     if (speedup > 0) {
       log_speedup += std::log(speedup);
       ++n_speedup;
+    }
+    if (const json& ps_json = problems.back(); ps_json.contains("published_speedup") &&
+                                               ps_json["published_speedup"]["value"].is_number()) {
+      published_sum += ps_json["published_speedup"]["value"].get<double>();
+      ++n_published;
     }
     if (base_pct > 0 && best_pct > 0) {
       log_base += std::log(base_pct);
@@ -289,6 +292,14 @@ json BuildReport(const CampaignState& state) {
       {"best_percent_of_peak", n_pct ? json(std::exp(log_best / n_pct)) : json(nullptr)},
       {"speedup", n_speedup ? json(std::exp(log_speedup / n_speedup)) : json(nullptr)},
       {"problems", n_speedup}};
+  if (state.spec.mode == kModePaper) {
+    // The published mean: a problem with no correct child counts as 0
+    // (experiments/full_complete_local/plot_trace.py:78-80 over
+    // plotting_utils.py:91 @47e29a7), where the geomean above counts it as 1.
+    report["published_mean_speedup"] = {
+        {"value", n_published ? json(published_sum / n_published) : json(nullptr)},
+        {"problems", n_published}};
+  }
 
   std::map<std::string, Usage> by_role, by_model;
   Usage total;

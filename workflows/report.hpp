@@ -41,7 +41,11 @@
 // correct candidate of that iteration) against the original baseline, so it
 // can be below 1; the headline is the unrounded value at the first iteration
 // whose value rounded to 2 decimals is the maximum (the geomean uses it).
-// "best" stays the fastest correct kernel.
+// "best" stays the fastest correct kernel. An iteration without a correct
+// child is 0 in "by_iteration", and a problem without any has value 0
+// (published accelopt/plotting_utils.py:79-91 @47e29a7); the report's
+// "published_mean_speedup": {"value", "problems"} is the arithmetic mean of
+// the values over problems with a passing baseline, those 0s included.
 //
 // "default" mode adds "mode", candidates.{"reused", "fix_attempts" (sum over
 // samples), "fixed" (correct after a fix)}, and per problem

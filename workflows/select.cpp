@@ -69,7 +69,7 @@ Result<json> SelectBeamMembers(const CampaignState& state, const BlobSource& blo
   const ProblemState& ps = state.problems[p];
   const std::string pre = activity_id::Iteration(state.campaign_id, p, i);
   json members = json::array();
-  if (i == 0) {
+  if (i == 0 || ModeRulesOf(spec).restart_from_baseline) {
     json m = Baseline(pre, ps.info);
     if (lineage) {
       auto baseline = blobs.Get(ps.info.baseline_sha256);
@@ -112,18 +112,25 @@ json SelectBest(const CampaignState& state, int p, int i) {
     }
   }
   const int per_member = spec.search.N * spec.search.K;
-  for (size_t ci = 0; ci < it.candidates.size(); ++ci) {
-    const CandidateRecord& c = it.candidates[ci];
-    if (!(c.ok && c.evaluated && c.measurement.correct)) continue;
-    if (c.measurement.latency_us < best) {
-      best_child = &c;
-      child_parent = static_cast<int>(ci) / per_member;
-      best = c.measurement.latency_us;
+  // "sampling": every iteration's samples (their beam is the baseline).
+  const IterationState* child_it = &it;
+  const int first = ModeRulesOf(spec).best_of_all_iterations ? 0 : i;
+  for (int j = first; j <= i; ++j) {
+    const IterationState& from = state.problems[p].iterations[j];
+    for (size_t ci = 0; ci < from.candidates.size(); ++ci) {
+      const CandidateRecord& c = from.candidates[ci];
+      if (!(c.ok && c.evaluated && c.measurement.correct)) continue;
+      if (c.measurement.latency_us < best) {
+        best_child = &c;
+        child_it = &from;
+        child_parent = static_cast<int>(ci) / per_member;
+        best = c.measurement.latency_us;
+      }
     }
   }
   json d = {{"problem", p}, {"iteration", i}};
   if (best_child) {
-    const BeamMember& parent = it.beam[child_parent];
+    const BeamMember& parent = child_it->beam[child_parent];
     d["source_sha256"] = best_child->source_sha256;
     d["origin"] = best_child->id;
     d["beam_id"] = "";

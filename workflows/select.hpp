@@ -27,7 +27,8 @@ Result<json> SelectBeamMembers(const CampaignState& state, const BlobSource& blo
 // "default" mode: BestSelected data for problem p from its last iteration
 // i: the fastest of the (re-measured) beam and its correct children. A
 // member whose re-measurement failed is no best at an unconfirmed latency,
-// unless every member failed.
+// unless every member failed. "sampling" (best_of_all_iterations): the
+// correct samples of every iteration 0..i compete.
 json SelectBest(const CampaignState& state, int p, int i);
 
 }  // namespace accelopt::workflows

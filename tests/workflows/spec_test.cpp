@@ -128,7 +128,7 @@ BOOST_AUTO_TEST_CASE(roles_modes_and_problems_are_checked) {
   BOOST_TEST(Mentions(ErrorOf(j), "roles.planner.model"));
   j = GoodSpecJson();
   j["mode"] = "greedy";
-  BOOST_TEST(Mentions(ErrorOf(j), "unknown search mode 'greedy' (known: default, paper)"));
+  BOOST_TEST(Mentions(ErrorOf(j), "unknown search mode 'greedy' (known: default, paper, sampling)"));
   j = GoodSpecJson();
   j["problems"] = json::array();
   BOOST_TEST(Mentions(ErrorOf(j), "'problems' is empty"));

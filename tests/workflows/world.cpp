@@ -3,6 +3,8 @@
 #include <cmath>
 #include <regex>
 
+#include "workflows/parse.hpp"
+
 namespace accelopt::workflows::testing {
 
 namespace {
@@ -151,7 +153,18 @@ Script MakeScript(const World& w) {
   };
   s.evaluate = [w](const ActivityRequest& a) {
     const std::string source = a.request.at("source").get<std::string>();
-    const double base = w.base_latency_us.at(a.request.at("problem").get<std::string>());
+    const std::string problem = a.request.at("problem").get<std::string>();
+    // As the judge: code without the problem's function (paper mode
+    // evaluates it) does not link.
+    if (!DefinesExternCFunction(source, problem.substr(problem.rfind('/') + 1))) {
+      return json{{"status", "compile_error"},
+                  {"compiled", false},
+                  {"correct", false},
+                  {"reason", "the kernel does not define the problem's function"},
+                  {"latency", nullptr},
+                  {"profile", json::object()}};
+    }
+    const double base = w.base_latency_us.at(problem);
     const int level = LevelOf(source);
     double latency = base / std::pow(kLevelFactor, level);
     if (IsSlow(source)) latency *= kLevelFactor;
