@@ -249,6 +249,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   pr["timing_pool_cases"] = h.value("pool_cases", 0);
   pr["runner_processes"] = h.value("runner_processes", 0);
   pr["pool_limited"] = h.value("pool_limited", false) ? 1.0 : 0.0;
+  pr["timing_pool_cases_made"] = h.value("pool_cases_made", 0);  // first uses on this machine: references computed now
   struct stat st{};
   if (stat(so.c_str(), &st) == 0) pr["kernel_object_bytes"] = static_cast<double>(st.st_size);
   if (!compare_so.empty() && h.contains("compare_samples_ns")) {

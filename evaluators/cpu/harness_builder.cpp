@@ -189,6 +189,9 @@ std::string JobText(const Problem& p, const std::string& mode, const std::string
   os << "timing " << s.warmup << " " << G(s.min_time_s) << " " << s.min_samples << " " << s.max_samples << " "
      << std::min(s.min_rounds, s.max_rounds) << " " << s.max_rounds << " " << G(s.target_spread) << "\n";
   os << "tolerance " << G(p.tolerance) << "\n";
+  // A quarter of the evaluation's time may go to making timing pool cases
+  // not yet cached; the rest is the candidate's.
+  os << "pool_make_budget_s " << G(0.25 * s.timeout_s) << "\n";
   if (!s.cores.empty()) {
     os << "cores";
     for (int c : s.cores) os << " " << c;
@@ -308,22 +311,32 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
 Result<std::vector<std::string>> HarnessCache::References(const Problem& problem, const Built& harness,
                                                           const std::vector<CaseSpec>& cases,
                                                           const std::atomic<bool>* cancel) {
-  std::vector<std::string> paths;
+  std::vector<std::string> paths, named_paths;
+  std::vector<CaseSpec> named;  // the cases prepare mode makes if missing
   bool missing = false;
+  int pool_index = 0;
   for (const auto& c : cases) {
     if (c.fresh) { paths.push_back("-"); continue; }
     std::ostringstream id;
     id << c.seed << "|" << c.perturb;
     for (const auto& [i, d] : c.overrides) id << "|" << i << ":" << DistText(d);
     paths.push_back((fs::path(harness.dir) / "refs" / (Sha256Hex(id.str()).substr(0, 24) + ".bin")).string());
-    missing |= !env_->Exists(paths.back()) || (c.role == 'p' && !env_->Exists(paths.back() + ".in"));
+    // Pool cases are made by the judge itself the first time one is used
+    // (judge_main.cpp, case_pool.hpp): an evaluation pays only for those it
+    // takes, and a problem's pool fills over its first evaluations.
+    // The first kPreparedPool of them are made here, so that every
+    // evaluation has a few whatever its budget.
+    const bool prepared = c.role != 'p' || pool_index++ < kPreparedPool;
+    if (prepared) missing |= !env_->Exists(paths.back()) || (c.role == 'p' && !env_->Exists(paths.back() + ".in"));
+    if (prepared) { named.push_back(c); named_paths.push_back(paths.back()); }
   }
   if (!missing) return paths;
+
   auto lock = KeyLock(harness.dir + "/refs");
   std::lock_guard<std::mutex> guard(*lock);
   ProcessSpec spec;
   spec.argv = {harness.judge};
-  spec.stdin_data = JobText(problem, "prepare", "", "", cases, paths, EvalSettings{});
+  spec.stdin_data = JobText(problem, "prepare", "", "", named, named_paths, EvalSettings{});
   spec.timeout = std::chrono::seconds(600);
   spec.cancel = cancel;
   spec.clear_env = true;

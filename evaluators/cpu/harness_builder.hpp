@@ -5,8 +5,9 @@
 // -z now -z relro). Reference outputs of the pooled secret-seed cases are
 // computed by the judge ("prepare" mode) and cached next to it
 // (refs/<case hash>.bin, 0600; the runner cannot open any file), and so are
-// the timing pool's inputs (refs/<case hash>.bin.in), so a candidate costs
-// one compile and one judge run once a problem's pool exists.
+// the timing pool's inputs (refs/<case hash>.bin.in, written by the judge
+// the first time a case is used), so a candidate costs one compile and one
+// judge run once a problem's pool exists.
 //
 // The cache is safe to share between threads and processes: files appear by
 // atomic rename, and one in-process lock per key avoids duplicate builds.
@@ -52,6 +53,7 @@ constexpr double kFreshCaseMaxFlops = 5e8;      // a fresh case (reference compu
 // references (fp64) hold, at least kMinPool and at most kMaxPool.
 constexpr uint64_t kPoolBytes = 192ULL << 20;
 constexpr int kMinPool = 16, kMaxPool = 256;
+constexpr int kPreparedPool = 8;  // pool cases made before the judge runs; the others on first use
 
 // The number of timing pool cases of `problem`.
 int TimingPoolSize(const Problem& problem);
@@ -91,7 +93,10 @@ class HarnessCache {
   Result<Built> Get(const Problem& problem, const std::atomic<bool>* cancel);
 
   // Reference files for `cases` ("-" for fresh cases), computing the missing
-  // ones (and, for pool cases, their cached inputs, REF.in).
+  // ones of the correctness cases and of the first kPreparedPool timing pool
+  // cases (their inputs too, REF.in). The other pool cases' files are
+  // written by the judge the first time an evaluation uses one, within a
+  // quarter of its timeout (job pool_make_budget_s).
   Result<std::vector<std::string>> References(const Problem& problem, const Built& harness,
                                               const std::vector<CaseSpec>& cases,
                                               const std::atomic<bool>* cancel);

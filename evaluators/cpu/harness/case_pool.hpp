@@ -1,9 +1,9 @@
 // The judge's cases as the calls see them: a correctness case's inputs drawn
 // from its seed and its reference (from the cache or computed now), and the
-// timing pool, whose cases' inputs and references were computed once per
-// problem and secret by "prepare" mode and are read back here from their
-// cache files (REF.in, REF; 0600, in a folder no runner can open). Included
-// once, by judge_main.cpp.
+// timing pool, whose cases' inputs and references are computed once per
+// problem and secret, the first time an evaluation uses each, and read back
+// from their cache files (REF.in, REF; 0600, in a folder no runner can open)
+// ever after. Included once, by judge_main.cpp.
 //
 // Why a pool: every timed call must run on inputs its runner process has
 // never seen (docs/evaluation.md, "Inputs"), and each one needs a double
@@ -74,8 +74,11 @@ class CasePool {
     d->inputs.resize(static_cast<size_t>(InputElements(job_)));
     d->ref.resize(static_cast<size_t>(OutputElements(job_)));
     if (cs.role == 'p') {
-      if (!PreadExact(InputPath(cs), d->inputs.data(), sizeof(float) * d->inputs.size()))
-        Die("pool inputs missing or wrong size: " + InputPath(cs));
+      if (!PreadExact(InputPath(cs), d->inputs.data(), sizeof(float) * d->inputs.size()) ||
+          !PreadExact(cs.ref_path, d->ref.data(), sizeof(double) * d->ref.size())) {
+        Make(c, d);
+      }
+      return;
     } else {
       DrawInputs(job_, cs, d->Inputs(job_));
     }
@@ -97,15 +100,49 @@ class CasePool {
     return true;
   }
 
+  // The first use of pool case c on this machine: its inputs drawn from its
+  // seed and written (REF.in, first), then its reference (REF), both 0600
+  // and atomically (a judge beside it may be writing the same bytes).
+  void Make(int c, CaseData* d) const {
+    const Case& cs = job_.cases[static_cast<size_t>(c)];
+    Stage("timing pool case " + std::to_string(c) + ": first use, computing its reference");
+    const double t0 = Now();
+    DrawInputs(job_, cs, d->Inputs(job_));
+    WriteFileAtomic(InputPath(cs), d->inputs.data(), sizeof(float) * d->inputs.size());
+    d->ref = ReferenceOf(job_, d->Inputs(job_), static_cast<size_t>(c));
+    WriteFileAtomic(cs.ref_path, d->ref.data(), sizeof(double) * d->ref.size());
+    ++made_;
+    make_s_ += Now() - t0;
+  }
+  int made() const { return made_; }
+
   // A new runner process: the pool in a fresh random order, every case
-  // available once again (this process has seen none of them).
+  // available once again (this process has seen none of them). Cases whose
+  // files exist come first: an evaluation makes new pool cases only when
+  // the cached ones are used up, and only within its budget (CanTake).
   void NewGeneration(std::mt19937_64& rng) {
-    order_ = pool_;
-    std::shuffle(order_.begin(), order_.end(), rng);
+    std::vector<int> cached, fresh;
+    for (int c : pool_) {
+      const Case& cs = job_.cases[static_cast<size_t>(c)];
+      (access(cs.ref_path.c_str(), F_OK) == 0 && access(InputPath(cs).c_str(), F_OK) == 0 ? cached : fresh).push_back(c);
+    }
+    std::shuffle(cached.begin(), cached.end(), rng);
+    std::shuffle(fresh.begin(), fresh.end(), rng);
+    order_ = cached;
+    order_.insert(order_.end(), fresh.begin(), fresh.end());
+    first_fresh_ = cached.size();
     next_ = 0;
   }
   size_t left() const { return order_.size() - next_; }
-  // The next n never-used cases of this generation (n <= left()).
+  // Whether the next n cases may be taken: there are n unused ones, and
+  // those not yet on disk fit the job's pool_make_budget_s (seconds of
+  // making references this evaluation may spend; the rest of its timeout
+  // belongs to the candidate).
+  bool CanTake(size_t n) const {
+    if (left() < n) return false;
+    return next_ + n <= first_fresh_ || make_s_ < job_.pool_make_budget_s;
+  }
+  // The next n never-used cases of this generation (CanTake(n)).
   std::vector<int> Take(size_t n) {
     std::vector<int> out(order_.begin() + static_cast<long>(next_), order_.begin() + static_cast<long>(next_ + n));
     next_ += n;
@@ -115,7 +152,9 @@ class CasePool {
  private:
   const Job& job_;
   std::vector<int> correctness_, pool_, order_;
-  size_t next_ = 0;
+  size_t next_ = 0, first_fresh_ = 0;
+  mutable int made_ = 0;
+  mutable double make_s_ = 0;
 };
 
 }  // namespace judge

@@ -17,6 +17,8 @@
 //        (c only); a pool case's inputs are cached next to it in REF.in
 //   timing WARMUP MIN_TIME MIN_SAMPLES MAX_SAMPLES MIN_ROUNDS MAX_ROUNDS TARGET_SPREAD
 //   tolerance X   cores ID...   threads N   null_calls N
+//   pool_make_budget_s X     seconds this evaluation may spend computing timing
+//                            pool cases not yet cached (default 0: cached ones only)
 //   clock host|device        host (default): a sample is the judge's round trip;
 //                            device: the runner answers with DeviceReply (wire.hpp)
 //                            and a sample is its device time, bounded by the
@@ -82,6 +84,7 @@ struct Job {
   bool runner_unlimited_as = false;
   std::vector<std::string> runner_env;  // NAME=VALUE, checked by ReadJob
   uint64_t runner_file_size_mb = 0;
+  double pool_make_budget_s = 0;
 };
 
 [[noreturn]] inline void Die(const std::string& msg) {
@@ -147,6 +150,7 @@ inline Job ReadJob() {
       if (!in) Die("bad timing line");
     } else if (key == "tolerance") in >> job.tolerance;
     else if (key == "threads") in >> job.threads;
+    else if (key == "pool_make_budget_s") in >> job.pool_make_budget_s;
     else if (key == "null_calls") in >> job.null_calls;
     else if (key == "judge_memory_mb") in >> job.judge_memory_mb;
     else if (key == "runner_address_space") {

@@ -344,7 +344,8 @@ class Judge {
   // several calls, each call on its own input and output slot, every slot
   // checked); a round ends at min_time_s of kernel time and min_samples
   // samples, at max_samples, or when this generation has too few unused pool
-  // cases left for another batch (pool_limited in the verdict).
+  // cases left for another batch, or none left on disk and no time left to
+  // make more (pool_limited in the verdict).
   void Timing() {
     if (pool_.pool_size() == 0 || job_.max_rounds < 1) return;
     const double single = stats::Min(single_s_);  // correctness calls: distinct inputs, never a repeat
@@ -358,13 +359,13 @@ class Judge {
       Stage(phase);
       if (rounds_ > 1) StartGeneration();
       pool_.NewGeneration(rng_);
-      for (int w = 0; w < job_.warmup && pool_.left() >= batch_; ++w) Sample(NextCases(batch_), phase, false);
+      for (int w = 0; w < job_.warmup && pool_.CanTake(batch_); ++w) Sample(NextCases(batch_), phase, false);
       compare_round_.clear();
       std::vector<double> samples;
       double total = 0;
       while (static_cast<int>(samples.size()) < job_.max_samples &&
              (static_cast<int>(samples.size()) < job_.min_samples || total < job_.min_time_s)) {
-        if (pool_.left() < batch_) { pool_limited_ = true; break; }
+        if (!pool_.CanTake(batch_)) { pool_limited_ = true; break; }
         const double t = Sample(NextCases(batch_), phase, true);
         samples.push_back(t * 1e9);
         total += t * batch_;
@@ -409,14 +410,14 @@ class Judge {
         "\"maxrss_kb\": %ld, \"threads\": %d, \"cores\": [%s], \"cpus_allowed\": \"%s\", \"calls\": %ld, "
         "\"calls_per_sample\": %u, \"single_call_ns\": %s, \"handshake_min_ns\": %s, \"handshake_median_ns\": %s, "
         "\"stop_median_ns\": %s, \"seccomp\": %s, \"landlock_abi\": %d, \"pool_cases\": %zu, "
-        "\"runner_processes\": %d, \"pool_limited\": %s, "
+        "\"runner_processes\": %d, \"pool_limited\": %s, \"pool_cases_made\": %d, "
         "\"clock\": \"%s\", \"device_claimed_s\": %s, \"device_wall_s\": %s, "
         "\"device_unexplained_median\": %s}\n",
         Num(max_error_).c_str(), rounds_, s.c_str(), cmp.c_str(), Num(busy).c_str(), maxrss_kb_, threads_,
         cs.c_str(), JsonEscape(cpus_allowed_).c_str(), calls_, batch_, Num(stats::Median(single_s_) * 1e9).c_str(),
         Num(overhead_min_s_ * 1e9).c_str(), Num(overhead_median_s_ * 1e9).c_str(),
         Num(stats::Median(tails_) * 1e9).c_str(), seccomp_ ? "true" : "false", landlock_abi_, pool_.pool_size(),
-        generations_, pool_limited_ ? "true" : "false", job_.device_clock ? "device" : "host",
+        generations_, pool_limited_ ? "true" : "false", pool_.made(), job_.device_clock ? "device" : "host",
         Num(device_claimed_s_).c_str(), Num(device_wall_s_).c_str(),
         unexplained_.empty() ? "null" : Num(stats::Median(unexplained_)).c_str());
   }
