@@ -187,15 +187,18 @@ const BackendPrompts& CpuPrompts() {
         "- Allowed: standard C++17 and its library headers, <cmath>, <immintrin.h> with SSE/AVX/AVX2/AVX-512 "
         "fp32 and fp64 intrinsics and FMA, OpenMP (#pragma omp, omp_* functions except omp_get_wtime), "
         "std::thread and pthreads, heap allocation (malloc, new, aligned_alloc), libm and its vector variants.\n"
-        "- Forbidden, refused before it runs: reduced-precision types and intrinsics (_Float16, __bf16, "
-        "F16C, AVX512-FP16, BF16, VNNI), inline assembly, rdtsc and other clocks (std::chrono, "
+        "- Forbidden, refused before it runs (by name in the source and by instruction in the compiled "
+        "object, whatever this CPU supports): reduced-precision types, intrinsics and instructions "
+        "(_Float16, __bf16, F16C, AVX512-FP16, AVX512-BF16, AVX-NE-CONVERT, VNNI and AVX-VNNI, AMX tiles "
+        "and _tile_*), inline assembly, rdtsc and other clocks (std::chrono, "
         "std::this_thread, clock_gettime, omp_get_wtime), system calls, files, sockets, processes, printing "
         "or environment access, #include \"...\" or paths with '..' (include system headers as <name>).\n"
         "- Never lower the numeric precision: no narrower types for data or accumulators, no approximate "
         "math that changes results beyond the tolerance.\n"
         "- Keep the function's name and signature exactly as given, with C linkage.\n"
         "- Do not cache results between calls, read timers, change thread affinity or special-case inputs; "
-        "the kernel may use every core of its slot and no more.\n";
+        "the kernel may use every core of its slot and no more. Every call gets inputs it has never seen "
+        "and every output is checked in full, so remembering earlier calls only costs time.\n";
     b.correctness = CpuCorrectness;
     b.hardware = CpuHardwareProse;
     b.fields = {
