@@ -161,6 +161,18 @@ int CmdSubmit(ApiClient& api, const Options& o) {
     }
     spec = *j;
   }
+  if (!o.replay_on_miss.empty() && o.replay_from.empty()) {
+    std::cerr << "acceloptctl submit: --on-miss needs --replay-from CAMPAIGN\n";
+    return kExitUsage;
+  }
+  if (!o.replay_from.empty()) {
+    if (o.args.empty()) {  // the recorded campaign's own spec
+      auto got = Ask(api, "GET", Path(o.replay_from, ""));
+      if (!got.ok()) return got.exit_code;
+      spec = got.body.value("spec", json::object());
+    }
+    spec["replay"] = {{"from", o.replay_from}, {"on_miss", o.replay_on_miss.empty() ? "stop" : o.replay_on_miss}};
+  }
   if (!o.problems.empty()) spec["problems"] = o.problems;
   for (const auto& s : o.sets) ApplySet(spec, s);
   json body = {{"spec", spec}};

@@ -14,6 +14,14 @@ void CampaignId(CLI::App& c, Options& o) { Positional(c, o, "id", "campaign id")
 void SubmitFlags(CLI::App& c, Options& o) {
   Positional(c, o, "spec", "campaign spec (JSON), e.g. /etc/accelopt/quick.json", false);
   c.add_option("--idempotency-key", o.idempotency_key, "a repeated submit with this key returns the first campaign");
+  c.add_option("--replay-from", o.replay_from,
+               "re-run a recorded campaign at no LLM cost: each LLM call takes the recorded reply at the same "
+               "activity path, evaluations run on this host's judge (the recorded spec is used unless a spec file "
+               "is given)");
+  c.add_option("--on-miss", o.replay_on_miss,
+               "with --replay-from: where the run diverges (no recorded reply), 'stop' the campaign (default) "
+               "or call the 'live' model")
+      ->check(CLI::IsMember({"stop", "live"}));
   c.add_option("--problem", o.problems, "problem to optimize (repeatable), e.g. suites/cpu/silu");
   c.add_option("--set", o.sets, "override a spec field: --set search.T=4 (repeatable)");
   c.add_flag("--wait", o.wait, "wait until the campaign ends, then print its summary");

@@ -22,6 +22,8 @@ struct Options {
   bool json_output = false;        // -o json
   std::vector<std::string> args;   // positional arguments after the subcommand
   std::string idempotency_key;     // submit
+  std::string replay_from;         // submit --replay-from CAMPAIGN
+  std::string replay_on_miss;      // submit --on-miss stop|live
   bool wait = false;               // submit --wait
   bool follow = false;             // -f/--follow (submit, events)
   double timeout_s = 0;            // wait/--wait: 0 = forever

@@ -122,7 +122,9 @@ void Api::AddRoutes() {
   router_.Add(V::get, "/v1/campaigns/{id}", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
     auto r = d_.campaigns->Find(p.path.at("id"));
     if (!r) return respond(NotFoundCampaign(p.path.at("id")));
-    respond(ApiOk(CampaignManager::Summary(*r)));
+    json summary = CampaignManager::Summary(*r);
+    summary["spec"] = workflows::ToJson(r->Snapshot().spec);  // what submit --replay-from copies
+    respond(ApiOk(std::move(summary)));
   });
 
   for (std::string action : {"cancel", "pause", "resume"}) {

@@ -123,6 +123,9 @@ Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::st
   ACCELOPT_ASSIGN_OR_RETURN(json full, CompleteSpec(raw_spec));
   auto spec = workflows::ParseCampaignSpec(full);
   if (!spec.ok()) return spec.status();
+  if (spec->replay && !spec->replay->from.empty() && !Find(spec->replay->from)) {
+    return NotFound("replay.from: no campaign '" + spec->replay->from + "' to replay (acceloptctl list shows them)");
+  }
   std::vector<workflows::ProblemSource> sources;
   for (const auto& pid : spec->problems) {
     auto src = LoadProblem(pid);

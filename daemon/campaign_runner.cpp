@@ -51,6 +51,11 @@ Result<std::shared_ptr<CampaignRunner>> CampaignRunner::Load(const RuntimeServic
     Status st = ApplyRecord(r->state_, rec);
     if (!st.ok()) return st.WithContext(r->stream_ + " version " + std::to_string(rec.version));
   }
+  if (r->state_.spec.replay) {
+    auto recorded = RecordedReplies::Load(services.log, r->state_.spec.replay->from);
+    if (recorded.ok()) r->replay_ = std::make_shared<const RecordedReplies>(std::move(*recorded));
+    else r->replay_error_ = "the recorded campaign cannot be read: " + recorded.status().ToString();
+  }
   return r;
 }
 

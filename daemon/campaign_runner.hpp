@@ -54,6 +54,7 @@
 #include "daemon/llm_in_flight.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/provider_gate.hpp"
+#include "daemon/recorded_replies.hpp"
 #include "evaluators/dispatcher.hpp"
 #include "llm/client.hpp"
 #include "store/event_log.hpp"
@@ -163,6 +164,11 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   void ArmWaitLimit();                  // strand only, REQUIRES mu_
   // Fails the campaign naming every provider waited for. Strand only, REQUIRES mu_.
   void GiveUpWaiting(const std::string& why);
+  // A replay's call: true when it was answered from the recorded campaign
+  // (or failed as a miss with on_miss "stop"; OnLlmDone is posted either
+  // way); false when it goes to the model (no replay, or a miss with
+  // on_miss "live"). Strand only; takes mu_.
+  bool AnswerFromRecording(const workflows::ActivityRequest& a, const std::string& request_hash);
 
   // Evaluation activities (campaign_runner_eval.cpp).
   void StartEvaluation(const workflows::ActivityRequest& a);  // strand only; takes mu_
@@ -208,6 +214,11 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   std::deque<workflows::ActivityRequest> llm_queue_;  // waiting for a per-campaign LLM slot
   int llm_running_ = 0;
   std::function<void(const std::string&, const std::string&)> on_finished_;
+  // A replay (spec.replay): the recorded campaign's replies, loaded once in
+  // Load(); null with replay_error_ set when they cannot be read.
+  std::shared_ptr<const RecordedReplies> replay_;
+  std::string replay_error_;
+  std::map<std::string, std::string> replayed_from_;  // activity id -> the recorded activity it took its reply from
 };
 
 

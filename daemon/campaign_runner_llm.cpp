@@ -9,6 +9,8 @@
 #include "daemon/campaign_runner_text.hpp"
 #include "daemon/llm_activity.hpp"
 
+#include <variant>
+
 namespace accelopt::daemon {
 
 using workflows::ActivityKind;
@@ -73,6 +75,7 @@ void CampaignRunner::StartLlm(const ActivityRequest& a) {
   }
   llm::LlmRequest req = std::move(*built);
   std::string hash = llm::RequestHash(req);
+  if (AnswerFromRecording(a, hash)) return;
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   {
     std::lock_guard lock(mu_);
@@ -105,6 +108,51 @@ void CampaignRunner::StartLlm(const ActivityRequest& a) {
   std::lock_guard lock(mu_);
   auto it = in_flight_.find(id);
   if (it != in_flight_.end()) it->second.gate_ticket = ticket;
+}
+
+bool CampaignRunner::AnswerFromRecording(const ActivityRequest& a, const std::string& request_hash) {
+  std::variant<RecordedReplies::Hit, RecordedReplies::Miss> found;
+  std::string on_miss;
+  {
+    std::lock_guard lock(mu_);
+    if (!state_.spec.replay) return false;
+    on_miss = state_.spec.replay->on_miss;
+    if (replay_) found = replay_->Find(a.activity_id, state_);
+    else found = RecordedReplies::Miss{replay_error_};
+  }
+  llm::LlmResult result = llm::LlmError{};
+  if (auto* hit = std::get_if<RecordedReplies::Hit>(&found)) {
+    auto j = ParseJson(hit->response_json);
+    Result<llm::LlmResponse> parsed = j.ok() ? llm::ResponseFromJson(*j) : Result<llm::LlmResponse>(j.status());
+    if (parsed.ok()) {
+      llm::LlmResponse resp = std::move(*parsed);
+      resp.replayed = true;  // usage_source and cost_source "replay"
+      resp.cost_usd = 0;     // nobody was paid for it
+      resp.latency = std::chrono::milliseconds(0);
+      resp.attempts.clear();
+      result = std::move(resp);
+      std::lock_guard lock(mu_);
+      replayed_from_[a.activity_id] = hit->recorded_activity_id;
+    } else {
+      found = RecordedReplies::Miss{"the recorded reply at " + hit->recorded_activity_id +
+                                    " does not parse: " + parsed.status().message()};
+    }
+  }
+  if (auto* miss = std::get_if<RecordedReplies::Miss>(&found)) {
+    if (on_miss == "live") {
+      LogInfo("campaign " + id_ + ": replay miss, calling the model: " + miss->reason);
+      return false;
+    }
+    result = llm::LlmError{llm::LlmErrorKind::kReplayMiss, false, 0, miss->reason, {}, {}};
+  }
+  {
+    std::lock_guard lock(mu_);
+    in_flight_[a.activity_id] = ActivityInFlight{ActivityKind::kLlm, std::make_shared<std::atomic<bool>>(false), 0, 0, a};
+  }
+  Post([self = shared_from_this(), id = a.activity_id, request_hash, r = std::move(result)]() mutable {
+    self->OnLlmDone(id, request_hash, std::move(r));
+  });
+  return true;
 }
 
 void CampaignRunner::DeferLlm(const std::string& activity_id, const std::string& provider,
@@ -253,6 +301,10 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
       ev.data["cached_tokens"] = resp.cached_tokens;
       ev.data["usage_source"] = UsageSource(resp);
       ev.data["cost_source"] = CostSource(resp);
+      if (auto from = replayed_from_.find(activity_id); from != replayed_from_.end()) {
+        ev.data["replayed_from"] = from->second;
+        replayed_from_.erase(from);
+      }
       if (s_.metrics) {
         s_.metrics->Add("accelopt_llm_calls_total", {{"role", role}, {"model", model}, {"outcome", "ok"}}, 1);
         s_.metrics->Add("accelopt_llm_tokens_total", {{"role", role}, {"model", model}, {"kind", "input"}}, resp.input_tokens);
@@ -282,6 +334,18 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
     if (it != state_.activities.end() && ev.data.contains("provider")) ev.data["provider"] = it->second.payload.value("provider", "");
     Status st = AppendAndApply({ToNewEvent(ev)}, std::move(blobs), nullptr);
     if (!st.ok()) return Break(st);
+    if (!r.ok() && r.error().kind == llm::LlmErrorKind::kReplayMiss && state_.spec.replay &&
+        state_.spec.replay->on_miss == "stop" && !state_.finished()) {
+      // The replay cannot go on without calling a model: it says so and stops.
+      workflows::Event failed{workflows::event_type::kCampaignFailed,
+                              {{"reason", "replay stopped: " + r.error().message +
+                                              " (submit with replay.on_miss \"live\" to call the model there)"}}};
+      Status fst = AppendAndApply({ToNewEvent(failed)}, {}, nullptr);
+      if (!fst.ok()) return Break(fst);
+      CancelInFlight();
+      MaybeFinish();
+      return;
+    }
     // The call is resolved: it no longer waits for its provider.
     if (auto w = waiting_.find(provider); w != waiting_.end() && w->second.activities.erase(activity_id) > 0 &&
                                           w->second.activities.empty()) {

@@ -149,7 +149,7 @@ Result<CampaignSpec> ParseCampaignSpec(const json& j) {
   CampaignSpec spec;
   Reader top(j, "");
   ACCELOPT_RETURN_IF_ERROR(top.CheckObject(
-      {"mode", "suite", "problems", "search", "roles", "seed", "budget", "evaluation", "memory"}));
+      {"mode", "suite", "problems", "search", "roles", "seed", "budget", "evaluation", "memory", "replay"}));
   ACCELOPT_RETURN_IF_ERROR(top.Get("mode", &spec.mode));
   std::string suite;
   ACCELOPT_RETURN_IF_ERROR(top.Get("suite", &suite));
@@ -222,6 +222,14 @@ Result<CampaignSpec> ParseCampaignSpec(const json& j) {
     if (!j["evaluation"].is_object()) return InvalidArgument("'evaluation' must be an object");
     spec.evaluation = j["evaluation"];
   }
+  if (j.contains("replay") && !j["replay"].is_null()) {
+    Reader r(j["replay"], "replay");
+    ACCELOPT_RETURN_IF_ERROR(r.CheckObject({"from", "on_miss"}));
+    ReplaySpec replay;
+    ACCELOPT_RETURN_IF_ERROR(r.Get("from", &replay.from));
+    ACCELOPT_RETURN_IF_ERROR(r.Get("on_miss", &replay.on_miss));
+    spec.replay = replay;
+  }
   return spec;
 }
 
@@ -234,7 +242,7 @@ json ToJson(const CampaignSpec& spec) {
   if (spec.budget.max_evaluations) budget["max_evaluations"] = *spec.budget.max_evaluations;
   if (spec.budget.max_wall_s) budget["max_wall_s"] = *spec.budget.max_wall_s;
   if (spec.budget.max_provider_wait_s) budget["max_provider_wait_s"] = *spec.budget.max_provider_wait_s;
-  return {{"mode", spec.mode},
+  json out = {{"mode", spec.mode},
           {"problems", spec.problems},
           {"search",
            {{"T", p.T}, {"B", p.B}, {"N", p.N}, {"K", p.K}, {"TopK", p.TopK}, {"ExpN", p.ExpN},
@@ -251,6 +259,8 @@ json ToJson(const CampaignSpec& spec) {
           {"memory", spec.memory.bank.empty()
                          ? json{{"scope", spec.memory.scope}}
                          : json{{"scope", spec.memory.scope}, {"bank", spec.memory.bank}}}};
+  if (spec.replay) out["replay"] = {{"from", spec.replay->from}, {"on_miss", spec.replay->on_miss}};
+  return out;
 }
 
 Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
@@ -325,6 +335,12 @@ Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
     if (!st.ok()) return InvalidArgument("memory.bank: " + st.message());
   } else if (!m.bank.empty()) {
     return InvalidArgument("memory.bank is only for memory.scope \"bank\" (scope is '" + m.scope + "')");
+  }
+  if (spec.replay) {
+    if (spec.replay->from.empty()) return InvalidArgument("replay.from is required: the recorded campaign's id");
+    if (spec.replay->on_miss != "stop" && spec.replay->on_miss != "live") {
+      return InvalidArgument("replay.on_miss must be \"stop\" or \"live\", not '" + spec.replay->on_miss + "'");
+    }
   }
   return Status::Ok();
 }

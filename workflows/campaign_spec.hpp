@@ -114,6 +114,19 @@ struct MemorySpec {
   std::string bank;               // with scope "bank"
 };
 
+// A replay of a recorded campaign (acceloptctl submit --replay-from): each
+// LLM activity takes the recorded reply of the activity at the same path
+// within the recorded campaign (activity_id::WithinCampaign), and only when
+// the call builds on the same beam member (plan, exec, fix) or the same
+// memory pair (summ) as there; evaluations run on this host's judge. Where
+// there is no such reply (the run diverged: another beam, more iterations),
+// on_miss "stop" fails the campaign naming the activity, "live" calls the
+// role's model. Defaults: on_miss "stop".
+struct ReplaySpec {
+  std::string from;              // the recorded campaign's id
+  std::string on_miss = "stop";  // "stop" | "live"
+};
+
 struct CampaignSpec {
   std::string mode = kModeDefault;
   std::vector<std::string> problems;  // resolved ids, e.g. "suites/cpu/silu"
@@ -123,6 +136,7 @@ struct CampaignSpec {
   BudgetSpec budget;
   json evaluation = json::object();
   MemorySpec memory;
+  std::optional<ReplaySpec> replay;  // unset: every LLM call goes to its model
 
   // REQUIRES: role is one of kRolePlanner/kRoleExecutor/kRoleSummarizer.
   const RoleSpec& Role(const std::string& role) const;
