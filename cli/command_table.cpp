@@ -96,6 +96,13 @@ void CalibrateFlags(CLI::App& c, Options& o) {
              "with --force: accept the figures even when the machine is busy (recorded as forced)");
 }
 
+void ExperimentFlags(CLI::App& c, Options& o) {
+  Positional(c, o, "args", "subcommand and the experiment file (submit) or id");
+  c.add_flag("--wait", o.wait, "submit: wait until every campaign ended, then print the report");
+  c.add_option("--timeout", o.timeout_s, "submit --wait / wait: give up after this many seconds");
+  c.add_option("--against", o.against, "report: the reference arm (default: the arm submitted first)");
+}
+
 void ImportFlags(CLI::App& c, Options& o) {
   Positional(c, o, "args", "nkibench and the NKIBench folder of an AccelOpt checkout");
   c.add_option("--suite", o.suite, "the suite to import into (default nki; used as suites/NAME/<problem>)");
@@ -125,6 +132,10 @@ const std::vector<Command>& CommandTable() {
        "optimization memory banks: list | show BANK | export BANK | import BANK --file F | retire BANK ITEM... | "
        "rebuild BANK | redistill BANK",
        MemoryFlags, CmdMemory},
+      {"experiment",
+       "arms x seeds of campaigns and their paired statistics: submit EXP.json | list | get ID | wait ID | "
+       "cancel ID | report ID",
+       ExperimentFlags, CmdExperiment},
       {"suites", "list suites and problems", NoFlags, CmdSuites},
       {"baseline", "evaluate every baseline of a suite", BaselineFlags, CmdBaseline},
       {"calibrate", "show the backend's calibrated peaks; --force re-measures them", CalibrateFlags, CmdCalibrate},

@@ -24,6 +24,7 @@ struct Options {
   std::string idempotency_key;     // submit
   std::string replay_from;         // submit --replay-from CAMPAIGN
   std::string replay_on_miss;      // submit --on-miss stop|live
+  std::string against;             // experiment report --against ARM (default: the arm submitted first)
   bool wait = false;               // submit --wait
   bool follow = false;             // -f/--follow (submit, events)
   double timeout_s = 0;            // wait/--wait: 0 = forever
@@ -93,6 +94,10 @@ int CmdBest(ApiClient& api, const Options& o);
 int CmdReport(ApiClient& api, const Options& o);
 int CmdCandidates(ApiClient& api, const Options& o);  // candidates_command.cpp
 int CmdMemory(ApiClient& api, const Options& o);  // memory_commands.cpp
+int CmdExperiment(ApiClient& api, const Options& o);  // experiment_commands.cpp
+// experiment wait ID (o.args = {"wait", ID}): until every campaign of it
+// ended, then its report; kExitPartial when one did not complete.
+int ExperimentWait(ApiClient& api, const Options& o);
 int CmdSuites(ApiClient& api, const Options& o);
 int CmdBaseline(ApiClient& api, const Options& o);
 int CmdCalibrate(ApiClient& api, const Options& o);

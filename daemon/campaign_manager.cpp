@@ -280,7 +280,12 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
   if (caps.max_llm_calls) budget["max_llm_calls"] = *caps.max_llm_calls;
   if (caps.max_evaluations) budget["max_evaluations"] = *caps.max_evaluations;
   if (caps.max_wall_s) budget["max_wall_s"] = *caps.max_wall_s;
+  json experiment;  // null unless the campaign is one arm x seed of an experiment
+  if (state.spec.experiment) {
+    experiment = {{"id", state.spec.experiment->id}, {"arm", state.spec.experiment->arm}, {"seed", state.spec.seed}};
+  }
   return {{"id", runner.id()},
+          {"experiment", experiment},
           {"state", runner.StateName()},
           {"reason", state.reason},
           {"started_at_us", state.started_at_us},

@@ -149,7 +149,7 @@ Result<CampaignSpec> ParseCampaignSpec(const json& j) {
   CampaignSpec spec;
   Reader top(j, "");
   ACCELOPT_RETURN_IF_ERROR(top.CheckObject(
-      {"mode", "suite", "problems", "search", "roles", "seed", "budget", "evaluation", "memory", "replay"}));
+      {"mode", "suite", "problems", "search", "roles", "seed", "budget", "evaluation", "memory", "replay", "experiment"}));
   ACCELOPT_RETURN_IF_ERROR(top.Get("mode", &spec.mode));
   std::string suite;
   ACCELOPT_RETURN_IF_ERROR(top.Get("suite", &suite));
@@ -230,6 +230,14 @@ Result<CampaignSpec> ParseCampaignSpec(const json& j) {
     ACCELOPT_RETURN_IF_ERROR(r.Get("on_miss", &replay.on_miss));
     spec.replay = replay;
   }
+  if (j.contains("experiment") && !j["experiment"].is_null()) {
+    Reader r(j["experiment"], "experiment");
+    ACCELOPT_RETURN_IF_ERROR(r.CheckObject({"id", "arm"}));
+    ExperimentTag tag;
+    ACCELOPT_RETURN_IF_ERROR(r.Get("id", &tag.id));
+    ACCELOPT_RETURN_IF_ERROR(r.Get("arm", &tag.arm));
+    spec.experiment = tag;
+  }
   return spec;
 }
 
@@ -260,6 +268,7 @@ json ToJson(const CampaignSpec& spec) {
                          ? json{{"scope", spec.memory.scope}}
                          : json{{"scope", spec.memory.scope}, {"bank", spec.memory.bank}}}};
   if (spec.replay) out["replay"] = {{"from", spec.replay->from}, {"on_miss", spec.replay->on_miss}};
+  if (spec.experiment) out["experiment"] = {{"id", spec.experiment->id}, {"arm", spec.experiment->arm}};
   return out;
 }
 
@@ -335,6 +344,9 @@ Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
     if (!st.ok()) return InvalidArgument("memory.bank: " + st.message());
   } else if (!m.bank.empty()) {
     return InvalidArgument("memory.bank is only for memory.scope \"bank\" (scope is '" + m.scope + "')");
+  }
+  if (spec.experiment && (spec.experiment->id.empty() || spec.experiment->arm.empty())) {
+    return InvalidArgument("experiment.id and experiment.arm are required in an experiment's campaign");
   }
   if (spec.replay) {
     if (spec.replay->from.empty()) return InvalidArgument("replay.from is required: the recorded campaign's id");

@@ -127,6 +127,14 @@ struct ReplaySpec {
   std::string on_miss = "stop";  // "stop" | "live"
 };
 
+// The experiment a campaign belongs to (acceloptctl experiment submit): one
+// arm x seed of it. Only a tag: the campaign runs as any other, and the
+// experiment's report groups campaigns by it.
+struct ExperimentTag {
+  std::string id;   // the experiment's name
+  std::string arm;  // the arm's name
+};
+
 struct CampaignSpec {
   std::string mode = kModeDefault;
   std::vector<std::string> problems;  // resolved ids, e.g. "suites/cpu/silu"
@@ -137,6 +145,7 @@ struct CampaignSpec {
   json evaluation = json::object();
   MemorySpec memory;
   std::optional<ReplaySpec> replay;  // unset: every LLM call goes to its model
+  std::optional<ExperimentTag> experiment;  // unset: a campaign of its own
 
   // REQUIRES: role is one of kRolePlanner/kRoleExecutor/kRoleSummarizer.
   const RoleSpec& Role(const std::string& role) const;
