@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "evaluators/eval_tool/common.hpp"
 #include "evaluators/nki/doctor.hpp"
 #include "evaluators/nki/nki_config.hpp"
 #include "evaluators/nki/nkibench_import.hpp"
