@@ -77,6 +77,52 @@ class PosixEnv : public Env {
     return ss.str();
   }
 
+  Result<std::string> ReadFileRange(const std::string& path, uint64_t offset, size_t length) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NotFound("cannot open " + path + ": " + strerror(errno));
+    std::string out(length, '\0');
+    size_t got = 0;
+    while (got < length) {
+      ssize_t n = pread(fd, out.data() + got, length - got, static_cast<off_t>(offset + got));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        std::string e = strerror(errno);
+        close(fd);
+        return IOError("read " + path + ": " + e);
+      }
+      if (n == 0) break;
+      got += static_cast<size_t>(n);
+    }
+    close(fd);
+    out.resize(got);
+    return out;
+  }
+
+  Result<uint64_t> FileSize(const std::string& path) override {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return NotFound("cannot stat " + path + ": " + strerror(errno));
+    if (!S_ISREG(st.st_mode)) return InvalidArgument(path + ": not a regular file");
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  Status AppendFile(const std::string& path, const std::string& data) override {
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0) return IOError("cannot open " + path + ": " + strerror(errno));
+    size_t off = 0;
+    while (off < data.size()) {
+      ssize_t n = write(fd, data.data() + off, data.size() - off);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        std::string e = strerror(errno);
+        close(fd);
+        return IOError("write " + path + ": " + e);
+      }
+      off += static_cast<size_t>(n);
+    }
+    if (close(fd) != 0) return IOError("close " + path + ": " + strerror(errno));
+    return Status::Ok();
+  }
+
   Status WriteFileAtomic(const std::string& path, const std::string& data) override {
     std::string tmp = path + ".tmp." + std::to_string(getpid());
     int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -49,6 +49,14 @@ class Env {
   virtual uint64_t RandomU64() = 0;
 
   virtual Result<std::string> ReadFile(const std::string& path) = 0;
+  // Up to `length` bytes of `path` from byte `offset` (fewer at the end of
+  // the file, none past it): large files read in chunks, never whole.
+  virtual Result<std::string> ReadFileRange(const std::string& path, uint64_t offset, size_t length) = 0;
+  // The size of a regular file (kNotFound when it is missing).
+  virtual Result<uint64_t> FileSize(const std::string& path) = 0;
+  // Appends `data` to `path` (created 0600 when missing; not synced): large
+  // files written in chunks. Not atomic: write under a name nobody reads yet.
+  virtual Status AppendFile(const std::string& path, const std::string& data) = 0;
   // Writes to a temporary file in the same directory, fsyncs, renames.
   virtual Status WriteFileAtomic(const std::string& path, const std::string& data) = 0;
   virtual Status CreateDirs(const std::string& path) = 0;
@@ -105,6 +113,11 @@ class EnvWrapper : public Env {
   uint64_t RandomU64() override { return target_->RandomU64(); }
   std::vector<int> AllowedCpus() override { return target_->AllowedCpus(); }
   Result<std::string> ReadFile(const std::string& p) override { return target_->ReadFile(p); }
+  Result<std::string> ReadFileRange(const std::string& p, uint64_t offset, size_t length) override {
+    return target_->ReadFileRange(p, offset, length);
+  }
+  Result<uint64_t> FileSize(const std::string& p) override { return target_->FileSize(p); }
+  Status AppendFile(const std::string& p, const std::string& d) override { return target_->AppendFile(p, d); }
   Status WriteFileAtomic(const std::string& p, const std::string& d) override {
     return target_->WriteFileAtomic(p, d);
   }

@@ -29,6 +29,8 @@
 #include "evaluators/cuda/toolchain.hpp"
 #include "evaluators/triton/triton_backend.hpp"
 #include "evaluators/nki/neuron_ls.hpp"
+#include "evaluators/nki/sdk.hpp"
+#include "evaluators/nki/venv.hpp"
 #include "evaluators/nki/nki_backend.hpp"
 #include "evaluators/nki/roofline.hpp"
 #include "evaluators/slurm/slurm_backend.hpp"
@@ -225,11 +227,23 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
         LogError("evaluators.nki.cores \"auto\": " + st.message() + "; " + eval::nki::kNeuronLsFix);
         return 1;
       }
+      // The Neuron SDK's generation: which path the runner uses; an
+      // unsupported version stops the start naming it and those supported.
+      if (Status st = eval::nki::ResolvePython(&no.config, env); !st.ok()) {
+        LogError("evaluators.nki.python \"auto\": " + st.message());
+        return 1;
+      }
+      std::string sdk_how;
+      if (Status st = eval::nki::ResolveSdk(&no.config, env, {}, &sdk_how); !st.ok()) {
+        LogError(st.message() + " (accelopt-eval doctor nki)");
+        return 1;
+      }
+      LogInfo("evaluators.nki: " + sdk_how);
       const int nki_slots = static_cast<int>(no.config.cores.size());
       (void)env->CreateDirs(bc.nki->work_dir);
       LogInfo("evaluator backend 'nki': " + std::to_string(nki_slots) + " NeuronCores (" +
               (detected.empty() ? bc.nki->cores_spec : detected) + "), " + bc.nki->generation + ", runner " +
-              bc.nki->python);
+              no.config.python);
       backends.push_back({std::make_shared<eval::nki::NkiBackend>(no), nki_slots, {}});
       continue;
     }

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "evaluators/eval_tool/common.hpp"
 #include "evaluators/nki/doctor.hpp"
 #include "evaluators/nki/nki_config.hpp"
 #include "evaluators/nki/nkibench_import.hpp"
@@ -39,24 +40,24 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
   auto r = nki::ImportNkiBench(o, env);
   if (!r.ok()) {
     std::cerr << "accelopt-eval: " << r.status().message() << "\n";
-    return r.status().code() == Code::kInternal ? 3 : 2;
+    return r.status().code() == Code::kInternal ? 3 : 2;  // kResourceExhausted: a problem too large for this host
   }
   for (const auto& p : *r) {
     std::cout << (dry_run ? "would write " : "wrote ") << p.dir << "  (" << p.problem.value("paper_shape", "")
-              << ", " << p.problem.value("bound", "") << ")\n";
+              << ", " << p.problem.value("bound", "") << ")\n    " << p.budget.Describe() << "\n";
   }
   return 0;
 }
 
 int CmdDoctor(Env* env, const std::vector<std::string>& args) {
-  std::string what, python = "/opt/aws_neuronx_venv_pytorch/bin/python", cores = "auto", generation = "trn1";
+  std::string what, python = "auto", cores = "auto", generation = "trn1";
   std::string runner_dir = "/usr/share/accelopt/nki", profiler = "neuron-profile", reference_python = "/usr/bin/python3";
   po::options_description d(
       "accelopt-eval doctor nki [options]\n"
       "Checks this host for the nki backend (evaluators.nki in the daemon's config); names each missing piece and its fix");
   d.add_options()("help,h", "this help")
       ("what", po::value(&what), "nki")
-      ("python", po::value(&python)->default_value(python), "the Neuron SDK's interpreter (evaluators.nki.python)")
+      ("python", po::value(&python)->default_value(python), "the Neuron SDK's interpreter (evaluators.nki.python; auto: the newest /opt/aws_neuronx_venv_pytorch*)")
       ("cores", po::value(&cores)->default_value(cores),
        "the NeuronCores to use (evaluators.nki.cores; \"auto\": as the daemon, from neuron-ls)")
       ("generation", po::value(&generation)->default_value(generation), "trn1 | trn2 | trn3")

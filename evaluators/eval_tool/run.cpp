@@ -8,6 +8,8 @@
 #include "evaluators/eval_tool/common.hpp"
 #include "evaluators/nki/neuron_ls.hpp"
 #include "evaluators/nki/nki_backend.hpp"
+#include "evaluators/nki/sdk.hpp"
+#include "evaluators/nki/venv.hpp"
 #include "evaluators/problem.hpp"
 
 namespace po = boost::program_options;
@@ -49,7 +51,7 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
   Common c;
   c.env = env;
   std::string problem, kernel, compare;
-  std::string nki_python = "/opt/aws_neuronx_venv_pytorch/bin/python", nki_cores = "0", nki_generation = "trn1";
+  std::string nki_python = "auto", nki_cores = "0", nki_generation = "trn1";
   std::string nki_runner_dir = "/usr/share/accelopt/nki";
   std::string triton_python = "/usr/bin/python3";
   po::options_description d("accelopt-eval run --problem DIR --kernel FILE [options]");
@@ -58,7 +60,7 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
       "compare", po::value(&compare),
       "a second kernel (e.g. the problem's baseline.cpp) timed interleaved with --kernel: prints the speedup over it "
       "with a ~95% interval")
-      ("nki-python", po::value(&nki_python)->default_value(nki_python), "nki problems: the Neuron SDK's interpreter")
+      ("nki-python", po::value(&nki_python)->default_value(nki_python), "nki problems: the Neuron SDK's interpreter (auto: the newest /opt/aws_neuronx_venv_pytorch*)")
       ("nki-cores", po::value(&nki_cores)->default_value(nki_cores), "nki problems: the NeuronCores to use (\"auto\": neuron-ls)")
       ("nki-generation", po::value(&nki_generation)->default_value(nki_generation), "nki problems: trn1 | trn2 | trn3")
       ("nki-runner-dir", po::value(&nki_runner_dir)->default_value(nki_runner_dir),
@@ -89,6 +91,16 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
       std::cerr << "accelopt-eval: --nki-cores auto: " << st.message() << "; " << nki::kNeuronLsFix << "\n";
       return 3;
     }
+    if (Status st = nki::ResolvePython(&*nc, env); !st.ok()) {
+      std::cerr << "accelopt-eval: --nki-python auto: " << st.message() << "\n";
+      return 3;
+    }
+    std::string sdk_how;
+    if (Status st = nki::ResolveSdk(&*nc, env, {}, &sdk_how); !st.ok()) {
+      std::cerr << "accelopt-eval: " << st.message() << " (accelopt-eval doctor nki)\n";
+      return 3;
+    }
+    std::cerr << "accelopt-eval: " << sdk_how << "\n";
     nki::NkiBackendOptions no;
     no.config = *nc;
     no.env = env;

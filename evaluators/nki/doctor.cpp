@@ -2,6 +2,7 @@
 
 #include "evaluators/nki/neuron_ls.hpp"
 #include "evaluators/nki/nki_backend.hpp"
+#include "evaluators/nki/venv.hpp"
 
 namespace accelopt::eval::nki {
 namespace {
@@ -44,18 +45,27 @@ Run Exec(Env* env, std::vector<std::string> argv, const std::map<std::string, st
 
 }  // namespace
 
-std::vector<DoctorCheck> RunDoctor(const NkiConfig& c, Env* env, const std::map<std::string, std::string>& extra) {
+std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std::map<std::string, std::string>& extra,
+                                   const std::string& dpkg_status) {
   std::vector<DoctorCheck> out;
+  // The interpreter ("auto": the newest Neuron venv, evaluators/nki/venv.hpp).
+  NkiConfig c = config;
+  std::string auto_note;
+  if (c.python == "auto") {
+    if (Status st = ResolvePython(&c, env); !st.ok()) auto_note = st.message();
+    else auto_note = "auto: ";
+  }
+  NkiConfig kc = c;  // with the SDK found and the cores the kernel check runs on
   auto add = [&](DoctorCheck d) {
     out.push_back(d);
     return d.ok;
   };
   bool all = true;
-  // The interpreter.
   Run py = Exec(env, {c.python, "-c", "import sys; print(sys.version.split()[0])"}, extra);
   const bool have_python = add({"python", py.ok, false,
-                                py.ok ? c.python + ": Python " + FirstLine(py.out)
-                                      : c.python + ": " + (py.started ? py.how : "cannot be run"),
+                                py.ok ? (auto_note == "auto: " ? auto_note : "") + c.python + ": Python " + FirstLine(py.out)
+                                : c.python == "auto" ? auto_note
+                                                     : c.python + ": " + (py.started ? py.how : "cannot be run"),
                                 "install the Neuron SDK (its PyTorch or JAX virtual environment, e.g. "
                                 "/opt/aws_neuronx_venv_pytorch) and set evaluators.nki.python to its bin/python"});
   all &= have_python;
@@ -63,27 +73,40 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& c, Env* env, const std::map<
     Run np = Exec(env, {c.python, "-c", "import numpy; print(numpy.__version__)"}, extra);
     all &= add({"numpy", np.ok, false, np.ok ? "numpy " + FirstLine(np.out) : LastLine(np.err),
                 "install numpy in that environment: " + c.python + " -m pip install numpy"});
-    Run cc = Exec(env,
-                  {c.python, "-c",
-                   "import neuronxcc, neuronxcc.nki; print(getattr(neuronxcc, '__version__', '?'), "
-                   "bool(getattr(neuronxcc, 'ACCELOPT_TEST_STAND_IN', False)))"},
-                  extra);
-    const bool stand_in = cc.ok && cc.out.find("True") != std::string::npos;
-    all &= add({"neuronxcc", cc.ok && !stand_in, false,
-                stand_in ? "this is accelopt's test-only stand-in (tests/fakes/nki), not the Neuron SDK"
-                         : cc.ok ? "neuronxcc " + FirstLine(cc.out).substr(0, FirstLine(cc.out).find(' '))
-                                 : LastLine(cc.err),
+    // The SDK's generation (evaluators/nki/sdk.hpp): which path the runner uses.
+    SdkProbeOptions po;
+    po.python = c.python;
+    po.env = extra;
+    po.dpkg_status = dpkg_status;
+    SdkVersions v = ProbeSdk(po, env);
+    auto choice = ChooseSdk(v);
+    const bool stand_in = v.stand_in;
+    all &= add({"neuronxcc", choice.ok() && !stand_in, false,
+                stand_in ? "this is accelopt's test-only stand-in (tests/fakes/nki), not the Neuron SDK (" +
+                               DescribeVersions(v) + ")"
+                : choice.ok() ? DescribeVersions(v)
+                              : choice.status().message(),
                 stand_in ? "remove tests/fakes/nki from PYTHONPATH; install neuronx-cc"
                          : "install the Neuron compiler in that environment: " + c.python +
-                               " -m pip install neuronx-cc --extra-index-url=https://pip.repos.neuron.amazonaws.com"});
+                               " -m pip install neuronx-cc --extra-index-url=https://pip.repos.neuron.amazonaws.com "
+                               "(Neuron 2.28 and later: also the nki package); supported: " +
+                               kSupportedSdks});
+    if (choice.ok()) {
+      kc.sdk = *choice;
+      out.push_back({"sdk", true, false, "uses " + choice->Describe(), ""});
+    } else {
+      out.push_back({"sdk", false, true, "not chosen: see neuronxcc", ""});
+    }
   } else {
-    for (const char* n : {"numpy", "neuronxcc"}) out.push_back({n, false, true, "not checked: no interpreter", ""});
+    for (const char* n : {"numpy", "neuronxcc", "sdk"}) out.push_back({n, false, true, "not checked: no interpreter", ""});
   }
   // The tools.
-  Run prof = Exec(env, {c.profiler, "--help"}, extra);
-  all &= add({"neuron-profile", prof.started, false, prof.started ? c.profiler + ": found" : c.profiler + ": not found",
+  const std::string profiler = kc.ProfilerCommand();
+  Run prof = Exec(env, {profiler, "--help"}, extra);
+  all &= add({"profiler", prof.started, false, prof.started ? profiler + ": found" : profiler + ": not found",
               "install the Neuron tools (Debian/Ubuntu: apt-get install aws-neuronx-tools; they live in "
-              "/opt/aws/neuron/bin) or set evaluators.nki.profiler"});
+              "/opt/aws/neuron/bin; neuron-profile up to Neuron 2.28, neuron-explorer from 2.29) or set "
+              "evaluators.nki.profiler"});
   const std::string ls_exe =
       FindNeuronLs(env, extra.count("PATH") ? extra.at("PATH") : "/opt/aws/neuron/bin:/usr/local/bin:/usr/bin:/bin");
   Run ls = Exec(env, {ls_exe.empty() ? "neuron-ls" : ls_exe, "--json-output"}, extra);
@@ -99,7 +122,6 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& c, Env* env, const std::map<
               "this host needs Trainium devices and the Neuron driver (apt-get install aws-neuronx-dkms); the "
               "service needs access to /dev/neuron* (systemd drop-in: docs/evaluation.md, 'nki')"});
   // The cores: a configured list against neuron-ls, or (auto) what the daemon would use.
-  NkiConfig kc = c;  // with the cores the kernel check runs on
   if (ls.ok) {
     auto inv = ParseNeuronLsJson(ls.out);
     if (!inv.ok()) {

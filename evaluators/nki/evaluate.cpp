@@ -1,11 +1,14 @@
 #include "evaluators/nki/evaluate.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <vector>
 
 #include "evaluators/nki/inputs.hpp"
 #include "evaluators/nki/judge_compare.hpp"
+#include "evaluators/nki/output_files.hpp"
 #include "evaluators/nki/roofline.hpp"
 #include "evaluators/nki/static_check.hpp"
 
@@ -34,11 +37,11 @@ struct Work {
   }
 };
 
-// Outputs by case from a record stream: out[c][k].
-template <typename T>
-Status CollectOutputs(const std::vector<RunnerRecord>& recs, const char* dtype, int cases, size_t nout,
-                      std::vector<std::vector<std::vector<T>>>* out) {
-  out->assign(static_cast<size_t>(cases), std::vector<std::vector<T>>(nout));
+// Output files by case from a record stream: out[c][k] (fewer than nout
+// when the kernel returned fewer outputs).
+Status CollectOutputs(const std::vector<RunnerRecord>& recs, const char* dtype, size_t width, int cases, size_t nout,
+                      const std::string& dir, Env* env, std::vector<std::vector<OutputFile>>* out) {
+  out->assign(static_cast<size_t>(cases), std::vector<OutputFile>(nout));
   std::vector<std::vector<bool>> seen(static_cast<size_t>(cases), std::vector<bool>(nout, false));
   for (const auto& r : recs) {
     if (r.header["type"] != "output" || r.header.contains("run")) continue;
@@ -49,12 +52,11 @@ Status CollectOutputs(const std::vector<RunnerRecord>& recs, const char* dtype, 
       // More outputs than the problem has: the judge says so below.
       continue;
     }
-    if (r.header.value("dtype", "") != dtype || r.payload.size() % sizeof(T) != 0) {
+    if (r.header.value("dtype", "") != dtype) {
       return InvalidArgument("output " + std::to_string(k) + " of case " + std::to_string(c) + " is not " + dtype);
     }
-    auto& v = (*out)[static_cast<size_t>(c)][static_cast<size_t>(k)];
-    v.resize(r.payload.size() / sizeof(T));
-    std::memcpy(v.data(), r.payload.data(), r.payload.size());
+    ACCELOPT_ASSIGN_OR_RETURN((*out)[static_cast<size_t>(c)][static_cast<size_t>(k)],
+                              OutputFileOf(r.header, dir, width, env));
     seen[static_cast<size_t>(c)][static_cast<size_t>(k)] = true;
   }
   for (int c = 0; c < cases; ++c)
@@ -92,14 +94,17 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
     res.reason = why;
     return res;
   };
-  if (Status st = CheckKernelSource(kernel_source); !st.ok()) {
+  if (Status st = CheckKernelSource(kernel_source, o.runner.sdk_path == "nki" ? NkiPath::kNki : NkiPath::kBeta1);
+      !st.ok()) {
     res.status = "rejected";
     res.reason = st.message();
     return res;
   }
   // The work folder: private, removed afterwards.
   Work work{env, o.work_root + "/accelopt-nki-" + HexId(env->RandomU64()), o.keep_work_dir};
-  if (Status st = env->CreateDirs(work.dir + "/artifacts"); !st.ok()) return internal(st.message());
+  const std::string output_dir = work.dir + "/outputs", reference_dir = work.dir + "/reference";
+  for (const std::string& d : {work.dir + "/artifacts", output_dir, reference_dir})
+    if (Status st = env->CreateDirs(d); !st.ok()) return internal(st.message());
   (void)env->SetPermissions(work.dir, 0700);
   const std::string kernel_file = work.dir + "/candidate.py";
   if (Status st = env->WriteFileAtomic(kernel_file, kernel_source); !st.ok()) return internal(st.message());
@@ -115,26 +120,40 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
     inputs.push_back({{"name", p.name}, {"kind", "array"}, {"shape", ResolvedShape(problem, p)}, {"offset", stride}});
     stride += p.elements * 4;
   }
-  std::string blob(static_cast<size_t>(stride) * static_cast<size_t>(cases), '\0');
-  for (int c = 0; c < cases; ++c) {
-    int64_t off = 0;
-    for (size_t i = 0; i < problem.params.size(); ++i) {
-      const auto& p = problem.params[i];
-      if (p.kind != workflows::ParamKind::kInput) continue;
-      float* x = reinterpret_cast<float*>(&blob[static_cast<size_t>(c * stride + off)]);
-      FillInput(x, p.elements, CaseDistribution(problem, p, c, o.normal_cases), InputStream(key, c, static_cast<int>(i)));
-      off += p.elements * 4;
+  // Written case by case, input by input, chunk by chunk: the judge never
+  // holds more than one chunk of inputs (element k of a stream depends only
+  // on k, so the chunks are the same numbers as one fill).
+  const std::string inputs_file = work.dir + "/inputs.bin";
+  {
+    std::vector<float> chunk;
+    for (int c = 0; c < cases; ++c) {
+      for (size_t i = 0; i < problem.params.size(); ++i) {
+        const auto& p = problem.params[i];
+        if (p.kind != workflows::ParamKind::kInput) continue;
+        const auto dist = CaseDistribution(problem, p, c, o.normal_cases);
+        const uint64_t stream = InputStream(key, c, static_cast<int>(i));
+        for (int64_t first = 0; first < p.elements; first += kChunkElements) {
+          const int64_t n = std::min<int64_t>(kChunkElements, p.elements - first);
+          chunk.resize(static_cast<size_t>(n));
+          FillInput(chunk.data(), n, dist, stream, first);
+          if (Status st = env->AppendFile(inputs_file, std::string(reinterpret_cast<const char*>(chunk.data()),
+                                                                   static_cast<size_t>(n) * sizeof(float)));
+              !st.ok())
+            return internal(st.message());
+        }
+      }
+    }
+    if (stride == 0 || cases == 0) {
+      if (Status st = env->AppendFile(inputs_file, ""); !st.ok()) return internal(st.message());
     }
   }
-  const std::string inputs_file = work.dir + "/inputs.bin";
-  if (Status st = env->WriteFileAtomic(inputs_file, blob); !st.ok()) return internal(st.message());
-  blob.clear();
-  blob.shrink_to_fit();
   size_t nout = 0;
   for (const auto& p : problem.params) nout += p.kind == workflows::ParamKind::kOutput;
   json job = {{"kernel", kernel_file},   {"reference", reference_path}, {"function", problem.function},
               {"inputs", inputs},        {"inputs_file", inputs_file},  {"case_stride", stride},
-              {"cases", cases},          {"outputs", json::array()},    {"artifact_dir", work.dir + "/artifacts"}};
+              {"cases", cases},          {"outputs", json::array()},    {"artifact_dir", work.dir + "/artifacts"},
+              {"output_dir", output_dir}, {"reference_dir", reference_dir},
+              {"sdk", {{"path", o.runner.sdk_path}, {"compile_options", CompileOptions(o.runner)}, {"lnc", o.runner.lnc}}}};
   for (const auto& p : problem.params)
     if (p.kind == workflows::ParamKind::kOutput) job["outputs"].push_back({{"name", p.name}, {"elements", p.elements}});
   auto write_job = [&](const json& j, const std::string& name) -> Result<std::string> {
@@ -145,7 +164,7 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
 
   // The trusted reference, run once the runner has produced outputs (a
   // candidate that does not compile costs no reference run).
-  std::vector<std::vector<std::vector<double>>> want;
+  std::vector<std::vector<OutputFile>> want;
   auto run_reference = [&]() -> std::string {  // "" or why it failed
     auto ref_job = write_job(job, "reference_job.json");
     if (!ref_job.ok()) return ref_job.status().message();
@@ -158,7 +177,8 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
       return "the numpy reference failed (" + ref_run->Describe() + "): " +
              (e ? e->header.value("message", "") : Tail(ref_run->stderr_data, 1000));
     }
-    if (Status st = CollectOutputs<double>(*ref_recs, "float64", cases, nout, &want); !st.ok()) {
+    if (ref_run->stdout_truncated) return "the numpy reference wrote more records than its channel holds";
+    if (Status st = CollectOutputs(*ref_recs, "float64", 8, cases, nout, reference_dir, env, &want); !st.ok()) {
       return "reference: " + st.message();
     }
     return "";
@@ -186,6 +206,12 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
       return res;
     }
     auto recs = ParseRecords(run->stdout_data);
+    if (run->stdout_truncated) {
+      res.status = "crash";
+      res.reason = "the runner wrote more than its record channel holds (outputs go to files; " + run->Describe() + ")";
+      res.core_suspect = true;
+      return res;
+    }
     if (!recs.ok()) {
       res.status = "crash";
       res.reason = "the runner's output channel is malformed: " + recs.status().message() + " (" + run->Describe() + ")";
@@ -215,14 +241,14 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
         if (why == "cancelled") { res.status = "cancelled"; return res; }
         return internal(why);
       }
-      std::vector<std::vector<std::vector<float>>> got;
-      if (Status st = CollectOutputs<float>(*recs, "float32", cases, nout, &got); !st.ok()) {
+      std::vector<std::vector<OutputFile>> got;
+      if (Status st = CollectOutputs(*recs, "float32", 4, cases, nout, output_dir, env, &got); !st.ok()) {
         res.status = "wrong_result";
         res.reason = st.message();
         return res;
       }
       for (int c = 0; c < cases; ++c) {
-        CaseVerdict v = JudgeCase(problem, got[static_cast<size_t>(c)], want[static_cast<size_t>(c)]);
+        CaseVerdict v = JudgeCaseFiles(problem, got[static_cast<size_t>(c)], want[static_cast<size_t>(c)], env);
         res.worst_rel_error = std::max(res.worst_rel_error, v.worst_rel);
         if (!v.ok) {
           res.status = "wrong_result";
@@ -237,7 +263,7 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
     if (!o.measure) break;
     // The outputs of every warm-up and timed run, against case 0's reference.
     {
-      std::map<std::string, std::vector<std::vector<float>>> runs;
+      std::map<std::string, std::vector<OutputFile>> runs;
       std::vector<std::string> order;  // as the runner ran them
       for (const auto& r : *recs) {
         if (r.header["type"] != "output" || !r.header.contains("run")) continue;
@@ -245,10 +271,16 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
         if (!runs.count(name)) order.push_back(name);
         auto& outs = runs[name];
         const size_t k = static_cast<size_t>(std::max(0, r.header.value("index", 0)));
+        if (k >= nout + 8) continue;  // far more outputs than the problem has: a count mismatch below
         if (outs.size() <= k) outs.resize(k + 1);
         if (r.header.value("dtype", "") != "float32") continue;  // left empty: a count mismatch below
-        outs[k].resize(r.payload.size() / sizeof(float));
-        std::memcpy(outs[k].data(), r.payload.data(), outs[k].size() * sizeof(float));
+        auto f = OutputFileOf(r.header, output_dir, 4, env);
+        if (!f.ok()) {
+          res.status = "wrong_result";
+          res.reason = "round " + std::to_string(round) + ", " + name + " run: " + f.status().message();
+          return res;
+        }
+        outs[k] = *f;
       }
       const size_t expected_runs = static_cast<size_t>(o.timing.warmup + o.timing.iterations);
       if (runs.size() != expected_runs) {
@@ -258,7 +290,7 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
         return res;
       }
       for (const auto& run : order) {
-        CaseVerdict v = JudgeCase(problem, runs[run], want[0]);
+        CaseVerdict v = JudgeCaseFiles(problem, runs[run], want[0], env);
         if (!v.ok) {
           res.status = "wrong_result";
           res.reason = "round " + std::to_string(round) + ", " + run + " run (case 0's inputs): " + v.reason;
@@ -273,15 +305,19 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
       auto prof = env->RunProcess(ProfilerProcess(o.runner, r.header.value("neff", ""), r.header.value("ntff", ""),
                                                   work.dir, cancel));
       if (!prof.ok() || !prof->Succeeded()) {
-        return internal("neuron-profile failed: " + (prof.ok() ? prof->Describe() + ": " + Tail(prof->stderr_data, 500)
+        return internal(o.runner.profiler + " failed: " + (prof.ok() ? prof->Describe() + ": " + Tail(prof->stderr_data, 500)
                                                                 : prof.status().message()));
       }
       if (prof->stdout_data.find(kStandInMarker) != std::string::npos) res.stand_in = true;
-      auto p = ParseProfileSummary(prof->stdout_data, "neuron-profile summary");
+      auto p = ParseProfileSummary(prof->stdout_data, o.runner.profiler + " summary");
       if (!p.ok()) return internal(p.status().message());
       times.push_back(p->total_time_s);
       res.profile = *p;
     }
+    // This round's outputs are checked: their files go (disk is the
+    // outputs of one round at a time; the reference's stay for case 0).
+    (void)env->RemoveAll(output_dir);
+    if (Status st = env->CreateDirs(output_dir); !st.ok()) return internal(st.message());
     auto summary = SummarizeRound(times);
     if (!summary.ok()) return internal("timing round " + std::to_string(round) + ": " + summary.status().message());
     rounds.push_back(*summary);
@@ -297,6 +333,12 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
     auto roof = ComputeRoofline(problem, *gen);
     if (roof.ok()) {
       auto pct = PercentOfPeak(*roof, t->latency_s);
+      if (!pct.ok() && pct.status().code() == Code::kFailedPrecondition) {
+        // Faster than the roofline: not a record, not our crash either.
+        res.status = "suspicious";
+        res.reason = pct.status().message() + " [" + gen->name + ": " + RooflineFigures(*roof, *gen) + "]";
+        return res;
+      }
       if (!pct.ok()) return internal(pct.status().message());
       res.percent_of_peak = *pct;
     }

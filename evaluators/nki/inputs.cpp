@@ -21,8 +21,9 @@ uint64_t InputStream(uint64_t secret_key, int c, int param) {
              0x14057b7ef767814fULL * static_cast<uint64_t>(param + 1));
 }
 
-void FillInput(float* x, int64_t n, const workflows::Distribution& d, uint64_t stream) {
-  for (int64_t k = 0; k < n; ++k) {
+void FillInput(float* x, int64_t n, const workflows::Distribution& d, uint64_t stream, int64_t first) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t k = first + i;
     double v;
     if (d.kind == "uniform") {
       v = d.a + (d.b - d.a) * (U01(stream, 2 * k) - 0x1.0p-53);
@@ -32,7 +33,7 @@ void FillInput(float* x, int64_t n, const workflows::Distribution& d, uint64_t s
       const double g = std::sqrt(-2 * std::log(U01(stream, 2 * k))) * std::cos(2 * M_PI * U01(stream, 2 * k + 1));
       v = d.kind == "abs_normal" ? std::fabs(d.a * g) + d.b : d.a + d.b * g;
     }
-    x[k] = static_cast<float>(v);
+    x[i] = static_cast<float>(v);
   }
 }
 

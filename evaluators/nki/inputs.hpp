@@ -18,8 +18,9 @@ namespace accelopt::eval::nki {
 // The stream of input `param` (its index in params) of case `c`.
 uint64_t InputStream(uint64_t secret_key, int c, int param);
 
-// n draws of `d` from `stream`.
-void FillInput(float* x, int64_t n, const workflows::Distribution& d, uint64_t stream);
+// n draws of `d` from `stream`, elements first..first+n-1 of it (a chunk of
+// a larger input gets the same numbers as one fill of the whole).
+void FillInput(float* x, int64_t n, const workflows::Distribution& d, uint64_t stream, int64_t first = 0);
 
 // The distribution of input `p` in case `c` (see above).
 workflows::Distribution CaseDistribution(const workflows::ProblemSpec& problem, const workflows::Param& p, int c,

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "base/env.hpp"
+#include "evaluators/nki/output_files.hpp"
 #include "workflows/problem_json.hpp"
 
 namespace accelopt::eval::nki {
@@ -25,5 +27,11 @@ struct CaseVerdict {
 // `got[k]` and `want[k]` are output k of `problem` (outputs in params order).
 CaseVerdict JudgeCase(const workflows::ProblemSpec& problem, const std::vector<std::vector<float>>& got,
                       const std::vector<std::vector<double>>& want);
+
+// The same verdict on output files (evaluators/nki/output_files.hpp), read
+// in chunks: what the judge uses (outputs of any size). A file that cannot
+// be read is a failed case naming it.
+CaseVerdict JudgeCaseFiles(const workflows::ProblemSpec& problem, const std::vector<OutputFile>& got,
+                           const std::vector<OutputFile>& want, Env* env, int64_t chunk_elements = kChunkElements);
 
 }  // namespace accelopt::eval::nki

@@ -38,7 +38,9 @@ std::string NeuronInventory::Describe() const {
     for (const auto& d : devices) parts += (parts.empty() ? "" : "+") + std::to_string(d.cores);
     s += " with " + parts + " NeuronCores";
   }
-  return s + " = " + std::to_string(total_cores);
+  s += " = " + std::to_string(total_cores);
+  if (lnc) s += " logical (LNC=" + std::to_string(*lnc) + ")";
+  return s;
 }
 
 Result<NeuronInventory> ParseNeuronLsJson(const std::string& text) {
@@ -71,6 +73,23 @@ Result<NeuronInventory> ParseNeuronLsJson(const std::string& text) {
     if (!d["nc_count"].is_number_integer() || d["nc_count"].get<int64_t>() < 1 || d["nc_count"].get<int64_t>() > 64)
       return InvalidArgument(where + ".nc_count: must be an integer 1..64");
     dev.cores = static_cast<int>(d["nc_count"].get<int64_t>());
+    if (d.contains("logical_neuroncore_config")) {
+      const json& l = d["logical_neuroncore_config"];
+      if (!l.is_number_integer() || (l.get<int64_t>() != 1 && l.get<int64_t>() != 2))
+        return InvalidArgument(where + ".logical_neuroncore_config: must be 1 or 2");
+      dev.lnc = static_cast<int>(l.get<int64_t>());
+      if (inv.lnc && *inv.lnc != *dev.lnc)
+        return InvalidArgument(where + ".logical_neuroncore_config: " + std::to_string(*dev.lnc) +
+                               ", another device has " + std::to_string(*inv.lnc));
+      inv.lnc = dev.lnc;
+    }
+    if (d.contains("neuroncore_ids")) {
+      const json& ids = d["neuroncore_ids"];
+      bool ok = ids.is_array() && static_cast<int>(ids.size()) == dev.cores;
+      for (size_t k = 0; ok && k < ids.size(); ++k) ok = ids[k].is_number_integer();
+      if (!ok) return InvalidArgument(where + ".neuroncore_ids: must list nc_count (" + std::to_string(dev.cores) +
+                                      ") integer core ids");
+    }
     inv.devices.push_back(dev);
   }
   std::sort(inv.devices.begin(), inv.devices.end(),
@@ -136,10 +155,19 @@ Status ResolveAutoCores(NkiConfig* c, Env* env, std::string* how) {
   ACCELOPT_ASSIGN_OR_RETURN(NeuronInventory inv, ParseNeuronLsJson(out));
   const auto visible = env->GetEnvVar("NEURON_RT_VISIBLE_CORES");
   ACCELOPT_ASSIGN_OR_RETURN(c->cores, AutoCores(inv, visible));
+  if (c->lnc_spec == "auto") {
+    c->lnc = inv.lnc.value_or(1);
+  } else if (inv.lnc && *inv.lnc != c->lnc) {
+    return Status(Code::kFailedPrecondition,
+                  "evaluators.nki.logical_nc_config is " + std::to_string(c->lnc) + " but neuron-ls reports the "
+                  "runtime's logical_neuroncore_config " + std::to_string(*inv.lnc) +
+                  ": every NEFF would fail to load (set it to \"auto\" or " + std::to_string(*inv.lnc) + ")");
+  }
   if (how) {
     *how = "auto: " + inv.Describe() + " (neuron-ls)";
     if (visible && !visible->empty()) *how += ", NEURON_RT_VISIBLE_CORES=" + *visible;
     *how += "; using " + std::to_string(c->cores.size()) + (c->cores.size() == 1 ? " core" : " cores");
+    if (inv.lnc || c->lnc != 1) *how += ", logical_nc_config " + std::to_string(c->lnc);
   }
   return Status::Ok();
 }

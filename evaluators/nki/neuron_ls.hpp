@@ -43,12 +43,14 @@ extern const char* const kNeuronLsFix;
 
 struct NeuronDevice {
   int index = 0;  // "neuron_device"
-  int cores = 0;  // "nc_count"
+  int cores = 0;  // "nc_count" (logical cores where the device reports an LNC)
+  std::optional<int> lnc;  // "logical_neuroncore_config" (1 or 2), when reported
 };
 
 struct NeuronInventory {
   std::vector<NeuronDevice> devices;  // sorted by index
   int total_cores = 0;
+  std::optional<int> lnc;  // the devices' logical_neuroncore_config (all equal), when reported
   // "2 Neuron devices x 2 NeuronCores = 4" (or "... devices with 2+4 NeuronCores = 6").
   std::string Describe() const;
 };
@@ -56,7 +58,9 @@ struct NeuronInventory {
 // Parses neuron-ls --json-output's stdout. kInvalidArgument naming what is
 // wrong: not JSON, not an array (e.g. the newer --output-format json),
 // no devices, a device without a positive integer "nc_count" (at most 64),
-// a duplicate or negative "neuron_device".
+// a duplicate or negative "neuron_device", a "logical_neuroncore_config"
+// other than 1 or 2 or differing between devices, "neuroncore_ids" that is
+// not an array of nc_count integers.
 Result<NeuronInventory> ParseNeuronLsJson(const std::string& text);
 
 // The cores "auto" uses: every core of `inventory`, or those that
@@ -78,8 +82,13 @@ Result<std::string> RunNeuronLs(Env* env, const std::string& path);
 
 // When `config->cores_spec` is "auto": runs neuron-ls with the process's PATH
 // (through `env`), applies NEURON_RT_VISIBLE_CORES (from `env`) and sets
-// `config->cores`; `*how` (optional) says what was found. Otherwise leaves the
-// config as it is. Errors name the cause; callers append kNeuronLsFix.
+// `config->cores`, and `config->lnc` from the devices' logical core config
+// when `logical_nc_config` is "auto" (1 when neuron-ls reports none); an
+// explicit logical_nc_config that differs from the one neuron-ls reports is
+// kFailedPrecondition (every load would fail). `*how` (optional) says what
+// was found. With an explicit core list neuron-ls is not run and "auto"
+// means LNC 1 (set logical_nc_config on trn2). Errors name the cause;
+// callers append kNeuronLsFix.
 Status ResolveAutoCores(NkiConfig* config, Env* env, std::string* how = nullptr);
 
 }  // namespace accelopt::eval::nki

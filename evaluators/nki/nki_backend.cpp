@@ -20,6 +20,24 @@ def kernel(x):
     return out
 )";
 
+// The same kernel in the nki package's language (Neuron 2.28 and later:
+// nki.isa.dma_copy between HBM tensors, as the nki.execute example of the
+// Neuron docs does; unverified on a device).
+const char* const kIdentityKernelNki = R"(import numpy as np
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def kernel(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=x)
+    return out
+)";
+
+const char* IdentityKernel(NkiPath path) { return path == NkiPath::kNki ? kIdentityKernelNki : kIdentityKernel; }
+
 const char* const kIdentityReference = R"(import numpy as np
 
 
@@ -59,10 +77,17 @@ NkiEvalOptions NkiBackend::EvalOptions(const EvalSettings& s) const {
   e.runner.reference_python = o_.config.reference_python;
   e.runner.runner_script = o_.config.runner_dir + "/runner.py";
   e.runner.reference_script = o_.config.runner_dir + "/reference_runner.py";
-  e.runner.profiler = o_.config.profiler;
+  e.runner.profiler = o_.config.ProfilerCommand();
+  e.runner.sdk_path = o_.config.sdk.PathName();
+  e.runner.lnc = o_.config.lnc;
   e.runner.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
   e.runner.env = o_.runner_env;
-  if (!e.runner.env.count("PATH")) e.runner.env["PATH"] = "/opt/aws/neuron/bin:/usr/local/bin:/usr/bin:/bin";
+  if (!e.runner.env.count("PATH")) {
+    // The venv's own bin first (AccelOpt ran inside the activated venv; the
+    // SDK's compiler and tools may call programs from it), then the tools.
+    const std::string venv_bin = fs::path(o_.config.python).parent_path().string();
+    e.runner.env["PATH"] = (venv_bin.empty() ? "" : venv_bin + ":") + "/opt/aws/neuron/bin:/usr/local/bin:/usr/bin:/bin";
+  }
   e.normal_cases = std::max<int>(5, static_cast<int>(s.seeds.size()));
   e.generation = o_.config.generation;
   e.work_root = o_.config.work_dir.empty() ? "/tmp" : o_.config.work_dir;
@@ -83,7 +108,8 @@ Status NkiBackend::HealthCheck(int core) {
     NkiEvalOptions e = EvalOptions(s);
     e.measure = false;
     e.normal_cases = 1;
-    r = EvaluateNki(IdentityProblem(), dir + "/reference.py", kIdentityKernel, core, e, env, nullptr);
+    r = EvaluateNki(IdentityProblem(), dir + "/reference.py", IdentityKernel(o_.config.sdk.path), core, e, env,
+                    nullptr);
   }
   (void)env->RemoveAll(dir);
   ACCELOPT_RETURN_IF_ERROR(st);
@@ -115,7 +141,8 @@ EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
       {"ok", EvalStatus::kOk},           {"rejected", EvalStatus::kStaticCheckFailed},
       {"compile_error", EvalStatus::kCompileError}, {"wrong_result", EvalStatus::kWrongResult},
       {"crash", EvalStatus::kRuntimeError}, {"timeout", EvalStatus::kTimeout},
-      {"cancelled", EvalStatus::kCancelled}, {"internal_error", EvalStatus::kInternalError}};
+      {"cancelled", EvalStatus::kCancelled}, {"internal_error", EvalStatus::kInternalError},
+      {"suspicious", EvalStatus::kSuspicious}};
   r.status = kStatus.count(out.status) ? kStatus.at(out.status) : EvalStatus::kInternalError;
   r.reason = out.reason;
   r.error_text = TruncateErrorText(out.runner_stderr);
@@ -138,7 +165,10 @@ EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   r.percent_of_peak = out.percent_of_peak;
   r.hardware = {{"device", out.stand_in ? "test stand-in (NOT a Trainium measurement)" : "trainium"},
                 {"generation", o_.config.generation},
-                {"neuron_core", *core}};
+                {"neuron_core", *core},
+                {"neuron_sdk", o_.config.sdk.Release()},
+                {"nki_path", o_.config.sdk.PathName()},
+                {"logical_nc_config", o_.config.lnc}};
   r.sandbox = {{"network_isolated", true}, {"process_group", true}, {"runner", "python"}};
   r.timings.total_s = static_cast<double>(o_.env->MonotonicNanos() - start) / 1e9;
   return r;

@@ -9,8 +9,10 @@
 // settings' timeout_s bounds each process; waiting for a core is bounded
 // by it too), is thread-safe, runs untrusted code only in runner processes.
 // Results: latency = the kept timing round (median, mean, min, its raw
-// samples), profile = the 16 neuron-profile fields, percent_of_peak by the
-// three-engine roofline, hardware = {"device", "generation", "core"}.
+// samples), profile = the 16 profile fields, percent_of_peak by the
+// three-engine roofline (faster than it: kSuspicious with the figures),
+// hardware = {"device", "generation", "neuron_core", "neuron_sdk",
+// "nki_path", "logical_nc_config"}.
 #pragma once
 
 #include <memory>
@@ -49,8 +51,11 @@ class NkiBackend : public Backend {
   std::unique_ptr<NeuronCorePool> pool_;
 };
 
-// The trivial kernel of the health check and the doctor: out = x, [128, 512].
+// The trivial kernel of the health check and the doctor: out = x, [128, 512],
+// in the language of the SDK path (neuronxcc.nki or the nki package).
 extern const char* const kIdentityKernel;
+extern const char* const kIdentityKernelNki;
+const char* IdentityKernel(NkiPath path);
 extern const char* const kIdentityReference;
 workflows::ProblemSpec IdentityProblem();
 

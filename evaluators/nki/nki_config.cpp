@@ -7,7 +7,7 @@ namespace accelopt::eval::nki {
 
 const std::vector<std::string>& NkiConfig::Keys() {
   static const std::vector<std::string> k = {"python", "cores", "generation", "reference_python",
-                                             "runner_dir", "profiler", "work_dir"};
+                                             "runner_dir", "profiler", "work_dir", "logical_nc_config"};
   return k;
 }
 
@@ -29,10 +29,15 @@ Result<NkiConfig> NkiConfig::FromJson(const json& j, const std::string& where) {
   str("runner_dir", &c.runner_dir);
   str("profiler", &c.profiler);
   str("work_dir", &c.work_dir);
-  if (c.python.empty()) {
-    return InvalidArgument(where + ".python: required (the Neuron SDK's interpreter, e.g. "
-                                   "/opt/aws_neuronx_venv_pytorch/bin/python)");
+  str("logical_nc_config", &c.lnc_spec);
+  if (c.lnc_spec != "auto") {
+    if (c.lnc_spec != "1" && c.lnc_spec != "2") {
+      return InvalidArgument(where + ".logical_nc_config: must be \"auto\", \"1\" or \"2\" (the Neuron SDK supports an "
+                                     "LNC degree of 1 or 2)");
+    }
+    c.lnc = c.lnc_spec == "2" ? 2 : 1;
   }
+  if (c.python.empty()) c.python = "auto";  // the newest /opt/aws_neuronx_venv_pytorch* (venv.hpp)
   if (!c.auto_cores()) {
     auto cores = ParseCoreList(c.cores_spec);
     if (!cores.ok()) return cores.status();

@@ -1,7 +1,9 @@
 // The daemon's `evaluators.nki` settings (config/acceloptd.json; presets in
 // config/nki.json):
-//   "python"            the Neuron SDK's interpreter (required), e.g.
-//                       /opt/aws_neuronx_venv_pytorch/bin/python
+//   "python"            the Neuron SDK's interpreter, or "auto" (the
+//                       default): the newest versioned Deep Learning AMI venv
+//                       /opt/aws_neuronx_venv_pytorch*/bin/python, found at
+//                       start (evaluators/nki/venv.hpp)
 //   "cores"             NeuronCores, one evaluation slot each: "0-31",
 //                       "0,2-3", or "auto" (the default when absent): at
 //                       daemon start `neuron-ls --json-output` counts them
@@ -16,8 +18,16 @@
 //                       (default /usr/bin/python3)
 //   "runner_dir"        the folder of runner.py and reference_runner.py
 //                       (default /usr/share/accelopt/nki)
-//   "profiler"          neuron-profile (default "neuron-profile" on PATH;
-//                       /opt/aws/neuron/bin is added to the runner's PATH)
+//   "profiler"          "auto" (the default): the profiler the detected SDK
+//                       ships (evaluators/nki/sdk.hpp: neuron-profile up to
+//                       Neuron 2.28, neuron-explorer from 2.29), or a path /
+//                       name; /opt/aws/neuron/bin is added to the PATH
+//   "logical_nc_config" "auto" (the default): trn2's logical NeuronCore
+//                       config read from neuron-ls (logical_neuroncore_config;
+//                       1 where neuron-ls does not say), or "1" / "2". The
+//                       compile flag --logical-nc-config and the runtime's
+//                       NEURON_LOGICAL_NC_CONFIG are both set to it, and
+//                       cores are counted in logical cores
 //   "work_dir"          where per-evaluation folders are made (default
 //                       <state_dir>/cache/nki/work)
 // Strict: unknown keys are errors naming the field. There is no key that
@@ -31,18 +41,26 @@
 
 #include "base/json.hpp"
 #include "base/status.hpp"
+#include "evaluators/nki/sdk.hpp"
 
 namespace accelopt::eval::nki {
 
 struct NkiConfig {
-  std::string python;
+  std::string python = "auto";
   std::vector<int> cores;     // empty while cores_spec is "auto" (ResolveAutoCores fills it)
   std::string cores_spec = "auto";
   std::string generation = "trn1";
   std::string reference_python = "/usr/bin/python3";
   std::string runner_dir = "/usr/share/accelopt/nki";
-  std::string profiler = "neuron-profile";
+  std::string profiler = "auto";
   std::string work_dir;
+  std::string lnc_spec = "auto";  // "logical_nc_config"
+  int lnc = 1;                    // resolved (ResolveAutoCores reads neuron-ls when lnc_spec is "auto")
+  // The SDK found at start (ResolveSdk); the default is the paper's path.
+  SdkChoice sdk;
+
+  // The profiler to run: `profiler`, or the SDK's when "auto".
+  std::string ProfilerCommand() const { return profiler == "auto" ? sdk.profiler : profiler; }
 
   // The keys this adds to a backend's entry (besides slots, cache_dir, ...).
   static const std::vector<std::string>& Keys();

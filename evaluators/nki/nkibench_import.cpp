@@ -261,11 +261,13 @@ Result<std::vector<ImportedProblem>> ImportNkiBench(const ImportOptions& o, Env*
   for (const auto& b : built) {
     const std::string dir = (fs::path(o.out_dir) / b.folder).string();
     const std::string file = dir + "/problem.json";
-    ACCELOPT_RETURN_IF_ERROR(workflows::ParseProblemSpec(b.problem, file).status());
+    ACCELOPT_ASSIGN_OR_RETURN(workflows::ProblemSpec spec, workflows::ParseProblemSpec(b.problem, file));
+    EvalBudget budget = EstimateBudget(spec);
+    ACCELOPT_RETURN_IF_ERROR(CheckFitsHost(budget, summary_file + ": " + b.folder, o.host_memory_bytes));
     if (!o.force && env->Exists(file)) {
       return Status(Code::kAlreadyExists, file + ": exists (pass --force to overwrite)");
     }
-    out.push_back({b.folder, dir, b.problem});
+    out.push_back({b.folder, dir, b.problem, budget});
   }
   if (o.dry_run) return out;
   for (size_t i = 0; i < built.size(); ++i) {

@@ -35,6 +35,7 @@
 #include "base/env.hpp"
 #include "base/json.hpp"
 #include "base/status.hpp"
+#include "evaluators/nki/eval_budget.hpp"
 
 namespace accelopt::eval::nki {
 
@@ -42,6 +43,7 @@ struct ImportedProblem {
   std::string name;     // folder name under the output dir
   std::string dir;      // the folder written
   json problem;         // the problem.json written
+  EvalBudget budget;    // what one evaluation of it moves and holds (eval_budget.hpp)
 };
 
 struct ImportOptions {
@@ -49,6 +51,9 @@ struct ImportOptions {
   std::string out_dir;       // e.g. suites/nki
   bool force = false;        // overwrite existing problem folders
   bool dry_run = false;      // check and build everything, write nothing
+  // A problem whose evaluation does not fit a machine of this much memory
+  // is refused (kResourceExhausted naming it), before anything is written.
+  uint64_t host_memory_bytes = kHostBudgetBytes;
 };
 
 Result<std::vector<ImportedProblem>> ImportNkiBench(const ImportOptions& options, Env* env);

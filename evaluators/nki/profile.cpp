@@ -27,14 +27,33 @@ bool AsNumber(const json& v, double* out) {
 Result<DeviceProfile> ParseProfileSummary(std::string_view text, const std::string& file) {
   auto j = ParseJson(text);
   if (!j.ok()) return j.status().WithContext(file);
-  if (!j->is_object() || j->empty()) return InvalidArgument(file + ": not a neuron-profile summary (expected {kernel: {...}})");
-  auto first = j->begin();
-  if (!first->is_object()) return InvalidArgument(file + ": " + first.key() + ": must be an object of metrics");
-  const json& s = *first;
+  if (!j->is_object() || j->empty()) return InvalidArgument(file + ": not a profile summary (expected {kernel: {...}})");
+  // The summary is the member (an object, or an array of one object) that
+  // holds total_time, wherever it is among the others: members are read by
+  // name, never by position (the parsed object is sorted by key, not in
+  // the profiler's order).
+  const json* summary = nullptr;
+  std::string key;
+  std::string names;
+  for (auto it = j->begin(); it != j->end(); ++it) {
+    const json* cand = &*it;
+    if (cand->is_array() && cand->size() == 1) cand = &(*cand)[0];
+    if (!cand->is_object() || !cand->contains("total_time")) continue;
+    if (summary) {
+      return InvalidArgument(file + ": several members hold a total_time ('" + key + "', '" + it.key() +
+                             "'): which kernel was profiled is ambiguous");
+    }
+    summary = cand;
+    key = it.key();
+  }
+  if (!summary) {
+    for (auto it = j->begin(); it != j->end(); ++it) names += (names.empty() ? "" : ", ") + it.key();
+    return InvalidArgument(file + ": no member holds a total_time (the device time); members: " + names);
+  }
+  const json& s = *summary;
   DeviceProfile p;
-  p.kernel = first.key();
+  p.kernel = key;
   auto t = s.find("total_time");
-  if (t == s.end()) return InvalidArgument(file + ": " + p.kernel + ": no total_time (the device time)");
   if (!AsNumber(*t, &p.total_time_s) || !(p.total_time_s > 0)) {
     return InvalidArgument(file + ": " + p.kernel + ".total_time: must be a positive number of seconds");
   }

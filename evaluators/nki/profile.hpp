@@ -1,7 +1,11 @@
-// A neuron-profile summary, as `neuron-profile view --output-format
-// summary-json -n NEFF -s NTFF` prints it: a JSON object whose first (in
-// practice only) member is the profiled kernel's summary, an object of
-// metrics. We read the device time `total_time` (seconds) and the 16
+// A profile summary, as `neuron-profile view --output-format summary-json
+// -n NEFF -s NTFF` (Neuron up to 2.28) or `neuron-explorer view ...` (from
+// 2.29, the same option) prints it: a JSON object with the profiled
+// kernel's summary, an object of metrics, as one member (neuron-profile:
+// {kernel: {...}}) among possibly several others in any order, or as an
+// array of one object; the member that holds total_time is the summary,
+// found by its content, never by its position. We read the device time
+// `total_time` (seconds) and the 16
 // fields the AccelOpt paper showed its planner (kProfileFields). Any other
 // member is ignored; a field we want that is absent is recorded as missing
 // (the profiler's fields vary across SDK releases); a field that is present
@@ -42,8 +46,8 @@ struct DeviceProfile {
 };
 
 // `file` names the summary in messages. kInvalidArgument when the text is
-// not JSON, not an object of one object, or lacks a positive finite
-// total_time.
+// not JSON, not an object, has no member or several members with a
+// total_time, or its total_time is not a positive finite number.
 Result<DeviceProfile> ParseProfileSummary(std::string_view text, const std::string& file);
 
 }  // namespace accelopt::eval::nki

@@ -7,8 +7,9 @@ loads a candidate. Run by the judge under a plain Python with numpy
 
     python3 reference_runner.py JOB_JSON
 
-Same job file and record framing as runner.py, outputs with dtype float64:
-    {"type": "output", "case": c, "index": k, "dtype": "float64", "elements": n, "nbytes": 8n}
+Same job file and records as runner.py; outputs are float64 files in
+job["reference_dir"] (one case in memory at a time):
+    {"type": "output", "case": c, "index": k, "dtype": "float64", "elements": n, "nbytes": 8n, "file": name}
     {"type": "error", "stage": "load" | "run", "message": ...}
     {"type": "done"}
 """
@@ -26,11 +27,8 @@ def main():
     os.dup2(2, 1)
     sys.stdout = sys.stderr
 
-    def record(header, payload=b""):
+    def record(header):
         out.write(json.dumps(header, separators=(",", ":")).encode() + b"\n")
-        view = memoryview(payload)
-        while view:
-            view = view[out.write(view):]
 
     with open(sys.argv[1]) as f:
         job = json.load(f)
@@ -58,9 +56,13 @@ def main():
                 return 1
             outs = res if isinstance(res, (tuple, list)) else (res,)
             for k, o in enumerate(outs):
-                data = np.ascontiguousarray(np.asarray(o, dtype=np.float64)).reshape(-1).tobytes()
+                data = np.ascontiguousarray(np.asarray(o, dtype=np.float64)).reshape(-1)
+                name = "c%d_k%d.f64" % (case, k)
+                with open(os.path.join(job["reference_dir"], name), "wb") as g:
+                    data.tofile(g)
                 record({"type": "output", "case": case, "index": k, "dtype": "float64",
-                        "elements": len(data) // 8, "nbytes": len(data)}, data)
+                        "elements": int(data.size), "nbytes": int(data.nbytes), "file": name})
+            del res, outs, args
     record({"type": "done"})
     return 0
 

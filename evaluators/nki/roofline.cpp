@@ -107,11 +107,20 @@ Result<double> PercentOfPeak(const Roofline& roof, double latency_s) {
     return InvalidArgument("latency " + compare::Num(latency_s) + " s is not a positive time");
   }
   if (latency_s < roof.peak_s) {
-    return Status(Code::kInternal, "measured " + compare::Num(latency_s * 1e6) + " us is faster than the " +
+    return Status(Code::kFailedPrecondition, "measured " + compare::Num(latency_s * 1e6) + " us is faster than the " +
                                          roof.limiter + " roofline (" + compare::Num(roof.peak_s * 1e6) +
                                          " us): the FLOP or byte counts, the constants or the measurement is wrong");
   }
   return 100.0 * roof.peak_s / latency_s;
+}
+
+std::string RooflineFigures(const Roofline& r, const Generation& g) {
+  using compare::Num;
+  std::string s = "matmul " + Num(r.matmul_s * 1e6) + " us, vector " + Num(r.vector_s * 1e6) + " us, memory " +
+                  Num(r.memory_s * 1e6) + " us; peaks " + Num(g.matmul_flops_per_s / 1e12) + " TFLOP/s matmul, " +
+                  (g.vector_flops_per_s ? Num(*g.vector_flops_per_s / 1e9) + " GFLOP/s vector, " : "") +
+                  Num(g.hbm_bytes_per_s / 1e9) + " GB/s HBM (evaluators/nki/trainium.json)";
+  return s;
 }
 
 }  // namespace accelopt::eval::nki

@@ -14,22 +14,16 @@ Result<std::vector<RunnerRecord>> ParseRecords(std::string_view data) {
       return InvalidArgument("runner output: record " + std::to_string(out.size()) + " is not a JSON object with a type");
     }
     i = nl + 1;
-    RunnerRecord r;
-    r.header = std::move(*h);
-    if (r.header.contains("nbytes")) {
-      const json& nb = r.header["nbytes"];
-      if (!nb.is_number_unsigned()) return InvalidArgument("runner output: nbytes must be a non-negative integer");
-      const uint64_t n = nb.get<uint64_t>();
-      if (n > data.size() - i) {
-        return InvalidArgument("runner output: record " + std::to_string(out.size()) + " announces " +
-                               std::to_string(n) + " bytes, " + std::to_string(data.size() - i) + " follow");
-      }
-      r.payload.assign(data.substr(i, n));
-      i += n;
+    if (h->contains("nbytes") && !(*h)["nbytes"].is_number_unsigned()) {
+      return InvalidArgument("runner output: nbytes must be a non-negative integer");
     }
-    out.push_back(std::move(r));
+    out.push_back({std::move(*h)});
   }
   return out;
+}
+
+std::string CompileOptions(const RunnerSettings& s) {
+  return "--disable-dge --logical-nc-config=" + std::to_string(s.lnc);
 }
 
 namespace {
@@ -48,7 +42,7 @@ ProcessSpec Base(const RunnerSettings& s, const std::string& work_dir, const std
   p.limits.core_bytes = 0;
   p.limits.open_files = 256;
   p.cancel = cancel;
-  p.max_output_bytes = size_t{1} << 31;
+  p.max_output_bytes = size_t{1} << 20;  // records only: outputs are files
   return p;
 }
 
@@ -60,6 +54,7 @@ ProcessSpec RunnerProcess(const RunnerSettings& s, const std::string& job_file, 
   p.argv = {s.python, s.runner_script, job_file};
   p.env_set["NEURON_RT_VISIBLE_CORES"] = std::to_string(core);
   p.env_set["NEURON_RT_NUM_CORES"] = "1";
+  p.env_set["NEURON_LOGICAL_NC_CONFIG"] = std::to_string(s.lnc);
   p.env_set["NEURON_CC_FLAGS"] = "--auto-cast=none";
   if (s.address_space_bytes) p.limits.address_space_bytes = s.address_space_bytes;
   return p;

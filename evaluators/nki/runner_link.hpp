@@ -1,8 +1,10 @@
 // The judge's side of the nki runner and reference processes
 // (evaluators/nki/runner.py, reference_runner.py): the job file they read,
 // the processes they run as (own process group, limits, timeout, no
-// network, the NeuronCore environment), the framed records they return on
-// their stdout, and neuron-profile, which the judge runs itself on the
+// network, the NeuronCore environment), the records they return on their
+// stdout (JSON lines; outputs are files in the evaluation's folder that the
+// records name, so nothing is capped or truncated), and the profiler
+// (neuron-profile or neuron-explorer), which the judge runs itself on the
 // artifacts a runner lists.
 //
 // Thread safety: pure functions (the processes are run by the caller
@@ -27,7 +29,9 @@ struct RunnerSettings {
   std::string reference_python = "python3";  // a Python with numpy for the trusted reference
   std::string runner_script;             // evaluators/nki/runner.py (installed: share/accelopt/nki/)
   std::string reference_script;          // evaluators/nki/reference_runner.py
-  std::string profiler = "neuron-profile";
+  std::string profiler = "neuron-profile";  // or neuron-explorer (the same view command)
+  std::string sdk_path = "neuronxcc";        // "neuronxcc" | "nki" (evaluators/nki/sdk.hpp)
+  int lnc = 1;                               // logical NeuronCore config: compile flag and runtime
   std::chrono::milliseconds timeout{180000};  // per process (the paper's 180 s per candidate)
   uint64_t address_space_bytes = 0;      // RLIMIT_AS of the runner; 0: none (the Neuron runtime maps a lot)
   // Added to every process's environment (PATH and PYTHONPATH of a venv;
@@ -35,27 +39,33 @@ struct RunnerSettings {
   std::map<std::string, std::string> env;
 };
 
-// One framed record: a JSON header line, then header.nbytes raw bytes.
+// One record: a JSON line. Output records name a file ("file", a plain
+// name in the job's output folder) of "nbytes" bytes.
 struct RunnerRecord {
   json header;
-  std::string payload;
 };
 
-// kInvalidArgument when the stream is not well framed (a line that is not a
-// JSON object with a string "type", a payload shorter than nbytes, more than
-// 100000 records).
+// kInvalidArgument when the stream is not well formed (a line that is not a
+// JSON object with a string "type", a last line without its newline, more
+// than 100000 records).
 Result<std::vector<RunnerRecord>> ParseRecords(std::string_view data);
 
+// The compile options of the job: "--disable-dge --logical-nc-config=<lnc>"
+// (the paper's, with the runtime's LNC).
+std::string CompileOptions(const RunnerSettings& s);
+
 // The untrusted runner on NeuronCore `core`: NEURON_RT_VISIBLE_CORES=core,
-// NEURON_RT_NUM_CORES=1, NEURON_CC_FLAGS=--auto-cast=none, a clean
-// environment (HOME=work_dir, the settings' env), private network, no core
-// dumps, 64 open files... and the timeout.
+// NEURON_RT_NUM_CORES=1, NEURON_LOGICAL_NC_CONFIG=lnc,
+// NEURON_CC_FLAGS=--auto-cast=none, a clean environment (HOME=work_dir, the
+// settings' env), private network, no core dumps, 256 open files... and
+// the timeout. Its stdout carries records only (1 MiB; outputs are files).
 ProcessSpec RunnerProcess(const RunnerSettings& s, const std::string& job_file, int core, const std::string& work_dir,
                           const std::atomic<bool>* cancel);
 // The trusted reference process (no NeuronCore).
 ProcessSpec ReferenceProcess(const RunnerSettings& s, const std::string& job_file, const std::string& work_dir,
                              const std::atomic<bool>* cancel);
-// `neuron-profile view --output-format summary-json -n NEFF -s NTFF`.
+// `<profiler> view --output-format summary-json -n NEFF -s NTFF`
+// (neuron-profile and neuron-explorer take the same command).
 ProcessSpec ProfilerProcess(const RunnerSettings& s, const std::string& neff, const std::string& ntff,
                             const std::string& work_dir, const std::atomic<bool>* cancel);
 

@@ -2,6 +2,7 @@
 
 #include "evaluators/python/python_source.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <set>
@@ -106,6 +107,40 @@ std::vector<Violation> FindViolations(const std::string& source) {
 
 Status CheckKernelSource(const std::string& source) {
   auto v = FindViolations(source);
+  if (v.empty()) return Status::Ok();
+  return Status(Code::kPermissionDenied, "line " + std::to_string(v[0].line) + ": " + v[0].message);
+}
+
+std::vector<Violation> FindViolations(const std::string& source, NkiPath path) {
+  std::vector<Violation> v = FindViolations(source);
+  std::vector<Token> t;
+  int bad = 0;
+  if (!python::Tokenize(source, &t, &bad)) return v;
+  std::vector<Violation> gen;
+  for (const python::Import& im : python::Imports(t)) {
+    if (im.relative || im.module.empty()) continue;
+    auto under = [&](const std::string& root) { return im.module == root || im.module.rfind(root + ".", 0) == 0; };
+    if (path == NkiPath::kNki && under("neuronxcc")) {
+      gen.push_back({im.line, "sdk_generation",
+                     "import of '" + im.module +
+                         "': this host's Neuron SDK (2.28 or later) compiles kernels only with the nki package (NKI "
+                         "Beta 2: import nki, nki.language as nl, nki.isa as nisa); neuronxcc.nki inside a kernel is "
+                         "a compile error from Neuron 2.28, and accelopt does not migrate Beta 1 kernels"});
+    }
+    if (path == NkiPath::kBeta1 && under("nki")) {
+      gen.push_back({im.line, "sdk_generation",
+                     "import of '" + im.module +
+                         "': on this host (Neuron 2.27 or older) kernels are compiled with neuronxcc.nki (NKI Beta 1: "
+                         "import neuronxcc.nki as nki, neuronxcc.nki.language as nl), not the nki package"});
+    }
+  }
+  v.insert(v.end(), gen.begin(), gen.end());
+  std::stable_sort(v.begin(), v.end(), [](const Violation& a, const Violation& b) { return a.line < b.line; });
+  return v;
+}
+
+Status CheckKernelSource(const std::string& source, NkiPath path) {
+  auto v = FindViolations(source, path);
   if (v.empty()) return Status::Ok();
   return Status(Code::kPermissionDenied, "line " + std::to_string(v[0].line) + ": " + v[0].message);
 }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "base/status.hpp"
+#include "evaluators/nki/sdk.hpp"
 
 namespace accelopt::eval::nki {
 
@@ -41,5 +42,14 @@ std::vector<Violation> FindViolations(const std::string& source);
 // Ok, or kPermissionDenied with the first violation: "line 3: import of 'os'
 // is not allowed (only numpy, math and the NKI modules)".
 Status CheckKernelSource(const std::string& source);
+
+// The same, for the host's SDK generation (evaluators/nki/sdk.hpp): on the
+// kNki path (Neuron 2.28 and later) an import of neuronxcc or below is
+// refused with the reason (the SDK makes neuronxcc.nki inside a kernel a
+// compile error from 2.28; accelopt does not migrate Beta 1 kernels); on
+// the kBeta1 path (up to 2.27, the runner uses nki.baremetal) an import of
+// the nki package is refused (rule "sdk_generation").
+std::vector<Violation> FindViolations(const std::string& source, NkiPath path);
+Status CheckKernelSource(const std::string& source, NkiPath path);
 
 }  // namespace accelopt::eval::nki

@@ -22,6 +22,28 @@ std::string TempDir() {
 
 BOOST_AUTO_TEST_SUITE(env)
 
+BOOST_AUTO_TEST_CASE(large_files_in_chunks_appended_sized_and_read_by_range) {
+  Env* env = Env::Default();
+  const std::string dir = TempDir();
+  const std::string f = dir + "/big";
+  BOOST_REQUIRE(env->AppendFile(f, "0123456789").ok());
+  BOOST_REQUIRE(env->AppendFile(f, "abcdef").ok());
+  BOOST_TEST(*env->FileSize(f) == 16u);
+  struct stat st;
+  BOOST_REQUIRE(stat(f.c_str(), &st) == 0);
+  BOOST_TEST((st.st_mode & 0777) == 0600u);
+  BOOST_TEST(*env->ReadFileRange(f, 0, 4) == "0123");
+  BOOST_TEST(*env->ReadFileRange(f, 8, 4) == "89ab");
+  BOOST_TEST(*env->ReadFileRange(f, 12, 100) == "cdef");  // short at the end
+  BOOST_TEST(env->ReadFileRange(f, 16, 4)->empty());      // past it: nothing
+  BOOST_TEST(env->ReadFileRange(f, 1000, 4)->empty());
+  BOOST_TEST(env->ReadFileRange(dir + "/missing", 0, 4).status().code() == Code::kNotFound);
+  BOOST_TEST(env->FileSize(dir + "/missing").status().code() == Code::kNotFound);
+  BOOST_TEST(!env->FileSize(dir).ok());  // a directory has no file size
+  BOOST_TEST(!env->AppendFile(dir + "/no/such/dir/f", "x").ok());
+  BOOST_REQUIRE(env->RemoveAll(dir).ok());
+}
+
 BOOST_AUTO_TEST_CASE(files_directories_renames_and_permissions) {
   Env* env = Env::Default();
   const std::string dir = TempDir();

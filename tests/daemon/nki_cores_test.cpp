@@ -3,6 +3,8 @@
 // a missing or failing neuron-ls stops the start with the fix. neuron-ls is
 // the test-only stand-in tests/fakes/nki/bin/neuron-ls (2 devices x 2 cores
 // unless told otherwise): nothing here ran on a Trainium.
+#include <sys/stat.h>
+
 #include <boost/test/unit_test.hpp>
 
 #include <stdlib.h>
@@ -80,7 +82,13 @@ BOOST_AUTO_TEST_CASE(one_slot_per_detected_core) {
   const std::string old_path = getenv("PATH") ? getenv("PATH") : "";
   setenv("PATH", (bin + ":" + old_path).c_str(), 1);
   {
-    DaemonFixture f(StandardScript(5), {{"evaluators", {{"nki", {{"python", "/usr/bin/python3"}}}}}});
+    // The start also reads the SDK's versions (evaluators/nki/sdk.hpp):
+    // the stand-in, through a wrapper interpreter, answers as Neuron 2.29.
+    const std::string py = bin + "/python-stand-in";
+    std::ofstream(py) << "#!/bin/sh\nPYTHONPATH=" << SourceDir()
+                      << "/tests/fakes/nki/python ACCELOPT_STAND_IN_SDK=2.29 exec /usr/bin/python3 \"$@\"\n";
+    chmod(py.c_str(), 0755);
+    DaemonFixture f(StandardScript(5), {{"evaluators", {{"nki", {{"python", py}}}}}});
     f.StartDaemon();
     BOOST_TEST(f.Ctl({"health"}).exit_code == 0);
     BOOST_TEST(f.StopDaemon() == 0);
@@ -88,8 +96,21 @@ BOOST_AUTO_TEST_CASE(one_slot_per_detected_core) {
     BOOST_TEST(log.find("evaluator backend 'nki': 4 NeuronCores (auto: 2 Neuron devices x 2 NeuronCores = 4 "
                         "(neuron-ls); using 4 cores)") != std::string::npos,
                log);
+    BOOST_TEST(log.find("evaluators.nki: Neuron 2.29 (nki 0.3.0): the nki package path") != std::string::npos, log);
+    BOOST_TEST(log.find("profiler neuron-explorer") != std::string::npos, log);
   }
   setenv("PATH", old_path.c_str(), 1);
+}
+
+// No NKI in the interpreter: the start stops, naming what was found and
+// what is supported (it used to start and fail every evaluation).
+BOOST_AUTO_TEST_CASE(an_interpreter_without_a_supported_sdk_stops_the_start) {
+  const std::string bin = NkiCoresFakeBin(std::string(ACCELOPT_BINARY_DIR) + "/daemon-nki-cores-test/ok-bin");
+  ProcessResult r = StartRefused(bin + ":/usr/bin:/bin", {{"python", "/usr/bin/python3"}, {"cores", "auto"}});
+  BOOST_TEST(r.exit_code == 1, r.Describe());
+  BOOST_TEST(r.stderr_data.find("neither neuronxcc.nki nor the nki package can be imported") != std::string::npos,
+             r.stderr_data);
+  BOOST_TEST(r.stderr_data.find("supported: Neuron up to 2.27") != std::string::npos, r.stderr_data);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -141,10 +141,11 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
   auto [c5, m5] = check(R"({"evaluators": {"cpu": {"slots": 0}}})");
   BOOST_TEST(c5 == 1);
   BOOST_TEST(m5.find("evaluators.cpu.slots") != std::string::npos);
-  // evaluators.nki: the SDK's interpreter is required; one slot per core.
-  auto [c6, m6] = check(R"({"evaluators": {"nki": {"cores": "0-3"}}})");
+  // evaluators.nki: the SDK's interpreter defaults to "auto" (found at
+  // start, not by --check-config); the logical core config is checked.
+  auto [c6, m6] = check(R"({"evaluators": {"nki": {"cores": "0-3", "logical_nc_config": "3"}}})");
   BOOST_TEST(c6 == 1);
-  BOOST_TEST(m6.find("evaluators.nki.python: required") != std::string::npos, m6);
+  BOOST_TEST(m6.find("evaluators.nki.logical_nc_config") != std::string::npos, m6);
   auto [c7, m7] = check(R"({"evaluators": {"nki": {"python": "/opt/p", "cores": "0-3", "slots": 2}}})");
   BOOST_TEST(c7 == 1);
   BOOST_TEST(m7.find("evaluators.nki.slots: unknown key") != std::string::npos, m7);

@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_CASE(names_every_missing_piece_with_its_fix) {
   BOOST_TEST(py.detail.find("/nonexistent/venv/bin/python") != std::string::npos, py.detail);
   BOOST_TEST(py.fix.find("set evaluators.nki.python") != std::string::npos);
   BOOST_TEST(Find(checks, "neuronxcc").skipped);
-  const auto& prof = Find(checks, "neuron-profile");
+  const auto& prof = Find(checks, "profiler");
   BOOST_TEST(!prof.ok);
   BOOST_TEST(prof.fix.find("aws-neuronx-tools") != std::string::npos);
   if (!HostHasNeuronDevices()) {
@@ -72,7 +72,9 @@ BOOST_AUTO_TEST_CASE(the_stand_in_is_not_the_sdk) {
   auto plain = RunDoctor(Config("/usr/bin/python3"), Env::Default());
   const auto& none = Find(plain, "neuronxcc");
   BOOST_TEST(!none.ok);
-  BOOST_TEST(none.detail.find("No module named 'neuronxcc'") != std::string::npos, none.detail);
+  BOOST_TEST(none.detail.find("neither neuronxcc.nki nor the nki package can be imported") != std::string::npos,
+             none.detail);
+  BOOST_TEST(none.detail.find("supported: Neuron up to 2.27") != std::string::npos, none.detail);
   BOOST_TEST(none.fix.find("pip install neuronx-cc") != std::string::npos);
 }
 
@@ -82,6 +84,56 @@ BOOST_AUTO_TEST_SUITE_END()
 
 #include "evaluators/nki/nkibench_import.hpp"
 #include "tests/evaluators/nki_test_util.hpp"
+
+BOOST_AUTO_TEST_SUITE(nki_dropin)
+
+// The drop-in with the service: `systemd-analyze verify` says nothing
+// (systemd 252 here; the unit's binary replaced by /bin/true, since acceloptd
+// is not installed), and every ReadOnlyPaths= entry is optional ("-"): a
+// missing path would stop the unit from starting.
+BOOST_AUTO_TEST_CASE(the_drop_in_verifies_clean_and_its_paths_are_optional) {
+  using namespace accelopt::eval::nki::testing;
+  if (!Env::Default()->IsFile("/usr/bin/systemd-analyze")) {
+    BOOST_TEST_MESSAGE("skipped: no systemd-analyze on this machine");
+    return;
+  }
+  TempDir tmp;
+  std::string unit = ReadText(kDoctorSrc + "/systemd/acceloptd.service");
+  const size_t at = unit.find("ExecStart=");
+  BOOST_REQUIRE(at != std::string::npos);
+  unit.replace(at, unit.find('\n', at) - at, "ExecStart=/bin/true");
+  WriteText(tmp.sub("acceloptd.service"), unit);
+  const std::string dropin = ReadText(kDoctorSrc + "/systemd/acceloptd-nki.conf");
+  WriteText(tmp.sub("acceloptd.service.d/nki.conf"), dropin);
+  ProcessSpec p;
+  p.argv = {"/usr/bin/systemd-analyze", "verify", "--man=no", tmp.sub("acceloptd.service")};
+  p.env_set["SYSTEMD_UNIT_PATH"] = tmp.path() + ":";
+  p.timeout = std::chrono::milliseconds(60000);
+  auto r = Env::Default()->RunProcess(p);
+  BOOST_REQUIRE(r.ok());
+  BOOST_TEST(r->Succeeded(), r->Describe() + ": " + r->stderr_data);
+  BOOST_TEST(r->stderr_data.empty(), r->stderr_data);
+  // Not a literal unversioned venv path that must exist.
+  size_t pos = 0;
+  int entries = 0;
+  while ((pos = dropin.find("\nReadOnlyPaths=", pos)) != std::string::npos) {
+    pos += 15;
+    const std::string line = dropin.substr(pos, dropin.find('\n', pos) - pos);
+    size_t b = 0;
+    while (b < line.size()) {
+      const size_t e = std::min(line.find(' ', b), line.size());
+      const std::string path = line.substr(b, e - b);
+      if (!path.empty()) {
+        ++entries;
+        BOOST_TEST(path.front() == '-', "ReadOnlyPaths entry '" + path + "' is not optional");
+      }
+      b = e + 1;
+    }
+  }
+  BOOST_TEST(entries > 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(nki_cli)
 
@@ -110,7 +162,10 @@ BOOST_AUTO_TEST_CASE(run_without_the_sdk_says_so_and_never_reaches_the_stand_in)
   auto rr = Env::Default()->RunProcess(run);
   BOOST_REQUIRE(rr.ok());
   BOOST_TEST(rr->exit_code == 3, rr->stdout_data + rr->stderr_data);
-  BOOST_TEST(rr->stdout_data.find("the Neuron SDK cannot be imported") != std::string::npos, rr->stdout_data);
+  // Refused at start, naming what was found and what is supported.
+  BOOST_TEST(rr->stderr_data.find("neither neuronxcc.nki nor the nki package can be imported") != std::string::npos,
+             rr->stderr_data);
+  BOOST_TEST(rr->stderr_data.find("supported: Neuron up to 2.27") != std::string::npos, rr->stderr_data);
   BOOST_TEST(rr->stdout_data.find("stand-in (NOT") == std::string::npos);
 }
 

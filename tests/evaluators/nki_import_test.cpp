@@ -292,4 +292,50 @@ BOOST_AUTO_TEST_CASE(catalog_formulas_agree_with_the_parameters) {
   BOOST_TEST(*EvalDimExpr(FindCatalogEntry("matmul")->matmul_flops, paper.at("matmul")) == 2LL * 4096 * 12288 * 5120);
 }
 
+// What one evaluation costs, per problem (eval_budget.hpp); a problem that
+// does not fit the host's memory is refused before anything is written.
+BOOST_AUTO_TEST_CASE(each_problem_says_what_one_evaluation_moves_and_a_too_large_one_is_refused) {
+  TempDir tmp;
+  ImportOptions o;
+  o.nkibench_dir = kFixture;
+  o.out_dir = tmp.sub("suites/nki");
+  o.dry_run = true;
+  auto r = ImportNkiBench(o, Env::Default());
+  BOOST_REQUIRE_MESSAGE(r.ok(), r.status().ToString());
+  for (const auto& p : *r) {
+    BOOST_TEST(p.budget.moved > 0u);
+    BOOST_TEST(p.budget.Describe().find("one evaluation moves") != std::string::npos, p.budget.Describe());
+    BOOST_TEST(p.budget.moved == static_cast<uint64_t>(p.budget.cases) * p.budget.input_bytes +
+                                     static_cast<uint64_t>(p.budget.cases + 12) * p.budget.output_bytes +
+                                     static_cast<uint64_t>(p.budget.cases) * p.budget.output_bytes * 2);
+  }
+  o.host_memory_bytes = kHostReserveBytes + (uint64_t{1} << 20);  // 1 MiB left: nothing fits
+  o.dry_run = false;
+  auto refused = ImportNkiBench(o, Env::Default());
+  BOOST_REQUIRE(!refused.ok());
+  BOOST_TEST(refused.status().code() == Code::kResourceExhausted);
+  BOOST_TEST(refused.status().message().find("more than a") != std::string::npos, refused.status().message());
+  BOOST_TEST(!Env::Default()->Exists(o.out_dir));
+}
+
+// bmm at NKIBench's real size (B16 M4096 K64 N4096... as the catalog
+// computes it): the judge's memory stays a few chunks while the bytes moved
+// are tens of GiB; it fits a 24 GiB host.
+BOOST_AUTO_TEST_CASE(the_judges_memory_does_not_grow_with_the_problem) {
+  workflows::ProblemSpec small, big;
+  workflows::Param in, out;
+  in.kind = workflows::ParamKind::kInput;
+  out.kind = workflows::ParamKind::kOutput;
+  in.elements = 1024;
+  out.elements = 1024;
+  small.params = {in, out};
+  in.elements = int64_t{16} * 4096 * 64 * 2;
+  out.elements = int64_t{16} * 4096 * 4096;  // 1 GiB of float32
+  big.params = {in, out};
+  auto s = EstimateBudget(small), b = EstimateBudget(big);
+  BOOST_TEST(s.judge_peak == b.judge_peak);
+  BOOST_TEST(b.moved > (uint64_t{20} << 30));
+  BOOST_TEST(CheckFitsHost(b, "bmm").ok(), b.Describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -204,4 +204,41 @@ BOOST_AUTO_TEST_CASE(doctor_reports_the_detected_cores) {
   BOOST_TEST(newer.detail.find("--output-format json") != std::string::npos, newer.detail);
 }
 
+// trn2: cores counted in logical cores, the runtime's logical core config
+// read from neuron-ls and used for the compile flag and the runtime alike;
+// a configured one that disagrees stops the start.
+BOOST_AUTO_TEST_CASE(trn2_logical_cores_and_their_config_come_from_neuron_ls) {
+  auto inv = ParseNeuronLsJson(LsFixture("trn2_lnc2.json"));
+  BOOST_REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  BOOST_TEST(inv->total_cores == 8);
+  BOOST_TEST(*inv->lnc == 2);
+  BOOST_TEST(inv->Describe() == "2 Neuron devices x 4 NeuronCores = 8 logical (LNC=2)", inv->Describe());
+  FakeNeuronLsBin bin;
+  bin.Prints(LsFixture("trn2_lnc2.json"));
+  NeuronLsVarsEnv env(bin.dir + ":/usr/bin:/bin", std::nullopt);
+  NkiConfig c = AutoConfig();
+  std::string how;
+  Status st = ResolveAutoCores(&c, &env, &how);
+  BOOST_REQUIRE_MESSAGE(st.ok(), st.message());
+  BOOST_TEST(c.lnc == 2);
+  BOOST_TEST(c.cores.size() == 8u);
+  BOOST_TEST(how.find("logical_nc_config 2") != std::string::npos, how);
+  auto one = NkiConfig::FromJson({{"python", "/p"}, {"logical_nc_config", "1"}}, "evaluators.nki");
+  BOOST_REQUIRE(one.ok());
+  st = ResolveAutoCores(&*one, &env);
+  BOOST_TEST(st.code() == Code::kFailedPrecondition);
+  BOOST_TEST(st.message().find("every NEFF would fail to load") != std::string::npos, st.message());
+  BOOST_TEST(!NkiConfig::FromJson({{"python", "/p"}, {"logical_nc_config", "4"}}, "evaluators.nki").ok());
+  BOOST_TEST(!ParseNeuronLsJson(R"([{"nc_count": 4, "logical_neuroncore_config": 3}])").ok());
+  BOOST_TEST(!ParseNeuronLsJson(R"([{"nc_count": 4, "neuroncore_ids": [0, 1]}])").ok());
+  BOOST_TEST(!ParseNeuronLsJson(
+                  R"([{"nc_count": 4, "logical_neuroncore_config": 2}, {"nc_count": 8, "logical_neuroncore_config": 1}])")
+                  .ok());
+  // trn1 fixtures say nothing: LNC 1.
+  NkiConfig t1 = AutoConfig();
+  bin.Prints(LsFixture("trn1_2devices.json"));
+  BOOST_REQUIRE(ResolveAutoCores(&t1, &env).ok());
+  BOOST_TEST(t1.lnc == 1);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,35 +1,40 @@
-"""TEST-ONLY stand-in for neuronxcc.nki: jit is the identity, baremetal calls
-the kernel on numpy arrays, profiler artifacts are marker files."""
-import json
+"""TEST-ONLY stand-in for neuronxcc.nki (NKI Beta 1): jit marks the kernel,
+baremetal calls it on numpy arrays, profiler artifacts are marker files."""
 import os
 
-from . import language  # noqa: F401
+import accelopt_stand_in as _s
+
+if _s.RELEASE >= 34:
+    raise ImportError("stand-in: Neuron 2.34 removed the neuronxcc.nki namespace")
+
+from . import language  # noqa: F401,E402
 
 
 def jit(fn=None, **kwargs):
-    if fn is None:
-        return lambda f: f
-    return fn
+    def mark(f):
+        f._accelopt_beta1 = True
+        return f
+    return mark if fn is None else mark(fn)
 
 
 def baremetal(fn, save_neff_name=None, save_trace_name=None, additional_compile_opt=None, **kwargs):
-    if additional_compile_opt != "--disable-dge --logical-nc-config=1":
+    opts = (additional_compile_opt or "").split()
+    lnc = [o for o in opts if o.startswith("--logical-nc-config=")]
+    if "--disable-dge" not in opts or len(lnc) != 1 or len(opts) != 2:
         raise RuntimeError("stand-in: unexpected compile options %r" % (additional_compile_opt,))
+    if _s.RELEASE >= 28:
+        raise RuntimeError("stand-in compiler: neuronxcc.nki inside a kernel is a compile error from Neuron 2.28")
 
     def run(*inputs):
-        # Test control: a "broken" NeuronCore (ACCELOPT_STAND_IN_BROKEN_CORE).
-        broken = os.environ.get("ACCELOPT_STAND_IN_BROKEN_CORE")
-        if broken is not None and broken == os.environ.get("NEURON_RT_VISIBLE_CORES"):
-            os.write(2, b"stand-in: NeuronCore does not answer; aborting like a runtime fault\n")
-            os.abort()
-        language._calls[0] += 1
+        _s.broken_core_check()
+        _s.lnc_check(int(lnc[0].split("=")[1]))
+        _s._calls[0] += 1
         out = fn(*inputs)
         if save_neff_name:
-            with open(save_neff_name, "w") as f:
-                f.write("ACCELOPT-TEST-STAND-IN-NEFF\n")
-            with open(save_trace_name, "w") as f:
-                t = language._device_time[0] * (1 + 0.001 * (language._calls[0] % 3))
-                json.dump({"accelopt_test_stand_in": True, "total_time": t}, f)
+            # ACCELOPT_STAND_IN_FILE_NEFF: the documented quirk, the NEFF left
+            # as file.neff in the working directory.
+            neff = "file.neff" if os.environ.get("ACCELOPT_STAND_IN_FILE_NEFF") else save_neff_name
+            _s.write_artifacts(neff, save_trace_name)
         return out
 
     return run

@@ -1,0 +1,82 @@
+"""TEST-ONLY: what both stand-in NKI namespaces (neuronxcc.nki and the nki
+package) share: the SDK release this stand-in pretends to be, its version
+gates, the LNC check of the runtime, the marker artifacts and the test
+controls. Nothing here exists in the real SDK (tests/fakes/nki/README.md)."""
+import json
+import os
+import signal
+
+import numpy as np
+
+# ACCELOPT_STAND_IN_SDK: the Neuron release to behave like. Unset: 2.26
+# (neuronxcc.nki only, as the paper's SDK). 2.27: both namespaces. 2.28 and
+# later: neuronxcc.nki inside a kernel is a compile error. 2.30 and later:
+# only neuron-explorer (bin/). 2.34: neuronxcc.nki cannot be imported.
+RELEASE = int(os.environ.get("ACCELOPT_STAND_IN_SDK", "2.26").split(".")[1])
+NKI_VERSION = "0.1.0" if RELEASE == 27 else "0.%d.0" % (RELEASE - 26)
+
+_device_time = [1e-3]
+_calls = [0]
+
+
+def broken_core_check():
+    broken = os.environ.get("ACCELOPT_STAND_IN_BROKEN_CORE")
+    if broken is not None and broken == os.environ.get("NEURON_RT_VISIBLE_CORES"):
+        os.write(2, b"stand-in: NeuronCore does not answer; aborting like a runtime fault\n")
+        os.abort()
+
+
+def lnc_check(compiled_lnc):
+    """The runtime loads a NEFF only when its LNC equals NEURON_LOGICAL_NC_CONFIG
+    (Neuron docs, "Logical NeuronCore configuration"; default 1 here)."""
+    runtime = int(os.environ.get("NEURON_LOGICAL_NC_CONFIG", "1"))
+    if compiled_lnc != runtime:
+        raise RuntimeError("stand-in runtime: failed to load the NEFF: it was compiled for logical-nc-config=%d, the "
+                           "runtime's NEURON_LOGICAL_NC_CONFIG is %d" % (compiled_lnc, runtime))
+
+
+def write_artifacts(neff, ntff):
+    with open(neff, "w") as f:
+        f.write("ACCELOPT-TEST-STAND-IN-NEFF\n")
+    with open(ntff, "w") as f:
+        t = _device_time[0] * (1 + 0.001 * (_calls[0] % 3))
+        json.dump({"accelopt_test_stand_in": True, "total_time": t}, f)
+
+
+# Test controls.
+def fake_device_time(seconds):
+    _device_time[0] = seconds
+
+
+def fake_crash():
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def fake_hang():
+    while True:
+        pass
+
+
+def fake_float64_output(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+# What the identity kernels use, in numpy terms.
+shared_hbm = "shared_hbm"
+sbuf = "sbuf"
+
+
+def ndarray(shape, dtype=np.float32, buffer=None, name=None):
+    return np.empty(shape, dtype=dtype)
+
+
+def load(x, dtype=None):
+    return np.array(x, dtype=dtype or x.dtype)
+
+
+def store(dst, value):
+    dst[...] = value
+
+
+def dma_copy(dst, src):
+    dst[...] = src
