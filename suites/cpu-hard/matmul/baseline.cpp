@@ -14,38 +14,61 @@
 // aligned) and multiplied by a 6 x 16 AVX2/FMA register tile.
 constexpr int64_t kMR = 6, kNR = 16, kKC = 256, kNC = 256;
 
-template <int MR>
-static inline void MicroTile(int64_t kc, const float* A, int64_t lda, const float* Bp, float* C, int64_t ldc,
-                             bool accumulate, int64_t nr) {
-  __m256 c0[MR], c1[MR];
-  for (int r = 0; r < MR; ++r) c0[r] = c1[r] = _mm256_setzero_ps();
+static inline void StoreRow(float* c, __m256 v0, __m256 v1, bool accumulate, int64_t nr) {
+  if (nr == kNR) {
+    if (accumulate) {
+      v0 = _mm256_add_ps(v0, _mm256_loadu_ps(c));
+      v1 = _mm256_add_ps(v1, _mm256_loadu_ps(c + 8));
+    }
+    _mm256_storeu_ps(c, v0);
+    _mm256_storeu_ps(c + 8, v1);
+    return;
+  }
+  alignas(32) float t[kNR];
+  _mm256_store_ps(t, v0);
+  _mm256_store_ps(t + 8, v1);
+  for (int64_t j = 0; j < nr; ++j) c[j] = accumulate ? c[j] + t[j] : t[j];
+}
+
+// C[mr x nr] (+)= A[mr x kc] * Bp[kc x 16], mr <= 6, nr <= 16: twelve
+// accumulators in registers; rows past mr read row 0 and are not stored.
+static inline void MicroTile(int64_t kc, const float* A, int64_t lda, int64_t mr, const float* Bp, float* C,
+                             int64_t ldc, bool accumulate, int64_t nr) {
+  const float* a0 = A;
+  const float* a1 = A + (mr > 1 ? lda : 0);
+  const float* a2 = A + (mr > 2 ? 2 * lda : 0);
+  const float* a3 = A + (mr > 3 ? 3 * lda : 0);
+  const float* a4 = A + (mr > 4 ? 4 * lda : 0);
+  const float* a5 = A + (mr > 5 ? 5 * lda : 0);
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   for (int64_t k = 0; k < kc; ++k) {
     const __m256 b0 = _mm256_load_ps(Bp + kNR * k), b1 = _mm256_load_ps(Bp + kNR * k + 8);
-    for (int r = 0; r < MR; ++r) {
-      const __m256 a = _mm256_broadcast_ss(A + r * lda + k);
-      c0[r] = _mm256_fmadd_ps(a, b0, c0[r]);
-      c1[r] = _mm256_fmadd_ps(a, b1, c1[r]);
-    }
+    __m256 a = _mm256_broadcast_ss(a0 + k);
+    c00 = _mm256_fmadd_ps(a, b0, c00);
+    c01 = _mm256_fmadd_ps(a, b1, c01);
+    a = _mm256_broadcast_ss(a1 + k);
+    c10 = _mm256_fmadd_ps(a, b0, c10);
+    c11 = _mm256_fmadd_ps(a, b1, c11);
+    a = _mm256_broadcast_ss(a2 + k);
+    c20 = _mm256_fmadd_ps(a, b0, c20);
+    c21 = _mm256_fmadd_ps(a, b1, c21);
+    a = _mm256_broadcast_ss(a3 + k);
+    c30 = _mm256_fmadd_ps(a, b0, c30);
+    c31 = _mm256_fmadd_ps(a, b1, c31);
+    a = _mm256_broadcast_ss(a4 + k);
+    c40 = _mm256_fmadd_ps(a, b0, c40);
+    c41 = _mm256_fmadd_ps(a, b1, c41);
+    a = _mm256_broadcast_ss(a5 + k);
+    c50 = _mm256_fmadd_ps(a, b0, c50);
+    c51 = _mm256_fmadd_ps(a, b1, c51);
   }
-  if (nr == kNR) {
-    for (int r = 0; r < MR; ++r) {
-      float* c = C + r * ldc;
-      if (accumulate) {
-        c0[r] = _mm256_add_ps(c0[r], _mm256_loadu_ps(c));
-        c1[r] = _mm256_add_ps(c1[r], _mm256_loadu_ps(c + 8));
-      }
-      _mm256_storeu_ps(c, c0[r]);
-      _mm256_storeu_ps(c + 8, c1[r]);
-    }
-  } else {
-    alignas(32) float t[kNR];
-    for (int r = 0; r < MR; ++r) {
-      _mm256_store_ps(t, c0[r]);
-      _mm256_store_ps(t + 8, c1[r]);
-      float* c = C + r * ldc;
-      for (int64_t j = 0; j < nr; ++j) c[j] = accumulate ? c[j] + t[j] : t[j];
-    }
-  }
+  StoreRow(C, c00, c01, accumulate, nr);
+  if (mr > 1) StoreRow(C + ldc, c10, c11, accumulate, nr);
+  if (mr > 2) StoreRow(C + 2 * ldc, c20, c21, accumulate, nr);
+  if (mr > 3) StoreRow(C + 3 * ldc, c30, c31, accumulate, nr);
+  if (mr > 4) StoreRow(C + 4 * ldc, c40, c41, accumulate, nr);
+  if (mr > 5) StoreRow(C + 5 * ldc, c50, c51, accumulate, nr);
 }
 
 static void PackB(int64_t kc, int64_t nc, const float* B, int64_t ldb, float* pack) {
@@ -79,14 +102,7 @@ static void GemmST(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
           const float* bp = pack + s * kNR * kc;
           float* c = C + ic * ldc + jc + s * kNR;
           const int64_t nr = std::min(kNR, nc - s * kNR);
-          switch (mr) {
-            case 6: MicroTile<6>(kc, a, lda, bp, c, ldc, acc, nr); break;
-            case 5: MicroTile<5>(kc, a, lda, bp, c, ldc, acc, nr); break;
-            case 4: MicroTile<4>(kc, a, lda, bp, c, ldc, acc, nr); break;
-            case 3: MicroTile<3>(kc, a, lda, bp, c, ldc, acc, nr); break;
-            case 2: MicroTile<2>(kc, a, lda, bp, c, ldc, acc, nr); break;
-            default: MicroTile<1>(kc, a, lda, bp, c, ldc, acc, nr); break;
-          }
+          MicroTile(kc, a, lda, mr, bp, c, ldc, acc, nr);
         }
       }
     }
