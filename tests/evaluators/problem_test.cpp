@@ -1,6 +1,12 @@
 #include <boost/test/unit_test.hpp>
 #include <functional>
 
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "evaluators/cpu/static_check.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/suites.hpp"
 
@@ -116,6 +122,51 @@ BOOST_AUTO_TEST_CASE(unknown_keys_and_wrong_types_are_refused_naming_the_field) 
   j["params"][3]["dtype"] = "int64";
   auto p = ParseProblem(j, "d");
   BOOST_TEST(p.ok(), p.status().ToString());
+}
+
+// suites/cpu-hard is suites/cpu at other shapes with other baselines: the
+// same kernels (function, parameters, tolerance, adversarial cases), the
+// same trusted reference byte for byte, and baselines the static check
+// accepts. Reads files only (the suite's baselines take minutes to judge:
+// accelopt-eval baseline suites/cpu-hard).
+BOOST_AUTO_TEST_CASE(cpu_hard_is_the_cpu_suite_with_its_references) {
+  namespace fs = std::filesystem;
+  const std::string src = ACCELOPT_SOURCE_DIR;
+  auto read = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream t;
+    t << in.rdbuf();
+    return t.str();
+  };
+  auto hard = ListProblemDirs(src + "/suites/cpu-hard", Env::Default());
+  auto cpu = ListProblemDirs(src + "/suites/cpu", Env::Default());
+  BOOST_REQUIRE(hard.ok());
+  BOOST_REQUIRE(cpu.ok());
+  std::set<std::string> hard_names, cpu_names;
+  for (const auto& d : *cpu) cpu_names.insert(fs::path(d).filename().string());
+  for (const auto& d : *hard) {
+    const std::string name = fs::path(d).filename().string();
+    hard_names.insert(name);
+    BOOST_TEST_CONTEXT(name) {
+      auto h = LoadProblem(d, Env::Default());
+      auto c = LoadProblem(src + "/suites/cpu/" + name, Env::Default());
+      BOOST_REQUIRE_MESSAGE(h.ok(), h.status().ToString());
+      BOOST_REQUIRE_MESSAGE(c.ok(), c.status().ToString());
+      BOOST_TEST(h->name == name);
+      BOOST_TEST(h->KernelSignature() == c->KernelSignature());
+      BOOST_TEST(h->tolerance == c->tolerance);
+      BOOST_REQUIRE(h->params.size() == c->params.size());
+      for (size_t i = 0; i < h->params.size(); ++i) {
+        BOOST_TEST(h->params[i].shape == c->params[i].shape, h->params[i].name);
+        BOOST_TEST(h->params[i].value == c->params[i].value, h->params[i].name);
+      }
+      BOOST_TEST(h->adversarial.size() == c->adversarial.size());
+      BOOST_TEST(read(h->reference_path) == read(c->reference_path), "the trusted reference is suites/cpu's");
+      const auto check = cpu::CheckSource(read(h->baseline_path));
+      BOOST_TEST(check.ok(), check.ToString());
+    }
+  }
+  BOOST_TEST(hard_names == cpu_names);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
