@@ -99,6 +99,7 @@ void CalibrateFlags(CLI::App& c, Options& o) {
 void ExperimentFlags(CLI::App& c, Options& o) {
   Positional(c, o, "args", "subcommand and the experiment file (submit) or id");
   c.add_flag("--wait", o.wait, "submit: wait until every campaign ended, then print the report");
+  c.add_flag("--dry-run", o.dry_run, "submit: check the file and print the campaigns it would submit; send nothing");
   c.add_option("--timeout", o.timeout_s, "submit --wait / wait: give up after this many seconds");
   c.add_option("--against", o.against, "report: the reference arm (default: the arm submitted first)");
 }

@@ -154,6 +154,7 @@ int Submit(ApiClient& api, const Options& o) {
     return kExitUsage;
   }
   std::vector<std::vector<std::string>> rows;
+  json planned = json::array();
   for (int64_t seed : e->seeds) {
     for (const Arm& arm : e->arms) {
       json spec = e->spec;
@@ -162,6 +163,11 @@ int Submit(ApiClient& api, const Options& o) {
       spec["experiment"] = {{"id", e->id}, {"arm", arm.name}};
       json body = {{"spec", spec},
                    {"idempotency_key", "experiment:" + e->id + ":" + arm.name + ":" + std::to_string(seed)}};
+      if (o.dry_run) {
+        planned.push_back({{"arm", arm.name}, {"seed", seed}, {"spec", spec}});
+        rows.push_back({arm.name, std::to_string(seed), "-", "not submitted (--dry-run)"});
+        continue;
+      }
       auto r = Ask(api, "POST", "/v1/campaigns", &body);
       if (!r.ok()) {
         std::cerr << "acceloptctl experiment submit: arm '" << arm.name << "', seed " << seed
@@ -171,6 +177,11 @@ int Submit(ApiClient& api, const Options& o) {
       rows.push_back({arm.name, std::to_string(seed), r.body.value("id", ""),
                       r.body.value("created", true) ? "submitted" : "already submitted"});
     }
+  }
+  if (o.dry_run) {
+    if (o.json_output) std::cout << Dump(json{{"experiment", e->id}, {"would_submit", planned}}, 2) << "\n";
+    else PrintTable({"ARM", "SEED", "CAMPAIGN", ""}, rows);
+    return kExitOk;
   }
   if (o.json_output && !o.wait) {
     json out = json::array();

@@ -91,7 +91,11 @@ BOOST_AUTO_TEST_CASE(hostile_kernels_fail_with_reasons_and_the_daemon_stays_resp
   BOOST_TEST(state == "completed");
   BOOST_TEST(polls > 10);
   BOOST_TEST(bad == 0);
-  BOOST_TEST(worst_ms < 1000);
+  // Below one evaluation's timeout (4 s): a health call stuck behind an
+  // evaluation (a hanging kernel runs to its timeout) waits at least that
+  // long. An absolute 1 s failed at 1488 ms under ctest -j3 beside a CPU
+  // hog and two compilers: a busy machine, not a blocked daemon.
+  BOOST_TEST(worst_ms < 4000);
 
   // Every hostile candidate was evaluated and failed with a reason.
   json events = ApiEvents(f, id);
