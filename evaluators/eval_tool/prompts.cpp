@@ -9,6 +9,7 @@
 #include "evaluators/eval_tool/common.hpp"
 #include "evaluators/nki/roofline.hpp"
 #include "evaluators/problem.hpp"
+#include "evaluators/suites.hpp"
 #include "workflows/memory_bank.hpp"
 #include "workflows/prompt_preview.hpp"
 
