@@ -69,8 +69,10 @@ class PosixEnv : public Env {
   }
 
   Result<std::string> ReadFile(const std::string& path) override {
+    errno = 0;
     std::ifstream in(path, std::ios::binary);
-    if (!in) return NotFound("cannot open " + path);
+    // The reason (no such file, permission denied, a directory) tells the fix.
+    if (!in) return NotFound("cannot open " + path + ": " + (errno ? strerror(errno) : "unreadable"));
     std::stringstream ss;
     ss << in.rdbuf();
     if (in.bad()) return IOError("read failed: " + path);

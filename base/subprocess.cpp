@@ -34,6 +34,61 @@ void ChildFail(const char* what) {
   _exit(127);
 }
 
+// Writes `text` to `path` (child side: no allocation). False on failure.
+bool ChildWriteFile(const char* path, const char* text) {
+  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const ssize_t n = write(fd, text, strlen(text));
+  close(fd);
+  return n == static_cast<ssize_t>(strlen(text));
+}
+
+// "<id> <id> 1\n" into buf (child side: no allocation).
+void ChildIdMap(unsigned id, char* buf) {
+  char digits[16];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + id % 10);
+    id /= 10;
+  } while (id);
+  int at = 0;
+  for (int rep = 0; rep < 2; ++rep) {
+    for (int i = n - 1; i >= 0; --i) buf[at++] = digits[i];
+    buf[at++] = ' ';
+  }
+  buf[at++] = '1';
+  buf[at++] = '\n';
+  buf[at] = '\0';
+}
+
+// The private network and IPC namespaces a child asked for. As root (or
+// with CAP_SYS_ADMIN) a plain unshare; as an unprivileged user (the
+// `accelopt` service user) inside a new user namespace that maps only the
+// child's own uid and gid to themselves, so files it writes keep their
+// owner and it gains no privilege outside (setgroups denied). Returns the
+// granted bits: 1 network, 2 IPC. Child side, after fork (single-threaded).
+char ChildPrivateNamespaces(bool network, bool ipc) {
+  const int want = (network ? CLONE_NEWNET : 0) | (ipc ? CLONE_NEWIPC : 0);
+  if (want == 0) return 0;
+  if (unshare(want) == 0) return static_cast<char>((network ? 1 : 0) | (ipc ? 2 : 0));
+  const uid_t uid = getuid();
+  const gid_t gid = getgid();
+  if (unshare(CLONE_NEWUSER | want) != 0) {
+    // Neither: grant what a plain unshare allows one at a time (old behaviour).
+    char granted = 0;
+    if (network && unshare(CLONE_NEWNET) == 0) granted |= 1;
+    if (ipc && unshare(CLONE_NEWIPC) == 0) granted |= 2;
+    return granted;
+  }
+  char map[40];
+  ChildIdMap(uid, map);
+  if (!ChildWriteFile("/proc/self/uid_map", map)) ChildFail("cannot write the user namespace's uid_map");
+  if (!ChildWriteFile("/proc/self/setgroups", "deny")) ChildFail("cannot deny setgroups in the user namespace");
+  ChildIdMap(gid, map);
+  if (!ChildWriteFile("/proc/self/gid_map", map)) ChildFail("cannot write the user namespace's gid_map");
+  return static_cast<char>((network ? 1 : 0) | (ipc ? 2 : 0));
+}
+
 struct Pipe {
   int fd[2] = {-1, -1};
   ~Pipe() {
@@ -93,9 +148,7 @@ Result<ProcessResult> RunProcess(const ProcessSpec& spec) {
     sigemptyset(&all);
     sigprocmask(SIG_SETMASK, &all, nullptr);
     for (int s = 1; s < NSIG; ++s) signal(s, SIG_DFL);
-    char granted = 0;
-    if (spec.private_network && unshare(CLONE_NEWNET) == 0) granted |= 1;
-    if (spec.private_ipc && unshare(CLONE_NEWIPC) == 0) granted |= 2;
+    const char granted = ChildPrivateNamespaces(spec.private_network, spec.private_ipc);
     (void)!write(status_pipe.fd[1], &granted, 1);
     SetLimit(RLIMIT_AS, spec.limits.address_space_bytes);
     SetLimit(RLIMIT_CPU, spec.limits.cpu_seconds);

@@ -39,8 +39,13 @@ struct ProcessSpec {
   std::string stdin_data;                        // written to the child's stdin, then closed
   std::chrono::milliseconds timeout{60000};      // wall clock; <= 0 means none
   ProcessLimits limits;
-  bool private_network = false;                  // unshare(CLONE_NEWNET) when permitted
-  bool private_ipc = false;                      // unshare(CLONE_NEWIPC) when permitted: no SysV/POSIX
+  // Private namespaces, granted when permitted: with CAP_SYS_ADMIN a plain
+  // unshare; as an unprivileged user inside a new user namespace mapping
+  // only the child's own uid/gid (needs user namespaces, e.g. systemd's
+  // RestrictNamespaces= allowing "user net ipc"); else not granted
+  // (ProcessResult says so).
+  bool private_network = false;                  // unshare(CLONE_NEWNET): only a loopback interface
+  bool private_ipc = false;                      // unshare(CLONE_NEWIPC): no SysV/POSIX
                                                  // IPC object of the host or of another child is visible
   size_t max_output_bytes = 1 << 20;             // per stream; the rest is discarded
   const std::atomic<bool>* cancel = nullptr;     // when it becomes true, the group is killed

@@ -1,5 +1,8 @@
 #include "base/text.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 #include <cstdio>
 
 namespace accelopt {
@@ -36,6 +39,35 @@ bool IsPlainFolderName(std::string_view name) {
     if (!ok) return false;
   }
   return true;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = SIZE_MAX;
+  for (const auto& c : candidates) {
+    const size_t d = EditDistance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  if (best_d == 0 || best_d > 2 || 2 * best_d >= word.size()) return "";
+  return best;
 }
 
 }  // namespace accelopt

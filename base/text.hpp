@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace accelopt {
 
@@ -24,5 +25,13 @@ std::string FormatSignificant(double v, int significant = 4);
 // '-' (so no '/', no "..", nothing hidden). The names of imported suites and
 // their problems (daemon/suite_dirs.hpp, acceloptctl import).
 bool IsPlainFolderName(std::string_view name);
+
+// Levenshtein distance (insertions, deletions, substitutions; bytes).
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word` when it is close enough to be a typo (at
+// most 2 edits, and fewer than half of the word's length; ties: the first),
+// else "". For "did you mean 'list'?" after `lst`.
+std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace accelopt

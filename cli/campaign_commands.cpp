@@ -54,6 +54,14 @@ std::string WaitingLine(const json& summary) {
            FormatUtc(w.value("since_us", int64_t{0})) + " (" + std::to_string(w.value("calls", 0)) + " calls): " +
            w.value("error", "");
   }
+  if (const json c = summary.value("calibration", json()); c.is_object() && c.value("state", "") != "ready") {
+    if (!out.empty()) out += "; ";
+    out += "cpu evaluations waiting for a calibration since " + FormatUtc(c.value("since_us", int64_t{0})) + " (" +
+           std::to_string(c.value("attempts", 0)) + " attempts, " +
+           (c.contains("next_attempt_us") ? "next at " + FormatUtc(c.value("next_attempt_us", int64_t{0}))
+                                          : std::string("measuring now")) +
+           "): " + c.value("reason", "") + "; " + c.value("fix", "");
+  }
   return out;
 }
 
@@ -64,6 +72,13 @@ std::string SpeedupCell(const json& p) {
   if (improvement == "none") return "none";
   if (!p.contains("speedup") || !p["speedup"].is_number()) return "-";
   std::string cell = FormatDouble(p["speedup"].get<double>()) + "x";
+  // The headline (workflows/report.hpp): the final interleaved re-measurement
+  // against the baseline, with its ~95% interval and noisy flag.
+  if (p.value("speedup_low", json()).is_number() && p.value("speedup_high", json()).is_number()) {
+    cell += " [" + FormatDouble(p["speedup_low"].get<double>()) + "-" + FormatDouble(p["speedup_high"].get<double>()) +
+            "]";
+  }
+  if (p.value("speedup_noisy", json()) == true) cell += " NOISY";
   if (improvement == "within_noise") cell += " (noise)";
   return cell;
 }
@@ -117,7 +132,8 @@ void PrintIterations(const json& rep) {
     }
   }
   if (rows.empty()) return;
-  std::cout << "\nbest kernel so far after each iteration\n";
+  std::cout << "\nbest kernel so far after each iteration (that iteration's own measurement; the final best is "
+               "re-measured at the end)\n";
   PrintTable({"PROBLEM", "BOUND", "IT", "LATENCY", "%PEAK", "GFLOP/S", "GB/S"}, rows);
 }
 
@@ -174,11 +190,38 @@ int CmdSubmit(ApiClient& api, const Options& o) {
     spec["replay"] = {{"from", o.replay_from}, {"on_miss", o.replay_on_miss.empty() ? "stop" : o.replay_on_miss}};
   }
   if (!o.problems.empty()) spec["problems"] = o.problems;
-  for (const auto& s : o.sets) ApplySet(spec, s);
+  for (const auto& s : o.sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq + 1 == s.size() || eq == 0) {
+      std::cerr << "acceloptctl: --set " << s << ": "
+                << (eq == 0 ? "no field given" : "no value given") << " (write --set FIELD=VALUE, e.g. --set "
+                << (eq == 0 || s.empty() ? std::string("search.T") : s.substr(0, eq)) << "=4)\n";
+      return kExitUsage;
+    }
+    ApplySet(spec, s);
+  }
   json body = {{"spec", spec}};
+  // A spec the daemon refuses is a usage error, like a file that is not JSON.
+  auto refused = [](const Answer& a) {
+    return a.http_status == 400 && a.body.contains("error") && a.body["error"].is_object() &&
+           a.body["error"].value("code", "") == "invalid_argument";
+  };
+  if (o.dry_run) {
+    auto r = Ask(api, "POST", "/v1/campaigns/check", &body);
+    if (!r.ok()) return refused(r) ? kExitUsage : r.exit_code;
+    if (o.json_output) {
+      std::cout << Dump(r.body, 2) << "\n";
+    } else {
+      std::string problems;
+      for (const auto& p : r.body.value("problems", json::array())) problems += (problems.empty() ? "" : ", ") + p.get<std::string>();
+      std::cout << (o.args.empty() ? std::string("spec") : o.args[0]) << ": ok (would start " << problems
+                << "); nothing was submitted\n";
+    }
+    return kExitOk;
+  }
   if (!o.idempotency_key.empty()) body["idempotency_key"] = o.idempotency_key;
   auto r = Ask(api, "POST", "/v1/campaigns", &body);
-  if (!r.ok()) return r.exit_code;
+  if (!r.ok()) return refused(r) ? kExitUsage : r.exit_code;
   std::string id = r.body.value("id", "");
   if (o.json_output && !o.wait && !o.follow) {
     std::cout << Dump(r.body, 2) << "\n";
@@ -353,7 +396,7 @@ int CmdBest(ApiClient& api, const Options& o) {
     for (const auto& b : r.body.value("best", json::array())) {
       rows.push_back({b.value("problem", "?"), b.value("candidate", "-"),
                       b.contains("latency_us") && b["latency_us"].is_number() ? FormatMicros(b["latency_us"].get<double>()) : "-",
-                      b.contains("speedup") && b["speedup"].is_number() ? FormatDouble(b["speedup"].get<double>()) + "x" : "-",
+                      SpeedupCell(b),
                       b.contains("percent_of_peak") && b["percent_of_peak"].is_number() ? FormatDouble(b["percent_of_peak"].get<double>(), 1) + "%" : "-"});
     }
     PrintTable({"PROBLEM", "CANDIDATE", "LATENCY", "SPEEDUP", "%PEAK"}, rows);
@@ -376,7 +419,8 @@ int CmdReport(ApiClient& api, const Options& o) {
   if (!rep.value("reason", "").empty()) std::cout << " (" << rep.value("reason", "") << ")";
   std::cout << "\n";
   PrintTimes(rep);
-  std::cout << "\n% of peak per problem, best so far after each iteration\n";
+  std::cout << "\n% of peak per problem, best so far after each iteration (each iteration's own measurement); "
+               "SPEEDUP: the final best re-measured side by side with the baseline [~95% interval]\n";
   size_t iters = 0;
   for (const auto& p : rep.value("problems", json::array()))
     iters = std::max(iters, p.value("percent_of_peak_by_iteration", json::array()).size());
@@ -425,7 +469,8 @@ int CmdReport(ApiClient& api, const Options& o) {
     if (!f.is_object() || !f.value("remeasured", json()).is_object()) continue;
     const json side = f["remeasured"].value("interleaved_with_baseline", json());
     if (!side.is_object()) continue;
-    std::cout << p.value("name", "?") << ": measured side by side with the baseline, speedup "
+    std::cout << p.value("name", "?") << ": final best " << p.value("best", json::object()).value("candidate_id", "?")
+              << ", measured side by side with the baseline, speedup "
               << FormatDouble(side.value("speedup", 0.0)) << "x (~95% interval "
               << FormatDouble(side.value("speedup_low", 0.0)) << "x .. " << FormatDouble(side.value("speedup_high", 0.0))
               << "x)" << (side.value("noisy", false) ? ", NOISY: the spread stayed above the target" : "") << "\n";

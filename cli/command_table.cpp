@@ -27,6 +27,9 @@ void SubmitFlags(CLI::App& c, Options& o) {
   c.add_flag("--wait", o.wait, "wait until the campaign ends, then print its summary");
   c.add_flag("-f,--follow", o.follow, "print the campaign's events until it ends");
   c.add_option("--timeout", o.timeout_s, "with --wait/--follow: give up after this many seconds");
+  c.add_flag("--dry-run", o.dry_run,
+             "check the spec against the running daemon (its config, roles, prices, problems) and start nothing: "
+             "exit 0 when it would be accepted, 2 with the daemon's reason when not");
 }
 
 void ListFlags(CLI::App& c, Options& o) {
@@ -69,7 +72,8 @@ void ReportFlags(CLI::App& c, Options& o) {
   CampaignId(c, o);
   c.add_option("--html", o.html_file,
                "write the report as one self-contained HTML page (plots, lineage, cost, best kernel) to FILE "
-               "('-': stdout)");
+               "('-' or no FILE: stdout; `--html -o FILE` also writes FILE)")
+      ->expected(0, 1);
 }
 
 void MemoryFlags(CLI::App& c, Options& o) {

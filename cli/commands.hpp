@@ -48,7 +48,7 @@ struct Options {
   bool force = false;              // calibrate --force: re-measure now; import --force: replace problems
   bool force_busy = false;         // calibrate --force-busy: accept a busy machine's figures
   std::string suite;               // import --suite NAME (default nki)
-  bool dry_run = false;            // import --dry-run: check locally, send nothing
+  bool dry_run = false;            // import --dry-run: check locally, send nothing; submit --dry-run: check only
   Env* env = nullptr;              // the process's Env (main sets it): import reads the checkout through it
 };
 

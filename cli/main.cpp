@@ -1,10 +1,12 @@
 // acceloptctl: drive acceloptd over its HTTP API.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
 #include "base/env.hpp"
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 
 using namespace accelopt::cli;
@@ -39,20 +41,51 @@ int main(int argc, char** argv) {
   // required" (CLI11 takes it for a stray positional).
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
-    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
       known = known || sub->check_name(argv[1]);
+      names.push_back(sub->get_name());
+    }
     if (!known) {
-      std::cerr << "acceloptctl: unknown command '" << argv[1] << "'\nRun with --help for the commands.\n";
+      const std::string near = accelopt::ClosestMatch(argv[1], names);
+      std::cerr << "acceloptctl: unknown command '" << argv[1] << "'"
+                << (near.empty() ? "" : "; did you mean '" + near + "'?") << "\nRun with --help for the commands.\n";
       return kExitUsage;
     }
   }
+  // `report ID --html -o FILE`: with --html, an -o that is not a format is
+  // the page's file (people write it as for other tools' output files).
+  std::vector<std::string> args(argv, argv + argc);
+  std::string html_out;
+  if (args.size() > 1 && args[1] == "report" && std::find(args.begin(), args.end(), "--html") != args.end()) {
+    for (size_t i = 2; i + 1 < args.size(); ++i) {
+      if ((args[i] == "-o" || args[i] == "--output") && args[i + 1] != "table" && args[i + 1] != "json") {
+        html_out = args[i + 1];
+        args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(i) + 2);
+        break;
+      }
+    }
+  }
+  std::vector<char*> argp;
+  for (auto& a : args) argp.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(argp.size()), argp.data());
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : kExitUsage;
   }
   o.json_output = output == "json";
+  for (const auto& [sub, command] : subcommands) {
+    if (std::string(command->name) != "report" || !sub->parsed() || sub->count("--html") == 0) continue;
+    if (!html_out.empty()) {
+      if (!o.html_file.empty() && o.html_file != html_out) {
+        std::cerr << "acceloptctl report: --html " << o.html_file << " and -o " << html_out << " name two files\n";
+        return kExitUsage;
+      }
+      o.html_file = html_out;
+    }
+    if (o.html_file.empty()) o.html_file = "-";
+  }
 
   Endpoint ep;
   ep.socket_path = socket_path;

@@ -131,7 +131,15 @@ int CmdHealth(ApiClient& api, const Options& o) {
   auto r = api.Call("GET", "/v1/health");
   if (!r.ok()) return TransportError(r.status());
   if (o.json_output) std::cout << Dump(r->body, 2) << "\n";
-  else std::cout << r->body.value("status", "?") << "\n";
+  else {
+    std::cout << r->body.value("status", "?") << "\n";
+    if (const json c = r->body.value("calibration", json()); c.is_object()) {
+      std::cout << "cpu calibration: " << c.value("state", "?") << " since " << FormatUtc(c.value("since_us", int64_t{0}))
+                << ", " << c.value("attempts", 0) << " attempts"
+                << (c.contains("next_attempt_us") ? ", next at " + FormatUtc(c.value("next_attempt_us", int64_t{0})) : "")
+                << ": " << c.value("reason", "") << "\n  " << c.value("fix", "") << "\n";
+    }
+  }
   return r->http_status == 200 ? kExitOk : kExitError;
 }
 

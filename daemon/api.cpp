@@ -60,6 +60,16 @@ void Api::Events(const std::string& id, uint64_t after, size_t limit,
   respond(ApiOk({{"events", events}, {"next", next}}));
 }
 
+json Api::CalibrationWait() const { return d_.calibration_wait ? d_.calibration_wait() : json(); }
+
+json Api::WithWaits(json summary) const {
+  // A running campaign's cpu evaluations wait while no calibration is accepted.
+  if (summary.value("state", "") == "running" || summary.value("state", "") == "paused") {
+    if (json w = CalibrationWait(); !w.is_null()) summary["calibration"] = w;
+  }
+  return summary;
+}
+
 void Api::AddRoutes() {
   using V = http::verb;
   router_.Add(V::get, "/v1/health", [this](const HttpRequest&, const RouteParams&, Respond respond) {
@@ -68,6 +78,8 @@ void Api::AddRoutes() {
               {"store", {{"healthy", healthy}, {"error", healthy ? "" : d_.log->HealthStatus().ToString()},
                          {"last_global_position", d_.log->LastGlobalPosition()}}},
               {"campaigns", {{"active", d_.campaigns->Active()}, {"total", d_.campaigns->All().size()}}}};
+    // Serving, but cpu evaluations wait for a calibration: said, not a 503.
+    if (json w = CalibrationWait(); !w.is_null()) j["calibration"] = w;
     respond(ApiOk(j, healthy ? http::status::ok : http::status::service_unavailable));
   });
 
@@ -113,16 +125,30 @@ void Api::AddRoutes() {
     });
   });
 
+  // The submission's checks without the submission (acceloptctl submit --dry-run).
+  router_.Add(V::post, "/v1/campaigns/check", [this](const HttpRequest& req, const RouteParams&, Respond respond) {
+    auto body = ParseBody(req);
+    if (!body.ok()) return respond(ApiError(body.status()));
+    if (!body->contains("spec") || !(*body)["spec"].is_object())
+      return respond(ApiError(http::status::bad_request, "invalid_argument", "body.spec: required, a JSON object"));
+    json spec = (*body)["spec"];
+    net::post(*d_.ioc, [this, spec, respond] {
+      auto r = d_.campaigns->Check(spec);
+      if (!r.ok()) return respond(ApiError(r.status()));
+      respond(ApiOk(*r));
+    });
+  });
+
   router_.Add(V::get, "/v1/campaigns", [this](const HttpRequest&, const RouteParams&, Respond respond) {
     json list = json::array();
-    for (const auto& r : d_.campaigns->All()) list.push_back(CampaignManager::Summary(*r));
+    for (const auto& r : d_.campaigns->All()) list.push_back(WithWaits(CampaignManager::Summary(*r)));
     respond(ApiOk({{"campaigns", list}}));
   });
 
   router_.Add(V::get, "/v1/campaigns/{id}", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
     auto r = d_.campaigns->Find(p.path.at("id"));
     if (!r) return respond(NotFoundCampaign(p.path.at("id")));
-    json summary = CampaignManager::Summary(*r);
+    json summary = WithWaits(CampaignManager::Summary(*r));
     summary["spec"] = workflows::ToJson(r->Snapshot().spec);  // what submit --replay-from copies
     respond(ApiOk(std::move(summary)));
   });
@@ -189,7 +215,9 @@ void Api::AddRoutes() {
     };
     json best = json::array();
     for (const auto& pr : report.value("problems", json::array())) {
-      json b = {{"problem", pr.value("name", "")}, {"id", pr.value("id", "")}, {"speedup", pr.value("speedup", json())}};
+      json b = {{"problem", pr.value("name", "")}, {"id", pr.value("id", "")}};
+      for (const char* k : {"speedup", "speedup_low", "speedup_high", "speedup_noisy", "speedup_source", "improvement"})
+        b[k] = pr.value(k, json());
       b["file_name"] = file_name(pr.value("id", ""), pr.value("name", "kernel"));
       if (pr.contains("best") && pr["best"].is_object()) {
         const json& x = pr["best"];
@@ -305,6 +333,7 @@ void Api::AddRoutes() {
 
   AddMemoryRoutes();
   AddSuiteRoutes();
+  AddCandidateRoutes();
   if (d_.more_routes) d_.more_routes(router_);
 }
 

@@ -40,6 +40,10 @@ struct ApiDeps {
   // and recorded; force_busy accepts a measurement on a busy machine.
   // Blocking (seconds when forced, up to minutes while evaluations finish).
   std::function<Result<json>(bool force, bool force_busy)> calibrate;
+  // The cpu backend's wait for an accepted calibration
+  // (daemon/deferred_calibration.hpp, Status()), or null when it has one.
+  // Shown in /v1/health and in running campaigns' summaries. May be unset.
+  std::function<json()> calibration_wait;
   // More routes on the same router (the dashboard, daemon/dashboard.hpp).
   std::function<void(Router&)> more_routes;
 };
@@ -51,8 +55,11 @@ class Api {
 
  private:
   void AddRoutes();
+  json CalibrationWait() const;       // ApiDeps::calibration_wait's, or null
+  json WithWaits(json summary) const;  // + "calibration" while a campaign's cpu evaluations wait for one
   void AddMemoryRoutes();  // api_memory.cpp
   void AddSuiteRoutes();   // api_suites.cpp: GET /v1/suites, PUT /v1/suites/{suite}/problems/{name}
+  void AddCandidateRoutes();  // api_candidate.cpp: GET /v1/campaigns/{id}/candidate?id=C
   // GET .../events: the records after `after`, or, when there are none, a
   // wait for the next append until `deadline_nanos` (on d_.env's monotonic
   // clock).

@@ -4,7 +4,8 @@
 // for the running evaluations to finish, and evaluations that start
 // meanwhile wait until the calibration is over. Otherwise a calibration
 // measured under a running evaluation is low (refused as busy), and the
-// evaluation's timings are disturbed by the calibration.
+// evaluation's timings are disturbed by the calibration. Hold() keeps
+// evaluations waiting while the daemon has no accepted calibration.
 //
 // Thread safety: every method is thread-safe.
 #pragma once
@@ -28,7 +29,7 @@ class CalibrationGate : public eval::Backend {
   eval::EvalResult Evaluate(const eval::EvalRequest& request, const std::atomic<bool>* cancel) override {
     {
       std::unique_lock lock(mu_);
-      while (calibrating_) {
+      while (calibrating_ || held_) {
         if (cancel && cancel->load()) return eval::EvalResult::Failure(eval::EvalStatus::kCancelled, "cancelled");
         cv_.wait_for(lock, std::chrono::milliseconds(100));
       }
@@ -73,6 +74,14 @@ class CalibrationGate : public eval::Backend {
     return true;
   }
 
+  // While held (no accepted calibration yet: daemon/deferred_calibration.hpp)
+  // evaluations wait as during a calibration; Exclusive still runs.
+  void Hold(bool held) {
+    std::lock_guard lock(mu_);
+    held_ = held;
+    cv_.notify_all();
+  }
+
   int Running() const {
     std::lock_guard lock(mu_);
     return running_;
@@ -84,6 +93,7 @@ class CalibrationGate : public eval::Backend {
   std::condition_variable cv_;
   int running_ = 0;
   bool calibrating_ = false;
+  bool held_ = false;
 };
 
 }  // namespace accelopt::daemon

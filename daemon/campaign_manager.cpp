@@ -2,6 +2,8 @@
 
 #include "base/log.hpp"
 #include "base/sha256.hpp"
+#include "base/text.hpp"
+#include "daemon/spec_check.hpp"
 #include "daemon/suite_dirs.hpp"
 #include "evaluators/suites.hpp"
 #include "llm/config.hpp"
@@ -35,8 +37,27 @@ std::string CampaignManager::ProblemDir(const std::string& problem_id) const {
 }
 
 Result<workflows::ProblemSource> CampaignManager::LoadProblem(const std::string& problem_id) const {
-  std::string dir = ProblemDir(problem_id);
-  if (dir.empty()) return NotFound("unknown problem '" + problem_id + "' (expected suites/<suite>/<name>)");
+  const auto suites = SuiteFolders(config_, s_.env);
+  std::string dir = eval::ProblemDirOf(suites, problem_id);
+  if (dir.empty()) {
+    std::vector<std::string> names;
+    for (const auto& [name, folder] : suites) names.push_back("suites/" + name);
+    const std::string suite = problem_id.substr(0, problem_id.rfind('/'));
+    const std::string near = ClosestMatch(suite, names);
+    return NotFound("unknown problem '" + problem_id + "' (expected suites/<suite>/<name>" +
+                    (near.empty() ? "" : "; did you mean " + near + "/...?") + ")");
+  }
+  if (!s_.env->IsDirectory(dir)) {
+    // A typo in the problem's name: the closest problem of its suite.
+    const std::string prefix = problem_id.substr(0, problem_id.rfind('/') + 1);
+    const std::string suite_dir = dir.substr(0, dir.rfind('/'));
+    std::vector<std::string> ids;
+    if (auto listed = eval::ListProblemDirs(suite_dir, s_.env); listed.ok())
+      for (const auto& d : *listed) ids.push_back(prefix + d.substr(d.rfind('/') + 1));
+    const std::string near = ClosestMatch(problem_id, ids);
+    return NotFound("unknown problem '" + problem_id + "': no such problem in " + prefix.substr(0, prefix.size() - 1) +
+                    (near.empty() ? " (acceloptctl suites lists them)" : "; did you mean '" + near + "'?"));
+  }
   return eval::LoadProblemSource(dir, problem_id, s_.env);
 }
 
@@ -52,54 +73,39 @@ Result<std::vector<llm::ProviderConfig>> CampaignManager::ProviderConfigs() cons
 }
 
 Result<json> CampaignManager::ResolveRole(const std::string& role, json r) const {
-  if (!r.is_object()) return InvalidArgument("roles." + role + ": must be an object");
-  auto cfg = config_.roles.find(role);
-  if (cfg != config_.roles.end()) {
-    if (!r.contains("provider")) r["provider"] = cfg->second.provider;
-    if (!r.contains("model")) r["model"] = cfg->second.model;
-    if (!r.contains("temperature")) r["temperature"] = cfg->second.temperature;
-    if (!r.contains("max_tokens")) r["max_tokens"] = cfg->second.max_tokens;
-    if (!r.contains("reasoning") && !cfg->second.reasoning_effort.empty()) r["reasoning"] = cfg->second.reasoning_effort;
-  }
-  if (!r.contains("provider") || !r.contains("model")) {
-    return InvalidArgument("roles." + role + ": no provider/model given and none configured in the daemon's roles");
-  }
-  if (!r.contains("pricing") && r["provider"].is_string() && r["model"].is_string()) {
-    ACCELOPT_ASSIGN_OR_RETURN(const auto& providers, ProviderConfigs());
-    for (const auto& p : providers) {
-      if (p.name != r["provider"].get<std::string>()) continue;
-      auto m = p.models.find(r["model"].get<std::string>());
-      if (m != p.models.end()) {
-        r["pricing"] = {{"input_usd_per_mtok", m->second.input_per_mtok},
-                        {"output_usd_per_mtok", m->second.output_per_mtok}};
-      }
-    }
-  }
-  return r;
+  ACCELOPT_ASSIGN_OR_RETURN(const auto& providers, ProviderConfigs());
+  return daemon::ResolveRole(config_, providers, role, std::move(r));
 }
 
-Result<json> CampaignManager::CompleteSpec(json spec) const {
-  if (!spec.is_object()) return InvalidArgument("spec: must be a JSON object");
-  if (!spec.contains("suite")) spec["suite"] = "suites/cpu";
-  // Roles: the config's mapping, overridden field by field by the spec.
-  json roles = spec.value("roles", json::object());
-  if (!roles.is_object()) return InvalidArgument("roles: must be an object");
-  for (const char* role : {workflows::kRolePlanner, workflows::kRoleExecutor, workflows::kRoleSummarizer}) {
-    ACCELOPT_ASSIGN_OR_RETURN(roles[role], ResolveRole(role, roles.value(role, json::object())));
+Result<CampaignManager::Checked> CampaignManager::Prepare(const json& raw_spec) const {
+  ACCELOPT_ASSIGN_OR_RETURN(const auto& providers, ProviderConfigs());
+  Checked c;
+  ACCELOPT_ASSIGN_OR_RETURN(c.completed, CompleteSpec(config_, providers, raw_spec));
+  ACCELOPT_ASSIGN_OR_RETURN(c.spec, workflows::ParseCampaignSpec(c.completed));
+  ACCELOPT_RETURN_IF_ERROR(workflows::Validate(c.spec, ModelCheckFor(providers)));
+  if (c.spec.replay && !Find(c.spec.replay->from)) {
+    return NotFound("replay.from: no campaign '" + c.spec.replay->from + "' to replay (acceloptctl list shows them)");
   }
-  spec["roles"] = roles;
-  // A shared bank without a name is the daemon's default bank.
-  if (spec.contains("memory") && spec["memory"].is_object() && spec["memory"].value("scope", "") == "bank" &&
-      !spec["memory"].contains("bank")) {
-    spec["memory"]["bank"] = config_.default_memory_bank;
+  for (const auto& pid : c.spec.problems) {
+    auto src = LoadProblem(pid);
+    if (!src.ok()) return src.status();
+    c.sources.push_back(std::move(*src));
   }
-  if (!spec.contains("search") && !config_.search.empty()) spec["search"] = config_.search;
-  else if (spec.contains("search") && spec["search"].is_object()) {
-    json merged = config_.search;
-    for (const auto& [k, v] : spec["search"].items()) merged[k] = v;
-    spec["search"] = merged;
+  return c;
+}
+
+Result<json> CampaignManager::Check(const json& raw_spec) const {
+  ACCELOPT_ASSIGN_OR_RETURN(Checked c, Prepare(raw_spec));
+  // The campaign's own checks (StartCampaign) on a throwaway id: nothing is appended.
+  json hardware;
+  {
+    std::lock_guard lock(mu_);
+    hardware = hardware_;
   }
-  return spec;
+  ACCELOPT_ASSIGN_OR_RETURN(const auto& providers, ProviderConfigs());
+  auto cmd = workflows::StartCampaign("c-check", c.spec, c.sources, hardware, ModelCheckFor(providers));
+  if (!cmd.ok()) return cmd.status();
+  return json{{"ok", true}, {"spec", workflows::ToJson(c.spec)}, {"problems", c.spec.problems}};
 }
 
 Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::string& idempotency_key) {
@@ -120,31 +126,11 @@ Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::st
                              std::to_string(config_.max_active_campaigns) +
                              " (limits.max_active_campaigns); wait for one to end or cancel one");
   }
-  ACCELOPT_ASSIGN_OR_RETURN(json full, CompleteSpec(raw_spec));
-  auto spec = workflows::ParseCampaignSpec(full);
-  if (!spec.ok()) return spec.status();
-  if (spec->replay && !spec->replay->from.empty() && !Find(spec->replay->from)) {
-    return NotFound("replay.from: no campaign '" + spec->replay->from + "' to replay (acceloptctl list shows them)");
-  }
-  std::vector<workflows::ProblemSource> sources;
-  for (const auto& pid : spec->problems) {
-    auto src = LoadProblem(pid);
-    if (!src.ok()) return src.status();
-    sources.push_back(std::move(*src));
-  }
+  ACCELOPT_ASSIGN_OR_RETURN(Checked checked, Prepare(raw_spec));
+  const workflows::CampaignSpec* spec = &checked.spec;
+  const auto& sources = checked.sources;
   ACCELOPT_ASSIGN_OR_RETURN(const auto& providers, ProviderConfigs());
-  workflows::ModelCheck check = [&](const std::string& provider, const std::string& model) -> Status {
-    for (const auto& p : providers) {
-      if (p.name != provider) continue;
-      if (!p.models.empty() && !p.models.count(model)) {
-        std::string known;
-        for (const auto& [m, price] : p.models) known += (known.empty() ? "" : ", ") + m;
-        return InvalidArgument("provider '" + provider + "' has no model '" + model + "' (known: " + known + ")");
-      }
-      return Status::Ok();
-    }
-    return InvalidArgument("unknown provider '" + provider + "'");
-  };
+  const workflows::ModelCheck check = ModelCheckFor(providers);
   std::string id = NewCampaignId(s_.env);
   json hardware;
   {
@@ -267,8 +253,9 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
         p["best_us"] = rp["best"]["latency_us"];
         p["percent_of_peak"] = rp["best"]["percent_of_peak"];
       }
-      p["speedup"] = rp.value("speedup", json());
-      p["improvement"] = rp.value("improvement", json());
+      // The report's headline speedup, with its interval (workflows/report.hpp).
+      for (const char* k : {"speedup", "speedup_low", "speedup_high", "speedup_noisy", "speedup_source", "improvement"})
+        p[k] = rp.value(k, json());
     }
     problems.push_back(p);
   }

@@ -38,6 +38,10 @@ class CampaignManager {
 
   Status Recover();
   Result<SubmitResult> Submit(const json& spec, const std::string& idempotency_key);
+  // Every check Submit makes (daemon/spec_check.hpp, the problems loaded, the
+  // campaign's own start checks), nothing appended: {"ok": true, "spec": the
+  // completed spec, "problems": [ids]}, or Submit's error.
+  Result<json> Check(const json& spec) const;
   std::shared_ptr<CampaignRunner> Find(const std::string& id) const;
   std::vector<std::shared_ptr<CampaignRunner>> All() const;
   void Shutdown(const std::string& reason);
@@ -58,7 +62,13 @@ class CampaignManager {
   void SetHardware(json hardware);
 
  private:
-  Result<json> CompleteSpec(json spec) const;
+  struct Checked {
+    json completed;
+    workflows::CampaignSpec spec;
+    std::vector<workflows::ProblemSource> sources;
+  };
+  // The spec completed, parsed and validated, its problems loaded.
+  Result<Checked> Prepare(const json& raw_spec) const;
   // The "providers" section, parsed (for prices and known models).
   Result<std::vector<llm::ProviderConfig>> ProviderConfigs() const;
   void Adopt(std::shared_ptr<CampaignRunner> runner, bool start);

@@ -24,8 +24,13 @@
 // reason, after spec.budget.max_provider_wait_s, or at its wall-time budget
 // when that comes first; without either it waits until cancelled. Errors
 // that cannot heal by waiting (401, 403, 404, 400, malformed replies) fail
-// the activity at once (LlmCallFailed). Without a gate (RuntimeServices.gate
-// null) every error fails the activity.
+// the activity at once (LlmCallFailed). Those that fail every call to the
+// provider (llm/error_class.hpp: 401/403, a misconfigured provider, 404 no
+// such model) also fail the campaign in the same batch (CampaignFailed with
+// "provider 'x' fails every call: <the provider's message>; stopped after
+// the first such call; fix: ..."), so a bad key costs one call, not every
+// iteration; the same refusal of a call still out then is not recorded.
+// Without a gate (RuntimeServices.gate null) every error fails the activity.
 //
 // Threading: all work runs on the runner's strand of the daemon's
 // io_context; completions from the LLM transport and evaluation workers are

@@ -8,6 +8,7 @@
 #include "base/sha256.hpp"
 #include "daemon/campaign_runner_text.hpp"
 #include "daemon/llm_activity.hpp"
+#include "llm/error_class.hpp"
 
 #include <variant>
 
@@ -271,6 +272,13 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
       return;
     }
     if (!broken_.ok()) return;
+    // The campaign already stopped on an error that fails every call: the
+    // same refusal of a call that was out at that moment adds nothing.
+    const bool every_call = !r.ok() && llm::FailsEveryCall(r.error());
+    if (every_call && state_.finished() && !r.error().partial) {
+      MaybeFinish();
+      return;
+    }
     const bool defer = outage && s_.gate && request && !state_.finished() && !interrupted_;
     if (defer) {
       DeferLlm(activity_id, provider, request_hash, r.error(), std::move(*request));
@@ -332,7 +340,19 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
     // The provider field names the provider from the request payload.
     auto it = state_.activities.find(activity_id);
     if (it != state_.activities.end() && ev.data.contains("provider")) ev.data["provider"] = it->second.payload.value("provider", "");
-    Status st = AppendAndApply({ToNewEvent(ev)}, std::move(blobs), nullptr);
+    std::vector<store::NewEvent> batch{ToNewEvent(ev)};
+    // An error that fails every call (401/403, a misconfigured provider, 404
+    // no such model) will not heal: the campaign stops at the first one, in
+    // the same batch as the failed call, with the provider's message and the fix.
+    if (every_call && !state_.finished()) {
+      const std::string why = Redact("provider '" + provider + "' fails every call: " +
+                                     r.error().Describe(provider) + "; stopped after the first such call; fix: " +
+                                     llm::FixForEveryCallError(r.error()));
+      workflows::Event failed{workflows::event_type::kCampaignFailed, {{"reason", why}}};
+      batch.push_back(ToNewEvent(failed));
+      LogWarning("campaign " + id_ + ": " + why);
+    }
+    Status st = AppendAndApply(std::move(batch), std::move(blobs), nullptr);
     if (!st.ok()) return Break(st);
     if (!r.ok() && r.error().kind == llm::LlmErrorKind::kReplayMiss && state_.spec.replay &&
         state_.spec.replay->on_miss == "stop" && !state_.finished()) {

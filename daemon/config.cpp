@@ -135,7 +135,8 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     for (const auto& [name, ej] : e.items()) {
       std::string where = "evaluators." + name;
       std::set<std::string> keys = {"slots", "cache_dir", "slot_cores", "calibration_force_busy",
-                                    "calibration_attempts", "calibration_retry_wait_s", "executor"};
+                                    "calibration_attempts", "calibration_retry_wait_s", "calibration_retry_after_s",
+                                    "executor"};
       if (name == "nki") keys = {eval::nki::NkiConfig::Keys().begin(), eval::nki::NkiConfig::Keys().end()};
       if (name == "cuda") keys = {"slots", "cache_dir", "devices"};
       if (name == "triton") keys = {"slots", "cache_dir", "devices", "python"};
@@ -203,6 +204,9 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "calibration_force_busy", where, bc.calibration_force_busy));
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "calibration_attempts", where, bc.calibration_attempts));
       ACCELOPT_RETURN_IF_ERROR(Get(ej, "calibration_retry_wait_s", where, bc.calibration_retry_wait_s));
+      ACCELOPT_RETURN_IF_ERROR(Get(ej, "calibration_retry_after_s", where, bc.calibration_retry_after_s));
+      if (!(bc.calibration_retry_after_s >= 1 && bc.calibration_retry_after_s <= 86400))
+        return InvalidArgument(where + ".calibration_retry_after_s: must be 1 to 86400 seconds");
       if (bc.calibration_attempts < 1 || bc.calibration_attempts > 10)
         return InvalidArgument(where + ".calibration_attempts: must be between 1 and 10");
       if (!(bc.calibration_retry_wait_s >= 0 && bc.calibration_retry_wait_s <= 3600))

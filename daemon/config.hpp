@@ -42,6 +42,11 @@ struct BackendConfig {
   // retry_wait_s; 1..10 and 0..3600).
   int calibration_attempts = 3;
   double calibration_retry_wait_s = 5;
+  // When the start's calibration is refused (busy) and no saved one of this
+  // hardware fingerprint exists, the daemon serves anyway and measures again
+  // this long after each refusal; cpu evaluations wait meanwhile
+  // (daemon/deferred_calibration.hpp). 1..86400.
+  double calibration_retry_after_s = 60;
   // Where evaluations run: "executor": {"kind": "local"} (the default: child
   // processes of the daemon) or {"kind": "slurm", ...} (one Slurm job per
   // evaluation, evaluators/slurm/slurm_backend.hpp; `max_jobs` replaces

@@ -13,6 +13,7 @@
 #include "daemon/change_feed.hpp"
 #include "daemon/dashboard.hpp"
 #include "daemon/calibration_gate.hpp"
+#include "daemon/deferred_calibration.hpp"
 #include "daemon/campaign_manager.hpp"
 #include "daemon/event_waiters.hpp"
 #include "daemon/http_server.hpp"
@@ -118,6 +119,8 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   std::shared_ptr<CalibrationGate> cpu_gate;
   eval::cpu::CalibrationOptions cpu_calibration;  // the one procedure (calibration.hpp), as accelopt-eval's
   std::string cpu_calibration_path;
+  std::optional<std::string> cpu_refused;  // why the start's cpu calibration was refused (busy)
+  double cpu_retry_after_s = 60;
   for (const auto& [name, bc] : config.evaluators) {
     if (name == "cuda") {
       // Configured but unable to evaluate: refuse to start rather than accept
@@ -269,13 +272,21 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     cpu_calibration.retry_wait_s = bc.calibration_retry_wait_s;
     cpu_calibration_path = eval::cpu::CalibrationPath(bc.cache_dir);
     NotifyStatus("calibrating the cpu backend");
+    // The saved calibration of this hardware fingerprint when there is one;
+    // a new measurement otherwise. Refused as busy: start anyway, cpu
+    // evaluations wait for a quiet measurement (DeferredCalibration below).
     auto cal = eval::cpu::LoadOrCalibrate(cpu_calibration_path, cpu_calibration);
-    if (!cal.ok()) {
+    if (!cal.ok() && cal.status().code() != Code::kUnavailable) {
       LogError("cpu calibration failed: " + cal.status().message());
       return 1;
     }
-    co.calibration = *cal;
-    hardware = cal->ToJson();
+    if (cal.ok()) {
+      co.calibration = *cal;
+      hardware = cal->ToJson();
+    } else {
+      cpu_refused = cal.status().message();
+      cpu_retry_after_s = bc.calibration_retry_after_s;
+    }
     cpu = std::make_shared<eval::cpu::CpuBackend>(co);
     cpu_gate = std::make_shared<CalibrationGate>(cpu);
     // Each slot owns its cores: the judge pins the runner to them and the
@@ -301,7 +312,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       for (const auto& e : *sys)
         if (e.type == runtime_event::kCalibrationRecorded) last_calibration = Dump(e.data.value("calibration", json()));
     }
-    record_system(runtime_event::kDaemonStarted, {{"version", "0.1.0"}, {"pid", env->ProcessId()}});
+    record_system(runtime_event::kDaemonStarted, {{"version", ACCELOPT_VERSION}, {"pid", env->ProcessId()}});
     if (cpu && Dump(hardware) != last_calibration) {
       record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", hardware}});
     }
@@ -363,6 +374,31 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   CampaignManager manager(rs, config, CampaignFacts(hardware, nki_facts, cuda_facts));
   manager_ptr = &manager;
 
+  // A busy host: serve now, evaluate once a calibration is accepted.
+  // One cpu calibration at a time: the retries and `calibrate --force`.
+  std::mutex calibrate_mu;
+  std::unique_ptr<DeferredCalibration> deferred;
+  if (cpu_refused) {
+    DeferredCalibration::Options dco;
+    dco.env = env;
+    dco.ioc = &ioc;
+    dco.gate = cpu_gate.get();
+    dco.retry_after = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(cpu_retry_after_s));
+    dco.measure = [&]() -> Status {
+      std::lock_guard lock(calibrate_mu);
+      if (deferred && !deferred->waiting()) return Status::Ok();  // accepted meanwhile (calibrate --force)
+      auto c = eval::cpu::CalibrateAndSave(cpu_calibration_path, cpu_calibration);
+      if (!c.ok()) return c.status();
+      cpu->SetCalibration(*c);
+      json j = c->ToJson();
+      record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", j}});
+      manager.SetHardware(CampaignFacts(j, nki_facts, cuda_facts));
+      return Status::Ok();
+    };
+    deferred = std::make_unique<DeferredCalibration>(std::move(dco), *cpu_refused);
+    deferred->Start();
+  }
+
   std::vector<std::thread> threads;
   for (int i = 0; i < std::max(2, options.io_threads); ++i) threads.emplace_back([&ioc] { ioc.run(); });
 
@@ -387,11 +423,14 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   EventWaiters waiters(log->get(), &ioc, env);
   ad.waiters = &waiters;
   ad.redistiller = &redistiller;
-  std::mutex calibrate_mu;
   ad.calibrate = [&](bool force, bool force_busy) -> Result<json> {
     std::lock_guard lock(calibrate_mu);
     if (!cpu) return NotFound("the cpu backend is not configured");
     if (!force) {
+      if (deferred && deferred->waiting()) {
+        return Unavailable("no cpu calibration accepted yet: " + deferred->State().value("reason", "") +
+                           " (" + deferred->State().value("fix", "") + ")");
+      }
       auto c = cpu->GetCalibration();
       if (!c.ok()) return c.status();
       return c->ToJson();
@@ -413,7 +452,12 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     json j = c->ToJson();
     record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", j}});
     manager.SetHardware(CampaignFacts(j, nki_facts, cuda_facts));
+    if (deferred) deferred->Ready();
     return j;
+  };
+  ad.calibration_wait = [&deferred]() -> json {
+    if (!deferred || !deferred->waiting()) return nullptr;
+    return deferred->State();
   };
   ChangeFeed feed(log->get(), &ioc, env, ChangeFeed::Options{});
   Dashboard dashboard(&feed);
@@ -423,6 +467,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   so.bearer_token = *token;
   so.write_timeout = std::chrono::seconds(config.write_timeout_s);
   so.token_query_paths = Dashboard::TokenQueryPaths();
+  so.unauthorized_html = Dashboard::UnauthorizedPage();
   HttpServer server(ioc, [&api](HttpRequest&& req, Respond respond) { api.Handle(std::move(req), std::move(respond)); }, so);
 
   int exit_code = 0;
@@ -478,6 +523,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   NotifyStopping();
   net::post(ioc, [&] { server.Stop(); signals.cancel(); watchdog.cancel(); });
   feed.Stop();  // the dashboards' event streams end
+  if (deferred) deferred->Stop();
   manager.Shutdown("daemon stopped");
   redistiller.Shutdown();
   if ((*log)->Healthy()) record_system(runtime_event::kDaemonStopped, {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});

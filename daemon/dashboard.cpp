@@ -45,6 +45,24 @@ Dashboard::Dashboard(ChangeFeed* feed) : feed_(feed) {
          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 }
 
+std::string Dashboard::UnauthorizedPage() {
+  return R"(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>accelopt: token needed</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:44em;margin:3em auto;color:#1d2330}
+code{background:#f0f2f5;padding:1px 5px;border-radius:4px}h1{font-size:20px}</style></head>
+<body id="unauthorized"><h1>This dashboard needs the daemon's token</h1>
+<p>Over TCP every request carries acceloptd's bearer token, and this address had none (or a wrong one).
+Open the dashboard with the token in the address:</p>
+<p><code>http://HOST:PORT/ui/?token=TOKEN</code></p>
+<p>The token is what the daemon's config names in <code>listen.tcp_token_file</code> (a file; relative to
+systemd's <code>$CREDENTIALS_DIRECTORY</code>) or <code>listen.tcp_token_env</code> (an environment variable).
+With <code>acceloptd --dev --tcp HOST:PORT</code> the daemon prints the whole address
+(<code>ACCELOPT_DASHBOARD=...</code>); the token is in the dev folder's <code>token</code> file.
+On the daemon's machine, the Unix socket needs no token: <code>acceloptctl</code> uses it.</p>
+</body></html>
+)";
+}
+
 void Dashboard::AddRoutes(Router& router) const {
   router.Add(http::verb::get, "/ui", [this](const HttpRequest&, const RouteParams&, Respond respond) {
     HttpResponse res{http::status::ok, 11};

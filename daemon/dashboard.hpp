@@ -38,6 +38,9 @@ class Dashboard {
 
   // The paths where "?token=" may replace the header (HttpServerOptions).
   static std::vector<std::string> TokenQueryPaths() { return {"/ui", "/ui/"}; }
+  // The page /ui answers without the token (HttpServerOptions::unauthorized_html):
+  // what is missing and how to add it. Holds no secret.
+  static std::string UnauthorizedPage();
 
   const std::string& page() const { return page_; }  // for tests
 

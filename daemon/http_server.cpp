@@ -84,6 +84,21 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                 CRYPTO_memcmp_like(std::string(it->value()), expected);
       if (!ok && req.method() == http::verb::get) ok = QueryTokenOk(req);
       if (!ok) {
+        std::string_view target(req.target().data(), req.target().size());
+        const std::string path(target.substr(0, target.find('?')));
+        if (req.method() == http::verb::get && !opts_->unauthorized_html.empty() &&
+            std::find(opts_->token_query_paths.begin(), opts_->token_query_paths.end(), path) !=
+                opts_->token_query_paths.end()) {
+          HttpResponse page{http::status::unauthorized, version};
+          page.set(http::field::server, "acceloptd");
+          page.set(http::field::content_type, "text/html; charset=utf-8");
+          page.set(http::field::cache_control, "no-store");
+          page.set(http::field::www_authenticate, "Bearer");
+          page.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+          page.body() = opts_->unauthorized_html;
+          page.prepare_payload();
+          return Write(std::move(page));
+        }
         auto res = ErrorResponse(http::status::unauthorized, "unauthorized",
                                  "missing or wrong bearer token", version);
         res.set(http::field::www_authenticate, "Bearer");

@@ -98,6 +98,10 @@ struct HttpServerOptions {
   std::chrono::seconds write_timeout{60};             // one response, or one piece of a stream
   std::string bearer_token;                           // required for TCP; never logged
   std::vector<std::string> token_query_paths;         // GET paths that accept ?token= (see above)
+  // A GET of a token_query_path without the right token gets this page (401,
+  // text/html: how to add the token) instead of the JSON error. Never holds
+  // the token.
+  std::string unauthorized_html;
 };
 
 class HttpServer {

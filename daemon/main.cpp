@@ -8,6 +8,25 @@
 #include "daemon/config.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/dev_mode.hpp"
+#include "daemon/spec_check.hpp"
+
+namespace {
+
+// The config parsed and checked as every submission would use it
+// (daemon/spec_check.hpp): what --check-config and the start both run.
+accelopt::Result<accelopt::daemon::DaemonConfig> LoadChecked(const std::string& path, accelopt::Env* env) {
+  auto c = accelopt::daemon::LoadDaemonConfig(path, env);
+  if (!c.ok()) return c;
+  if (auto st = accelopt::daemon::CheckCampaignDefaults(*c); !st.ok()) return st.WithContext(path);
+  return c;
+}
+
+// --force-busy: every calibrating backend takes a busy machine's figures.
+void ForceBusy(accelopt::daemon::DaemonConfig& config) {
+  for (auto& [name, bc] : config.evaluators) bc.calibration_force_busy = true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"acceloptd: runs LLM kernel-optimization campaigns, recording every step in an event log"};
@@ -17,6 +36,11 @@ int main(int argc, char** argv) {
   app.add_option("-c,--config", config_path, "configuration file (JSON, comments allowed)")->capture_default_str();
   app.add_option("--check-config", check_path, "validate a configuration file and exit (0 when valid)");
   app.add_flag("--version", version, "print the version and exit");
+  bool force_busy = false;
+  app.add_flag("--force-busy", force_busy,
+               "accept the cpu calibration measured at start even when the machine is busy (the config key "
+               "evaluators.cpu.calibration_force_busy); without it a busy host's daemon serves anyway and cpu "
+               "evaluations wait for a quiet calibration");
   bool dev = false;
   accelopt::daemon::DevOptions dev_options;
   auto* dev_flag = app.add_flag("--dev", dev,
@@ -35,13 +59,20 @@ int main(int argc, char** argv) {
   // The one place the daemon's real Env is chosen (daemon/daemon.hpp).
   accelopt::Env* env = accelopt::Env::Default();
   if (version) {
-    std::cout << "acceloptd 0.1.0\n";
+    std::cout << "acceloptd " << ACCELOPT_VERSION << "\n";
     return 0;
   }
   if (!check_path.empty()) {
-    auto c = accelopt::daemon::LoadDaemonConfig(check_path, env);
+    // The start's checks, in the start's order (LoadChecked below).
+    auto c = LoadChecked(check_path, env);
     if (!c.ok()) {
-      std::cerr << "acceloptd: " << c.status().message() << "\n";
+      std::string hint;
+      // A campaign spec is not a daemon config: say where it is checked.
+      if (auto j = accelopt::ReadJsonFile(env, check_path); j.ok() && j->is_object() && j->contains("problems")) {
+        hint = " (this looks like a campaign spec, not a daemon config: check it with acceloptctl submit --dry-run " +
+               check_path + ")";
+      }
+      std::cerr << "acceloptd: " << c.status().message() << hint << "\n";
       return 1;
     }
     std::cout << check_path << ": ok\n";
@@ -62,6 +93,13 @@ int main(int argc, char** argv) {
       std::cerr << "acceloptd: " << setup.status().message() << "\n";
       return 1;
     }
+    // Without a model (no ACCELOPT_LLM_BASE_URL, no providers) --dev serves
+    // the API and dashboard, and every submission says what is missing.
+    if (auto st = accelopt::daemon::CheckCampaignDefaults(setup->config); !st.ok()) {
+      std::cerr << "acceloptd: " << st.message() << "\n";
+      return 1;
+    }
+    if (force_busy) ForceBusy(setup->config);
     accelopt::daemon::DaemonOptions options;
     options.env = env;
     options.on_ready = [&setup](unsigned short port) {
@@ -69,11 +107,12 @@ int main(int argc, char** argv) {
     };
     return accelopt::daemon::RunDaemon(setup->config, options);
   }
-  auto config = accelopt::daemon::LoadDaemonConfig(config_path, env);
+  auto config = LoadChecked(config_path, env);
   if (!config.ok()) {
     accelopt::LogError(config.status().message());
     return 1;
   }
+  if (force_busy) ForceBusy(*config);
   accelopt::daemon::DaemonOptions options;
   options.env = env;
   return accelopt::daemon::RunDaemon(*config, options);

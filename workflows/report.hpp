@@ -8,7 +8,10 @@
 //                  "best": {"candidate_id" ("baseline" when nothing beat it),
 //                           "source_sha256", "iteration", "latency_us",
 //                           "spread", "percent_of_peak"} | null,
-//                  "speedup": baseline latency / best latency | null,
+//                  "speedup": the headline speedup (below) | null,
+//                  "speedup_low", "speedup_high": its ~95% interval | null,
+//                  "speedup_noisy": bool | null (the interleaved run's noisy flag),
+//                  "speedup_source": "interleaved" | "separate" | "none_beat_it" | null,
 //                  "improvement": "none" | "within_noise" | "faster" | null,
 //                  "percent_of_peak_by_iteration": [best so far after it. 0, 1, ...],
 //                  "candidates": {"proposed", "failed", "evaluated", "correct"}}],
@@ -25,6 +28,18 @@
 //        "usage" (the provider's usage x price), "estimate" (no usage in the
 //        reply: bytes/4 x price), "no_price" (no price entry: counted as 0),
 //        "replay", "none" (a failed call that returned nothing)
+//
+// The headline speedup, the one number `get`, `list`, `best`, the report
+// (text, JSON, HTML) and the dashboard show for a problem: the final
+// interleaved re-measurement of the final best against the baseline
+// ("interleaved": its speedup, ~95% interval and noisy flag, as measured
+// side by side in one run) when there is one; else the baseline's latency
+// over the best's, each from its own measurement ("separate", no interval);
+// exactly 1 when nothing beat the baseline ("none_beat_it").
+// Per-iteration figures (the trace, "percent_of_peak_by_iteration", the
+// lineage's speedup over a parent) are each iteration's own measurement, the
+// best so far at that point, and may differ from the final best's
+// re-measured figures.
 //
 // The best kernel is the fastest correct candidate (first one on ties) or the
 // baseline. A percent_of_peak of -1 from the evaluator (unknown) is null here.
@@ -76,6 +91,10 @@ namespace accelopt::workflows {
 inline constexpr const char kImprovementNone[] = "none";
 inline constexpr const char kImprovementWithinNoise[] = "within_noise";
 inline constexpr const char kImprovementFaster[] = "faster";
+
+inline constexpr const char kSpeedupInterleaved[] = "interleaved";
+inline constexpr const char kSpeedupSeparate[] = "separate";
+inline constexpr const char kSpeedupNoneBeatIt[] = "none_beat_it";
 
 json BuildReport(const CampaignState& state);
 

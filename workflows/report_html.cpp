@@ -133,7 +133,7 @@ std::string Header(const json& r) {
 
 std::string SummaryTable(const json& r) {
   std::string s = "<h2>Summary</h2><table class=\"summary\"><tr><th>problem</th><th>bound</th><th>baseline</th>"
-                  "<th>best</th><th>speedup</th><th>baseline % of peak</th><th>best % of peak</th><th>best candidate</th>"
+                  "<th>best (re-measured)</th><th>speedup (final, side by side)</th><th>baseline % of peak</th><th>best % of peak</th><th>best candidate</th>"
                   "<th>status</th></tr>";
   const std::string cid = r.value("campaign_id", "");
   for (const json& p : r.value("problems", json::array())) {
@@ -143,7 +143,15 @@ std::string SummaryTable(const json& r) {
     s += Cell(E(Micros(best.is_object() ? D(best, "latency_us") : kNone)), true);
     // The report's reading of the speedup (report.hpp): noise is not a speedup.
     const json improvement = p.value("improvement", json());
-    std::string speedup = Num(p, "speedup") ? FixedDigits(D(p, "speedup"), 2) + "x" : "-";
+    std::string speedup = Num(p, "speedup") ? "<span class=\"headline-speedup\" data-speedup=\"" + N(D(p, "speedup")) +
+                                                   "\">" + FixedDigits(D(p, "speedup"), 2) + "x</span>"
+                                             : "-";
+    // The headline's ~95% interval and noisy flag (the final interleaved run).
+    if (Num(p, "speedup_low") && Num(p, "speedup_high")) {
+      speedup += " <span class=\"meta interval\">~95% " + FixedDigits(D(p, "speedup_low"), 2) + "–" +
+                 FixedDigits(D(p, "speedup_high"), 2) + "x</span>";
+    }
+    if (p.value("speedup_noisy", json()) == true) speedup += " <span class=\"bad\">NOISY</span>";
     if (improvement == "none") speedup = "none";
     else if (improvement == "within_noise") speedup += " <span class=\"meta\">(within noise)</span>";
     s += Cell(speedup, true);
@@ -270,7 +278,8 @@ std::string PathList(const json& p, const std::string& cid) {
       const json& l = *it->second;
       s += " from " + E(ShortId(l.value("parent_beam_id", ""), cid)) + ": plan “" + E(l, "plan_title") + "”";
       s += ", " + E(Micros(D(l, "latency_us")));
-      if (Num(l, "speedup_over_parent")) s += " (" + FixedDigits(D(l, "speedup_over_parent"), 2) + "x over its parent)";
+      if (Num(l, "speedup_over_parent"))
+        s += " (its iteration's measurement: " + FixedDigits(D(l, "speedup_over_parent"), 2) + "x over its parent)";
     }
     s += "</li>";
   }
@@ -281,7 +290,7 @@ std::string LineageTable(const json& p, const std::string& cid) {
   const json rows = p.value("lineage", json::array());
   std::string s = "<details><summary>All " + I(static_cast<double>(rows.size())) +
                   " candidates (candidate → parent, plan)</summary><table class=\"lineage\"><tr><th>it</th>"
-                  "<th>candidate</th><th>parent</th><th>plan</th><th>result</th><th>latency</th><th>vs parent</th>"
+                  "<th>candidate</th><th>parent</th><th>plan</th><th>result</th><th>latency (its iteration)</th><th>vs parent</th>"
                   "<th>kept</th></tr>";
   for (const json& l : rows) {
     std::string result = l.value("ok", false) ? E(l, "status") : E(l, "failure");
@@ -341,6 +350,19 @@ std::string Problem(const json& p, const std::string& cid, const std::map<std::s
                   " <span class=\"muted\">" + E(p, "id") + "</span></h2>";
   s += "<p class=\"meta\"><span>bound: " + E(p, "bound") + "</span><span>flops: " + I(D(p, "flops")) +
        "</span><span>bytes: " + I(D(p, "bytes")) + "</span></p>";
+  // Before the baseline's first measurement there is nothing to plot: say
+  // what is happening instead of empty plots and "no kernel passed".
+  if (!p.value("baseline", json()).is_object()) {
+    const std::string st = p.value("status", "");
+    if (st == "running") {
+      s += "<p class=\"muted waiting\">Waiting for the baseline's measurement: the first evaluation of this problem "
+           "(the plots, the lineage and the best kernel appear once it is measured).</p>";
+      return s + "</section>";
+    }
+    s += "<p class=\"muted\">No baseline measurement: " + E(p, "status") +
+         (p.value("reason", "").empty() ? "" : " (" + E(p, "reason") + ")") + ".</p>";
+    return s + "</section>";
+  }
   s += TraceChart(p);
   s += IterationTable(p, cid);
   if (Num(p.value("final", json::object()), "selected_latency_us")) {

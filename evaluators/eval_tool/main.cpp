@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "base/text.hpp"
 #include "base/env.hpp"
 #include "evaluators/eval_tool/commands.hpp"
 
@@ -87,6 +88,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const std::string usage = EvalToolUsage();
   if (args.empty() || args[0] == "--help" || args[0] == "-h") { std::cerr << usage; return args.empty() ? 2 : 0; }
+  if (args[0] == "--version") {
+    std::cout << "accelopt-eval " << ACCELOPT_VERSION << "\n";
+    return 0;
+  }
   std::string cmd = args[0];
   args.erase(args.begin());
   Env* env = Env::Default();  // the one place accelopt-eval's Env is chosen
@@ -98,6 +103,10 @@ int main(int argc, char** argv) {
     std::cerr << "accelopt-eval: " << e.what() << "\n";
     return 2;
   }
-  std::cerr << "accelopt-eval: unknown command '" << cmd << "'\n" << usage;
+  std::vector<std::string> names;
+  for (const auto& c : kEvalToolCommands) names.push_back(c.name);
+  const std::string near = ClosestMatch(cmd, names);
+  std::cerr << "accelopt-eval: unknown command '" << cmd << "'" << (near.empty() ? "" : "; did you mean '" + near + "'?")
+            << "\n" << usage;
   return 2;
 }

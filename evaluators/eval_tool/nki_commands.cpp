@@ -1,6 +1,9 @@
 // accelopt-eval import nkibench and doctor nki: the nki (Trainium) backend's
 // two setup commands (evaluators/nki/nkibench_import.hpp, doctor.hpp).
 #include "evaluators/eval_tool/commands.hpp"
+#include "evaluators/eval_tool/common.hpp"
+
+#include <boost/program_options.hpp>
 
 #include <iostream>
 

@@ -86,6 +86,10 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+    std::cout << "accelopt-store " << ACCELOPT_VERSION << "\n";
+    return 0;
+  }
   Args a;
   if (!Parse(argc, argv, &a)) return Usage();
   a.dir = EventsDir(a.dir);

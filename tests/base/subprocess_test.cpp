@@ -1,6 +1,12 @@
 #include <boost/test/unit_test.hpp>
 
+#include <grp.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <string>
 
 #include "base/subprocess.hpp"
 
@@ -67,4 +73,58 @@ BOOST_AUTO_TEST_CASE(limits_apply) {
   auto r = RunProcess(spec);
   BOOST_REQUIRE(r.ok());
   BOOST_TEST(r->stdout_data == "10\n");
+}
+
+// The judge's sandbox as the unprivileged service user (systemd's
+// User=accelopt): private network and IPC namespaces are granted through a
+// user namespace that maps only the child's own uid and gid. Run here as
+// uid/gid 65534 (nobody) in a forked process when the test runs as root.
+// Before: unshare(CLONE_NEWNET) failed with EPERM for any non-root user, so
+// every evaluation under the unit ran with the host's network.
+BOOST_AUTO_TEST_CASE(private_namespaces_are_granted_to_an_unprivileged_user) {
+  auto check = []() -> std::string {
+    ProcessSpec spec;
+    spec.argv = {"sh", "-c", "id -u; id -g; cat /proc/self/net/dev; ls /proc/sysvipc >/dev/null && echo ipc-ok"};
+    spec.private_network = true;
+    spec.private_ipc = true;
+    auto r = RunProcess(spec);
+    if (!r.ok()) return "RunProcess: " + r.status().ToString();
+    if (!r->network_isolated) return "network not isolated: " + r->stderr_data;
+    if (!r->ipc_isolated) return "ipc not isolated";
+    const std::string uid = std::to_string(getuid()), gid = std::to_string(getgid());
+    if (r->stdout_data.rfind(uid + "\n" + gid + "\n", 0) != 0) return "uid/gid not kept: " + r->stdout_data;
+    // Only the loopback interface: two header lines and "lo".
+    size_t ifaces = 0;
+    for (size_t at = 0; (at = r->stdout_data.find(':', at)) != std::string::npos; ++at) ++ifaces;
+    if (r->stdout_data.find("lo:") == std::string::npos || ifaces != 1) return "interfaces: " + r->stdout_data;
+    return "";
+  };
+  if (getuid() != 0) {
+    BOOST_TEST(check() == "");
+    return;
+  }
+  int fds[2];
+  BOOST_REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  BOOST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+    // A process started as the user (systemd's User=) is dumpable; one that
+    // changed its uid from root is not, and could not write its own
+    // /proc/self/uid_map.
+    if (prctl(PR_SET_DUMPABLE, 1) != 0) _exit(4);
+    const std::string why = check();
+    (void)!write(fds[1], why.data(), why.size());
+    _exit(why.empty() ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string why;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) why.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  BOOST_TEST(WIFEXITED(status));
+  BOOST_TEST(WEXITSTATUS(status) == 0, "as uid 65534: " << why);
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -195,4 +196,80 @@ BOOST_AUTO_TEST_CASE(bash_completion_completes_banks_and_items_from_the_daemon_s
   BOOST_TEST(Has(Complete({"acceloptctl", "list", "--"}, env), "--until-ended"));
   BOOST_TEST(Has(Complete({"acceloptctl", "list", "--state", ""}, env), "partial"));
   BOOST_TEST(f.StopDaemon() == 0);
+}
+
+// The mistakes people make at the command line are told with the fix
+// (issue 27, "CLI"): did-you-mean for commands and problem ids, a --set
+// without a value, a spec file that cannot be opened (and why), an invalid
+// spec exits 2 like bad JSON, `submit --dry-run` checks without starting,
+// `report ID --html -o FILE` writes the page, every tool has --version.
+BOOST_AUTO_TEST_CASE(usage_mistakes_are_told_with_the_fix) {
+  DaemonFixture f(StandardScript(5));
+  f.StartDaemon();
+  auto lst = f.Ctl({"lst"});
+  BOOST_TEST(lst.exit_code == 2);
+  BOOST_TEST(lst.err.find("unknown command 'lst'; did you mean 'list'?") != std::string::npos, lst.err);
+
+  auto typo = f.Ctl({"submit", "--problem", "suites/cpu/siluu"});
+  BOOST_TEST(typo.exit_code == 4);  // not found
+  BOOST_TEST(typo.err.find("did you mean 'suites/cpu/silu'?") != std::string::npos, typo.err);
+
+  auto no_value = f.Ctl({"submit", "--problem", "suites/cpu/silu", "--set", "search.T"});
+  BOOST_TEST(no_value.exit_code == 2);
+  BOOST_TEST(no_value.err.find("--set search.T: no value given (write --set FIELD=VALUE, e.g. --set search.T=4)") !=
+                 std::string::npos,
+             no_value.err);
+
+  auto missing = f.Ctl({"submit", f.dir + "/no-such-spec.json"});
+  BOOST_TEST(missing.exit_code == 2);
+  BOOST_TEST(missing.err.find("cannot open " + f.dir + "/no-such-spec.json: No such file or directory") !=
+                 std::string::npos,
+             missing.err);
+
+  // A spec the daemon refuses: exit 2 (usage), as a file that is not JSON.
+  const std::string bad = WriteJson(f, "bad.json", {{"problems", {"silu"}}, {"suite", "suites/test"}, {"search", {{"T", "three"}}}});
+  auto refused = f.Ctl({"submit", bad});
+  BOOST_TEST(refused.exit_code == 2);
+  BOOST_TEST(refused.err.find("search.T") != std::string::npos, refused.err);
+  std::ofstream(f.dir + "/garbage.json") << "{not json";
+  BOOST_TEST(f.Ctl({"submit", f.dir + "/garbage.json"}).exit_code == 2);
+
+  // --dry-run: the daemon's checks, nothing started.
+  auto dry_bad = f.Ctl({"submit", bad, "--dry-run"});
+  BOOST_TEST(dry_bad.exit_code == 2);
+  BOOST_TEST(dry_bad.err.find("search.T") != std::string::npos, dry_bad.err);
+  const std::string good = WriteJson(f, "good.json", SmallSpec({"silu"}, 1, 1, 1, 1));
+  auto dry = f.Ctl({"submit", good, "--dry-run"});
+  BOOST_TEST(dry.exit_code == 0, dry.err);
+  BOOST_TEST(dry.out.find(good + ": ok (would start suites/test/silu); nothing was submitted") != std::string::npos,
+             dry.out);
+  auto dry_json = f.Ctl({"submit", good, "--dry-run", "-o", "json"});
+  BOOST_TEST(dry_json.Json()["spec"]["roles"]["planner"]["model"] == "fake-model");  // completed from the config
+  BOOST_TEST(Ids(f.Ctl({"list", "-o", "json"}).Json()).empty());  // nothing was submitted
+
+  // report ID --html -o FILE.
+  auto done = f.Ctl({"submit", good, "--wait", "-o", "json"}, 240);
+  BOOST_REQUIRE_MESSAGE(done.exit_code == 0, done.err);
+  const std::string id = done.Json()["id"];
+  auto html = f.Ctl({"report", id, "--html", "-o", f.dir + "/r.html"});
+  BOOST_TEST(html.exit_code == 0, html.err);
+  BOOST_TEST(ReadAll(f.dir + "/r.html").find("<html") != std::string::npos);
+  auto html2 = f.Ctl({"report", id, "--html", f.dir + "/r2.html"});
+  BOOST_TEST(html2.exit_code == 0, html2.err);
+  BOOST_TEST(fs::file_size(f.dir + "/r2.html") > 0u);
+
+  for (const std::string tool : {AcceloptctlPath(), AcceloptdPath(), std::string(ACCELOPT_EVAL_PATH)}) {
+    ProcessSpec spec;
+    spec.argv = {tool, "--version"};
+    auto r = RunProcess(spec);
+    BOOST_REQUIRE(r.ok());
+    BOOST_TEST(r->exit_code == 0, tool << ": " << r->stderr_data);
+    BOOST_TEST(r->stdout_data.find(" 0.1.0") != std::string::npos, tool << ": " << r->stdout_data);
+  }
+  ProcessSpec eval_typo;
+  eval_typo.argv = {ACCELOPT_EVAL_PATH, "calibrat"};
+  auto et = RunProcess(eval_typo);
+  BOOST_REQUIRE(et.ok());
+  BOOST_TEST(et->exit_code == 2);
+  BOOST_TEST(et->stderr_data.find("did you mean 'calibrate'?") != std::string::npos, et->stderr_data);
 }

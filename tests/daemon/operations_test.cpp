@@ -124,8 +124,12 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
     BOOST_REQUIRE(r.ok());
     return std::make_pair(r->exit_code, r->stderr_data + r->stdout_data);
   };
-  auto [ok_code, ok_out] = check("// comment\n{\"state_dir\": \"/tmp/x\", \"providers\": {}}");
-  BOOST_TEST(ok_code == 0);
+  // What every campaign needs from the config: providers and the three roles.
+  const std::string models =
+      R"("providers": {"p": {"kind": "openai", "base_url": "http://127.0.0.1:1/v1", "models": {"m": {"input_per_mtok": 1, "output_per_mtok": 2}}}},)"
+      R"( "roles": {"planner": {"provider": "p", "model": "m"}, "executor": {"provider": "p", "model": "m"}, "summarizer": {"provider": "p", "model": "m"}})";
+  auto [ok_code, ok_out] = check("// comment\n{\"state_dir\": \"/tmp/x\", " + models + "}");
+  BOOST_TEST(ok_code == 0, ok_out);
   auto [c1, m1] = check(R"({"listen": {"tcp": "127.0.0.1:7070"}})");
   BOOST_TEST(c1 == 1);
   BOOST_TEST(m1.find("listen.tcp") != std::string::npos);
@@ -149,12 +153,12 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
   auto [c7, m7] = check(R"({"evaluators": {"nki": {"python": "/opt/p", "cores": "0-3", "slots": 2}}})");
   BOOST_TEST(c7 == 1);
   BOOST_TEST(m7.find("evaluators.nki.slots: unknown key") != std::string::npos, m7);
-  auto [c8, m8] = check(R"({"state_dir": "/tmp/x", "providers": {}, "evaluators": {"nki": {"python": "/opt/p", "cores": "0-31"}}})");
+  auto [c8, m8] = check(R"({"state_dir": "/tmp/x", )" + models + R"(, "evaluators": {"nki": {"python": "/opt/p", "cores": "0-31"}}})");
   BOOST_TEST(c8 == 0, m8);
   // "cores" defaults to "auto": --check-config accepts it without running neuron-ls (the start runs it).
-  auto [c9, m9] = check(R"({"state_dir": "/tmp/x", "providers": {}, "evaluators": {"nki": {"python": "/opt/p"}}})");
+  auto [c9, m9] = check(R"({"state_dir": "/tmp/x", )" + models + R"(, "evaluators": {"nki": {"python": "/opt/p"}}})");
   BOOST_TEST(c9 == 0, m9);
-  auto [c10, m10] = check(R"({"state_dir": "/tmp/x", "providers": {}, "evaluators": {"nki": {"python": "/opt/p", "cores": "auto"}}})");
+  auto [c10, m10] = check(R"({"state_dir": "/tmp/x", )" + models + R"(, "evaluators": {"nki": {"python": "/opt/p", "cores": "auto"}}})");
   BOOST_TEST(c10 == 0, m10);
   auto [c11, m11] = check(R"({"evaluators": {"nki": {"python": "/opt/p", "cores": "automatic"}}})");
   BOOST_TEST(c11 == 1);
@@ -190,6 +194,61 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
       BOOST_TEST(out.find(field) != std::string::npos, out);
     }
   }
+  fs::remove_all(dir);
+}
+
+// What a config sets for every campaign is checked as a submission would
+// check it (daemon/spec_check.hpp): each of these configs used to pass
+// --check-config and start a daemon that refused every submission. The
+// start refuses them too, with the same message.
+BOOST_AUTO_TEST_CASE(check_config_refuses_what_every_submission_would_refuse) {
+  char tmpl[] = "/tmp/accelopt-config-test-XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  auto run = [&](const std::vector<std::string>& args, const std::string& text) {
+    std::ofstream(dir + "/c.json") << text;
+    ProcessSpec spec;
+    spec.argv = {AcceloptdPath()};
+    for (const auto& a : args) spec.argv.push_back(a);
+    spec.argv.push_back(dir + "/c.json");
+    spec.timeout = std::chrono::seconds(30);
+    auto r = RunProcess(spec);
+    BOOST_REQUIRE(r.ok());
+    return std::make_pair(r->exit_code, r->stderr_data + r->stdout_data);
+  };
+  const std::string provider =
+      R"("providers": {"p": {"kind": "openai", "base_url": "http://127.0.0.1:1/v1", "models": {"m": {"input_per_mtok": 1, "output_per_mtok": 2}}}})";
+  auto roles = [](const std::string& planner_model) {
+    return R"("roles": {"planner": {"provider": "p", "model": ")" + planner_model +
+           R"("}, "executor": {"provider": "p", "model": "m"}, "summarizer": {"provider": "p", "model": "m"}})";
+  };
+  const std::string head = R"({"state_dir": ")" + dir + R"(/state", "listen": {"unix": ")" + dir + R"(/s.sock"}, )";
+  struct Case {
+    std::string config, field, fix;
+  };
+  for (const Case& c : std::vector<Case>{
+           {head + provider + ", " + roles("m") + R"(, "search": {"T": "three"}})", "search.T", "fix \"search\" in the config"},
+           {head + provider + ", " + roles("m") + R"(, "search": {"T": 2, "Q": 1}})", "search.Q", "fix \"search\" in the config"},
+           {head + provider + ", " + roles("unpriced") + "}", "roles.planner", "to providers.p.models"},
+           {head + provider + "}", "roles: none configured", "roles.planner, roles.executor and roles.summarizer"},
+           {head + provider + R"(, "roles": {"planner": {"provider": "p", "model": "m"}}})", "roles.executor", "set roles.executor"}}) {
+    BOOST_TEST_CONTEXT(c.config) {
+      auto [code, out] = run({"--check-config"}, c.config);
+      BOOST_TEST(code == 1);
+      BOOST_TEST(out.find(c.field) != std::string::npos, out);
+      BOOST_TEST(out.find(c.fix) != std::string::npos, out);
+      // The start refuses it with the same message instead of serving a
+      // daemon that fails every submission.
+      auto [start_code, start_out] = run({"-c"}, c.config);
+      BOOST_TEST(start_code == 1);
+      BOOST_TEST(start_out.find(c.field) != std::string::npos, start_out);
+    }
+  }
+  auto [ok_code, ok_out] = run({"--check-config"}, head + provider + ", " + roles("m") + R"(, "search": {"T": 2}})");
+  BOOST_TEST(ok_code == 0, ok_out);
+  // A campaign spec given to --check-config: says where specs are checked.
+  auto [spec_code, spec_out] = run({"--check-config"}, R"({"problems": ["silu"], "budget": {"max_llm_calls": 3}})");
+  BOOST_TEST(spec_code == 1);
+  BOOST_TEST(spec_out.find("acceloptctl submit --dry-run") != std::string::npos, spec_out);
   fs::remove_all(dir);
 }
 

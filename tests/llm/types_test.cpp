@@ -5,6 +5,7 @@
 
 #include "base/sha256.hpp"
 #include "llm/codec.hpp"
+#include "llm/error_class.hpp"
 #include "llm/pricing.hpp"
 #include "llm/retry.hpp"
 #include "llm/types.hpp"
@@ -121,6 +122,34 @@ BOOST_AUTO_TEST_CASE(backoff_is_capped_full_jitter_and_honours_retry_after) {
   BOOST_TEST(!IsRetryableHttpStatus(400));
   BOOST_TEST(!IsRetryableHttpStatus(401));
   BOOST_TEST(!IsRetryableHttpStatus(404));
+}
+
+// Errors that no wait heals stop a campaign at once (llm/error_class.hpp);
+// the ones that depend on the request or heal by waiting do not.
+BOOST_AUTO_TEST_CASE(auth_config_and_404_fail_every_call_the_others_do_not) {
+  auto err = [](LlmErrorKind k, int status) {
+    LlmError e;
+    e.kind = k;
+    e.http_status = status;
+    return e;
+  };
+  BOOST_TEST(FailsEveryCall(err(LlmErrorKind::kAuth, 401)));
+  BOOST_TEST(FailsEveryCall(err(LlmErrorKind::kAuth, 403)));
+  BOOST_TEST(FailsEveryCall(err(LlmErrorKind::kAuth, 0)));  // missing credentials
+  BOOST_TEST(FailsEveryCall(err(LlmErrorKind::kConfig, 0)));
+  BOOST_TEST(FailsEveryCall(err(LlmErrorKind::kClientError, 404)));
+  BOOST_TEST(!FailsEveryCall(err(LlmErrorKind::kClientError, 400)));
+  BOOST_TEST(!FailsEveryCall(err(LlmErrorKind::kClientError, 422)));
+  BOOST_TEST(!FailsEveryCall(err(LlmErrorKind::kRateLimited, 429)));
+  BOOST_TEST(!FailsEveryCall(err(LlmErrorKind::kServerError, 503)));
+  BOOST_TEST(!FailsEveryCall(err(LlmErrorKind::kNetwork, 0)));
+  BOOST_TEST(!FailsEveryCall(err(LlmErrorKind::kTimeout, 0)));
+  BOOST_TEST(!FailsEveryCall(err(LlmErrorKind::kMalformed, 200)));
+  BOOST_TEST(!FailsEveryCall(err(LlmErrorKind::kTruncated, 200)));
+  BOOST_TEST(FixForEveryCallError(err(LlmErrorKind::kAuth, 401)).find("API key") != std::string::npos);
+  BOOST_TEST(FixForEveryCallError(err(LlmErrorKind::kAuth, 403)).find("access to this model") != std::string::npos);
+  BOOST_TEST(FixForEveryCallError(err(LlmErrorKind::kClientError, 404)).find("base_url") != std::string::npos);
+  BOOST_TEST(FixForEveryCallError(err(LlmErrorKind::kServerError, 503)).empty());
 }
 
 BOOST_AUTO_TEST_CASE(numbers_out_of_int64_range_are_refused_not_cast) {

@@ -93,10 +93,14 @@ BOOST_AUTO_TEST_CASE(tokens_and_api_keys_never_leak) {
   replies.push_back(f.Http("POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": [")" + key + R"("]}})").second);
   replies.push_back(f.Http("POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": ["silu"], "roles": {"planner": {"model": ")" + token + R"("}}}})").second);
 
-  // A campaign whose first planner call is refused with the key in the reply.
+  // A campaign whose first planner call is refused with the key in the reply:
+  // a 401 fails every call, so the campaign fails with the provider's
+  // message (scrubbed) in its reason.
   std::string id = Submit(f, SmallSpec({"silu"}, 1, 1, 2, 1));
   std::string state = WaitFinished(f, id, std::chrono::seconds(180));
-  BOOST_TEST(state == "completed");
+  BOOST_TEST(state == "failed");
+  auto got = f.Ctl({"get", id, "-o", "json"});
+  BOOST_TEST(got.out.find("Incorrect API key provided") != std::string::npos, got.out);
   json reqs = f.FakeRequests();
   BOOST_REQUIRE(!reqs.empty());
   // The key really was planted: the provider received it.
@@ -122,7 +126,7 @@ BOOST_AUTO_TEST_CASE(tokens_and_api_keys_never_leak) {
     std::string name, text;
   };
   std::vector<Place> places = {{"daemon log", log}, {"events -o json", events_json.out + events_json.err},
-                               {"/metrics", metrics.second}, {"report", report.out + report.err},
+                               {"/metrics", metrics.second}, {"report", report.out + report.err}, {"get", got.out + got.err},
                                {"raw state dir", raw_store}};
   for (size_t i = 0; i < replies.size(); ++i) places.push_back({"reply " + std::to_string(i), replies[i]});
   for (const auto& p : places) {

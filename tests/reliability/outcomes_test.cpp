@@ -17,10 +17,6 @@ using namespace accelopt::testing::rel;
 
 namespace {
 
-json AllRequests(const json& fault) {
-  return {{"rules", json::array({{{"name", "all"}, {"fault", fault}}})}};
-}
-
 struct Ended {
   int exit_code = -1;
   json summary;
@@ -47,20 +43,24 @@ bool LogHas(const DaemonFixture& f, const std::string& needle) {
 
 std::string Metrics(const DaemonFixture& f) { return f.Http("GET", "/metrics").second; }
 
-// Every call is refused with `status`: the campaign fails at once, says why,
-// and makes one request per call.
-void EveryCallRefused(int status, const std::string& must_say) {
+// Every call is refused with `status`, an error that fails every call: the
+// campaign fails after the first call (not one per iteration: the spec has
+// three, one call at a time), with the provider's message and the fix.
+void EveryCallRefused(int status, const std::string& must_say, const std::string& fix) {
   DaemonFixture f(AllRequests({{"kind", "status"}, {"status", status}, {"message", "refused by the test"}}));
   f.StartDaemon();
   const auto t0 = std::chrono::steady_clock::now();
-  Ended e = SubmitAndWait(f, SmallSpec({"silu"}, 2, 1, 2, 1), 180);
+  Ended e = SubmitAndWait(f, SmallSpec({"silu"}, 3, 1, 1, 1), 180);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   BOOST_TEST(e.exit_code == 5);  // kExitFailed
   BOOST_TEST(e.summary.value("state", "") == "failed");
   const std::string reason = e.summary.value("reason", "");
   BOOST_TEST(reason.find("from provider 'fake'") != std::string::npos, reason);
   BOOST_TEST(reason.find(must_say) != std::string::npos, reason);
-  BOOST_TEST(e.summary["problems"][0]["status"] == "failed");
+  BOOST_TEST(reason.find("refused by the test") != std::string::npos, reason);  // the provider's message
+  BOOST_TEST(reason.find("fails every call") != std::string::npos, reason);
+  BOOST_TEST(reason.find("stopped after the first such call") != std::string::npos, reason);
+  BOOST_TEST(reason.find("fix: " + fix) != std::string::npos, reason);
   const std::string id = e.summary.value("id", "");
   json events = ApiEvents(f, id);
   int failed = 0;
@@ -69,7 +69,8 @@ void EveryCallRefused(int status, const std::string& must_say) {
     ++failed;
     BOOST_TEST(ev["data"]["attempts"] == 1);  // not retried
   }
-  BOOST_TEST(failed > 0);
+  BOOST_TEST(failed == 1);  // the first such call ends it (the old code: one per iteration, 3)
+  BOOST_TEST(CountType(events, "IterationStarted") == 1);
   BOOST_TEST(CountType(events, "LlmCallCompleted") == 0);
   BOOST_TEST(CountType(events, "LlmCallWaiting") == 0);  // nothing to wait for
   BOOST_TEST(f.FakeRequests().size() == static_cast<size_t>(failed));
@@ -83,11 +84,11 @@ void EveryCallRefused(int status, const std::string& must_say) {
 BOOST_AUTO_TEST_SUITE(outcomes)
 
 BOOST_AUTO_TEST_CASE(every_call_401_fails_the_campaign_with_the_providers_error) {
-  EveryCallRefused(401, "auth (HTTP 401)");
+  EveryCallRefused(401, "auth (HTTP 401)", "set a valid API key");
 }
 
 BOOST_AUTO_TEST_CASE(every_call_404_fails_the_campaign_with_a_hint) {
-  EveryCallRefused(404, "the server answered 404 for /v1/chat/completions");
+  EveryCallRefused(404, "the server answered 404 for /v1/chat/completions", "check the provider's base_url");
 }
 
 // A server that stays down: the calls wait (recorded), `get` and `list` say

@@ -68,6 +68,10 @@ std::string WaitFinished(const DaemonFixture& f, const std::string& id, std::chr
   return s;
 }
 
+json AllRequests(const json& fault) {
+  return {{"rules", json::array({{{"name", "all"}, {"fault", fault}}})}};
+}
+
 int CountType(const json& events, const std::string& type) {
   int n = 0;
   for (const auto& e : events) n += e["type"] == type;

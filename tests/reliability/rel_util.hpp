@@ -39,6 +39,9 @@ std::string WaitFinished(const DaemonFixture& f, const std::string& id, std::chr
 
 int CountType(const json& events, const std::string& type);
 
+// A fake-server script whose every request gets `fault`.
+json AllRequests(const json& fault);
+
 // Polls until the campaign has `n` EvaluationCompleted events (fails the test
 // after `timeout`). The crash tests start killing only then: before, every
 // kill may land while the first evaluations build the judge (seconds of g++
