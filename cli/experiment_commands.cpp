@@ -30,7 +30,9 @@
 #include "workflows/experiment_stats.hpp"
 
 namespace accelopt::cli {
-namespace {
+// Named (not anonymous): the unity build puts this file beside
+// memory_commands.cpp, which has a List() of its own.
+namespace experiment_impl {
 
 namespace wf = workflows;
 
@@ -390,7 +392,7 @@ int Report(ApiClient& api, const Options& o, const std::string& id) {
   return kExitOk;
 }
 
-}  // namespace
+}  // namespace experiment_impl
 
 int ExperimentWait(ApiClient& api, const Options& o) {
   const std::string& id = o.args.at(1);
@@ -398,7 +400,7 @@ int ExperimentWait(ApiClient& api, const Options& o) {
   size_t last_ended = SIZE_MAX;
   for (;;) {
     int code = kExitOk;
-    auto cs = CampaignsOf(api, id, &code);
+    auto cs = experiment_impl::CampaignsOf(api, id, &code);
     if (!cs) return code;
     if (cs->empty()) {
       std::cerr << "acceloptctl experiment: no experiment '" << id << "'\n";
@@ -407,7 +409,7 @@ int ExperimentWait(ApiClient& api, const Options& o) {
     size_t ended = 0;
     bool failed = false;
     for (const auto& c : *cs) {
-      if (!Ended(c)) continue;
+      if (!experiment_impl::Ended(c)) continue;
       ++ended;
       failed = failed || c.value("state", "") != "completed";
     }
@@ -418,7 +420,7 @@ int ExperimentWait(ApiClient& api, const Options& o) {
     if (ended == cs->size()) {
       if (!o.json_output) {
         Options r = o;
-        Report(api, r, id);
+        experiment_impl::Report(api, r, id);
       }
       return failed ? kExitPartial : kExitOk;
     }
@@ -441,8 +443,8 @@ int CmdExperiment(ApiClient& api, const Options& o) {
     return kExitUsage;
   }
   const std::string& sub = o.args[0];
-  if (sub == "submit") return Submit(api, o);
-  if (sub == "list") return List(api, o);
+  if (sub == "submit") return experiment_impl::Submit(api, o);
+  if (sub == "list") return experiment_impl::List(api, o);
   if (sub != "get" && sub != "wait" && sub != "cancel" && sub != "report") {
     std::cerr << "acceloptctl experiment: unknown subcommand '" << sub << "'\n" << kUsage;
     return kExitUsage;
@@ -452,10 +454,10 @@ int CmdExperiment(ApiClient& api, const Options& o) {
     return kExitUsage;
   }
   const std::string& id = o.args[1];
-  if (sub == "get") return Get(api, o, id);
+  if (sub == "get") return experiment_impl::Get(api, o, id);
   if (sub == "wait") return ExperimentWait(api, o);
-  if (sub == "cancel") return Cancel(api, id);
-  return Report(api, o, id);
+  if (sub == "cancel") return experiment_impl::Cancel(api, id);
+  return experiment_impl::Report(api, o, id);
 }
 
 }  // namespace accelopt::cli
