@@ -6,6 +6,7 @@
 
 #include "base/env.hpp"
 #include "evaluators/nki/evaluate.hpp"
+#include "evaluators/nki/nki_backend.hpp"
 #include "evaluators/nki/nki_config.hpp"
 #include "evaluators/nki/nkibench_import.hpp"
 #include "evaluators/nki/sdk.hpp"
@@ -282,6 +283,28 @@ BOOST_AUTO_TEST_CASE(the_newest_versioned_venv_is_found) {
   auto none = FindNeuronVenvPython(Env::Default(), empty.path());
   BOOST_TEST(none.status().code() == Code::kNotFound);
   BOOST_TEST(none.status().message().find("aws_neuronx_venv_pytorch*/bin/python") != std::string::npos);
+}
+
+// The health check's identity kernel is written in the host's NKI
+// language: on a 2.29 host (nki package) it passes through the nki path.
+BOOST_AUTO_TEST_CASE(the_health_check_speaks_the_hosts_nki_language) {
+  for (const std::string release : {"", "2.29"}) {
+    NkiBackendOptions o;
+    o.config.python = "/usr/bin/python3";
+    o.config.cores = {0};
+    o.config.cores_spec = "0";
+    o.config.runner_dir = kSdkSrc + "/evaluators/nki";
+    o.config.work_dir = S().tmp.path();
+    o.runner_env = {{"PYTHONPATH", kStandIn}};
+    if (!release.empty()) o.runner_env["ACCELOPT_STAND_IN_SDK"] = release;
+    o.allow_test_stand_in = true;
+    BOOST_REQUIRE(ResolveSdk(&o.config, Env::Default(), o.runner_env).ok());
+    BOOST_TEST(o.config.sdk.PathName() == (release.empty() ? "neuronxcc" : "nki"));
+    NkiBackend b(o);
+    Status st = b.HealthCheck(0);
+    BOOST_TEST(st.ok(), release + ": " + st.message());
+  }
+  BOOST_TEST(std::string(IdentityKernel(NkiPath::kNki)).find("import nki\n") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
