@@ -83,7 +83,7 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std:
     const bool stand_in = v.stand_in;
     all &= add({"neuronxcc", choice.ok() && !stand_in, false,
                 stand_in ? "this is accelopt's test-only stand-in (tests/fakes/nki), not the Neuron SDK (" +
-                               DescribeVersions(v) + ")"
+                               DescribeVersions(v) + ")" + (choice.ok() ? "" : "; " + choice.status().message())
                 : choice.ok() ? DescribeVersions(v)
                               : choice.status().message(),
                 stand_in ? "remove tests/fakes/nki from PYTHONPATH; install neuronx-cc"

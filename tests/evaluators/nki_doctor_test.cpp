@@ -78,6 +78,21 @@ BOOST_AUTO_TEST_CASE(the_stand_in_is_not_the_sdk) {
   BOOST_TEST(none.fix.find("pip install neuronx-cc") != std::string::npos);
 }
 
+// The doctor says which SDK path and profiler it would use (here for the
+// stand-in playing Neuron 2.29, which is still reported as not the SDK).
+BOOST_AUTO_TEST_CASE(says_which_sdk_path_it_uses) {
+  auto checks = RunDoctor(Config("/usr/bin/python3"), Env::Default(),
+                          {{"PYTHONPATH", kDoctorSrc + "/tests/fakes/nki/python"}, {"ACCELOPT_STAND_IN_SDK", "2.29"}});
+  const auto& sdk = Find(checks, "sdk");
+  BOOST_TEST(sdk.detail.find("uses Neuron 2.29 (nki 0.3.0): the nki package path") != std::string::npos, sdk.detail);
+  BOOST_TEST(sdk.detail.find("profiler neuron-explorer") != std::string::npos, sdk.detail);
+  BOOST_TEST(!Find(checks, "neuronxcc").ok);  // the stand-in is never the SDK
+  auto newer = RunDoctor(Config("/usr/bin/python3"), Env::Default(),
+                         {{"PYTHONPATH", kDoctorSrc + "/tests/fakes/nki/python"}, {"ACCELOPT_STAND_IN_SDK", "2.34"}});
+  BOOST_TEST(Find(newer, "neuronxcc").detail.find("Neuron 2.34 is newer than accelopt supports") != std::string::npos,
+             Find(newer, "neuronxcc").detail);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 #include <cstdlib>
