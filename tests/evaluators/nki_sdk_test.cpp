@@ -307,4 +307,24 @@ BOOST_AUTO_TEST_CASE(the_health_check_speaks_the_hosts_nki_language) {
   BOOST_TEST(std::string(IdentityKernel(NkiPath::kNki)).find("import nki\n") != std::string::npos);
 }
 
+// The CPU simulator (nki.simulate, Neuron 2.29+): correctness only, no
+// time, labelled; a wrong kernel is still wrong; before 2.29 there is none.
+BOOST_AUTO_TEST_CASE(the_cpu_simulator_checks_correctness_only_and_says_so) {
+  auto sdk = ChooseSdk(SdkProbe("2.29"));
+  BOOST_REQUIRE(sdk.ok());
+  NkiEvalOptions o = SdkEvalOptions("2.29", *sdk);
+  o.runner.simulate = true;
+  o.runner.profiler = "/nonexistent/profiler";  // never run
+  auto r = SdkRun("good_nki.py", o);
+  BOOST_TEST(r.status == "ok", r.reason + "\n" + r.runner_stderr);
+  BOOST_TEST(!r.timing.has_value());
+  BOOST_TEST(!r.percent_of_peak.has_value());
+  BOOST_TEST(r.ToJson()["simulated"] == true);
+  NkiEvalOptions old = SdkEvalOptions("2.28", *ChooseSdk(SdkProbe("2.28")));
+  old.runner.simulate = true;
+  auto none = SdkRun("good_nki.py", old);
+  BOOST_TEST(none.status == "internal_error");
+  BOOST_TEST(none.reason.find("has no nki.simulate") != std::string::npos, none.reason);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
