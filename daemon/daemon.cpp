@@ -242,6 +242,10 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
         return 1;
       }
       LogInfo("evaluators.nki: " + sdk_how);
+      if (nki_facts.is_object()) {
+        nki_facts["nki_path"] = no.config.sdk.PathName();  // the prompts name the language (prompts_nki.cpp)
+        nki_facts["neuron_sdk"] = no.config.sdk.Release();
+      }
       const int nki_slots = static_cast<int>(no.config.cores.size());
       (void)env->CreateDirs(bc.nki->work_dir);
       LogInfo("evaluator backend 'nki': " + std::to_string(nki_slots) + " NeuronCores (" +

@@ -34,6 +34,17 @@ std::string NkiHardwareProse(const json& facts) {
   if (!g.is_object() || !g.contains("matmul_flops_per_s")) return g.is_object() && !g.empty() ? RenderFacts(g) : "(none recorded)\n";
   auto n = [&](const char* k) { return g.contains(k) && g[k].is_number() ? g[k].get<double>() : 0.0; };
   std::string s = "One " + g.value("core", std::string("NeuronCore")) + " (the kernel runs on one core):\n";
+  // The NKI language of this host's SDK (evaluators/nki/sdk.hpp, set by the
+  // daemon at start): what the kernel must import.
+  if (g.value("nki_path", std::string()) == "nki") {
+    s += "- NKI language: the nki package (Neuron " + g.value("neuron_sdk", std::string("2.28+")) +
+         ", NKI Beta 2): import nki, nki.language as nl, nki.isa as nisa; neuronxcc.nki is refused "
+         "(a compile error from Neuron 2.28)\n";
+  } else if (g.value("nki_path", std::string()) == "neuronxcc") {
+    s += "- NKI language: neuronxcc.nki (Neuron " + g.value("neuron_sdk", std::string("2.27 or older")) +
+         ", NKI Beta 1): import neuronxcc.nki as nki, neuronxcc.nki.language as nl, neuronxcc.nki.isa as nisa; "
+         "the nki package is refused\n";
+  }
   s += "- Tensor Engine fp32 matmul peak: " + FormatSignificant(n("matmul_flops_per_s") / 1e12) + " TFLOP/s\n";
   if (g.contains("vector_flops_per_s") && g["vector_flops_per_s"].is_number())
     s += "- Vector + Scalar engines (the roofline's vector peak): " + FormatSignificant(n("vector_flops_per_s") / 1e9) + " GFLOP/s\n";
@@ -50,15 +61,18 @@ const BackendPrompts& NkiPrompts() {
     b.intro =
         "The kernel is one Python module written in NKI (the Neuron Kernel Interface) that defines the "
         "problem's kernel function, decorated with @nki.jit. The evaluator compiles it with the Neuron "
-        "compiler (nki.baremetal, --disable-dge --logical-nc-config=1, NEURON_CC_FLAGS=--auto-cast=none: no "
-        "automatic casting to lower precision), runs it on one NeuronCore of a Trainium chip, and times it "
-        "with the device profiler (neuron-profile's total_time: 2 warm-up runs, then 10 profiled runs, up to "
+        "compiler (up to Neuron 2.27 nki.baremetal with --disable-dge --logical-nc-config=<the host's LNC>; from "
+        "2.28 the nki package's own compiler, the kernel called standalone on numpy arrays; "
+        "NEURON_CC_FLAGS=--auto-cast=none: no automatic casting to lower precision), runs it on one NeuronCore of "
+        "a Trainium chip, and times it with the device profiler (neuron-profile or neuron-explorer, total_time: 2 "
+        "warm-up runs, then 10 profiled runs, up to "
         "3 rounds until they agree within 1%). The goal is a lower device latency, measured as % of the "
         "three-engine roofline (matrix FLOPs, vector FLOPs and HBM bytes; the slowest of the three).";
     b.rules =
         "Rules (what the evaluator checks):\n"
-        "- Allowed imports: numpy, math and the NKI modules (neuronxcc.nki, neuronxcc.nki.language as nl, "
-        "neuronxcc.nki.isa as nisa, neuronxcc.nki.typing, the nki package). Use existing NKI APIs only; do "
+        "- Allowed imports: numpy, math and the NKI modules of this host's Neuron SDK (the hardware facts "
+        "name them: neuronxcc.nki and below up to Neuron 2.27, the nki package and below from 2.28). Use "
+        "existing NKI APIs only; do "
         "not invent functions.\n"
         "- Forbidden, refused before compiling: reduced precision anywhere, in code or strings (float16, "
         "bfloat16, fp16, bf16, half, tf32, float8/fp8 types); files, processes, network, environment and "

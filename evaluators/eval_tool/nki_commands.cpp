@@ -19,7 +19,7 @@ namespace accelopt::eval_tool {
 using namespace accelopt::eval;
 
 int CmdImport(Env* env, const std::vector<std::string>& args) {
-  std::string what, path, out;
+  std::string what, path, out, for_sdk;
   bool force = false, dry_run = false;
   po::options_description d(
       "accelopt-eval import nkibench PATH/TO/AccelOpt/NKIBench --out DIR [--force] [--dry-run]\n"
@@ -30,7 +30,10 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
       ("path", po::value(&path), "the NKIBench folder of an AccelOpt checkout")
       ("out", po::value(&out), "the suite folder to write (e.g. suites/nki)")
       ("force", po::bool_switch(&force), "overwrite problem folders that exist")
-      ("dry-run", po::bool_switch(&dry_run), "check everything, write nothing");
+      ("dry-run", po::bool_switch(&dry_run), "check everything, write nothing")
+      ("for-sdk", po::value(&for_sdk),
+       "neuronxcc (Neuron <= 2.27) | nki (Neuron 2.28+): refuse baselines that generation cannot run "
+       "(NKIBench's are neuronxcc.nki; no migration is attempted)");
   po::positional_options_description pos;
   pos.add("what", 1).add("path", 1);
   if (ParseShowingHelp(args, d, &pos)) return 0;
@@ -40,6 +43,9 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
   o.out_dir = out;
   o.force = force;
   o.dry_run = dry_run;
+  if (for_sdk == "nki") o.for_sdk = nki::NkiPath::kNki;
+  else if (for_sdk == "neuronxcc") o.for_sdk = nki::NkiPath::kBeta1;
+  else if (!for_sdk.empty()) { std::cerr << "accelopt-eval: --for-sdk: neuronxcc or nki\n"; return 2; }
   auto r = nki::ImportNkiBench(o, env);
   if (!r.ok()) {
     std::cerr << "accelopt-eval: " << r.status().message() << "\n";

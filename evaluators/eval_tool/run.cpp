@@ -53,6 +53,7 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
   std::string problem, kernel, compare;
   std::string nki_python = "auto", nki_cores = "0", nki_generation = "trn1";
   std::string nki_runner_dir = "/usr/share/accelopt/nki";
+  bool nki_simulate = false;
   std::string triton_python = "/usr/bin/python3";
   po::options_description d("accelopt-eval run --problem DIR --kernel FILE [options]");
   AddCommon(d, c);
@@ -65,6 +66,9 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
       ("nki-generation", po::value(&nki_generation)->default_value(nki_generation), "nki problems: trn1 | trn2 | trn3")
       ("nki-runner-dir", po::value(&nki_runner_dir)->default_value(nki_runner_dir),
        "nki problems: folder of runner.py and reference_runner.py")
+      ("nki-simulate", po::bool_switch(&nki_simulate),
+       "nki problems: check correctness only on the CPU simulator (nki.simulate, Neuron 2.29+); no device, "
+       "no time, no neuron-ls")
       ("triton-python", po::value(&triton_python)->default_value(triton_python),
        "triton problems: the interpreter with torch and triton (an absolute path)");
   if (ParseShowingHelp(args, d)) return 0;
@@ -87,6 +91,7 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
                                         {"runner_dir", nki_runner_dir}},
                                        "run");
     if (!nc.ok()) { std::cerr << "accelopt-eval: " << nc.status().message() << "\n"; return 2; }
+    if (nki_simulate) nc->cores_spec = "0", nc->cores = {0};  // no device: one slot, no neuron-ls
     if (Status st = nki::ResolveAutoCores(&*nc, env); !st.ok()) {
       std::cerr << "accelopt-eval: --nki-cores auto: " << st.message() << "; " << nki::kNeuronLsFix << "\n";
       return 3;
@@ -101,9 +106,17 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
       return 3;
     }
     std::cerr << "accelopt-eval: " << sdk_how << "\n";
+    if (nki_simulate && (nc->sdk.path != nki::NkiPath::kNki || nc->sdk.release_minor < 29)) {
+      std::cerr << "accelopt-eval: --nki-simulate needs the nki package's CPU simulator (NKI 0.3.0, Neuron 2.29 and "
+                   "later); this host has "
+                << nc->sdk.Describe() << "\n";
+      return 3;
+    }
+    if (nki_simulate) std::cerr << "accelopt-eval: CPU simulator: correctness only, no time\n";
     nki::NkiBackendOptions no;
     no.config = *nc;
     no.env = env;
+    no.simulate = nki_simulate;
     nki::NkiBackend backend(no);
     EvalRequest req{"", "nki", Under(env->CurrentDir(), loaded->dir).string(), *source, *settings};
     EvalResult r = backend.Evaluate(req, nullptr);

@@ -67,7 +67,7 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std:
                                 : c.python == "auto" ? auto_note
                                                      : c.python + ": " + (py.started ? py.how : "cannot be run"),
                                 "install the Neuron SDK (its PyTorch or JAX virtual environment, e.g. "
-                                "/opt/aws_neuronx_venv_pytorch) and set evaluators.nki.python to its bin/python"});
+                                "/opt/aws_neuronx_venv_pytorch_2_9, found by \"auto\") or set evaluators.nki.python to its bin/python"});
   all &= have_python;
   if (have_python) {
     Run np = Exec(env, {c.python, "-c", "import numpy; print(numpy.__version__)"}, extra);
@@ -83,7 +83,7 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std:
     const bool stand_in = v.stand_in;
     all &= add({"neuronxcc", choice.ok() && !stand_in, false,
                 stand_in ? "this is accelopt's test-only stand-in (tests/fakes/nki), not the Neuron SDK (" +
-                               DescribeVersions(v) + ")"
+                               DescribeVersions(v) + ")" + (choice.ok() ? "" : "; " + choice.status().message())
                 : choice.ok() ? DescribeVersions(v)
                               : choice.status().message(),
                 stand_in ? "remove tests/fakes/nki from PYTHONPATH; install neuronx-cc"

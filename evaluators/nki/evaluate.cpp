@@ -78,7 +78,10 @@ const RunnerRecord* FindType(const std::vector<RunnerRecord>& recs, const std::s
 
 json NkiEvalOutcome::ToJson() const {
   json j = {{"status", status}, {"reason", reason}, {"worst_rel_error", worst_rel_error}};
-  j["device"] = stand_in ? "test stand-in (NOT a Trainium measurement)" : "trainium";
+  j["device"] = stand_in ? "test stand-in (NOT a Trainium measurement)"
+               : simulated ? "CPU simulator (correctness only, no time)"
+                           : "trainium";
+  if (simulated) j["simulated"] = true;
   if (timing) j["timing"] = timing->ToJson();
   if (profile) j["profile"] = profile->ToJson();
   if (percent_of_peak) j["percent_of_peak"] = *percent_of_peak;
@@ -89,6 +92,7 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
                            const std::string& kernel_source, int core, const NkiEvalOptions& o, Env* env,
                            const std::atomic<bool>* cancel) {
   NkiEvalOutcome res;
+  res.simulated = o.runner.simulate;
   auto internal = [&](const std::string& why) {
     res.status = "internal_error";
     res.reason = why;
@@ -153,7 +157,8 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
               {"inputs", inputs},        {"inputs_file", inputs_file},  {"case_stride", stride},
               {"cases", cases},          {"outputs", json::array()},    {"artifact_dir", work.dir + "/artifacts"},
               {"output_dir", output_dir}, {"reference_dir", reference_dir},
-              {"sdk", {{"path", o.runner.sdk_path}, {"compile_options", CompileOptions(o.runner)}, {"lnc", o.runner.lnc}}}};
+              {"sdk", {{"path", o.runner.sdk_path}, {"compile_options", CompileOptions(o.runner)}, {"lnc", o.runner.lnc},
+                       {"simulate", o.runner.simulate}}}};
   for (const auto& p : problem.params)
     if (p.kind == workflows::ParamKind::kOutput) job["outputs"].push_back({{"name", p.name}, {"elements", p.elements}});
   auto write_job = [&](const json& j, const std::string& name) -> Result<std::string> {
@@ -190,7 +195,7 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
   for (int round = 0;; ++round) {
     json rj = job;
     if (round > 0) rj["cases"] = 0;
-    if (o.measure) {
+    if (o.measure && !o.runner.simulate) {
       rj["timing"] = {{"round", round}, {"warmup", o.timing.warmup}, {"iterations", o.timing.iterations}};
     }
     auto jf = write_job(rj, "runner_job_" + std::to_string(round) + ".json");
@@ -260,7 +265,7 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
         }
       }
     }
-    if (!o.measure) break;
+    if (!o.measure || o.runner.simulate) break;
     // The outputs of every warm-up and timed run, against case 0's reference.
     {
       std::map<std::string, std::vector<OutputFile>> runs;
@@ -324,7 +329,7 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
     if (!NeedAnotherRound(rounds, o.timing)) break;
   }
   if (res.stand_in && !o.allow_test_stand_in) return internal(kStandInRefused);
-  if (o.measure) {
+  if (o.measure && !o.runner.simulate) {
     auto t = ChooseRound(rounds, o.timing);
     if (!t.ok()) return internal(t.status().message());
     res.timing = *t;

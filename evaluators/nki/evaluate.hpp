@@ -55,6 +55,7 @@ struct NkiEvalOutcome {
   std::string reason;
   bool core_suspect = false;      // the runner crashed or timed out: health-check the core
   bool stand_in = false;          // produced by the test-only SDK stand-in
+  bool simulated = false;         // the CPU simulator (runner.simulate): correctness only, no timing
   double worst_rel_error = 0;
   std::optional<TimingResult> timing;
   std::optional<DeviceProfile> profile;

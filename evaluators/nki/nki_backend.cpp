@@ -80,6 +80,7 @@ NkiEvalOptions NkiBackend::EvalOptions(const EvalSettings& s) const {
   e.runner.profiler = o_.config.ProfilerCommand();
   e.runner.sdk_path = o_.config.sdk.PathName();
   e.runner.lnc = o_.config.lnc;
+  e.runner.simulate = o_.simulate;
   e.runner.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
   e.runner.env = o_.runner_env;
   if (!e.runner.env.count("PATH")) {
@@ -163,7 +164,9 @@ EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   if (out.profile)
     for (const auto& [key, v] : out.profile->fields) r.profile[key] = v;
   r.percent_of_peak = out.percent_of_peak;
-  r.hardware = {{"device", out.stand_in ? "test stand-in (NOT a Trainium measurement)" : "trainium"},
+  r.hardware = {{"device", out.stand_in    ? "test stand-in (NOT a Trainium measurement)"
+                          : out.simulated ? "CPU simulator (correctness only, no time)"
+                                          : "trainium"},
                 {"generation", o_.config.generation},
                 {"neuron_core", *core},
                 {"neuron_sdk", o_.config.sdk.Release()},

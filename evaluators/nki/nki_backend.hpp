@@ -32,6 +32,9 @@ struct NkiBackendOptions {
   Env* env = nullptr;                // default Env::Default()
   bool allow_test_stand_in = false;  // tests only
   std::map<std::string, std::string> runner_env;  // added to the processes' env (tests: the stand-in's paths)
+  // The CPU simulator (nki.simulate, Neuron 2.29+, accelopt-eval run
+  // --nki-simulate): correctness only, no device, no time; results say so.
+  bool simulate = false;
 };
 
 class NkiBackend : public Backend {

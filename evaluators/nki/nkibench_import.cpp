@@ -9,6 +9,7 @@
 #include "evaluators/nki/dim_expr.hpp"
 #include "evaluators/nki/nkibench_catalog.hpp"
 #include "evaluators/nki/nkibench_seed.hpp"
+#include "evaluators/nki/static_check.hpp"
 #include "workflows/problem_json.hpp"
 
 namespace accelopt::eval::nki {
@@ -264,6 +265,13 @@ Result<std::vector<ImportedProblem>> ImportNkiBench(const ImportOptions& o, Env*
     ACCELOPT_ASSIGN_OR_RETURN(workflows::ProblemSpec spec, workflows::ParseProblemSpec(b.problem, file));
     EvalBudget budget = EstimateBudget(spec);
     ACCELOPT_RETURN_IF_ERROR(CheckFitsHost(budget, summary_file + ": " + b.folder, o.host_memory_bytes));
+    if (o.for_sdk) {
+      if (Status st = CheckKernelSource(b.kernel, *o.for_sdk); !st.ok()) {
+        return InvalidArgument(summary_file + ": " + b.folder + ": its baseline cannot run on this SDK generation (" +
+                               (*o.for_sdk == NkiPath::kNki ? "nki package, Neuron 2.28+" : "neuronxcc.nki, Neuron <= 2.27") +
+                               "): " + st.message());
+      }
+    }
     if (!o.force && env->Exists(file)) {
       return Status(Code::kAlreadyExists, file + ": exists (pass --force to overwrite)");
     }

@@ -29,6 +29,7 @@
 // Thread safety: reentrant when the Env is. All file access through `env`.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@
 #include "base/json.hpp"
 #include "base/status.hpp"
 #include "evaluators/nki/eval_budget.hpp"
+#include "evaluators/nki/sdk.hpp"
 
 namespace accelopt::eval::nki {
 
@@ -54,6 +56,13 @@ struct ImportOptions {
   // A problem whose evaluation does not fit a machine of this much memory
   // is refused (kResourceExhausted naming it), before anything is written.
   uint64_t host_memory_bytes = kHostBudgetBytes;
+  // The Neuron SDK generation the problems are for (evaluators/nki/sdk.hpp;
+  // `--for-sdk`), when known: every baseline must pass that generation's
+  // static check. NKIBench's baselines are Beta 1 (neuronxcc.nki): for
+  // kNki (Neuron 2.28 and later) they are refused with the reason (no
+  // migration is attempted). nullopt: not checked (the daemon's static
+  // check refuses them at the campaign's baseline instead).
+  std::optional<NkiPath> for_sdk;
 };
 
 Result<std::vector<ImportedProblem>> ImportNkiBench(const ImportOptions& options, Env* env);

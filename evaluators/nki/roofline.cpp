@@ -44,10 +44,22 @@ Result<std::vector<Generation>> ParseGenerations(const json& j, const std::strin
       ACCELOPT_RETURN_IF_ERROR(Field(g, where, key, false, &v));
       *dst = static_cast<int>(*v);
     }
-    if (!g.contains("source") || !g["source"].is_string() || g["source"].get<std::string>().empty()) {
-      return InvalidArgument(where + ".source: every generation cites where its figures come from");
+    if (g.contains("paper_vector_flops_per_s")) {
+      ACCELOPT_RETURN_IF_ERROR(Field(g, where, "paper_vector_flops_per_s", true, &gen.paper_vector_flops_per_s));
     }
-    gen.source = g["source"].get<std::string>();
+    // One cited line per figure.
+    if (!g.contains("sources") || !g["sources"].is_object()) {
+      return InvalidArgument(where + ".sources: every figure cites where it comes from");
+    }
+    for (const auto& [key, v] : g.items()) {
+      if (key == "core" || key == "sources") continue;
+      const auto it = g["sources"].find(key);
+      if (it == g["sources"].end() || !it->is_string() || it->get<std::string>().empty()) {
+        return InvalidArgument(where + ".sources." + key + ": every figure cites where it comes from");
+      }
+      gen.sources[key] = it->get<std::string>();
+      gen.source += (gen.source.empty() ? "" : " | ") + key + ": " + it->get<std::string>();
+    }
     gen.core = g.value("core", "");
     out.push_back(std::move(gen));
   }

@@ -10,6 +10,7 @@
 // Thread safety: pure functions; the table is parsed once and immutable.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,7 +31,9 @@ struct Generation {
   int cores_per_chip = 0;
   int64_t sbuf_bytes = 0, psum_bytes = 0;
   int partitions = 0;
-  std::string source;               // the citation
+  std::optional<double> paper_vector_flops_per_s;  // trn1: the AccelOpt paper's figure (not the bound)
+  std::map<std::string, std::string> sources;       // figure -> its citation (trainium.json "sources")
+  std::string source;               // every citation, "figure: citation | ..."
 };
 
 // The text of trainium.json as built in.

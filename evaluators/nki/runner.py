@@ -121,13 +121,23 @@ class NkiPackageSdk:
 
     path = "nki"
 
-    def __init__(self, compile_options):
+    def __init__(self, compile_options, simulate=False):
         import nki
         self.nki = nki
         self.version = getattr(nki, "__version__", "unknown")
         self.stand_in = bool(getattr(nki, "ACCELOPT_TEST_STAND_IN", False))
+        # The CPU simulator (nki.simulate, NKI 0.3.0 / Neuron 2.29 and
+        # later): correctness only, no device, no time.
+        self.simulate = simulate
+        if simulate and not hasattr(nki, "simulate"):
+            raise ImportError("this nki package (%s) has no nki.simulate (NKI 0.3.0, Neuron 2.29, and later)"
+                              % self.version)
 
     def run(self, fn, inputs, neff=None, ntff=None):
+        if self.simulate:
+            if neff:
+                raise RuntimeError("the CPU simulator does not time kernels")
+            return self.nki.simulate(fn)(*inputs)
         if not neff:
             return fn(*inputs)
         capture = neff + ".capture"
@@ -158,7 +168,7 @@ def make_sdk(job):
     sdk = job.get("sdk", {})
     options = sdk.get("compile_options", "--disable-dge --logical-nc-config=1")
     if sdk.get("path", "neuronxcc") == "nki":
-        return NkiPackageSdk(options)
+        return NkiPackageSdk(options, bool(sdk.get("simulate", False)))
     return NeuronxccSdk(options)
 
 

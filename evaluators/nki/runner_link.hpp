@@ -32,6 +32,7 @@ struct RunnerSettings {
   std::string profiler = "neuron-profile";  // or neuron-explorer (the same view command)
   std::string sdk_path = "neuronxcc";        // "neuronxcc" | "nki" (evaluators/nki/sdk.hpp)
   int lnc = 1;                               // logical NeuronCore config: compile flag and runtime
+  bool simulate = false;                     // nki.simulate on the CPU: correctness only, no time (nki path)
   std::chrono::milliseconds timeout{180000};  // per process (the paper's 180 s per candidate)
   uint64_t address_space_bytes = 0;      // RLIMIT_AS of the runner; 0: none (the Neuron runtime maps a lot)
   // Added to every process's environment (PATH and PYTHONPATH of a venv;

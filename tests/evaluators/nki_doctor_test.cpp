@@ -2,6 +2,8 @@
 // Neuron SDK, no Trainium) and with the test-only stand-in on PYTHONPATH.
 #include <boost/test/unit_test.hpp>
 
+#include <filesystem>
+
 #include "base/env.hpp"
 #include "evaluators/nki/doctor.hpp"
 
@@ -76,6 +78,21 @@ BOOST_AUTO_TEST_CASE(the_stand_in_is_not_the_sdk) {
              none.detail);
   BOOST_TEST(none.detail.find("supported: Neuron up to 2.27") != std::string::npos, none.detail);
   BOOST_TEST(none.fix.find("pip install neuronx-cc") != std::string::npos);
+}
+
+// The doctor says which SDK path and profiler it would use (here for the
+// stand-in playing Neuron 2.29, which is still reported as not the SDK).
+BOOST_AUTO_TEST_CASE(says_which_sdk_path_it_uses) {
+  auto checks = RunDoctor(Config("/usr/bin/python3"), Env::Default(),
+                          {{"PYTHONPATH", kDoctorSrc + "/tests/fakes/nki/python"}, {"ACCELOPT_STAND_IN_SDK", "2.29"}});
+  const auto& sdk = Find(checks, "sdk");
+  BOOST_TEST(sdk.detail.find("uses Neuron 2.29 (nki 0.3.0): the nki package path") != std::string::npos, sdk.detail);
+  BOOST_TEST(sdk.detail.find("profiler neuron-explorer") != std::string::npos, sdk.detail);
+  BOOST_TEST(!Find(checks, "neuronxcc").ok);  // the stand-in is never the SDK
+  auto newer = RunDoctor(Config("/usr/bin/python3"), Env::Default(),
+                         {{"PYTHONPATH", kDoctorSrc + "/tests/fakes/nki/python"}, {"ACCELOPT_STAND_IN_SDK", "2.34"}});
+  BOOST_TEST(Find(newer, "neuronxcc").detail.find("Neuron 2.34 is newer than accelopt supports") != std::string::npos,
+             Find(newer, "neuronxcc").detail);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -167,6 +184,40 @@ BOOST_AUTO_TEST_CASE(run_without_the_sdk_says_so_and_never_reaches_the_stand_in)
              rr->stderr_data);
   BOOST_TEST(rr->stderr_data.find("supported: Neuron up to 2.27") != std::string::npos, rr->stderr_data);
   BOOST_TEST(rr->stdout_data.find("stand-in (NOT") == std::string::npos);
+}
+
+// accelopt-eval run --nki-simulate: the CPU simulator path through the
+// command (a wrapper interpreter puts the stand-in in place, as the daemon's
+// tests do): it needs Neuron 2.29+, runs without neuron-ls or a device, and
+// a stand-in result is still refused.
+BOOST_AUTO_TEST_CASE(run_on_the_cpu_simulator) {
+  using namespace accelopt::eval::nki::testing;
+  TempDir tmp;
+  const std::string imported = tmp.sub("suites/nki");
+  ProcessSpec imp;
+  imp.argv = {ACCELOPT_EVAL_PATH, "import", "nkibench", kFixture, "--out", imported};
+  BOOST_REQUIRE(Env::Default()->RunProcess(imp)->exit_code == 0);
+  auto run_at = [&](const std::string& release) {
+    const std::string py = tmp.sub("python-" + release);
+    WriteText(py, "#!/bin/sh\nPYTHONPATH=" + kDoctorSrc + "/tests/fakes/nki/python ACCELOPT_STAND_IN_SDK=" + release +
+                      " exec /usr/bin/python3 \"$@\"\n");
+    std::filesystem::permissions(py, std::filesystem::perms::owner_all);
+    ProcessSpec run;
+    run.argv = {ACCELOPT_EVAL_PATH, "run", "--problem", imported + "/silu", "--kernel",
+                kDoctorSrc + "/tests/evaluators/nki_kernels/good_nki.py", "--nki-python", py, "--nki-runner-dir",
+                kDoctorSrc + "/evaluators/nki", "--nki-simulate", "-o", "json"};
+    run.env_set["PATH"] = "/nonexistent:/usr/bin:/bin";  // no neuron-ls needed
+    run.timeout = std::chrono::milliseconds(60000);
+    return *Env::Default()->RunProcess(run);
+  };
+  auto old = run_at("2.28");
+  BOOST_TEST(old.exit_code == 3);
+  BOOST_TEST(old.stderr_data.find("--nki-simulate needs the nki package's CPU simulator") != std::string::npos,
+             old.stderr_data);
+  auto sim = run_at("2.29");
+  BOOST_TEST(sim.exit_code == 3, sim.stdout_data + sim.stderr_data);
+  BOOST_TEST(sim.stderr_data.find("CPU simulator: correctness only, no time") != std::string::npos, sim.stderr_data);
+  BOOST_TEST(sim.stdout_data.find("test-only Neuron SDK stand-in") != std::string::npos, sim.stdout_data);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

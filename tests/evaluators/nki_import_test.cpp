@@ -338,4 +338,23 @@ BOOST_AUTO_TEST_CASE(the_judges_memory_does_not_grow_with_the_problem) {
   BOOST_TEST(CheckFitsHost(b, "bmm").ok(), b.Describe());
 }
 
+// For a Neuron 2.28+ host the Beta 1 baselines are refused with the reason
+// (no migration rule set is built); for the paper's generation they pass.
+BOOST_AUTO_TEST_CASE(beta1_baselines_are_refused_for_a_2_28_host) {
+  TempDir tmp;
+  ImportOptions o;
+  o.nkibench_dir = kFixture;
+  o.out_dir = tmp.sub("suites/nki");
+  o.dry_run = true;
+  o.for_sdk = NkiPath::kBeta1;
+  BOOST_TEST(ImportNkiBench(o, Env::Default()).ok());
+  o.for_sdk = NkiPath::kNki;
+  auto r = ImportNkiBench(o, Env::Default());
+  BOOST_REQUIRE(!r.ok());
+  BOOST_TEST(r.status().message().find("its baseline cannot run on this SDK generation (nki package, Neuron 2.28+)") !=
+                 std::string::npos,
+             r.status().message());
+  BOOST_TEST(r.status().message().find("does not migrate Beta 1 kernels") != std::string::npos, r.status().message());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -198,6 +198,18 @@ BOOST_AUTO_TEST_CASE(no_sdk_is_a_broken_backend_not_a_bad_kernel) {
   BOOST_TEST(!r.core_suspect);
 }
 
+// A device time just above the roofline (as a strong kernel's would be) is
+// a record near 100% of peak, not suspicious.
+BOOST_AUTO_TEST_CASE(a_time_near_the_roofline_is_a_record) {
+  NkiEvalOptions o = Options();
+  o.measure = true;
+  auto r = Run("near_roofline.py", o);
+  BOOST_TEST(r.status == "ok", r.reason);
+  BOOST_REQUIRE(r.percent_of_peak.has_value());
+  BOOST_TEST(*r.percent_of_peak > 98.0);
+  BOOST_TEST(*r.percent_of_peak <= 100.0);
+}
+
 BOOST_AUTO_TEST_CASE(faster_than_the_roofline_is_suspicious_with_the_figures) {
   NkiEvalOptions o = Options();
   o.measure = true;

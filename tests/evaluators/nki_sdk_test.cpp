@@ -6,6 +6,7 @@
 
 #include "base/env.hpp"
 #include "evaluators/nki/evaluate.hpp"
+#include "evaluators/nki/nki_backend.hpp"
 #include "evaluators/nki/nki_config.hpp"
 #include "evaluators/nki/nkibench_import.hpp"
 #include "evaluators/nki/sdk.hpp"
@@ -24,20 +25,20 @@ namespace {
 const std::string kSdkSrc = ACCELOPT_SOURCE_DIR;
 const std::string kStandIn = kSdkSrc + "/tests/fakes/nki/python";
 
-SdkVersions Beta1Only() {
+SdkVersions SdkBeta1Only() {
   SdkVersions v;
   v.neuronx_cc = "2.21.18209.0";
   v.neuronxcc_nki = true;
   return v;
 }
 
-SdkVersions WithNki(const std::string& nki_version) {
-  SdkVersions v = Beta1Only();
+SdkVersions SdkWithNki(const std::string& nki_version) {
+  SdkVersions v = SdkBeta1Only();
   v.nki = nki_version;
   return v;
 }
 
-SdkVersions Probe(const std::string& release, const std::string& dpkg = "/nonexistent/dpkg/status") {
+SdkVersions SdkProbe(const std::string& release, const std::string& dpkg = "/nonexistent/dpkg/status") {
   SdkProbeOptions o;
   o.python = "/usr/bin/python3";
   o.env["PYTHONPATH"] = kStandIn;
@@ -46,10 +47,10 @@ SdkVersions Probe(const std::string& release, const std::string& dpkg = "/nonexi
   return ProbeSdk(o, Env::Default());
 }
 
-struct Silu {
+struct SdkSiluSuite {
   TempDir tmp;
   Problem silu;
-  Silu() {
+  SdkSiluSuite() {
     ImportOptions o;
     o.nkibench_dir = kFixture;
     o.out_dir = tmp.sub("suites/nki");
@@ -61,12 +62,12 @@ struct Silu {
   }
 };
 
-Silu& S() {
-  static Silu s;
+SdkSiluSuite& SdkSuite() {
+  static SdkSiluSuite s;
   return s;
 }
 
-NkiEvalOptions Options(const std::string& release, const SdkChoice& sdk) {
+NkiEvalOptions SdkEvalOptions(const std::string& release, const SdkChoice& sdk) {
   NkiEvalOptions o;
   o.runner.python = "/usr/bin/python3";
   o.runner.reference_python = "/usr/bin/python3";
@@ -81,12 +82,12 @@ NkiEvalOptions Options(const std::string& release, const SdkChoice& sdk) {
   o.timing.iterations = 3;
   o.normal_cases = 2;
   o.allow_test_stand_in = true;
-  o.work_root = S().tmp.path();
+  o.work_root = SdkSuite().tmp.path();
   return o;
 }
 
-NkiEvalOutcome Run(const std::string& kernel, const NkiEvalOptions& o) {
-  return EvaluateNki(S().silu, S().silu.reference_path, ReadText(kSdkSrc + "/tests/evaluators/nki_kernels/" + kernel), 0,
+NkiEvalOutcome SdkRun(const std::string& kernel, const NkiEvalOptions& o) {
+  return EvaluateNki(SdkSuite().silu, SdkSuite().silu.reference_path, ReadText(kSdkSrc + "/tests/evaluators/nki_kernels/" + kernel), 0,
                      o, Env::Default(), nullptr);
 }
 
@@ -113,63 +114,63 @@ BOOST_AUTO_TEST_CASE(component_versions_name_the_release) {
 }
 
 BOOST_AUTO_TEST_CASE(each_generation_gets_its_path_and_its_profiler) {
-  auto paper = ChooseSdk(Beta1Only());
+  auto paper = ChooseSdk(SdkBeta1Only());
   BOOST_REQUIRE(paper.ok());
   BOOST_TEST((paper->path == NkiPath::kBeta1));
   BOOST_TEST(paper->Release() == "2.27 or older");
   BOOST_TEST(paper->profiler == "neuron-profile");
-  auto n27 = ChooseSdk(WithNki("0.1.0"));  // both namespaces: the paper's path
+  auto n27 = ChooseSdk(SdkWithNki("0.1.0"));  // both namespaces: the paper's path
   BOOST_REQUIRE(n27.ok());
   BOOST_TEST((n27->path == NkiPath::kBeta1));
   BOOST_TEST(n27->release_minor == 27);
-  auto n28 = ChooseSdk(WithNki("0.2.0"));
+  auto n28 = ChooseSdk(SdkWithNki("0.2.0"));
   BOOST_REQUIRE(n28.ok());
   BOOST_TEST((n28->path == NkiPath::kNki));
   BOOST_TEST(n28->profiler == "neuron-profile");  // last shipped in 2.28... supported to 2.28
-  auto n29 = ChooseSdk(WithNki("0.3.0"));
+  auto n29 = ChooseSdk(SdkWithNki("0.3.0"));
   BOOST_REQUIRE(n29.ok());
   BOOST_TEST(n29->profiler == "neuron-explorer");
   BOOST_TEST(n29->Describe().find("Neuron 2.29 (nki 0.3.0): the nki package path") != std::string::npos,
              n29->Describe());
   // From the tools when the interpreter says nothing exact.
-  SdkVersions tools = Beta1Only();
+  SdkVersions tools = SdkBeta1Only();
   tools.tools = "2.26.7.0";
   BOOST_TEST(ChooseSdk(tools)->release_minor == 26);
 }
 
 BOOST_AUTO_TEST_CASE(unsupported_versions_are_refused_naming_what_was_found_and_what_is_supported) {
-  auto n34 = ChooseSdk(WithNki("0.8.0"));
+  auto n34 = ChooseSdk(SdkWithNki("0.8.0"));
   BOOST_REQUIRE(!n34.ok());
   BOOST_TEST(n34.status().message().find("Neuron 2.34 is newer than accelopt supports") != std::string::npos,
              n34.status().message());
   BOOST_TEST(n34.status().message().find("nki 0.8.0") != std::string::npos);
   BOOST_TEST(n34.status().message().find("supported: Neuron up to 2.27") != std::string::npos);
-  SdkVersions no_nki = Beta1Only();
+  SdkVersions no_nki = SdkBeta1Only();
   no_nki.tools = "2.29.0.0";  // a 2.29 host whose venv lacks the nki package
   auto missing = ChooseSdk(no_nki);
   BOOST_REQUIRE(!missing.ok());
   BOOST_TEST(missing.status().message().find("only with the nki package") != std::string::npos,
              missing.status().message());
   BOOST_TEST(!ChooseSdk(SdkVersions{}).ok());
-  BOOST_TEST(!ChooseSdk(WithNki("banana")).ok());
+  BOOST_TEST(!ChooseSdk(SdkWithNki("banana")).ok());
 }
 
 BOOST_AUTO_TEST_CASE(the_stand_in_is_probed_like_the_sdk_with_its_version_gates) {
-  SdkVersions paper = Probe("");
+  SdkVersions paper = SdkProbe("");
   BOOST_TEST(paper.stand_in);
   BOOST_TEST(paper.neuronxcc_nki);
   BOOST_TEST(!paper.nki.has_value());
-  SdkVersions v28 = Probe("2.28");
+  SdkVersions v28 = SdkProbe("2.28");
   BOOST_REQUIRE(v28.nki.has_value());
   BOOST_TEST(*v28.nki == "0.2.0");
   BOOST_TEST((ChooseSdk(v28)->path == NkiPath::kNki));
-  SdkVersions v34 = Probe("2.34");
+  SdkVersions v34 = SdkProbe("2.34");
   BOOST_TEST(!v34.neuronxcc_nki);  // the namespace is gone
   BOOST_TEST(!ChooseSdk(v34).ok());
   // dpkg's status is read too.
   TempDir tmp;
   WriteText(tmp.sub("status"), "Package: aws-neuronx-tools\nStatus: install ok installed\nVersion: 2.30.1.0\n");
-  BOOST_TEST(*Probe("2.30", tmp.sub("status")).tools == "2.30.1.0");
+  BOOST_TEST(*SdkProbe("2.30", tmp.sub("status")).tools == "2.30.1.0");
   // ResolveSdk fills the config and says which path and profiler.
   NkiConfig c;
   c.python = "/usr/bin/python3";
@@ -197,14 +198,14 @@ BOOST_AUTO_TEST_CASE(the_static_check_follows_the_generation) {
 // Neuron 2.28: the nki package path end to end (nki.jit standalone, the
 // runtime's inspect folder for the artifacts), timed with neuron-profile.
 BOOST_AUTO_TEST_CASE(a_2_28_host_runs_nki_package_kernels_and_refuses_beta1_ones) {
-  auto sdk = ChooseSdk(Probe("2.28"));
+  auto sdk = ChooseSdk(SdkProbe("2.28"));
   BOOST_REQUIRE(sdk.ok());
-  NkiEvalOptions o = Options("2.28", *sdk);
-  auto r = Run("good_nki.py", o);
+  NkiEvalOptions o = SdkEvalOptions("2.28", *sdk);
+  auto r = SdkRun("good_nki.py", o);
   BOOST_TEST(r.status == "ok", r.reason + "\n" + r.runner_stderr);
   BOOST_REQUIRE(r.timing.has_value());
   BOOST_TEST(r.timing->latency_s == 0.002, boost::test_tools::tolerance(0.01));
-  auto beta1 = Run("good.py", o);
+  auto beta1 = SdkRun("good.py", o);
   BOOST_TEST(beta1.status == "rejected");
   BOOST_TEST(beta1.reason.find("compile error from Neuron 2.28") != std::string::npos, beta1.reason);
 }
@@ -212,17 +213,17 @@ BOOST_AUTO_TEST_CASE(a_2_28_host_runs_nki_package_kernels_and_refuses_beta1_ones
 // Neuron 2.30: only neuron-explorer exists; its summary has several
 // members, out of sorted order.
 BOOST_AUTO_TEST_CASE(a_2_30_host_is_timed_with_neuron_explorer_only) {
-  auto sdk = ChooseSdk(Probe("2.30"));
+  auto sdk = ChooseSdk(SdkProbe("2.30"));
   BOOST_REQUIRE(sdk.ok());
   BOOST_TEST(sdk->profiler == "neuron-explorer");
-  NkiEvalOptions o = Options("2.30", *sdk);
-  auto r = Run("good_nki.py", o);
+  NkiEvalOptions o = SdkEvalOptions("2.30", *sdk);
+  auto r = SdkRun("good_nki.py", o);
   BOOST_TEST(r.status == "ok", r.reason + "\n" + r.runner_stderr);
   BOOST_REQUIRE(r.profile.has_value());
   BOOST_TEST(r.profile->kernel == "summary");
   BOOST_TEST(r.stand_in);
   o.runner.profiler = kSdkSrc + "/tests/fakes/nki/bin/neuron-profile";  // not shipped from 2.30
-  auto old = Run("good_nki.py", o);
+  auto old = SdkRun("good_nki.py", o);
   BOOST_TEST(old.status == "internal_error");
   BOOST_TEST(old.reason.find("neuron-profile failed") != std::string::npos, old.reason);
 }
@@ -230,11 +231,11 @@ BOOST_AUTO_TEST_CASE(a_2_30_host_is_timed_with_neuron_explorer_only) {
 // The documented quirk: with save_trace_name the NEFF is left as file.neff
 // in the working directory; the runner moves it to the name the judge asked for.
 BOOST_AUTO_TEST_CASE(the_file_neff_quirk_is_handled) {
-  auto sdk = ChooseSdk(Probe(""));
+  auto sdk = ChooseSdk(SdkProbe(""));
   BOOST_REQUIRE(sdk.ok());
-  NkiEvalOptions o = Options("", *sdk);
+  NkiEvalOptions o = SdkEvalOptions("", *sdk);
   o.runner.env["ACCELOPT_STAND_IN_FILE_NEFF"] = "1";
-  auto r = Run("good.py", o);
+  auto r = SdkRun("good.py", o);
   BOOST_TEST(r.status == "ok", r.reason + "\n" + r.runner_stderr);
   BOOST_TEST(r.timing.has_value());
 }
@@ -243,11 +244,11 @@ BOOST_AUTO_TEST_CASE(the_file_neff_quirk_is_handled) {
 // the stand-in's runtime refuses a NEFF of another LNC, as the docs say
 // the real one does.
 BOOST_AUTO_TEST_CASE(the_logical_core_config_reaches_compiler_and_runtime_alike) {
-  auto sdk = ChooseSdk(Probe(""));
+  auto sdk = ChooseSdk(SdkProbe(""));
   BOOST_REQUIRE(sdk.ok());
-  NkiEvalOptions o = Options("", *sdk);
+  NkiEvalOptions o = SdkEvalOptions("", *sdk);
   o.runner.lnc = 2;
-  auto r = Run("good.py", o);
+  auto r = SdkRun("good.py", o);
   BOOST_TEST(r.status == "ok", r.reason + "\n" + r.runner_stderr);
   ProcessSpec p;
   p.argv = {"/usr/bin/python3", "-c",
@@ -282,6 +283,48 @@ BOOST_AUTO_TEST_CASE(the_newest_versioned_venv_is_found) {
   auto none = FindNeuronVenvPython(Env::Default(), empty.path());
   BOOST_TEST(none.status().code() == Code::kNotFound);
   BOOST_TEST(none.status().message().find("aws_neuronx_venv_pytorch*/bin/python") != std::string::npos);
+}
+
+// The health check's identity kernel is written in the host's NKI
+// language: on a 2.29 host (nki package) it passes through the nki path.
+BOOST_AUTO_TEST_CASE(the_health_check_speaks_the_hosts_nki_language) {
+  for (const std::string release : {"", "2.29"}) {
+    NkiBackendOptions o;
+    o.config.python = "/usr/bin/python3";
+    o.config.cores = {0};
+    o.config.cores_spec = "0";
+    o.config.runner_dir = kSdkSrc + "/evaluators/nki";
+    o.config.work_dir = SdkSuite().tmp.path();
+    o.runner_env = {{"PYTHONPATH", kStandIn}};
+    if (!release.empty()) o.runner_env["ACCELOPT_STAND_IN_SDK"] = release;
+    o.allow_test_stand_in = true;
+    BOOST_REQUIRE(ResolveSdk(&o.config, Env::Default(), o.runner_env).ok());
+    BOOST_TEST(o.config.sdk.PathName() == (release.empty() ? "neuronxcc" : "nki"));
+    NkiBackend b(o);
+    Status st = b.HealthCheck(0);
+    BOOST_TEST(st.ok(), release + ": " + st.message());
+  }
+  BOOST_TEST(std::string(IdentityKernel(NkiPath::kNki)).find("import nki\n") != std::string::npos);
+}
+
+// The CPU simulator (nki.simulate, Neuron 2.29+): correctness only, no
+// time, labelled; a wrong kernel is still wrong; before 2.29 there is none.
+BOOST_AUTO_TEST_CASE(the_cpu_simulator_checks_correctness_only_and_says_so) {
+  auto sdk = ChooseSdk(SdkProbe("2.29"));
+  BOOST_REQUIRE(sdk.ok());
+  NkiEvalOptions o = SdkEvalOptions("2.29", *sdk);
+  o.runner.simulate = true;
+  o.runner.profiler = "/nonexistent/profiler";  // never run
+  auto r = SdkRun("good_nki.py", o);
+  BOOST_TEST(r.status == "ok", r.reason + "\n" + r.runner_stderr);
+  BOOST_TEST(!r.timing.has_value());
+  BOOST_TEST(!r.percent_of_peak.has_value());
+  BOOST_TEST(r.ToJson()["simulated"] == true);
+  NkiEvalOptions old = SdkEvalOptions("2.28", *ChooseSdk(SdkProbe("2.28")));
+  old.runner.simulate = true;
+  auto none = SdkRun("good_nki.py", old);
+  BOOST_TEST(none.status == "internal_error");
+  BOOST_TEST(none.reason.find("has no nki.simulate") != std::string::npos, none.reason);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
