@@ -26,7 +26,7 @@ namespace {
 std::vector<Child> StartHogs(const DaemonFixture& f) {
   std::vector<Child> hogs;
   const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-  for (long i = 0; i < cores + 1; ++i) hogs.emplace_back(std::vector<std::string>{"sh", "-c", "while :; do :; done"},
+  for (long i = 0; i < cores + 1; ++i) hogs.emplace_back(std::vector<std::string>{"/bin/sh", "-c", "while :; do :; done"},
                                                           f.dir + "/hog.out");
   return hogs;
 }
