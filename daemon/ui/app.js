@@ -75,6 +75,8 @@
     let t = fmt(p.speedup) + 'x';
     if (typeof p.speedup_low === 'number' && typeof p.speedup_high === 'number') t += ' [' + fmt(p.speedup_low) + '–' + fmt(p.speedup_high) + ']';
     if (p.speedup_noisy === true) t += ' NOISY';
+    // Not yet the final re-measurement: the best so far, from separate runs.
+    if (p.speedup_source === 'separate') t += p.status === 'running' ? ' (so far)' : ' (separate runs)';
     if (p.improvement === 'within_noise') t += ' (noise)';
     return t;
   }
