@@ -236,7 +236,7 @@
           (typeof limit === 'number' ? ' · gives up ' + when(w.since_us + limit * 1e6) : ' · no wait limit (max_provider_wait_s)') +
           ' · ' + (w.error || ''), { class: 'card wide error', 'data-waiting': w.provider }));
       }
-      if (c.calibration) cards.append(card('waiting for the cpu calibration', calibrationCard(c.calibration), { class: 'card error', id: 'calibration' }));
+      if (c.calibration) cards.append(card('waiting for the cpu calibration', calibrationCard(c.calibration), { class: 'card wide error', id: 'calibration' }));
       problems.replaceChildren(...(c.problems || []).map((p) => el('tr', { 'data-problem': p.name },
         el('td', {}, p.name), el('td', {}, p.status), el('td', { class: 'num' }, p.iteration + '/' + p.iterations),
         el('td', { class: 'num' }, p.baseline_us ? micros(p.baseline_us) : (p.status === 'running' ? 'measuring…' : '–')),
