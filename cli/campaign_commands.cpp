@@ -79,6 +79,8 @@ std::string SpeedupCell(const json& p) {
             "]";
   }
   if (p.value("speedup_noisy", json()) == true) cell += " NOISY";
+  // Not (yet) the final re-measurement: the best so far, from separate runs.
+  if (p.value("speedup_source", json()) == "separate") cell += p.value("status", "") == "running" ? " (so far)" : " (separate runs)";
   if (improvement == "within_noise") cell += " (noise)";
   return cell;
 }

@@ -37,18 +37,32 @@ int main(int argc, char** argv) {
     subcommands.emplace_back(sub, &c);
   }
 
+  // The command word: the first argument that is neither a global option
+  // nor its value (acceloptctl --socket S lst).
+  int command_at = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--socket" || a == "--url" || a == "--token-file" || a == "-o" || a == "--output") {
+      ++i;
+      continue;
+    }
+    if (a.empty() || a[0] == '-') continue;
+    command_at = i;
+    break;
+  }
   // An unknown first word is an unknown command, not "a subcommand is
   // required" (CLI11 takes it for a stray positional).
-  if (argc > 1 && argv[1][0] != '-') {
+  if (command_at > 0) {
+    const char* word = argv[command_at];
     bool known = false;
     std::vector<std::string> names;
     for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      known = known || sub->check_name(argv[1]);
+      known = known || sub->check_name(word);
       names.push_back(sub->get_name());
     }
     if (!known) {
-      const std::string near = accelopt::ClosestMatch(argv[1], names);
-      std::cerr << "acceloptctl: unknown command '" << argv[1] << "'"
+      const std::string near = accelopt::ClosestMatch(word, names);
+      std::cerr << "acceloptctl: unknown command '" << word << "'"
                 << (near.empty() ? "" : "; did you mean '" + near + "'?") << "\nRun with --help for the commands.\n";
       return kExitUsage;
     }
@@ -57,8 +71,8 @@ int main(int argc, char** argv) {
   // the page's file (people write it as for other tools' output files).
   std::vector<std::string> args(argv, argv + argc);
   std::string html_out;
-  if (args.size() > 1 && args[1] == "report" && std::find(args.begin(), args.end(), "--html") != args.end()) {
-    for (size_t i = 2; i + 1 < args.size(); ++i) {
+  if (command_at > 0 && args[command_at] == "report" && std::find(args.begin(), args.end(), "--html") != args.end()) {
+    for (size_t i = static_cast<size_t>(command_at) + 1; i + 1 < args.size(); ++i) {
       if ((args[i] == "-o" || args[i] == "--output") && args[i + 1] != "table" && args[i + 1] != "json") {
         html_out = args[i + 1];
         args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(i) + 2);

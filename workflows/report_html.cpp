@@ -9,6 +9,7 @@
 
 #include "base/html.hpp"
 #include "base/line_diff.hpp"
+#include "workflows/report.hpp"
 #include "workflows/report_svg.hpp"
 
 namespace accelopt::workflows {
@@ -152,6 +153,9 @@ std::string SummaryTable(const json& r) {
                  FixedDigits(D(p, "speedup_high"), 2) + "x</span>";
     }
     if (p.value("speedup_noisy", json()) == true) speedup += " <span class=\"bad\">NOISY</span>";
+    if (p.value("speedup_source", json()) == kSpeedupSeparate)
+      speedup += std::string(" <span class=\"meta\">") + (p.value("status", "") == "running" ? "(so far)" : "(separate runs)") +
+                 "</span>";
     if (improvement == "none") speedup = "none";
     else if (improvement == "within_noise") speedup += " <span class=\"meta\">(within noise)</span>";
     s += Cell(speedup, true);

@@ -75,6 +75,8 @@
     let t = fmt(p.speedup) + 'x';
     if (typeof p.speedup_low === 'number' && typeof p.speedup_high === 'number') t += ' [' + fmt(p.speedup_low) + '–' + fmt(p.speedup_high) + ']';
     if (p.speedup_noisy === true) t += ' NOISY';
+    // Not yet the final re-measurement: the best so far, from separate runs.
+    if (p.speedup_source === 'separate') t += p.status === 'running' ? ' (so far)' : ' (separate runs)';
     if (p.improvement === 'within_noise') t += ' (noise)';
     return t;
   }
@@ -234,7 +236,7 @@
           (typeof limit === 'number' ? ' · gives up ' + when(w.since_us + limit * 1e6) : ' · no wait limit (max_provider_wait_s)') +
           ' · ' + (w.error || ''), { class: 'card wide error', 'data-waiting': w.provider }));
       }
-      if (c.calibration) cards.append(card('waiting for the cpu calibration', calibrationCard(c.calibration), { class: 'card error', id: 'calibration' }));
+      if (c.calibration) cards.append(card('waiting for the cpu calibration', calibrationCard(c.calibration), { class: 'card wide error', id: 'calibration' }));
       problems.replaceChildren(...(c.problems || []).map((p) => el('tr', { 'data-problem': p.name },
         el('td', {}, p.name), el('td', {}, p.status), el('td', { class: 'num' }, p.iteration + '/' + p.iterations),
         el('td', { class: 'num' }, p.baseline_us ? micros(p.baseline_us) : (p.status === 'running' ? 'measuring…' : '–')),

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <thread>
 
 #include "base/subprocess.hpp"
@@ -23,10 +24,12 @@ using namespace accelopt::testing;
 
 namespace {
 
+const std::string kToken = "busy-host-token-0123456789abcdef";
+
 std::vector<Child> StartHogs(const DaemonFixture& f) {
   std::vector<Child> hogs;
   const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-  for (long i = 0; i < cores + 1; ++i) hogs.emplace_back(std::vector<std::string>{"sh", "-c", "while :; do :; done"},
+  for (long i = 0; i < cores + 1; ++i) hogs.emplace_back(std::vector<std::string>{"/bin/sh", "-c", "while :; do :; done"},
                                                           f.dir + "/hog.out");
   return hogs;
 }
@@ -45,8 +48,16 @@ BOOST_AUTO_TEST_CASE(a_busy_host_serves_and_cpu_evaluations_wait_for_a_calibrati
                        {"calibration_attempts", 1},
                        {"calibration_retry_wait_s", 0},
                        {"calibration_retry_after_s", 1}}}}}});
+  // The dashboard over TCP, with a token.
+  const int port = FreeTcpPort();
+  {
+    json cfg = json::parse(ReadAll(f.config_path));
+    cfg["listen"]["tcp"] = "127.0.0.1:" + std::to_string(port);
+    cfg["listen"]["tcp_token_env"] = "ACCELOPT_BUSY_TOKEN";
+    std::ofstream(f.config_path) << cfg.dump();
+  }
   std::vector<Child> hogs = StartHogs(f);
-  f.StartDaemon();  // returns once the daemon answers: it did not exit
+  f.StartDaemon({"ACCELOPT_BUSY_TOKEN=" + kToken});  // returns once the daemon answers: it did not exit
 
   auto health = f.Ctl({"health", "-o", "json"});
   BOOST_REQUIRE_MESSAGE(health.exit_code == 0, health.err << health.out);
@@ -80,6 +91,23 @@ BOOST_AUTO_TEST_CASE(a_busy_host_serves_and_cpu_evaluations_wait_for_a_calibrati
   }
   BOOST_TEST(attempts >= 2);
   for (const auto& e : CtlEvents(f, id)) BOOST_TEST(e["type"] != "EvaluationCompleted");
+  // The dashboard's campaign page says what the campaign waits for.
+  {
+    HeadlessBrowser browser(FindChromium(), f.dir);
+    const std::string page = browser.Open("http://127.0.0.1:" + std::to_string(port) + "/ui/?token=" + kToken +
+                                          "#/campaign/" + id);
+    std::string card;
+    for (int i = 0; i < 600 && card.empty(); ++i) {
+      card = browser.Eval(page, "(() => { const n = document.querySelector('#calibration'); return n ? n.textContent : ''; })()")
+                 .get<std::string>();
+      if (card.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    BOOST_TEST(card.find("cpu evaluations wait for a calibration since") != std::string::npos, card);
+    BOOST_TEST(card.find("--force-busy") != std::string::npos, card);
+    const char* screens = std::getenv("ACCELOPT_SCREENS_DIR");
+    const std::string dir = screens ? screens : std::string(ACCELOPT_BINARY_DIR) + "/tests/daemon";
+    browser.Screenshot(page, dir + "/dashboard-waiting-calibration.png");
+  }
 
   // A calibration accepted (forced, so a still-busy host does not matter):
   // the campaign's evaluations run and it completes.
@@ -95,7 +123,7 @@ BOOST_AUTO_TEST_CASE(a_busy_host_serves_and_cpu_evaluations_wait_for_a_calibrati
 
   // Busy again: the saved calibration of this fingerprint is used, no wait.
   hogs = StartHogs(f);
-  f.StartDaemon();
+  f.StartDaemon({"ACCELOPT_BUSY_TOKEN=" + kToken});
   BOOST_TEST(!f.Ctl({"health", "-o", "json"}).Json().contains("calibration"));
   for (auto& h : hogs) h.Signal(SIGKILL);
   BOOST_TEST(f.StopDaemon() == 0);
