@@ -151,11 +151,18 @@ bool FakeScript::Applies(const FakeRule& r, const FakeCall& c) const {
 }
 
 int FakeScript::Match(const FakeCall& call) {
+  // Every rule whose conditions the call meets counts it, whichever rule
+  // serves it: "nth" is the nth request meeting the conditions (counted only
+  // up to the first match, the 2nd of several nth rules over the same
+  // requests never matched: half the hostile kernels' executor calls got 404).
+  std::vector<int> nth(rules_.size(), 0);
+  for (size_t i = 0; i < rules_.size(); ++i) {
+    if (Applies(rules_[i], call)) nth[i] = ++seen_[i];
+  }
   for (size_t i = 0; i < rules_.size(); ++i) {
     const FakeRule& r = rules_[i];
-    if (!Applies(r, call)) continue;
-    const int nth = ++seen_[i];
-    if (r.nth && nth != *r.nth) continue;
+    if (!nth[i]) continue;
+    if (r.nth && nth[i] != *r.nth) continue;
     if (r.times && served_[i] >= *r.times) continue;
     ++served_[i];
     return static_cast<int>(i);
