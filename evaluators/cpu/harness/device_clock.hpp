@@ -28,7 +28,7 @@
 //
 // The bounds are deliberately loose (the copies of large inputs are
 // pageable and vary; the judge may be descheduled): the lower bound catches
-// a consistent under-report larger than the copy noise and a quarter of the
+// a consistent under-report larger than the copy noise and half of the
 // round trip, not a few percent, and not a runner that lies on fewer than
 // half of its calls. The thresholds are set on paper: they
 // have never been checked against a real GPU (docs/evaluation.md, "cuda
@@ -50,8 +50,13 @@ namespace accelopt_device_clock {
 
 constexpr double kClaimSlackS = 2e-6;        // per call: event resolution and clock granularity
 constexpr double kUnexplainedFactor = 1.5;   // per call: x the median kNull trip
-constexpr double kUnexplainedAbsS = 500e-6;  // per batch: the judge's scheduling noise on a shared host
-constexpr double kUnexplainedRel = 0.25;     // per batch: x the round trip, the same noise on long trips
+// Per batch: the scheduling noise of a shared host. A runner that sleeps
+// through its kernel (a GPU sync; the fake's 20 ms) waits for a CPU to wake
+// on, and beside other work that is timeslices of milliseconds: under ctest
+// -j3 and a CPU hog on 2 cores the honest fake measured 1.07x the earlier
+// allowance (0.5 ms, 25% of the trip) where a quiet run measures 0.03x.
+constexpr double kUnexplainedAbsS = 5e-3;
+constexpr double kUnexplainedRel = 0.5;      // x the round trip, the same noise on long trips
 
 struct Verdict {
   std::string failure;  // "" accepted; "protocol" (claim above the clock) or "device_time" (below it)
