@@ -431,7 +431,16 @@ Result<Calibration> Calibrate(const CalibrationOptions& options) {
   cc.argv = {options.compiler, "-O3", "-march=native", "-fopenmp", "-ffp-contract=fast", "-o", exe, src};
   cc.timeout = std::chrono::seconds(120);
   ACCELOPT_ASSIGN_OR_RETURN(auto built, env->RunProcess(cc));
-  if (!built.Succeeded()) return Internal("building the calibration program " + built.Describe() + ": " + built.stderr_data.substr(0, 2000));
+  if (!built.Succeeded()) {
+    // A compiler that did not finish in time on a loaded machine is the
+    // busy machine's refusal too (kUnavailable: the daemon starts and
+    // retries, daemon/deferred_calibration.hpp), not a broken toolchain.
+    if (built.outcome == ProcessResult::Outcome::kTimedOut) {
+      return Unavailable("calibration refused: building the calibration program " + built.Describe() +
+                         " (the machine is busy); retry when it is quiet");
+    }
+    return Internal("building the calibration program " + built.Describe() + ": " + built.stderr_data.substr(0, 2000));
+  }
   struct Remove {
     Env* env;
     std::string p;
