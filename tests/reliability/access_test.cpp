@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -136,4 +137,46 @@ BOOST_AUTO_TEST_CASE(tokens_and_api_keys_never_leak) {
     BOOST_TEST(p.text.find(key.substr(8, 20)) == std::string::npos, "API key fragment found in " << p.name);
     BOOST_TEST(p.text.find(token.substr(8, 20)) == std::string::npos, "token fragment found in " << p.name);
   }
+}
+
+// The judge's sandbox as an unprivileged user (the unit runs acceloptd as
+// `accelopt`, not root): a whole evaluation by accelopt-eval as uid 65534
+// (nobody) gets its private namespaces, Landlock and seccomp: an honest
+// kernel is measured, and a kernel calling shmget (SysV IPC, class C of
+// judge round 3) is stopped by the sandbox. Everything it reads is copied to
+// a folder of its own first (a CI checkout may sit under a 0700 home).
+BOOST_AUTO_TEST_CASE(the_judge_sandbox_works_as_an_unprivileged_user) {
+  if (geteuid() != 0) {
+    BOOST_TEST_MESSAGE("skipped: needs root to become another user");
+    return;
+  }
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("accelopt-nobody-" + std::to_string(std::random_device{}()));
+  fs::create_directories(dir / "cache");
+  const std::string src = SourceDir();
+  fs::copy(src + "/tests/evaluators/problems/silu", dir / "silu", fs::copy_options::recursive);
+  fs::copy(src + "/tests/evaluators/problems/matmul", dir / "matmul", fs::copy_options::recursive);
+  fs::copy_file(src + "/tests/evaluators/cheats/attack_sysv_shm.cpp", dir / "sysv.cpp");
+  fs::copy_file(ACCELOPT_EVAL_PATH, dir / "accelopt-eval");
+  for (const auto& e : fs::recursive_directory_iterator(dir)) BOOST_REQUIRE(chown(e.path().c_str(), 65534, 65534) == 0);
+  BOOST_REQUIRE(chown(dir.c_str(), 65534, 65534) == 0);
+  auto eval = [&](const std::string& problem, const std::string& kernel) {
+    ProcessSpec spec;
+    spec.argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", (dir / "accelopt-eval").string(),
+                 "run", "--problem", (dir / problem).string(), "--kernel", (dir / kernel).string(), "--cache-dir",
+                 (dir / "cache").string(), "--force-busy"};
+    spec.env_set = {{"HOME", dir.string()}};
+    spec.timeout = std::chrono::seconds(300);
+    auto r = RunProcess(spec);
+    BOOST_REQUIRE(r.ok());
+    return *r;
+  };
+  auto honest = eval("silu", "silu/baseline.cpp");
+  BOOST_TEST(honest.exit_code == 0, honest.stdout_data << honest.stderr_data);
+  BOOST_TEST(honest.stdout_data.find("status       ok") != std::string::npos, honest.stdout_data);
+  auto sysv = eval("matmul", "sysv.cpp");
+  BOOST_TEST(sysv.stdout_data.find("forbidden system call: shmget") != std::string::npos,
+             sysv.stdout_data << sysv.stderr_data);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
 }
