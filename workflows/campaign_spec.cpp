@@ -46,6 +46,8 @@ class Reader {
     if (it == j_.end() || it->is_null()) return Status::Ok();
     if constexpr (std::is_same_v<T, std::string>) {
       if (!it->is_string()) return InvalidArgument(Path(key) + " must be a string");
+    } else if constexpr (std::is_same_v<T, bool>) {
+      if (!it->is_boolean()) return InvalidArgument(Path(key) + " must be true or false");
     } else if constexpr (std::is_integral_v<T>) {
       if (!it->is_number_integer()) return InvalidArgument(Path(key) + " must be an integer");
       if (!IntegerFits<T>(*it)) return InvalidArgument(Path(key) + " is out of range");
@@ -214,9 +216,10 @@ Result<CampaignSpec> ParseCampaignSpec(const json& j) {
   }
   if (j.contains("memory") && !j["memory"].is_null()) {
     Reader m(j["memory"], "memory");
-    ACCELOPT_RETURN_IF_ERROR(m.CheckObject({"scope", "bank"}));
+    ACCELOPT_RETURN_IF_ERROR(m.CheckObject({"scope", "bank", "frozen"}));
     ACCELOPT_RETURN_IF_ERROR(m.Get("scope", &spec.memory.scope));
     ACCELOPT_RETURN_IF_ERROR(m.Get("bank", &spec.memory.bank));
+    ACCELOPT_RETURN_IF_ERROR(m.Get("frozen", &spec.memory.frozen));
   }
   if (j.contains("evaluation")) {
     if (!j["evaluation"].is_object()) return InvalidArgument("'evaluation' must be an object");
@@ -267,6 +270,7 @@ json ToJson(const CampaignSpec& spec) {
           {"memory", spec.memory.bank.empty()
                          ? json{{"scope", spec.memory.scope}}
                          : json{{"scope", spec.memory.scope}, {"bank", spec.memory.bank}}}};
+  if (spec.memory.frozen) out["memory"]["frozen"] = true;
   if (spec.replay) out["replay"] = {{"from", spec.replay->from}, {"on_miss", spec.replay->on_miss}};
   if (spec.experiment) out["experiment"] = {{"id", spec.experiment->id}, {"arm", spec.experiment->arm}};
   return out;
@@ -344,6 +348,10 @@ Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
     if (!st.ok()) return InvalidArgument("memory.bank: " + st.message());
   } else if (!m.bank.empty()) {
     return InvalidArgument("memory.bank is only for memory.scope \"bank\" (scope is '" + m.scope + "')");
+  }
+  if (m.frozen && m.scope != "bank") {
+    return InvalidArgument("memory.frozen is only for memory.scope \"bank\" (a read-only named bank; scope is '" +
+                           m.scope + "')");
   }
   if (spec.experiment && (spec.experiment->id.empty() || spec.experiment->arm.empty())) {
     return InvalidArgument("experiment.id and experiment.arm are required in an experiment's campaign");

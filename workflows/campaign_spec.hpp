@@ -112,6 +112,14 @@ struct MemorySpec {
   // planner shown nothing; ModeRules::memory).
   std::string scope = "problem";  // "problem" | "campaign" | "bank" | "none"
   std::string bank;               // with scope "bank"
+  // With scope "bank": read the bank, never write it. The planners see the
+  // bank's selection (MemorySnapshotTaken) as usual, but the campaign
+  // selects no pairs (no summarizer, no new items) and credits nothing to
+  // the bank (ModeRules::learn_memory): the arm of a transfer experiment
+  // that applies memory learned elsewhere, unchanged. Nothing stops another
+  // campaign from writing the same bank meanwhile; an experiment gives each
+  // seed a bank of its own (docs/experiments.md).
+  bool frozen = false;
 };
 
 // A replay of a recorded campaign (acceloptctl submit --replay-from): each

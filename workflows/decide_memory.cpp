@@ -97,7 +97,7 @@ Status CreditExperiences(Round& round, int p, int i) {
   Command c;
   c.event.type = event_type::kExperiencesCredited;
   c.event.data = {{"problem", p}, {"iteration", i}, {"credits", credits}};
-  if (!round.bank().empty() && !credits.empty()) {
+  if (!round.bank().empty() && !credits.empty() && round.rules().learn_memory) {
     c.side_events.push_back(
         {MemoryBankStream(round.bank()),
          {bank_event::kMemoryItemsCredited,
@@ -113,8 +113,9 @@ Status CreditExperiences(Round& round, int p, int i) {
 Status SelectMemoryPairs(Round& round, int p, int i) {
   const ProblemState& ps = round.Problem(p);
   const bool skip = round.rules().skip_summarized_pairs;
-  // "sampling" has no memory: no pairs, so no summaries and no items.
-  const auto groups = round.rules().memory ? BuildGroups(round.spec(), round.It(p, i - 1))
+  // "sampling" has no memory, a frozen bank learns nothing: no pairs, so no
+  // summaries and no items.
+  const auto groups = round.rules().learn_memory ? BuildGroups(round.spec(), round.It(p, i - 1))
                                            : std::vector<Group>{};
   json pairs = json::array(), duplicates = json::array();
   // A pair already summarized (same kind, slow and fast code) in an earlier

@@ -7,9 +7,11 @@ ModeRules ModeRulesOf(const CampaignSpec& spec) {
   r.prompts = PromptModeOf(spec.mode);
   r.fix_attempts = FixAttempts(spec);
   r.memory = spec.memory.scope != "none";
+  r.learn_memory = r.memory && !spec.memory.frozen;
   if (spec.mode == kModeSampling) {
     r.restart_from_baseline = true;
     r.memory = false;
+    r.learn_memory = false;
     r.ask_planner = false;
     r.best_of_all_iterations = true;
     r.credit_experiences = false;

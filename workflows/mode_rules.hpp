@@ -65,6 +65,9 @@ struct ModeRules {
   // re-measured beside the baseline.
   bool restart_from_baseline = false;
   bool memory = true;  // also false with memory.scope "none", in any mode
+  // false with memory.frozen: the bank's items are shown, but no pairs are
+  // selected (no summarizer, no new items) and no credits go to the bank.
+  bool learn_memory = true;
   bool ask_planner = true;
   bool best_of_all_iterations = false;
 };
