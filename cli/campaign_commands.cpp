@@ -143,20 +143,7 @@ void PrintIterations(const json& rep) {
 int WriteHtmlReport(ApiClient& api, const std::string& id, const std::string& file) {
   auto r = Ask(api, "GET", Path(id, "/report.html"), nullptr, std::chrono::seconds(120));
   if (!r.ok()) return r.exit_code;
-  const std::string html = r.body.value("raw", "");
-  if (file == "-") {
-    std::cout << html;
-    return kExitOk;
-  }
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << html;
-  out.close();
-  if (!out) {
-    std::cerr << "acceloptctl report: cannot write " << file << "\n";
-    return kExitError;
-  }
-  std::cerr << "wrote " << file << "\n";
-  return kExitOk;
+  return WriteOutputFile(file, r.body.value("raw", ""), "acceloptctl report");
 }
 
 }  // namespace
@@ -411,7 +398,11 @@ int CmdReport(ApiClient& api, const Options& o) {
   if (!o.html_file.empty()) return WriteHtmlReport(api, o.args[0], o.html_file);
   auto r = Ask(api, "GET", Path(o.args[0], "/report"));
   if (!r.ok()) return r.exit_code;
+  int code = kExitOk;
+  const auto replay = ReplaySideBySide(api, o.args[0], r.body, &code);
+  if (!replay) return code;
   if (o.json_output) {
+    if (!replay->is_null()) r.body["replay_of"] = *replay;
     std::cout << Dump(r.body, 2) << "\n";
     return kExitOk;
   }
@@ -506,6 +497,7 @@ int CmdReport(ApiClient& api, const Options& o) {
     std::cout << "cost from: usage = the provider's token counts x the price table; estimate = the reply had no\n"
                  "usage, tokens estimated at 4 bytes each; no_price = no price configured for the model (counted as $0)\n";
   }
+  if (!replay->is_null()) PrintReplaySideBySide(*replay);
   return kExitOk;
 }
 

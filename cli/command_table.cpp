@@ -101,11 +101,16 @@ void CalibrateFlags(CLI::App& c, Options& o) {
 }
 
 void ExperimentFlags(CLI::App& c, Options& o) {
-  Positional(c, o, "args", "subcommand and the experiment file (submit) or id");
-  c.add_flag("--wait", o.wait, "submit: wait until every campaign ended, then print the report");
-  c.add_flag("--dry-run", o.dry_run, "submit: check the file and print the campaigns it would submit; send nothing");
-  c.add_option("--timeout", o.timeout_s, "submit --wait / wait: give up after this many seconds");
-  c.add_option("--against", o.against, "report: the reference arm (default: the arm submitted first)");
+  Positional(c, o, "args", "subcommand and the experiment file (submit, extend) or id");
+  c.add_flag("--wait", o.wait, "submit/extend: wait until every campaign ended, then print the report");
+  c.add_flag("--dry-run", o.dry_run,
+             "submit/extend: check the file and print the campaigns it would submit; send nothing");
+  c.add_option("--timeout", o.timeout_s,
+               "submit/extend (waiting for the learn campaigns, or with --wait) / wait: give up after this many seconds");
+  c.add_option("--against", o.against, "report: the reference arm (default: the first arm submitted)");
+  c.add_option("--html", o.html_file,
+               "report: write one self-contained HTML page (verdicts, paired plots with intervals, cost-efficiency "
+               "curves) to FILE ('-': stdout)");
 }
 
 void ImportFlags(CLI::App& c, Options& o) {
@@ -138,8 +143,8 @@ const std::vector<Command>& CommandTable() {
        "rebuild BANK | redistill BANK",
        MemoryFlags, CmdMemory},
       {"experiment",
-       "arms x seeds of campaigns and their paired statistics: submit EXP.json | list | get ID | wait ID | "
-       "cancel ID | report ID",
+       "arms x seeds of campaigns and their paired statistics: submit EXP.json | extend EXP.json (one more "
+       "seed) | list | get ID | wait ID | cancel ID | report ID [--html FILE]",
        ExperimentFlags, CmdExperiment},
       {"suites", "list suites and problems", NoFlags, CmdSuites},
       {"baseline", "evaluate every baseline of a suite", BaselineFlags, CmdBaseline},

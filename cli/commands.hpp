@@ -95,6 +95,11 @@ int CmdReport(ApiClient& api, const Options& o);
 int CmdCandidates(ApiClient& api, const Options& o);  // candidates_command.cpp
 int CmdMemory(ApiClient& api, const Options& o);  // memory_commands.cpp
 int CmdExperiment(ApiClient& api, const Options& o);  // experiment_commands.cpp
+// report of a replay (submit --replay-from): the recorded campaign beside it
+// (replay_report.cpp). json() when `id` is no replay; nullopt when a call
+// failed (printed; *exit_code).
+std::optional<json> ReplaySideBySide(ApiClient& api, const std::string& id, const json& report, int* exit_code);
+void PrintReplaySideBySide(const json& side);
 // experiment wait ID (o.args = {"wait", ID}): until every campaign of it
 // ended, then its report; kExitPartial when one did not complete.
 int ExperimentWait(ApiClient& api, const Options& o);

@@ -1,7 +1,10 @@
 #include "cli/output.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -60,6 +63,22 @@ std::string FormatUtc(int64_t unix_us) {
   char buf[64];
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
   return buf;
+}
+
+int WriteOutputFile(const std::string& file, const std::string& text, const std::string& who) {
+  if (file == "-") {
+    std::cout << text;
+    return kExitOk;
+  }
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    std::cerr << who << ": cannot write " << file << " (" << std::strerror(errno) << ")\n";
+    return kExitError;
+  }
+  std::cerr << "wrote " << file << "\n";
+  return kExitOk;
 }
 
 }  // namespace accelopt::cli

@@ -34,4 +34,8 @@ std::string FormatMicros(double us);
 std::string FormatUtc(int64_t unix_us);
 std::string JsonToCell(const json& v);
 
+// Writes `text` to `file` ("-": stdout) and says "wrote FILE" on stderr;
+// kExitError with "<who>: cannot write FILE (reason)" when it cannot.
+int WriteOutputFile(const std::string& file, const std::string& text, const std::string& who);
+
 }  // namespace accelopt::cli

@@ -197,6 +197,25 @@ std::string Verdict(const std::string& question, const Comparison& c) {
   return s + ")";
 }
 
+std::vector<ProblemOutcome> PerProblem(const std::vector<ArmRun>& runs, const std::string& arm_a,
+                                       const std::string& arm_b, Metric metric, const IntervalOptions& o) {
+  std::vector<std::string> order;
+  for (const ArmRun& r : runs) {
+    if (std::find(order.begin(), order.end(), r.problem) == order.end()) order.push_back(r.problem);
+  }
+  std::vector<ProblemOutcome> out;
+  for (const std::string& problem : order) {
+    std::vector<ArmRun> mine;
+    for (const ArmRun& r : runs) {
+      if (r.problem == problem) mine.push_back(r);
+    }
+    ProblemOutcome po{problem, Compare(mine, arm_a, arm_b, metric, o), "unresolved"};
+    if (po.comparison.excludes_zero()) po.outcome = po.comparison.interval.lo > 0 ? "helped" : "hurt";
+    out.push_back(std::move(po));
+  }
+  return out;
+}
+
 std::vector<ArmSummary> Summaries(const std::vector<ArmRun>& runs) {
   std::map<std::string, ArmSummary> by;
   std::map<std::string, std::set<int64_t>> seeds;

@@ -106,6 +106,21 @@ int SeedsNeeded(double log_effect, double sd, int max_seeds = 1000, double confi
 // +4.4%] on 3 problems; about ±3.9% is resolvable at this spread)".
 std::string Verdict(const std::string& question, const Comparison& c);
 
+// Per target problem: did arm B help, hurt or could it not be told apart
+// from arm A on this problem alone? The comparison of the problem's runs
+// only (paired by seed, the interval over seeds as in Compare): "helped"
+// when the interval lies above 0, "hurt" when below (for a transfer arm:
+// negative transfer), "unresolved" otherwise (fewer than 2 seeds with a
+// result in both arms included). Problems in the order first seen in
+// `runs`.
+struct ProblemOutcome {
+  std::string problem;
+  Comparison comparison;
+  std::string outcome;  // "helped" | "hurt" | "unresolved"
+};
+std::vector<ProblemOutcome> PerProblem(const std::vector<ArmRun>& runs, const std::string& arm_a,
+                                       const std::string& arm_b, Metric metric, const IntervalOptions& o);
+
 struct ArmSummary {
   std::string arm;
   int runs = 0, runs_without_result = 0;

@@ -453,6 +453,8 @@ std::string Cost(const json& r) {
 
 }  // namespace
 
+const char* ReportStyleSheet() { return kStyle; }
+
 std::vector<std::string> ReportHtmlSources(const json& r) {
   std::set<std::string> out;
   for (const json& p : r.value("problems", json::array())) {

@@ -36,6 +36,10 @@ namespace accelopt::workflows {
 
 std::string RenderReportHtml(const json& detailed_report, const std::map<std::string, std::string>& sources);
 
+// The reports' one style sheet (also the experiment report's,
+// experiment_html.hpp): the text of a <style> element.
+const char* ReportStyleSheet();
+
 // The sha256s of the texts RenderReportHtml shows (best and baseline
 // sources of each problem), for the caller to look up.
 std::vector<std::string> ReportHtmlSources(const json& detailed_report);

@@ -292,12 +292,17 @@ BOOST_AUTO_TEST_CASE(sd_notify_ready_after_replay_and_stopping_on_sigterm) {
 
 BOOST_AUTO_TEST_CASE(systemd_units_verify) {
   // systemd-analyze verify checks that ExecStart binaries exist: point the
-  // units at the built ones in a scratch copy.
+  // units at the built ones in a scratch copy. A template is verified as
+  // an instance (acceloptd-experiment@transfer.*: the shipped experiment).
   char tmpl[] = "/tmp/accelopt-units-XXXXXX";
   std::string dir = mkdtemp(tmpl);
-  std::vector<std::string> units = {"acceloptd.service", "acceloptd-nightly.service", "acceloptd-nightly.timer"};
+  std::vector<std::string> units = {"acceloptd.service", "acceloptd-nightly.service", "acceloptd-nightly.timer",
+                                    "acceloptd-experiment@transfer.service", "acceloptd-experiment@transfer.timer"};
   for (const auto& u : units) {
-    std::ifstream in(SourceDir() + "/systemd/" + u);
+    std::string source = u;
+    if (const size_t at = source.find("@transfer."); at != std::string::npos) source.erase(at + 1, 8);
+    std::ifstream in(SourceDir() + "/systemd/" + source);
+    BOOST_REQUIRE_MESSAGE(in, "no systemd/" + source);
     std::string text((std::istreambuf_iterator<char>(in)), {});
     for (auto [from, to] : {std::pair<std::string, std::string>{"/usr/bin/acceloptd", AcceloptdPath()},
                             {"/usr/bin/acceloptctl", AcceloptctlPath()}}) {

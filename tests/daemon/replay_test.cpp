@@ -80,6 +80,25 @@ BOOST_AUTO_TEST_CASE(a_replay_takes_every_reply_from_the_recorded_campaign_and_p
   auto got = f.Ctl({"get", replay, "-o", "json"});
   BOOST_REQUIRE_EQUAL(got.exit_code, 0);
   BOOST_TEST(got.Json().at("spec").at("replay").at("from") == recorded);
+
+  // Its report puts the recorded campaign beside it: the same problem, each
+  // side's numbers from its own report, the calls counted by where their
+  // reply came from.
+  const json mine = f.Ctl({"report", replay, "-o", "json"}).Json();
+  const json theirs = f.Ctl({"report", recorded, "-o", "json"}).Json();
+  BOOST_TEST(!theirs.contains("replay_of"));  // the original is no replay
+  BOOST_REQUIRE(mine.contains("replay_of"));
+  const json& side = mine.at("replay_of");
+  BOOST_TEST(side.at("original") == recorded);
+  BOOST_TEST(side.at("llm_calls").at("replayed") == again.replayed);
+  BOOST_TEST(side.at("llm_calls").at("live") == 0);
+  BOOST_REQUIRE_EQUAL(side.at("problems").size(), 1u);
+  const json& p = side.at("problems").at(0);
+  BOOST_TEST(p.at("original").at("speedup") == theirs.at("problems").at(0).at("speedup"));
+  BOOST_TEST(p.at("replay").at("speedup") == mine.at("problems").at(0).at("speedup"));
+  auto text = f.Ctl({"report", replay});
+  BOOST_TEST(text.out.find("replay of " + recorded + ", side by side") != std::string::npos, text.out);
+  BOOST_TEST(text.out.find("ORIGINAL SPEEDUP") != std::string::npos, text.out);
 }
 
 BOOST_AUTO_TEST_CASE(a_replay_that_diverges_stops_naming_the_activity_or_calls_the_model) {

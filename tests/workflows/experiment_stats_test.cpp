@@ -112,6 +112,48 @@ BOOST_AUTO_TEST_CASE(with_no_effect_the_interval_covers_zero_at_its_rate) {
   }
 }
 
+// Transfer, per target problem: a planted +20% on one problem, -20% on
+// another (negative transfer) and nothing on a third, 8 seeds at 5% noise:
+// helped, hurt and unresolved.
+BOOST_AUTO_TEST_CASE(per_problem_outcomes_tell_help_from_harm_and_from_noise) {
+  Rng rng(7, "transfer");
+  const double effect[] = {1.2, 1 / 1.2, 1.0};
+  std::vector<ArmRun> runs;
+  for (int p = 0; p < 3; ++p) {
+    for (int s = 0; s < 8; ++s) {
+      const double shared = 0.2 * Normal(rng);
+      for (const char* arm : {"none", "transferred"}) {
+        ArmRun r;
+        r.arm = arm;
+        r.problem = "t" + std::to_string(p);
+        r.seed = s;
+        const bool b = std::string(arm) == "transferred";
+        r.speedup = std::exp(std::log(2.0) + shared + 0.05 * Normal(rng) + (b ? std::log(effect[p]) : 0.0));
+        r.percent_of_peak = 4 * r.speedup;
+        runs.push_back(r);
+      }
+    }
+  }
+  const auto out = PerProblem(runs, "none", "transferred", Metric::kSpeedup, IntervalOptions{});
+  BOOST_REQUIRE_EQUAL(out.size(), 3u);
+  BOOST_TEST(out[0].problem == "t0");
+  BOOST_TEST(out[0].outcome == "helped");
+  BOOST_TEST(out[0].comparison.percent == 20.0, boost::test_tools::tolerance(0.25));
+  BOOST_TEST(out[1].outcome == "hurt");
+  BOOST_TEST(out[1].comparison.percent_hi < 0);
+  BOOST_TEST(out[2].outcome == "unresolved");
+  BOOST_TEST(out[2].comparison.seeds == 8);
+  BOOST_TEST(out[2].comparison.problems == 1);
+  // One seed resolves nothing.
+  std::vector<ArmRun> one;
+  for (const ArmRun& r : runs) {
+    if (r.seed == 0) one.push_back(r);
+  }
+  for (const auto& po : PerProblem(one, "none", "transferred", Metric::kSpeedup, IntervalOptions{})) {
+    BOOST_TEST(po.outcome == "unresolved");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(seeds_needed_follow_the_spread) {
   // sd 0.05: 10% (ln 1.1 = 0.095) needs a handful of seeds; 2% many more.
   const int n10 = SeedsNeeded(std::log(1.10), 0.05);
