@@ -107,7 +107,7 @@ void ExperimentFlags(CLI::App& c, Options& o) {
              "submit/extend: check the file and print the campaigns it would submit; send nothing");
   c.add_option("--timeout", o.timeout_s,
                "submit/extend (waiting for the learn campaigns, or with --wait) / wait: give up after this many seconds");
-  c.add_option("--against", o.against, "report: the reference arm (default: the first arm submitted)");
+  c.add_option("--against", o.against, "report/remeasure: the reference arm (default: the first arm submitted)");
   c.add_option("--html", o.html_file,
                "report: write one self-contained HTML page (verdicts, paired plots with intervals, cost-efficiency "
                "curves) to FILE ('-': stdout)");
@@ -144,7 +144,8 @@ const std::vector<Command>& CommandTable() {
        MemoryFlags, CmdMemory},
       {"experiment",
        "arms x seeds of campaigns and their paired statistics: submit EXP.json | extend EXP.json (one more "
-       "seed) | list | get ID | wait ID | cancel ID | report ID [--html FILE]",
+       "seed) | list | get ID | wait ID | cancel ID | report ID [--html FILE] | remeasure ID (the winners side by "
+       "side)",
        ExperimentFlags, CmdExperiment},
       {"suites", "list suites and problems", NoFlags, CmdSuites},
       {"baseline", "evaluate every baseline of a suite", BaselineFlags, CmdBaseline},

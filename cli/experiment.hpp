@@ -83,5 +83,8 @@ bool CampaignEnded(const json& campaign);
 // text on stdout, `-o json`, or `--html FILE`.
 struct Options;
 int ExperimentReport(ApiClient& api, const Options& o, const std::string& id);
+// The winners of every arm re-measured beside the reference arm's, each pair
+// in one judge run (cli/experiment_remeasure.cpp).
+int ExperimentRemeasure(ApiClient& api, const Options& o, const std::string& id);
 
 }  // namespace accelopt::cli

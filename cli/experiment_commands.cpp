@@ -325,7 +325,7 @@ int ExperimentWait(ApiClient& api, const Options& o) {
 int CmdExperiment(ApiClient& api, const Options& o) {
   static const char kUsage[] =
       "acceloptctl experiment: one of submit EXP.json [--wait] [--dry-run], extend EXP.json [--wait] [--dry-run], "
-      "list, get ID, wait ID, cancel ID, report ID [--against ARM] [--html FILE]\n";
+      "list, get ID, wait ID, cancel ID, report ID [--against ARM] [--html FILE], remeasure ID [--against ARM]\n";
   if (o.args.empty()) {
     std::cerr << kUsage;
     return kExitUsage;
@@ -334,7 +334,7 @@ int CmdExperiment(ApiClient& api, const Options& o) {
   if (sub == "submit") return experiment_impl::Submit(api, o);
   if (sub == "extend") return experiment_impl::Extend(api, o);
   if (sub == "list") return experiment_impl::List(api, o);
-  if (sub != "get" && sub != "wait" && sub != "cancel" && sub != "report") {
+  if (sub != "get" && sub != "wait" && sub != "cancel" && sub != "report" && sub != "remeasure") {
     std::cerr << "acceloptctl experiment: unknown subcommand '" << sub << "'\n" << kUsage;
     return kExitUsage;
   }
@@ -346,6 +346,7 @@ int CmdExperiment(ApiClient& api, const Options& o) {
   if (sub == "get") return experiment_impl::Get(api, o, id);
   if (sub == "wait") return ExperimentWait(api, o);
   if (sub == "cancel") return experiment_impl::Cancel(api, id);
+  if (sub == "remeasure") return ExperimentRemeasure(api, o, id);
   return ExperimentReport(api, o, id);
 }
 

@@ -333,6 +333,7 @@ void Api::AddRoutes() {
 
   AddMemoryRoutes();
   AddSuiteRoutes();
+  AddRemeasureRoutes();
   AddCandidateRoutes();
   if (d_.more_routes) d_.more_routes(router_);
 }

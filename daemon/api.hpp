@@ -60,6 +60,7 @@ class Api {
   void AddMemoryRoutes();  // api_memory.cpp
   void AddSuiteRoutes();   // api_suites.cpp: GET /v1/suites, PUT /v1/suites/{suite}/problems/{name}
   void AddCandidateRoutes();  // api_candidate.cpp: GET /v1/campaigns/{id}/candidate?id=C
+  void AddRemeasureRoutes();  // api_remeasure.cpp: POST /v1/remeasure
   // GET .../events: the records after `after`, or, when there are none, a
   // wait for the next append until `deadline_nanos` (on d_.env's monotonic
   // clock).

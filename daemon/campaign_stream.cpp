@@ -14,7 +14,7 @@ void RegisterCampaignStreamTypes(store::EventTypeRegistry& registry) {
                         runtime_event::kCampaignInterrupted, runtime_event::kCampaignSubmitted,
                         runtime_event::kLlmCallWaiting, runtime_event::kEvaluationPlaced, runtime_event::kDaemonStarted,
                         runtime_event::kDaemonStopped, runtime_event::kCalibrationRecorded,
-                        runtime_event::kBaselineProfiled})
+                        runtime_event::kBaselineProfiled, runtime_event::kSideBySideMeasured})
     (void)registry.Register(t, 1);
 }
 

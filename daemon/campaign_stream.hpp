@@ -32,11 +32,14 @@ inline constexpr const char kLlmCallWaiting[] = "LlmCallWaiting";
 inline constexpr const char kEvaluationPlaced[] = "EvaluationPlaced";
 // In the "submissions" stream.
 inline constexpr const char kCampaignSubmitted[] = "CampaignSubmitted";
-// In the "system" stream: daemon lifecycle, calibrations, baseline profiles.
+// In the "system" stream: daemon lifecycle, calibrations, baseline profiles,
+// side-by-side re-measurements.
 inline constexpr const char kDaemonStarted[] = "DaemonStarted";
 inline constexpr const char kDaemonStopped[] = "DaemonStopped";
 inline constexpr const char kCalibrationRecorded[] = "CalibrationRecorded";
 inline constexpr const char kBaselineProfiled[] = "BaselineProfiled";
+// Two kernels timed interleaved in one judge run (POST /v1/remeasure).
+inline constexpr const char kSideBySideMeasured[] = "SideBySideMeasured";
 inline constexpr const char kSystemStream[] = "system";
 }  // namespace runtime_event
 

@@ -77,6 +77,34 @@ BOOST_AUTO_TEST_CASE(an_experiment_of_two_arms_two_seeds_two_problems_runs_and_r
       text.out.find("over 2 seeds") != std::string::npos || text.out.find("at 2 seeds") != std::string::npos;
   BOOST_TEST(verdict_shown, text.out);
 
+  // The winners side by side: per (problem, seed) one judge run times both
+  // arms' best kernels interleaved; the ratios are paired over the seeds.
+  auto side = f.Ctl({"experiment", "remeasure", "mem-ablation", "-o", "json"}, 600);
+  BOOST_REQUIRE_MESSAGE(side.exit_code == 0, side.err);
+  const json s = side.Json();
+  BOOST_TEST(s.at("against") == "memory-off");
+  BOOST_REQUIRE_EQUAL(s.at("measurements").size(), 4u);  // 2 problems x 2 seeds
+  for (const auto& m : s.at("measurements")) {
+    BOOST_TEST_CONTEXT(m.dump()) {
+      BOOST_TEST(m.at("correct") == true);
+      BOOST_TEST(m.at("ratio").get<double>() > 0);
+      BOOST_TEST(m.at("ratio_low").get<double>() <= m.at("ratio").get<double>());
+      BOOST_TEST(m.at("ratio").get<double>() <= m.at("ratio_high").get<double>());
+    }
+  }
+  BOOST_REQUIRE_EQUAL(s.at("comparisons").size(), 1u);
+  BOOST_TEST(s.at("comparisons").at(0).at("seeds") == 2);
+  BOOST_TEST(s.at("comparisons").at(0).at("per_problem").size() == 2u);
+  BOOST_TEST(s.at("comparisons").at(0).at("verdict").get<std::string>().find("winners side by side") !=
+             std::string::npos);
+  // The endpoint refuses what it cannot measure, naming the field.
+  auto [st1, b1] = f.Http("POST", "/v1/remeasure", json{{"problem", "suites/test/silu"}, {"source", "x"}}.dump());
+  BOOST_TEST(st1 == 400);
+  BOOST_TEST(b1.find("compare_source") != std::string::npos, b1);
+  auto [st2, b2] = f.Http("POST", "/v1/remeasure",
+                          json{{"problem", "suites/test/nope"}, {"source", "x"}, {"compare_source", "y"}}.dump());
+  BOOST_TEST(st2 == 404, b2);
+
   // Bad input says what is wrong.
   json one_arm = exp;
   one_arm["arms"] = json::array({exp["arms"][0]});
