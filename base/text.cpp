@@ -1,6 +1,7 @@
 #include "base/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 
 #include <cstdio>
@@ -68,6 +69,22 @@ std::string ClosestMatch(std::string_view word, const std::vector<std::string>& 
   }
   if (best_d == 0 || best_d > 2 || 2 * best_d >= word.size()) return "";
   return best;
+}
+
+std::string PercentDecode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+               std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
 }
 
 }  // namespace accelopt

@@ -34,4 +34,8 @@ size_t EditDistance(std::string_view a, std::string_view b);
 // else "". For "did you mean 'list'?" after `lst`.
 std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates);
 
+// URL percent-decoding of a query or path part: "%41+b" -> "A b";
+// malformed escapes are kept as they are.
+std::string PercentDecode(std::string_view s);
+
 }  // namespace accelopt

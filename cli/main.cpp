@@ -8,6 +8,7 @@
 #include "base/env.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
+#include "base/version.hpp"
 
 using namespace accelopt::cli;
 
@@ -16,7 +17,7 @@ int main(int argc, char** argv) {
   app.footer(std::string(kExitCodesHelp) +
              "\nEnvironment: ACCELOPT_SOCKET (Unix socket), ACCELOPT_URL (http://host:port),\n"
              "  ACCELOPT_TOKEN_FILE (bearer token for TCP; the token itself is never printed).");
-  app.set_version_flag("--version", std::string("acceloptctl ") + ACCELOPT_VERSION);
+  app.set_version_flag("--version", std::string("acceloptctl ") + accelopt::kVersion);
   app.require_subcommand(1);
   app.fallthrough();  // global options (-o, --socket) may follow the subcommand
   std::string socket_path = std::getenv("ACCELOPT_SOCKET") ? std::getenv("ACCELOPT_SOCKET") : "/run/accelopt/acceloptd.sock";

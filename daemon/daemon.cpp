@@ -39,6 +39,7 @@
 #include "llm/client.hpp"
 #include "store/event_log.hpp"
 #include "workflows/event.hpp"
+#include "base/version.hpp"
 
 namespace accelopt::daemon {
 namespace {
@@ -60,6 +61,15 @@ json CampaignFacts(json calibration, const json& nki_facts, const json& cuda_fac
     calibration[key] = *facts;
   }
   return calibration;
+}
+
+// A folder the daemon needs, made if missing; false (logged, naming the
+// config field) when it cannot be.
+bool NeedDir(Env* env, const std::string& dir, const std::string& field) {
+  Status st = env->CreateDirs(dir);
+  if (st.ok()) return true;
+  LogError(field + ": cannot create " + dir + ": " + st.message());
+  return false;
 }
 
 }  // namespace
@@ -133,7 +143,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
         LogError("evaluators.cuda: " + nvcc.status().message() + "; remove evaluators.cuda from the configuration");
         return 1;
       }
-      (void)env->CreateDirs(bc.cache_dir);
+      if (!NeedDir(env, bc.cache_dir, "evaluators." + name + ".cache_dir")) return 1;
       std::optional<eval::cuda::GpuCalibration> gpu;
       for (int d : bc.devices) {
         NotifyStatus("calibrating GPU " + std::to_string(d));
@@ -201,7 +211,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       to.cache_dir = bc.cache_dir;
       to.python = bc.python;
       to.devices = bc.devices;
-      (void)env->CreateDirs(bc.cache_dir);
+      if (!NeedDir(env, bc.cache_dir, "evaluators." + name + ".cache_dir")) return 1;
       if (auto nvcc = eval::cuda::FindNvcc(env); nvcc.ok()) {
         auto c = eval::cuda::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate", std::to_string(bc.devices.front()));
         if (c.ok()) {
@@ -247,7 +257,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
         nki_facts["neuron_sdk"] = no.config.sdk.Release();
       }
       const int nki_slots = static_cast<int>(no.config.cores.size());
-      (void)env->CreateDirs(bc.nki->work_dir);
+      if (!NeedDir(env, bc.nki->work_dir, "evaluators." + name + ".work_dir")) return 1;
       LogInfo("evaluator backend 'nki': " + std::to_string(nki_slots) + " NeuronCores (" +
               (detected.empty() ? bc.nki->cores_spec : detected) + "), " + bc.nki->generation + ", runner " +
               no.config.python);
@@ -265,7 +275,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       backends.push_back({std::make_shared<eval::slurm::SlurmBackend>(*bc.slurm, env), bc.slots, {}});
       continue;
     }
-    (void)env->CreateDirs(bc.cache_dir);
+    if (!NeedDir(env, bc.cache_dir, "evaluators." + name + ".cache_dir")) return 1;
     eval::cpu::CpuBackendOptions co;
     co.env = env;
     co.root = "/";
@@ -316,7 +326,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       for (const auto& e : *sys)
         if (e.type == runtime_event::kCalibrationRecorded) last_calibration = Dump(e.data.value("calibration", json()));
     }
-    record_system(runtime_event::kDaemonStarted, {{"version", ACCELOPT_VERSION}, {"pid", env->ProcessId()}});
+    record_system(runtime_event::kDaemonStarted, {{"version", accelopt::kVersion}, {"pid", env->ProcessId()}});
     if (cpu && Dump(hardware) != last_calibration) {
       record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", hardware}});
     }
@@ -477,8 +487,9 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   int exit_code = 0;
   std::promise<void> bound;
   net::post(ioc, [&] {
-    (void)env->CreateDirs(fs::path(config.unix_socket).parent_path().string());
-    Status st = server.ListenUnix(config.unix_socket, config.unix_mode);
+    Status st = env->CreateDirs(fs::path(config.unix_socket).parent_path().string());
+    if (!st.ok()) st = st.WithContext("unix_socket's folder");
+    if (st.ok()) st = server.ListenUnix(config.unix_socket, config.unix_mode);
     if (st.ok() && !config.tcp.empty()) {
       auto colon = config.tcp.rfind(':');
       st = server.ListenTcp(config.tcp.substr(0, colon), config.tcp_port);

@@ -11,7 +11,7 @@
 
 #include "base/json.hpp"
 #include "base/log.hpp"
-#include "daemon/router.hpp"
+#include "base/text.hpp"
 
 namespace accelopt::daemon {
 namespace beast = boost::beast;

@@ -9,6 +9,7 @@
 #include "daemon/daemon.hpp"
 #include "daemon/dev_mode.hpp"
 #include "daemon/spec_check.hpp"
+#include "base/version.hpp"
 
 namespace {
 
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
   // The one place the daemon's real Env is chosen (daemon/daemon.hpp).
   accelopt::Env* env = accelopt::Env::Default();
   if (version) {
-    std::cout << "acceloptd " << ACCELOPT_VERSION << "\n";
+    std::cout << "acceloptd " << accelopt::kVersion << "\n";
     return 0;
   }
   if (!check_path.empty()) {

@@ -4,6 +4,7 @@
 
 #include "base/json.hpp"
 #include "base/log.hpp"
+#include "base/text.hpp"
 
 namespace accelopt::daemon {
 namespace {
@@ -23,21 +24,6 @@ std::vector<std::string> Split(std::string_view path) {
 
 }  // namespace
 
-std::string PercentDecode(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
-               std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
-      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
 
 HttpResponse ApiOk(const json& j, http::status status) { return JsonResponse(status, Dump(j)); }
 

@@ -37,9 +37,6 @@ class Router {
   std::vector<Route> routes_;
 };
 
-// "%41+b" -> "A b"; malformed escapes are kept as they are.
-std::string PercentDecode(std::string_view s);
-
 // A JSON reply: `j` with the given HTTP status (200 by default).
 HttpResponse ApiOk(const json& j, http::status status = http::status::ok);
 // {"error": {"code": code, "message": message}} with the given HTTP status.

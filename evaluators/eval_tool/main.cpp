@@ -45,6 +45,7 @@
 #include "base/text.hpp"
 #include "base/env.hpp"
 #include "evaluators/eval_tool/commands.hpp"
+#include "base/version.hpp"
 
 using namespace accelopt;
 
@@ -89,7 +90,7 @@ int main(int argc, char** argv) {
   const std::string usage = EvalToolUsage();
   if (args.empty() || args[0] == "--help" || args[0] == "-h") { std::cerr << usage; return args.empty() ? 2 : 0; }
   if (args[0] == "--version") {
-    std::cout << "accelopt-eval " << ACCELOPT_VERSION << "\n";
+    std::cout << "accelopt-eval " << accelopt::kVersion << "\n";
     return 0;
   }
   std::string cmd = args[0];

@@ -17,6 +17,7 @@
 #include "base/env.hpp"
 #include "store/inspect.hpp"
 #include "store/store_db.hpp"
+#include "base/version.hpp"
 
 using namespace accelopt;
 using namespace accelopt::store;
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
-    std::cout << "accelopt-store " << ACCELOPT_VERSION << "\n";
+    std::cout << "accelopt-store " << accelopt::kVersion << "\n";
     return 0;
   }
   Args a;
