@@ -7,6 +7,7 @@
 #include "workflows/report.hpp"
 #include "workflows/report_detail.hpp"
 #include "workflows/report_html.hpp"
+#include "daemon/metric_names.hpp"
 
 namespace accelopt::daemon {
 namespace {
@@ -87,16 +88,16 @@ void Api::AddRoutes() {
     std::map<std::string, int> by_state;
     for (const auto& r : d_.campaigns->All()) by_state[r->StateName()]++;
     for (const char* s : {"running", "paused", "completed", "partial", "failed", "cancelled", "budget_exhausted"})
-      d_.metrics->Set("accelopt_campaigns", {{"state", s}}, by_state[s]);
-    d_.metrics->Set("accelopt_event_log_last_global_position", {}, static_cast<double>(d_.log->LastGlobalPosition()));
-    d_.metrics->Set("accelopt_event_log_healthy", {}, d_.log->Healthy() ? 1 : 0);
+      d_.metrics->Set(metric::kCampaigns, {{"state", s}}, by_state[s]);
+    d_.metrics->Set(metric::kEventLogLastGlobalPosition, {}, static_cast<double>(d_.log->LastGlobalPosition()));
+    d_.metrics->Set(metric::kEventLogHealthy, {}, d_.log->Healthy() ? 1 : 0);
     if (d_.gate) {
       for (const auto& [name, st] : d_.gate->States())
-        d_.metrics->Set("accelopt_llm_provider_available", {{"provider", name}}, st.available ? 1 : 0);
+        d_.metrics->Set(metric::kLlmProviderAvailable, {{"provider", name}}, st.available ? 1 : 0);
     }
     for (const auto& [name, b] : d_.config->evaluators) {
-      d_.metrics->Set("accelopt_evaluations_queued", {{"backend", name}}, static_cast<double>(d_.eval->Queued(name)));
-      d_.metrics->Set("accelopt_evaluations_running", {{"backend", name}}, static_cast<double>(d_.eval->Running(name)));
+      d_.metrics->Set(metric::kEvaluationsQueued, {{"backend", name}}, static_cast<double>(d_.eval->Queued(name)));
+      d_.metrics->Set(metric::kEvaluationsRunning, {{"backend", name}}, static_cast<double>(d_.eval->Running(name)));
     }
     HttpResponse res{http::status::ok, 11};
     res.set(http::field::content_type, "text/plain; version=0.0.4");
@@ -312,7 +313,7 @@ void Api::AddRoutes() {
         if (r.latency) row["latency_us"] = r.latency->median_us;
         if (r.latency) row["spread"] = r.latency->spread;
         if (r.percent_of_peak) row["percent_of_peak"] = *r.percent_of_peak;
-        d_.metrics->Add("accelopt_evaluations_total", {{"outcome", eval::EvalStatusName(r.status)}}, 1);
+        d_.metrics->Add(metric::kEvaluationsTotal, {{"outcome", eval::EvalStatusName(r.status)}}, 1);
         std::lock_guard lock(g->mu);
         g->rows[i] = row;
         if (--g->left == 0) net::post(*d_.ioc, [this, g] {

@@ -8,6 +8,7 @@
 #include "base/sha256.hpp"
 #include "daemon/api.hpp"
 #include "daemon/campaign_stream.hpp"
+#include "daemon/metric_names.hpp"
 
 namespace accelopt::daemon {
 
@@ -47,7 +48,7 @@ void Api::AddRemeasureRoutes() {
                    {"source_sha256", Sha256Hex(er.source)},
                    {"compare_source_sha256", Sha256Hex(er.compare_source)}};
     auto done = [this, record, respond](uint64_t, eval::EvalResult r) mutable {
-      d_.metrics->Add("accelopt_evaluations_total", {{"outcome", eval::EvalStatusName(r.status)}}, 1);
+      d_.metrics->Add(metric::kEvaluationsTotal, {{"outcome", eval::EvalStatusName(r.status)}}, 1);
       record["result"] = r.ToJson();
       net::post(*d_.ioc, [this, record = std::move(record), respond] {
         store::StreamAppend a;

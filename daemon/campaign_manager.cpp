@@ -9,6 +9,7 @@
 #include "llm/config.hpp"
 #include "workflows/campaign_spec.hpp"
 #include "workflows/report.hpp"
+#include "daemon/metric_names.hpp"
 
 namespace accelopt::daemon {
 namespace {
@@ -171,7 +172,7 @@ void CampaignManager::Adopt(std::shared_ptr<CampaignRunner> runner, bool start) 
   if (counted) s_.llm_share->CampaignStarted();
   runner->OnFinished([m = s_.metrics, share = counted ? s_.llm_share : nullptr](const std::string&,
                                                                                 const std::string& status) {
-    if (m) m->Add("accelopt_campaigns_finished_total", {{"status", status}}, 1);
+    if (m) m->Add(metric::kCampaignsFinishedTotal, {{"status", status}}, 1);
     if (share) share->CampaignEnded();
   });
   {

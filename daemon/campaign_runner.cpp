@@ -8,6 +8,7 @@
 
 #include "base/log.hpp"
 #include "daemon/campaign_runner_text.hpp"
+#include "daemon/metric_names.hpp"
 
 namespace accelopt::daemon {
 
@@ -135,9 +136,9 @@ Status CampaignRunner::AppendAndApply(std::vector<store::NewEvent> events, std::
   for (auto& x : side) batch.push_back(std::move(x));
   auto r = s_.log->Append(std::move(batch));
   if (s_.metrics) {
-    s_.metrics->Add("accelopt_event_log_appends_total", {{"outcome", r.ok() ? "ok" : "error"}}, 1);
-    s_.metrics->Add("accelopt_event_log_append_seconds_sum", {}, (s_.env->MonotonicNanos() - t0) / 1e9);
-    s_.metrics->Add("accelopt_event_log_append_seconds_count", {}, 1);
+    s_.metrics->Add(metric::kEventLogAppendsTotal, {{"outcome", r.ok() ? "ok" : "error"}}, 1);
+    s_.metrics->Add(metric::kEventLogAppendSecondsSum, {}, (s_.env->MonotonicNanos() - t0) / 1e9);
+    s_.metrics->Add(metric::kEventLogAppendSecondsCount, {}, 1);
   }
   if (!r.ok()) return r.status();
   version_ = r->streams[0].last_version;

@@ -3,6 +3,7 @@
 // recorded before it is watched; its result is appended. Contracts:
 // campaign_runner.hpp.
 #include "daemon/campaign_runner.hpp"
+#include "daemon/metric_names.hpp"
 
 namespace accelopt::daemon {
 
@@ -75,7 +76,7 @@ void CampaignRunner::OnEvalDone(const std::string& activity_id, eval::EvalResult
       return;
     }
     if (!broken_.ok()) return;
-    if (s_.metrics) s_.metrics->Add("accelopt_evaluations_total", {{"outcome", eval::EvalStatusName(r.status)}}, 1);
+    if (s_.metrics) s_.metrics->Add(metric::kEvaluationsTotal, {{"outcome", eval::EvalStatusName(r.status)}}, 1);
     auto ev = workflows::EvaluationCompletedEvent(activity_id, r.ToJson());
     Status st = AppendAndApply({ToNewEvent(ev)}, {}, nullptr);
     if (!st.ok()) return Break(st);

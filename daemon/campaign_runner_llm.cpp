@@ -9,6 +9,7 @@
 #include "daemon/campaign_runner_text.hpp"
 #include "daemon/llm_activity.hpp"
 #include "llm/error_class.hpp"
+#include "daemon/metric_names.hpp"
 
 #include <variant>
 
@@ -98,7 +99,7 @@ void CampaignRunner::StartLlm(const ActivityRequest& a) {
       return;
     }
     if (self->s_.metrics) {
-      self->s_.metrics->Add("accelopt_llm_requests_started_total", {{"role", role}, {"model", req.model}}, 1);
+      self->s_.metrics->Add(metric::kLlmRequestsStartedTotal, {{"role", role}, {"model", req.model}}, 1);
     }
     self->s_.llm->Call(std::move(req), deliver, cancel.get());
   };
@@ -171,7 +172,7 @@ void CampaignRunner::DeferLlm(const std::string& activity_id, const std::string&
                      {}, {}};
   Status st = AppendAndApply({ev}, {}, nullptr);
   if (!st.ok()) return Break(st);
-  if (s_.metrics) s_.metrics->Add("accelopt_llm_calls_waiting_total", {{"provider", provider}}, 1);
+  if (s_.metrics) s_.metrics->Add(metric::kLlmCallsWaitingTotal, {{"provider", provider}}, 1);
   ProviderWait& w = waiting_[provider];
   if (w.activities.empty()) {
     w.since_us = now;
@@ -314,10 +315,10 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
         replayed_from_.erase(from);
       }
       if (s_.metrics) {
-        s_.metrics->Add("accelopt_llm_calls_total", {{"role", role}, {"model", model}, {"outcome", "ok"}}, 1);
-        s_.metrics->Add("accelopt_llm_tokens_total", {{"role", role}, {"model", model}, {"kind", "input"}}, resp.input_tokens);
-        s_.metrics->Add("accelopt_llm_tokens_total", {{"role", role}, {"model", model}, {"kind", "output"}}, resp.output_tokens);
-        s_.metrics->Add("accelopt_llm_cost_usd_total", {{"role", role}, {"model", model}}, resp.cost_usd);
+        s_.metrics->Add(metric::kLlmCallsTotal, {{"role", role}, {"model", model}, {"outcome", "ok"}}, 1);
+        s_.metrics->Add(metric::kLlmTokensTotal, {{"role", role}, {"model", model}, {"kind", "input"}}, resp.input_tokens);
+        s_.metrics->Add(metric::kLlmTokensTotal, {{"role", role}, {"model", model}, {"kind", "output"}}, resp.output_tokens);
+        s_.metrics->Add(metric::kLlmCostUsdTotal, {{"role", role}, {"model", model}}, resp.cost_usd);
       }
     } else {
       const auto& e = r.error();
@@ -335,7 +336,7 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
       ev.data["error_kind"] = llm::LlmErrorKindName(e.kind);
       ev.data["usage_source"] = usage_source;
       ev.data["cost_source"] = cost_source;
-      if (s_.metrics) s_.metrics->Add("accelopt_llm_calls_total", {{"role", role}, {"model", model}, {"outcome", llm::LlmErrorKindName(e.kind)}}, 1);
+      if (s_.metrics) s_.metrics->Add(metric::kLlmCallsTotal, {{"role", role}, {"model", model}, {"outcome", llm::LlmErrorKindName(e.kind)}}, 1);
     }
     // The provider field names the provider from the request payload.
     auto it = state_.activities.find(activity_id);

@@ -10,6 +10,7 @@
 #include "base/boost_prelude.hpp"
 #include "base/log.hpp"
 #include "daemon/api.hpp"
+#include "daemon/backend_start.hpp"
 #include "daemon/change_feed.hpp"
 #include "daemon/dashboard.hpp"
 #include "daemon/calibration_gate.hpp"
@@ -18,6 +19,7 @@
 #include "daemon/event_waiters.hpp"
 #include "daemon/http_server.hpp"
 #include "daemon/memory_banks.hpp"
+#include "daemon/metric_names.hpp"
 #include "daemon/redistiller.hpp"
 #include "daemon/replay_index.hpp"
 #include "daemon/notify.hpp"
@@ -25,16 +27,6 @@
 #include "daemon/state_lock.hpp"
 #include "daemon/store_blob_source.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
-#include "evaluators/cuda/calibration.hpp"
-#include "evaluators/cuda/cuda_backend.hpp"
-#include "evaluators/cuda/toolchain.hpp"
-#include "evaluators/triton/triton_backend.hpp"
-#include "evaluators/nki/neuron_ls.hpp"
-#include "evaluators/nki/sdk.hpp"
-#include "evaluators/nki/venv.hpp"
-#include "evaluators/nki/nki_backend.hpp"
-#include "evaluators/nki/roofline.hpp"
-#include "evaluators/slurm/slurm_backend.hpp"
 #include "daemon/llm_in_flight.hpp"
 #include "llm/client.hpp"
 #include "store/event_log.hpp"
@@ -61,15 +53,6 @@ json CampaignFacts(json calibration, const json& nki_facts, const json& cuda_fac
     calibration[key] = *facts;
   }
   return calibration;
-}
-
-// A folder the daemon needs, made if missing; false (logged, naming the
-// config field) when it cannot be.
-bool NeedDir(Env* env, const std::string& dir, const std::string& field) {
-  Status st = env->CreateDirs(dir);
-  if (st.ok()) return true;
-  LogError(field + ": cannot create " + dir + ": " + st.message());
-  return false;
 }
 
 }  // namespace
@@ -121,195 +104,18 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     return 1;
   }
 
-  std::vector<eval::Dispatcher::BackendSlots> backends;
-  json hardware = json::object();
-  json nki_facts;   // null unless the nki backend is configured
-  json cuda_facts;  // the GPU calibration; null unless the cuda backend is configured
-  std::shared_ptr<eval::cpu::CpuBackend> cpu;
-  std::shared_ptr<CalibrationGate> cpu_gate;
-  eval::cpu::CalibrationOptions cpu_calibration;  // the one procedure (calibration.hpp), as accelopt-eval's
-  std::string cpu_calibration_path;
-  std::optional<std::string> cpu_refused;  // why the start's cpu calibration was refused (busy)
-  double cpu_retry_after_s = 60;
-  for (const auto& [name, bc] : config.evaluators) {
-    if (name == "cuda") {
-      // Configured but unable to evaluate: refuse to start rather than accept
-      // cuda submissions that can never run. Usable means nvcc is found and
-      // every listed GPU passes the calibration (compiled with nvcc and run
-      // on it, CUDA_VISIBLE_DEVICES=<id>): no GPU, no driver or a broken
-      // toolkit shows there, with its reason (docs/evaluation.md, "cuda backend").
-      auto nvcc = eval::cuda::FindNvcc(env);
-      if (!nvcc.ok()) {
-        LogError("evaluators.cuda: " + nvcc.status().message() + "; remove evaluators.cuda from the configuration");
-        return 1;
-      }
-      if (!NeedDir(env, bc.cache_dir, "evaluators." + name + ".cache_dir")) return 1;
-      std::optional<eval::cuda::GpuCalibration> gpu;
-      for (int d : bc.devices) {
-        NotifyStatus("calibrating GPU " + std::to_string(d));
-        auto c = eval::cuda::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate-" + std::to_string(d), std::to_string(d));
-        if (!c.ok()) {
-          LogError("evaluators.cuda: GPU " + std::to_string(d) + " is not usable: " + c.status().message() +
-                   "; the cuda backend needs a working GPU for every entry of evaluators.cuda.devices");
-          return 1;
-        }
-        const std::string model = c->gpu.value("name", std::string("?"));
-        if (gpu && model != gpu->gpu.value("name", std::string("?"))) {
-          LogError("evaluators.cuda: GPU " + std::to_string(d) + " is a " + model + ", GPU " +
-                   std::to_string(bc.devices.front()) + " a " + gpu->gpu.value("name", std::string("?")) +
-                   ": one cuda backend evaluates on one GPU model (list the same model's devices)");
-          return 1;
-        }
-        // The roofline must be an upper bound on every slot: the highest peaks.
-        if (!gpu) gpu = *c;
-        gpu->peak_gflops = std::max(gpu->peak_gflops, c->peak_gflops);
-        gpu->bandwidth_gbps = std::max(gpu->bandwidth_gbps, c->bandwidth_gbps);
-      }
-      eval::cuda::CudaBackendOptions co;
-      co.env = env;
-      co.root = "/";
-      co.cache_dir = bc.cache_dir;
-      co.nvcc = *nvcc;
-      co.devices = bc.devices;
-      co.calibration = gpu;
-      cuda_facts = gpu->ToJson();
-      co.arch = eval::cuda::ArchFlag(std::max(5, gpu->gpu.value("cc_major", 9)), gpu->gpu.value("cc_minor", 0));
-      LogInfo("evaluator backend 'cuda': " + std::to_string(bc.devices.size()) + " GPU slot(s), " +
-              gpu->gpu.value("name", std::string("?")) + ", " + co.arch + ", nvcc " + *nvcc);
-      backends.push_back({std::make_shared<eval::cuda::CudaBackend>(co), bc.slots, {}});
-      continue;
-    }
-    if (name == "triton") {
-      // As for cuda: configured but unable to evaluate refuses the start.
-      // Usable means the interpreter imports torch and triton and torch
-      // sees a CUDA device (each listed GPU is probed with its own
-      // CUDA_VISIBLE_DEVICES); the roofline needs the cuda calibration
-      // (nvcc), without which results carry none, and the log says so.
-      for (int d : bc.devices) {
-        ProcessSpec probe;
-        probe.argv = {bc.python, "-I", "-c",
-                      "import torch, triton, sys; sys.exit(0 if torch.cuda.is_available() else 3)"};
-        probe.clear_env = true;
-        probe.env_set["PATH"] = "/usr/bin:/bin";
-        probe.env_set["CUDA_VISIBLE_DEVICES"] = std::to_string(d);
-        probe.timeout = std::chrono::seconds(120);
-        probe.max_output_bytes = 1 << 16;
-        NotifyStatus("probing torch and triton on GPU " + std::to_string(d));
-        auto r = env->RunProcess(probe);
-        if (!r.ok() || !r->Succeeded()) {
-          std::string why = !r.ok() ? r.status().message()
-                            : r->exit_code == 3 ? "torch sees no CUDA device"
-                                                : r->Describe() + ": " + r->stderr_data.substr(0, 400);
-          LogError("evaluators.triton: " + bc.python + " cannot run the triton runner on GPU " + std::to_string(d) +
-                   ": " + why + "; install torch and triton for it, or remove evaluators.triton");
-          return 1;
-        }
-      }
-      eval::triton::TritonBackendOptions to;
-      to.env = env;
-      to.root = "/";
-      to.cache_dir = bc.cache_dir;
-      to.python = bc.python;
-      to.devices = bc.devices;
-      if (!NeedDir(env, bc.cache_dir, "evaluators." + name + ".cache_dir")) return 1;
-      if (auto nvcc = eval::cuda::FindNvcc(env); nvcc.ok()) {
-        auto c = eval::cuda::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate", std::to_string(bc.devices.front()));
-        if (c.ok()) {
-          to.calibration = *c;
-          if (cuda_facts.is_null()) cuda_facts = c->ToJson();
-        } else {
-          LogWarning("evaluators.triton: no GPU calibration (results carry no roofline): " + c.status().message());
-        }
-      } else {
-        LogWarning("evaluators.triton: no nvcc for the GPU calibration (results carry no roofline): " +
-                   nvcc.status().message());
-      }
-      LogInfo("evaluator backend 'triton': " + std::to_string(bc.devices.size()) + " GPU slot(s), " + bc.python);
-      backends.push_back({std::make_shared<eval::triton::TritonBackend>(to), bc.slots, {}});
-      continue;
-    }
-    if (name == "nki" && bc.nki) {
-      // NeuronCores as slots; the runner needs the Neuron SDK (accelopt-eval doctor nki).
-      if (auto gen = eval::nki::FindGeneration(bc.nki->generation); gen.ok()) nki_facts = eval::nki::GenerationFacts(*gen);
-      eval::nki::NkiBackendOptions no;
-      no.config = *bc.nki;
-      no.env = env;
-      // "cores": "auto" (the default): one slot per NeuronCore neuron-ls reports.
-      std::string detected;
-      if (Status st = eval::nki::ResolveAutoCores(&no.config, env, &detected); !st.ok()) {
-        LogError("evaluators.nki.cores \"auto\": " + st.message() + "; " + eval::nki::kNeuronLsFix);
-        return 1;
-      }
-      // The Neuron SDK's generation: which path the runner uses; an
-      // unsupported version stops the start naming it and those supported.
-      if (Status st = eval::nki::ResolvePython(&no.config, env); !st.ok()) {
-        LogError("evaluators.nki.python \"auto\": " + st.message());
-        return 1;
-      }
-      std::string sdk_how;
-      if (Status st = eval::nki::ResolveSdk(&no.config, env, {}, &sdk_how); !st.ok()) {
-        LogError(st.message() + " (accelopt-eval doctor nki)");
-        return 1;
-      }
-      LogInfo("evaluators.nki: " + sdk_how);
-      if (nki_facts.is_object()) {
-        nki_facts["nki_path"] = no.config.sdk.PathName();  // the prompts name the language (prompts_nki.cpp)
-        nki_facts["neuron_sdk"] = no.config.sdk.Release();
-      }
-      const int nki_slots = static_cast<int>(no.config.cores.size());
-      if (!NeedDir(env, bc.nki->work_dir, "evaluators." + name + ".work_dir")) return 1;
-      LogInfo("evaluator backend 'nki': " + std::to_string(nki_slots) + " NeuronCores (" +
-              (detected.empty() ? bc.nki->cores_spec : detected) + "), " + bc.nki->generation + ", runner " +
-              no.config.python);
-      backends.push_back({std::make_shared<eval::nki::NkiBackend>(no), nki_slots, {}});
-      continue;
-    }
-    if (name != "cpu") {
-      LogWarning("evaluator backend '" + name + "' is not built on this machine; skipped");
-      continue;
-    }
-    if (bc.slurm) {
-      // Every evaluation a Slurm job; the nodes calibrate themselves.
-      LogInfo("evaluator backend '" + name + "': Slurm executor, " + std::to_string(bc.slots) + " jobs at once, spool " +
-              bc.slurm->spool_dir);
-      backends.push_back({std::make_shared<eval::slurm::SlurmBackend>(*bc.slurm, env), bc.slots, {}});
-      continue;
-    }
-    if (!NeedDir(env, bc.cache_dir, "evaluators." + name + ".cache_dir")) return 1;
-    eval::cpu::CpuBackendOptions co;
-    co.env = env;
-    co.root = "/";
-    co.cache_dir = bc.cache_dir;
-    cpu_calibration = eval::cpu::CalibrationOptionsFor(bc.cache_dir, env, co.compiler);
-    cpu_calibration.force_busy = bc.calibration_force_busy;
-    cpu_calibration.attempts = bc.calibration_attempts;
-    cpu_calibration.retry_wait_s = bc.calibration_retry_wait_s;
-    cpu_calibration_path = eval::cpu::CalibrationPath(bc.cache_dir);
-    NotifyStatus("calibrating the cpu backend");
-    // The saved calibration of this hardware fingerprint when there is one;
-    // a new measurement otherwise. Refused as busy: start anyway, cpu
-    // evaluations wait for a quiet measurement (DeferredCalibration below).
-    auto cal = eval::cpu::LoadOrCalibrate(cpu_calibration_path, cpu_calibration);
-    if (!cal.ok() && cal.status().code() != Code::kUnavailable) {
-      LogError("cpu calibration failed: " + cal.status().message());
-      return 1;
-    }
-    if (cal.ok()) {
-      co.calibration = *cal;
-      hardware = cal->ToJson();
-    } else {
-      cpu_refused = cal.status().message();
-      cpu_retry_after_s = bc.calibration_retry_after_s;
-    }
-    cpu = std::make_shared<eval::cpu::CpuBackend>(co);
-    cpu_gate = std::make_shared<CalibrationGate>(cpu);
-    // Each slot owns its cores: the judge pins the runner to them and the
-    // roofline counts them. One slot: every CPU (no pinning needed).
-    std::vector<std::vector<int>> slot_cores = bc.slot_cores;
-    if (slot_cores.empty() && bc.slots > 1) slot_cores = eval::SplitCores(env->AllowedCpus(), bc.slots);
-    backends.push_back({cpu_gate, bc.slots, slot_cores});
+  auto started = StartBackends(env, config);
+  if (!started.ok()) {
+    LogError(started.status().message());
+    return 1;
   }
-  eval::Dispatcher dispatcher(backends);
+  StartedBackends& be = *started;  // lives until RunDaemon returns: the names below are its parts
+  const json& hardware = be.hardware;
+  const json& nki_facts = be.nki_facts;
+  const json& cuda_facts = be.cuda_facts;
+  const std::shared_ptr<eval::cpu::CpuBackend>& cpu = be.cpu;
+  const std::shared_ptr<CalibrationGate>& cpu_gate = be.cpu_gate;
+  eval::Dispatcher dispatcher(be.slots);
 
   // The system stream: this start, and the calibration when it changed.
   auto record_system = [&](const char* type, json data) {
@@ -335,23 +141,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   net::io_context ioc;
   auto work = net::make_work_guard(ioc);
   Metrics metrics;
-  metrics.Describe("accelopt_campaigns", "gauge", "campaigns by state");
-  metrics.Describe("accelopt_llm_calls_total", "counter", "LLM calls by role, model and outcome");
-  metrics.Describe("accelopt_llm_tokens_total", "counter", "LLM tokens by role, model and kind");
-  metrics.Describe("accelopt_llm_cost_usd_total", "counter", "LLM cost in USD by role and model");
-  metrics.Describe("accelopt_evaluations_total", "counter", "evaluations by outcome");
-  metrics.Describe("accelopt_evaluations_queued", "gauge", "evaluations waiting for a slot");
-  metrics.Describe("accelopt_evaluations_running", "gauge", "evaluations running");
-  metrics.Describe("accelopt_event_log_last_global_position", "gauge", "events in the log");
-  metrics.Describe("accelopt_event_log_healthy", "gauge", "1 while the event log accepts writes");
-  metrics.Describe("accelopt_event_log_appends_total", "counter", "durable appends by the campaign runtime, by outcome");
-  metrics.Describe("accelopt_event_log_append_seconds_sum", "counter", "time spent in durable appends (group commit + fsync)");
-  metrics.Describe("accelopt_event_log_append_seconds_count", "counter", "durable appends timed");
-  metrics.Describe("accelopt_campaigns_finished_total", "counter", "campaigns that ended, by final state");
-  metrics.Describe("accelopt_llm_requests_started_total", "counter", "LLM calls started, by role and model");
-  metrics.Describe("accelopt_llm_calls_waiting_total", "counter",
-                   "LLM calls deferred because their provider was unavailable, by provider");
-  metrics.Describe("accelopt_llm_provider_available", "gauge", "1 while a provider answers, 0 while its calls wait");
+  DescribeDaemonMetrics(metrics);
 
   StoreBlobSource blobs(log->get());
   MemoryBanks banks(log->get());
@@ -392,16 +182,16 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   // One cpu calibration at a time: the retries and `calibrate --force`.
   std::mutex calibrate_mu;
   std::unique_ptr<DeferredCalibration> deferred;
-  if (cpu_refused) {
+  if (be.cpu_refused) {
     DeferredCalibration::Options dco;
     dco.env = env;
     dco.ioc = &ioc;
     dco.gate = cpu_gate.get();
-    dco.retry_after = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(cpu_retry_after_s));
+    dco.retry_after = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(be.cpu_retry_after_s));
     dco.measure = [&]() -> Status {
       std::lock_guard lock(calibrate_mu);
       if (deferred && !deferred->waiting()) return Status::Ok();  // accepted meanwhile (calibrate --force)
-      auto c = eval::cpu::CalibrateAndSave(cpu_calibration_path, cpu_calibration);
+      auto c = eval::cpu::CalibrateAndSave(be.cpu_calibration_path, be.cpu_calibration);
       if (!c.ok()) return c.status();
       cpu->SetCalibration(*c);
       json j = c->ToJson();
@@ -409,7 +199,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
       manager.SetHardware(CampaignFacts(j, nki_facts, cuda_facts));
       return Status::Ok();
     };
-    deferred = std::make_unique<DeferredCalibration>(std::move(dco), *cpu_refused);
+    deferred = std::make_unique<DeferredCalibration>(std::move(dco), *be.cpu_refused);
     deferred->Start();
   }
 
@@ -452,11 +242,11 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     // The same procedure as at start and as `accelopt-eval calibrate
     // --force`, with no evaluation of this daemon running meanwhile.
     LogInfo("re-measuring the cpu backend's peaks");
-    eval::cpu::CalibrationOptions o = cpu_calibration;
+    eval::cpu::CalibrationOptions o = be.cpu_calibration;
     o.force_busy = o.force_busy || force_busy;
     Result<eval::cpu::Calibration> c = Unavailable("calibration not run");
     int still_running = 0;
-    bool ran = cpu_gate->Exclusive(std::chrono::seconds(120), [&] { c = eval::cpu::CalibrateAndSave(cpu_calibration_path, o); },
+    bool ran = cpu_gate->Exclusive(std::chrono::seconds(120), [&] { c = eval::cpu::CalibrateAndSave(be.cpu_calibration_path, o); },
                                    &still_running);
     if (!ran)
       return Unavailable("calibration refused: " + std::to_string(still_running) +

@@ -18,6 +18,7 @@
 
 #include "base/subprocess.hpp"
 #include "daemon/config.hpp"
+#include "daemon/metric_names.hpp"
 #include "daemon/router.hpp"
 #include "tests/daemon/daemon_fixture.hpp"
 
@@ -66,6 +67,25 @@ BOOST_AUTO_TEST_CASE(api_errors_are_json_and_the_daemon_stays_up) {
   auto [status, metrics] = f.Http("GET", "/metrics");
   BOOST_TEST(status == 200);
   BOOST_TEST(metrics.find("# TYPE accelopt_campaigns gauge") != std::string::npos);
+}
+
+// Every metric constant is registered once, with its type and help text.
+BOOST_AUTO_TEST_CASE(every_metric_is_described_once) {
+  daemon::Metrics m;
+  daemon::DescribeDaemonMetrics(m);
+  const std::string text = m.Render();
+  size_t types = 0, helps = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    types += line.rfind("# TYPE accelopt_", 0) == 0;
+    helps += line.rfind("# HELP accelopt_", 0) == 0;
+  }
+  BOOST_TEST(types == 16u);
+  BOOST_TEST(helps == types);
+  for (const char* name : {daemon::metric::kCampaigns, daemon::metric::kEvaluationsTotal, daemon::metric::kLlmCallsTotal,
+                           daemon::metric::kLlmProviderAvailable, daemon::metric::kEventLogHealthy}) {
+    BOOST_TEST(text.find(std::string("# TYPE ") + name + " ") != std::string::npos, name);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(tcp_requires_the_bearer_token) {
