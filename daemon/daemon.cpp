@@ -14,7 +14,7 @@
 #include "daemon/change_feed.hpp"
 #include "daemon/dashboard.hpp"
 #include "daemon/calibration_gate.hpp"
-#include "daemon/deferred_calibration.hpp"
+#include "daemon/cpu_calibrations.hpp"
 #include "daemon/campaign_manager.hpp"
 #include "daemon/event_waiters.hpp"
 #include "daemon/http_server.hpp"
@@ -26,6 +26,8 @@
 #include "daemon/provider_gate.hpp"
 #include "daemon/state_lock.hpp"
 #include "daemon/store_blob_source.hpp"
+#include "daemon/suite_dirs.hpp"
+#include "evaluators/suites.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
 #include "daemon/llm_in_flight.hpp"
 #include "llm/client.hpp"
@@ -55,6 +57,130 @@ json CampaignFacts(json calibration, const json& nki_facts, const json& cuda_fac
   return calibration;
 }
 
+// The state directory (made if missing) locked for this process, and the
+// TCP bearer token.
+struct StateDir {
+  std::unique_ptr<StateLock> lock;
+  std::string token;
+};
+Result<StateDir> TakeStateDir(const DaemonConfig& config, Env* env) {
+  if (Status st = env->CreateDirs(config.state_dir); !st.ok()) return Status(st.code(), st.ToString());
+  auto lock = StateLock::Acquire(config.state_dir, env);
+  if (!lock.ok()) return lock.status();
+  auto token = LoadTcpToken(config, env);
+  if (!token.ok()) return token.status();
+  return StateDir{std::move(*lock), std::move(*token)};
+}
+
+// The event log with the daemon's event types and the memory banks'
+// projection, replayed. `registry` must outlive the log.
+Result<std::unique_ptr<store::EventLog>> OpenEventLog(const DaemonConfig& config, const DaemonOptions& options) {
+  static store::EventTypeRegistry registry = [] {
+    store::EventTypeRegistry r;
+    RegisterCampaignStreamTypes(r);
+    MemoryBanks::RegisterEventTypes(r);
+    return r;
+  }();
+  store::EventLog::Options lo;
+  lo.create_if_missing = true;
+  lo.registry = &registry;
+  lo.projections.push_back(MemoryBanks::MakeProjection());
+  lo.rocksdb_env = options.rocksdb_env;
+  return store::EventLog::Open(config.state_dir + "/events", lo);
+}
+
+// One event in the system stream (daemon lifecycle, calibrations); a
+// failure is logged, not fatal.
+void RecordSystem(store::EventLog* log, const char* type, json data) {
+  store::StreamAppend a;
+  a.stream = runtime_event::kSystemStream;
+  a.events.push_back(store::NewEvent{type, 0, std::move(data), {}, {}});
+  auto r = log->Append({std::move(a)});
+  if (!r.ok()) LogWarning(std::string("could not record ") + type + ": " + r.status().ToString());
+}
+
+// DaemonStarted in the system stream, and the cpu calibration when it
+// differs from the last one recorded.
+void RecordStart(store::EventLog* log, const StartedBackends& be, Env* env) {
+  auto record_system = [log](const char* type, json data) { RecordSystem(log, type, std::move(data)); };
+  std::string last_calibration;
+  auto sys = log->ReadStream(runtime_event::kSystemStream);
+  if (sys.ok()) {
+    for (const auto& e : *sys)
+      if (e.type == runtime_event::kCalibrationRecorded) last_calibration = Dump(e.data.value("calibration", json()));
+  }
+  record_system(runtime_event::kDaemonStarted, {{"version", accelopt::kVersion}, {"pid", env->ProcessId()}});
+  if (be.cpu && Dump(be.hardware) != last_calibration) {
+    record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", be.hardware}});
+  }
+}
+
+// How many LLM calls a campaign may have in flight: the providers' slots
+// shared among running campaigns (daemon/llm_in_flight.hpp).
+void ShareLlmSlots(const DaemonConfig& config, std::optional<LlmShare>* llm_share, RuntimeServices* rs) {
+  auto pc = llm::ParseProvidersConfig(config.providers);  // already validated by ProviderSet::Create
+  const auto providers = pc.ok() ? *pc : std::vector<llm::ProviderConfig>{};
+  rs->max_llm_in_flight = LlmInFlightPerCampaign(providers, config.roles, config.llm_share_per_campaign,
+                                                 config.max_llm_in_flight_per_campaign);
+  const int slots = LlmInFlightPerCampaign(providers, config.roles, 1.0, 0);
+  llm_share->emplace(slots, config.llm_share_per_campaign, config.max_llm_in_flight_per_campaign);
+  rs->llm_share = &**llm_share;
+  LogInfo("LLM calls in flight per campaign: " +
+          (config.max_llm_in_flight_per_campaign > 0
+               ? "at most " + std::to_string(config.max_llm_in_flight_per_campaign)
+               : "all " + std::to_string(slots) + " provider slots for a campaign alone, at most " +
+                     std::to_string(rs->max_llm_in_flight) + " while others run"));
+}
+
+// The Unix socket (its folder made if missing) and, if configured, TCP.
+Status Listen(HttpServer& server, const DaemonConfig& config, Env* env) {
+  Status st = env->CreateDirs(fs::path(config.unix_socket).parent_path().string());
+  if (!st.ok()) return st.WithContext("unix_socket's folder");
+  st = server.ListenUnix(config.unix_socket, config.unix_mode);
+  if (st.ok() && !config.tcp.empty()) {
+    auto colon = config.tcp.rfind(':');
+    st = server.ListenTcp(config.tcp.substr(0, colon), config.tcp_port);
+  }
+  return st;
+}
+
+// The HTTP server's options: the bearer token for TCP, the write
+// deadline, and the dashboard's token-in-query pages and 401 page.
+HttpServerOptions ServerOptions(const DaemonConfig& config, const std::string& token) {
+  HttpServerOptions so;
+  so.bearer_token = token;
+  so.write_timeout = std::chrono::seconds(config.write_timeout_s);
+  so.token_query_paths = Dashboard::TokenQueryPaths();
+  so.unauthorized_html = Dashboard::UnauthorizedPage();
+  return so;
+}
+
+// systemd's watchdog: pings while the event log's writer is healthy, until
+// *stopping or Cancel (on the io_context). On the real clock, not the
+// Env's: systemd times the pings in real time. Nothing without
+// WATCHDOG_USEC.
+class Watchdog {
+ public:
+  Watchdog(net::io_context& ioc, store::EventLog* log, const std::atomic<bool>* stopping)
+      : timer_(ioc), log_(log), stopping_(stopping), interval_(WatchdogPingInterval()) {
+    if (interval_) net::post(ioc, [this] { Ping(); });
+  }
+  void Cancel() { timer_.cancel(); }
+
+ private:
+  void Ping() {
+    if (log_->Healthy()) NotifyWatchdog();
+    timer_.expires_after(*interval_);
+    timer_.async_wait([this](boost::system::error_code ec) {
+      if (!ec && !*stopping_) Ping();
+    });
+  }
+  net::steady_timer timer_;
+  store::EventLog* log_;
+  const std::atomic<bool>* stopping_;
+  decltype(WatchdogPingInterval()) interval_;
+};
+
 }  // namespace
 
 int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
@@ -63,31 +189,15 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     LogError("DaemonOptions.env is required (main passes Env::Default())");
     return 1;
   }
-  if (Status st = env->CreateDirs(config.state_dir); !st.ok()) {
-    LogError(st.ToString());
-    return 1;
-  }
-  auto lock = StateLock::Acquire(config.state_dir, env);
-  if (!lock.ok()) {
-    LogError(lock.status().message());
-    return 1;
-  }
-  auto token = LoadTcpToken(config, env);
-  if (!token.ok()) {
-    LogError(token.status().message());
+  // The state directory, held for this process alone, and the TCP token.
+  auto state = TakeStateDir(config, env);
+  if (!state.ok()) {
+    LogError(state.status().message());
     return 1;
   }
 
-  store::EventTypeRegistry registry;
-  RegisterCampaignStreamTypes(registry);
-  MemoryBanks::RegisterEventTypes(registry);
-  store::EventLog::Options lo;
-  lo.create_if_missing = true;
-  lo.registry = &registry;
-  lo.projections.push_back(MemoryBanks::MakeProjection());
-  lo.rocksdb_env = options.rocksdb_env;
   NotifyStatus("replaying the event log");
-  auto log = store::EventLog::Open(config.state_dir + "/events", lo);
+  auto log = OpenEventLog(config, options);
   if (!log.ok()) {
     LogError("cannot open the event log: " + log.status().ToString());
     return 1;
@@ -109,34 +219,12 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     LogError(started.status().message());
     return 1;
   }
-  StartedBackends& be = *started;  // lives until RunDaemon returns: the names below are its parts
-  const json& hardware = be.hardware;
-  const json& nki_facts = be.nki_facts;
-  const json& cuda_facts = be.cuda_facts;
-  const std::shared_ptr<eval::cpu::CpuBackend>& cpu = be.cpu;
-  const std::shared_ptr<CalibrationGate>& cpu_gate = be.cpu_gate;
+  const StartedBackends& be = *started;  // lives until RunDaemon returns
   eval::Dispatcher dispatcher(be.slots);
 
   // The system stream: this start, and the calibration when it changed.
-  auto record_system = [&](const char* type, json data) {
-    store::StreamAppend a;
-    a.stream = runtime_event::kSystemStream;
-    a.events.push_back(store::NewEvent{type, 0, std::move(data), {}, {}});
-    auto r = (*log)->Append({std::move(a)});
-    if (!r.ok()) LogWarning(std::string("could not record ") + type + ": " + r.status().ToString());
-  };
-  {
-    std::string last_calibration;
-    auto sys = (*log)->ReadStream(runtime_event::kSystemStream);
-    if (sys.ok()) {
-      for (const auto& e : *sys)
-        if (e.type == runtime_event::kCalibrationRecorded) last_calibration = Dump(e.data.value("calibration", json()));
-    }
-    record_system(runtime_event::kDaemonStarted, {{"version", accelopt::kVersion}, {"pid", env->ProcessId()}});
-    if (cpu && Dump(hardware) != last_calibration) {
-      record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", hardware}});
-    }
-  }
+  auto record_system = [&log](const char* type, json data) { RecordSystem(log->get(), type, std::move(data)); };
+  RecordStart(log->get(), be, env);
 
   net::io_context ioc;
   auto work = net::make_work_guard(ioc);
@@ -148,7 +236,6 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   ProviderGate gate(ioc, env,
                     ProviderGate::Options{std::chrono::milliseconds(config.provider_probe_initial_ms),
                                           std::chrono::milliseconds(config.provider_probe_max_ms)});
-  std::optional<LlmShare> llm_share;  // outlives the runners (destroyed after the manager)
   RuntimeServices rs;
   rs.gate = &gate;
   rs.banks = &banks;
@@ -159,60 +246,25 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   rs.metrics = &metrics;
   rs.ioc = &ioc;
   rs.env = env;
-  {
-    auto pc = llm::ParseProvidersConfig(config.providers);  // already validated by ProviderSet::Create
-    const auto providers = pc.ok() ? *pc : std::vector<llm::ProviderConfig>{};
-    rs.max_llm_in_flight = LlmInFlightPerCampaign(providers, config.roles, config.llm_share_per_campaign,
-                                                  config.max_llm_in_flight_per_campaign);
-    const int slots = LlmInFlightPerCampaign(providers, config.roles, 1.0, 0);
-    llm_share.emplace(slots, config.llm_share_per_campaign, config.max_llm_in_flight_per_campaign);
-    rs.llm_share = &*llm_share;
-    LogInfo("LLM calls in flight per campaign: " +
-            (config.max_llm_in_flight_per_campaign > 0
-                 ? "at most " + std::to_string(config.max_llm_in_flight_per_campaign)
-                 : "all " + std::to_string(slots) + " provider slots for a campaign alone, at most " +
-                       std::to_string(rs.max_llm_in_flight) + " while others run"));
-  }
-  CampaignManager* manager_ptr = nullptr;
-  rs.problem_dir = [&manager_ptr](const std::string& id) { return manager_ptr->ProblemDir(id); };
-  CampaignManager manager(rs, config, CampaignFacts(hardware, nki_facts, cuda_facts));
-  manager_ptr = &manager;
+  std::optional<LlmShare> llm_share;  // outlives the runners (destroyed after the manager)
+  ShareLlmSlots(config, &llm_share, &rs);
+  // Configured suites and those imported under the state dir (suite_dirs.hpp).
+  rs.problem_dir = [&config, env](const std::string& id) { return eval::ProblemDirOf(SuiteFolders(config, env), id); };
+  CampaignManager manager(rs, config, CampaignFacts(be.hardware, be.nki_facts, be.cuda_facts));
 
   // A busy host: serve now, evaluate once a calibration is accepted.
-  // One cpu calibration at a time: the retries and `calibrate --force`.
-  std::mutex calibrate_mu;
-  std::unique_ptr<DeferredCalibration> deferred;
-  if (be.cpu_refused) {
-    DeferredCalibration::Options dco;
-    dco.env = env;
-    dco.ioc = &ioc;
-    dco.gate = cpu_gate.get();
-    dco.retry_after = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(be.cpu_retry_after_s));
-    dco.measure = [&]() -> Status {
-      std::lock_guard lock(calibrate_mu);
-      if (deferred && !deferred->waiting()) return Status::Ok();  // accepted meanwhile (calibrate --force)
-      auto c = eval::cpu::CalibrateAndSave(be.cpu_calibration_path, be.cpu_calibration);
-      if (!c.ok()) return c.status();
-      cpu->SetCalibration(*c);
-      json j = c->ToJson();
-      record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", j}});
-      manager.SetHardware(CampaignFacts(j, nki_facts, cuda_facts));
-      return Status::Ok();
-    };
-    deferred = std::make_unique<DeferredCalibration>(std::move(dco), *be.cpu_refused);
-    deferred->Start();
-  }
+  CpuCalibrations calibrations(env, &ioc, &be, [&](const json& j) {
+    record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", j}});
+    manager.SetHardware(CampaignFacts(j, be.nki_facts, be.cuda_facts));
+  });
+  calibrations.StartRetriesIfRefused();
 
   std::vector<std::thread> threads;
   for (int i = 0; i < std::max(2, options.io_threads); ++i) threads.emplace_back([&ioc] { ioc.run(); });
 
-  if (Status st = manager.Recover(); !st.ok()) {
-    LogError("recovering campaigns: " + st.ToString());
-  }
+  if (Status st = manager.Recover(); !st.ok()) LogError("recovering campaigns: " + st.ToString());
   Redistiller redistiller({log->get(), &blobs, providers->get(), &banks, &ioc, 4});
-  if (Status st = redistiller.ResumeAll(); !st.ok()) {
-    LogError("resuming memory re-distillations: " + st.ToString());
-  }
+  if (Status st = redistiller.ResumeAll(); !st.ok()) LogError("resuming memory re-distillations: " + st.ToString());
 
   ApiDeps ad;
   ad.ioc = &ioc;
@@ -227,70 +279,21 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   EventWaiters waiters(log->get(), &ioc, env);
   ad.waiters = &waiters;
   ad.redistiller = &redistiller;
-  ad.calibrate = [&](bool force, bool force_busy) -> Result<json> {
-    std::lock_guard lock(calibrate_mu);
-    if (!cpu) return NotFound("the cpu backend is not configured");
-    if (!force) {
-      if (deferred && deferred->waiting()) {
-        return Unavailable("no cpu calibration accepted yet: " + deferred->State().value("reason", "") +
-                           " (" + deferred->State().value("fix", "") + ")");
-      }
-      auto c = cpu->GetCalibration();
-      if (!c.ok()) return c.status();
-      return c->ToJson();
-    }
-    // The same procedure as at start and as `accelopt-eval calibrate
-    // --force`, with no evaluation of this daemon running meanwhile.
-    LogInfo("re-measuring the cpu backend's peaks");
-    eval::cpu::CalibrationOptions o = be.cpu_calibration;
-    o.force_busy = o.force_busy || force_busy;
-    Result<eval::cpu::Calibration> c = Unavailable("calibration not run");
-    int still_running = 0;
-    bool ran = cpu_gate->Exclusive(std::chrono::seconds(120), [&] { c = eval::cpu::CalibrateAndSave(be.cpu_calibration_path, o); },
-                                   &still_running);
-    if (!ran)
-      return Unavailable("calibration refused: " + std::to_string(still_running) +
-                         " evaluation(s) of this daemon still running after 120 s; pause the campaigns and retry");
-    if (!c.ok()) return c.status();
-    cpu->SetCalibration(*c);
-    json j = c->ToJson();
-    record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", j}});
-    manager.SetHardware(CampaignFacts(j, nki_facts, cuda_facts));
-    if (deferred) deferred->Ready();
-    return j;
-  };
-  ad.calibration_wait = [&deferred]() -> json {
-    if (!deferred || !deferred->waiting()) return nullptr;
-    return deferred->State();
-  };
+  ad.calibrate = [&calibrations](bool force, bool force_busy) { return calibrations.Calibrate(force, force_busy); };
+  ad.calibration_wait = [&calibrations] { return calibrations.WaitState(); };
   ChangeFeed feed(log->get(), &ioc, env, ChangeFeed::Options{});
   Dashboard dashboard(&feed);
   ad.more_routes = [&dashboard](Router& r) { dashboard.AddRoutes(r); };
   Api api(ad);
-  HttpServerOptions so;
-  so.bearer_token = *token;
-  so.write_timeout = std::chrono::seconds(config.write_timeout_s);
-  so.token_query_paths = Dashboard::TokenQueryPaths();
-  so.unauthorized_html = Dashboard::UnauthorizedPage();
-  HttpServer server(ioc, [&api](HttpRequest&& req, Respond respond) { api.Handle(std::move(req), std::move(respond)); }, so);
+  HttpServer server(ioc, [&api](HttpRequest&& req, Respond respond) { api.Handle(std::move(req), std::move(respond)); },
+                    ServerOptions(config, state->token));
 
-  int exit_code = 0;
-  std::promise<void> bound;
-  net::post(ioc, [&] {
-    Status st = env->CreateDirs(fs::path(config.unix_socket).parent_path().string());
-    if (!st.ok()) st = st.WithContext("unix_socket's folder");
-    if (st.ok()) st = server.ListenUnix(config.unix_socket, config.unix_mode);
-    if (st.ok() && !config.tcp.empty()) {
-      auto colon = config.tcp.rfind(':');
-      st = server.ListenTcp(config.tcp.substr(0, colon), config.tcp_port);
-    }
-    if (!st.ok()) {
-      LogError(st.ToString());
-      exit_code = 1;
-    }
-    bound.set_value();
-  });
-  bound.get_future().wait();
+  // Bound on an io thread (the server's sockets belong to the io_context).
+  std::promise<Status> bound;
+  net::post(ioc, [&] { bound.set_value(Listen(server, config, env)); });
+  const Status listening = bound.get_future().get();
+  if (!listening.ok()) LogError(listening.ToString());
+  const int exit_code = listening.ok() ? 0 : 1;
 
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   std::promise<int> stop;
@@ -308,27 +311,14 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     NotifyReady("serving " + std::to_string(manager.All().size()) + " campaigns");
   }
 
-  // Watchdog: ping while the event log's writer is healthy. On the real
-  // clock, not the Env's: systemd times the pings in real time.
-  net::steady_timer watchdog(ioc);
-  std::function<void()> ping;
-  if (auto interval = WatchdogPingInterval()) {
-    ping = [&, interval] {
-      if ((*log)->Healthy()) NotifyWatchdog();
-      watchdog.expires_after(*interval);
-      watchdog.async_wait([&](boost::system::error_code ec) {
-        if (!ec && !stopping) ping();
-      });
-    };
-    net::post(ioc, ping);
-  }
+  Watchdog watchdog(ioc, log->get(), &stopping);
 
   int sig = stop_future.get();
   LogInfo(std::string("stopping (") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ")");
   NotifyStopping();
-  net::post(ioc, [&] { server.Stop(); signals.cancel(); watchdog.cancel(); });
+  net::post(ioc, [&] { server.Stop(); signals.cancel(); watchdog.Cancel(); });
   feed.Stop();  // the dashboards' event streams end
-  if (deferred) deferred->Stop();
+  calibrations.Stop();
   manager.Shutdown("daemon stopped");
   redistiller.Shutdown();
   if ((*log)->Healthy()) record_system(runtime_event::kDaemonStopped, {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
