@@ -237,6 +237,11 @@ void CampaignManager::Shutdown(const std::string& reason) {
 
 json CampaignManager::Summary(const CampaignRunner& runner) {
   auto state = runner.Snapshot();
+  // The state of this snapshot, not a later one: a campaign that ended just
+  // after the snapshot shows as running here, never as ended without its
+  // reason (runner.StateName() read now raced the end: "failed", reason "").
+  std::string state_name = state.finished() ? state.status : "running";
+  if (!state.finished() && runner.StateName() == "paused") state_name = "paused";
   json report = workflows::BuildReport(state);
   json problems = json::array();
   for (size_t i = 0; i < state.problems.size(); ++i) {
@@ -274,7 +279,7 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
   }
   return {{"id", runner.id()},
           {"experiment", experiment},
-          {"state", runner.StateName()},
+          {"state", state_name},
           {"reason", state.reason},
           {"started_at_us", state.started_at_us},
           {"mode", state.spec.mode},

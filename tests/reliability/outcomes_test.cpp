@@ -55,7 +55,7 @@ void EveryCallRefused(int status, const std::string& must_say, const std::string
   BOOST_TEST(e.exit_code == 5);  // kExitFailed
   BOOST_TEST(e.summary.value("state", "") == "failed");
   const std::string reason = e.summary.value("reason", "");
-  BOOST_TEST(reason.find("from provider 'fake'") != std::string::npos, reason);
+  BOOST_TEST(reason.find("from provider 'fake'") != std::string::npos, e.summary.dump());
   BOOST_TEST(reason.find(must_say) != std::string::npos, reason);
   BOOST_TEST(reason.find("refused by the test") != std::string::npos, reason);  // the provider's message
   BOOST_TEST(reason.find("fails every call") != std::string::npos, reason);
