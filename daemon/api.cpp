@@ -8,6 +8,7 @@
 #include "workflows/report_detail.hpp"
 #include "workflows/report_html.hpp"
 #include "daemon/metric_names.hpp"
+#include "workflows/backend_traits.hpp"
 
 namespace accelopt::daemon {
 namespace {
@@ -211,7 +212,7 @@ void Api::AddRoutes() {
       std::string backend = "cpu";
       for (const auto& ps : state.problems)
         if (ps.info.id == id && !ps.info.backend.empty()) backend = ps.info.backend;
-      const std::string baseline = workflows::BaselineFileName(backend);
+      const std::string baseline = workflows::TraitsOf(backend).baseline_file;
       return name + baseline.substr(baseline.rfind('.'));
     };
     json best = json::array();
@@ -300,7 +301,7 @@ void Api::AddRoutes() {
       const std::string& dir = problems[i].dir;
       // The problem's own backend (cpu, cuda, nki) and its baseline file.
       const std::string backend = problems[i].error.ok() && !problems[i].spec.backend.empty() ? problems[i].spec.backend : "cpu";
-      auto src = d_.env->ReadFile(dir + "/" + workflows::BaselineFileName(backend));
+      auto src = d_.env->ReadFile(dir + "/" + workflows::TraitsOf(backend).baseline_file);
       eval::EvalRequest er;
       er.backend = backend;
       er.problem = dir;

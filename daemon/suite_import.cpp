@@ -7,6 +7,7 @@
 #include "base/json.hpp"
 #include "daemon/suite_dirs.hpp"
 #include "workflows/problem_json.hpp"
+#include "workflows/backend_traits.hpp"
 
 namespace accelopt::daemon {
 namespace fs = std::filesystem;
@@ -38,7 +39,7 @@ Status CheckUploadedProblem(const UploadedProblem& p) {
   if (!IsPlainFolderName(p.name))
     return InvalidArgument("problem '" + p.name +
                            "': not a plain folder name (1-64 of A-Z a-z 0-9 . _ -, not starting with '.' or '-')");
-  const std::string reference = workflows::ReferenceFileName("nki"), baseline = workflows::BaselineFileName("nki");
+  const std::string reference = workflows::TraitsOf("nki").reference_file, baseline = workflows::TraitsOf("nki").baseline_file;
   const std::vector<std::string> allowed = {"problem.json", reference, baseline};
   for (const auto& [file, text] : p.files) {
     if (std::find(allowed.begin(), allowed.end(), file) == allowed.end())

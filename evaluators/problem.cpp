@@ -1,4 +1,5 @@
 #include "evaluators/problem.hpp"
+#include "workflows/backend_traits.hpp"
 
 #include <filesystem>
 
@@ -10,8 +11,8 @@ Result<Problem> ParseProblem(const json& j, const std::string& dir) {
   ACCELOPT_ASSIGN_OR_RETURN(static_cast<workflows::ProblemSpec&>(p),
                             workflows::ParseProblemSpec(j, (fs::path(dir) / "problem.json").string()));
   p.dir = dir;
-  p.reference_path = (fs::path(dir) / workflows::ReferenceFileName(p.backend)).string();
-  p.baseline_path = (fs::path(dir) / workflows::BaselineFileName(p.backend)).string();
+  p.reference_path = (fs::path(dir) / workflows::TraitsOf(p.backend).reference_file).string();
+  p.baseline_path = (fs::path(dir) / workflows::TraitsOf(p.backend).baseline_file).string();
   return p;
 }
 
@@ -24,7 +25,7 @@ Result<Problem> LoadProblem(const std::string& dir, Env* env) {
   for (const auto& path : {p.reference_path, p.baseline_path}) {
     if (!env->IsFile(path)) {
       return NotFound(path + ": missing (every " + p.backend + " problem needs " +
-                      workflows::ReferenceFileName(p.backend) + " and " + workflows::BaselineFileName(p.backend) + ")");
+                      workflows::TraitsOf(p.backend).reference_file + " and " + workflows::TraitsOf(p.backend).baseline_file + ")");
     }
   }
   return p;

@@ -1,4 +1,5 @@
 #include "evaluators/suites.hpp"
+#include "workflows/backend_traits.hpp"
 
 #include <filesystem>
 
@@ -42,9 +43,9 @@ Result<workflows::ProblemSource> LoadProblemSource(const std::string& dir, const
   ACCELOPT_ASSIGN_OR_RETURN(src.problem, ReadJsonFile(env, file));
   auto spec = workflows::ParseProblemSpec(src.problem, file);
   if (!spec.ok()) return spec.status().WithContext("problem '" + id + "'");
-  auto ref = env->ReadFile(dir + "/" + workflows::ReferenceFileName(spec->backend));
+  auto ref = env->ReadFile(dir + "/" + workflows::TraitsOf(spec->backend).reference_file);
   if (!ref.ok()) return ref.status().WithContext(id);
-  auto base = env->ReadFile(dir + "/" + workflows::BaselineFileName(spec->backend));
+  auto base = env->ReadFile(dir + "/" + workflows::TraitsOf(spec->backend).baseline_file);
   if (!base.ok()) return base.status().WithContext(id);
   src.reference = std::move(*ref);
   src.baseline = std::move(*base);

@@ -4,6 +4,7 @@
 
 #include "base/sha256.hpp"
 #include "workflows/problem_json.hpp"
+#include "workflows/backend_traits.hpp"
 
 namespace accelopt::workflows {
 
@@ -155,7 +156,7 @@ std::string NormalizePythonCode(std::string_view code) {
 }
 
 std::string NormalizedKernelSha256(std::string_view code, const std::string& backend) {
-  return Sha256Hex(IsPythonBackend(backend) ? NormalizePythonCode(code) : NormalizeCode(code));
+  return Sha256Hex(TraitsOf(backend).python_kernel ? NormalizePythonCode(code) : NormalizeCode(code));
 }
 
 }  // namespace accelopt::workflows

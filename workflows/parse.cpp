@@ -1,6 +1,7 @@
 #include "workflows/parse.hpp"
 #include "base/text.hpp"
 #include "workflows/problem_json.hpp"
+#include "workflows/backend_traits.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -222,12 +223,12 @@ bool DefinesPythonFunction(std::string_view code, const std::string& name) {
 
 bool DefinesKernelFunction(std::string_view code, const std::string& name,
                            const std::string& backend) {
-  if (IsPythonBackend(backend)) return DefinesPythonFunction(code, name);
+  if (TraitsOf(backend).python_kernel) return DefinesPythonFunction(code, name);
   return DefinesExternCFunction(code, name);
 }
 
 std::string KernelFunctionDescription(const std::string& name, const std::string& backend) {
-  if (IsPythonBackend(backend)) return "def " + name + "(...)";
+  if (TraitsOf(backend).python_kernel) return "def " + name + "(...)";
   return "extern \"C\" " + name + "(...)";
 }
 

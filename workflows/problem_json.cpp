@@ -272,18 +272,6 @@ json Distribution::ToJson() const {
   return {{"kind", kind}, {"value", a}};
 }
 
-bool IsPythonBackend(const std::string& backend) { return backend == "nki" || backend == "triton"; }
-
-std::string ReferenceFileName(const std::string& backend) {
-  return backend == "nki" ? "reference.py" : "reference.cpp";
-}
-
-std::string BaselineFileName(const std::string& backend) {
-  if (IsPythonBackend(backend)) return "baseline.py";
-  if (backend == "cuda") return "baseline.cu";
-  return "baseline.cpp";
-}
-
 Result<ProblemSpec> ParseProblemSpec(const json& j, const std::string& file) {
   auto p = Parse(j);
   if (!p.ok()) return Status(p.status().code(), file + ": " + p.status().message());

@@ -73,16 +73,8 @@ struct AdversarialCase {
   std::vector<std::pair<std::string, Distribution>> overrides;  // input name -> distribution
 };
 
-// The reference's and the baseline's file names in a problem folder, by
-// backend: nki has "reference.py" (a numpy module) and "baseline.py" (an NKI
-// kernel); cuda has "reference.cpp" (C++, run by the judge on the CPU in
-// double) and "baseline.cu" (one CUDA C++ file, compiled with nvcc); every
-// other backend "reference.cpp" and "baseline.cpp".
-std::string ReferenceFileName(const std::string& backend);
-// Backends whose kernels are Python modules (nki, triton): their code is
-// fenced, normalized and searched for `def <function>(` as Python.
-bool IsPythonBackend(const std::string& backend);
-std::string BaselineFileName(const std::string& backend);
+// The reference's and the baseline's file names by backend, and whether its
+// kernels are Python: workflows/backend_traits.hpp (TraitsOf).
 
 // A problem.json, validated.
 struct ProblemSpec {

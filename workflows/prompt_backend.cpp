@@ -9,20 +9,6 @@ namespace accelopt::workflows {
 
 namespace {
 
-std::string FactValue(const json& v) { return v.is_string() ? v.get<std::string>() : Dump(v); }
-
-void RenderInto(const json& facts, int depth, std::string* out) {
-  const std::string indent(depth * 2, ' ');
-  for (const auto& [key, value] : facts.items()) {
-    if (value.is_object()) {
-      *out += indent + "- " + key + ":\n";
-      RenderInto(value, depth + 1, out);
-    } else {
-      *out += indent + "- " + key + ": " + FactValue(value) + "\n";
-    }
-  }
-}
-
 const BackendPrompts& Generic() {
   static const BackendPrompts kGeneric = [] {
     BackendPrompts b;
@@ -54,11 +40,6 @@ const BackendPrompts& Generic() {
 
 }  // namespace
 
-std::string RenderFacts(const json& facts) {
-  std::string out;
-  if (facts.is_object()) RenderInto(facts, 0, &out);
-  return out;
-}
 
 const BackendPrompts& BackendPromptsFor(const std::string& backend) {
   if (backend == "cpu") return CpuPrompts();

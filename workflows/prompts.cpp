@@ -1,7 +1,8 @@
 #include "workflows/prompts.hpp"
 #include "base/text.hpp"
 #include "workflows/problem_json.hpp"
-#include "workflows/prompts_triton.hpp"
+#include "workflows/prompt_backend.hpp"
+#include "workflows/backend_traits.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -26,29 +27,23 @@ double NumberOr(const json& o, const char* key, double fallback) {
   return o.is_object() && o.contains(key) && o[key].is_number() ? o[key].get<double>() : fallback;
 }
 
-std::string Fence(std::string_view code, const char* lang = "cpp") {
-  std::string out = "```";
-  out += lang;
-  out += "\n";
-  out.append(code);
-  if (out.back() != '\n') out += '\n';
-  out += "```\n";
-  return out;
+std::string Fence(std::string_view code, const std::string& lang = "cpp") { return FenceCode(code, lang); }
+
+// The fence language of a backend's kernels (backend_traits.hpp).
+const std::string& KernelLanguage(const std::string& backend) { return TraitsOf(backend).kernel_language; }
+
+// What the executor's reply must define, after "It must define:": the
+// backend's prompt set says (nki: an @nki.jit def; triton: the Python
+// signature), else the C declaration.
+std::string MustDefine(const ProblemInfo& problem) {
+  const BackendPrompts& b = BackendPromptsFor(problem.backend);
+  return b.must_define ? b.must_define(problem) : Fence(problem.signature, "c");
 }
 
-// The fence language of a backend's kernel and reference text: nki's are
-// Python modules; cpu's and cuda's C++.
-const char* KernelLanguage(const std::string& backend) { return IsPythonBackend(backend) ? "python" : "cpp"; }
-
-// What the executor's reply must define, after "It must define:".
-std::string MustDefine(const ProblemInfo& problem) {
-  if (problem.backend == "nki") {
-    return Fence("@nki.jit\ndef " + problem.function + "(...):  # the current kernel's arguments\n", "python") +
-           "as a top-level function (not indented, not inside a class).\n";
-  }
-  if (problem.backend == "triton")
-    return Fence(TritonSignature(problem.problem), "python") + "as a top-level function (not indented, not inside a class).\n";
-  return Fence(problem.signature, "c");
+// The body of "How the kernel is called" ("" : no such section).
+std::string CalledAs(const ProblemInfo& problem) {
+  const BackendPrompts& b = BackendPromptsFor(problem.backend);
+  return b.called_as ? b.called_as(problem) : Fence(problem.signature, "c");
 }
 
 std::string FormatSpeedup(double s) {
@@ -111,16 +106,15 @@ std::string ProblemSection(const KernelContext& ctx) {
   if (p.contains("description")) out += Scalar(p["description"]) + "\n";
   if (p.contains("dims")) out += "Sizes: " + Dump(p["dims"]) + "\n";
   if (p.contains("bound")) out += "Expected bound: " + Scalar(p["bound"]) + "\n";
-  const char* lang = KernelLanguage(ctx.problem.backend);
+  const std::string& lang = KernelLanguage(ctx.problem.backend);
   // The reference is the judge's: Python for nki, C++ (double, on the CPU) otherwise.
   out += "\n## Reference implementation (trusted, double precision)\n" +
-         Fence(ctx.reference, ctx.problem.backend == "nki" ? "python" : "cpp");
+         Fence(ctx.reference, TraitsOf(ctx.problem.backend).reference_language);
   // nki: the kernel takes the inputs and returns the outputs (the current
-  // kernel shows its arguments); the C declaration does not apply.
-  if (ctx.problem.backend == "triton")
-    out += "\n## How the kernel is called\n" + Fence(TritonSignature(ctx.problem.problem), "python");
-  else if (ctx.problem.backend != "nki")
-    out += "\n## How the kernel is called\n" + Fence(ctx.problem.signature, "c");
+  // kernel shows its arguments): its prompt set has no such section.
+  if (const std::string called = CalledAs(ctx.problem); !called.empty()) {
+    out += "\n## How the kernel is called\n" + called;
+  }
   out += "\n## Current kernel\n" + Fence(ctx.kernel, lang);
   return out;
 }
@@ -128,7 +122,7 @@ std::string ProblemSection(const KernelContext& ctx) {
 // Every item reads slow → fast (a negative pair has the slower child as
 // "slow" and its parent as "fast"), as the paper's memory does; kinds and
 // measured speedups are not shown.
-std::string RenderMemory(const std::vector<MemoryItem>& memory, const char* lang) {
+std::string RenderMemory(const std::vector<MemoryItem>& memory, const std::string& lang) {
   std::string out = "# Experiences\n";
   if (memory.empty()) return out + "(none yet)\n";
   out += "Rewrites of kernels like this one, each from a slower version to a faster one.\n";
@@ -235,7 +229,7 @@ ChatPrompt FixPrompt(const KernelContext& ctx, const Plan& plan, std::string_vie
   if (!error.empty()) p.user += Fence(TruncateMiddle(error, kFixErrorBytes), "text");
   p.user += "\n# Task\nFix your rewrite so that it compiles, computes the same result as the "
             "reference and finishes in time, keeping the plan's optimization. Reply with the "
-            "complete kernel source in one fenced ```" + std::string(KernelLanguage(ctx.problem.backend)) +
+            "complete kernel source in one fenced ```" + KernelLanguage(ctx.problem.backend) +
             " code block (the first code block is taken). It must define:\n" + MustDefine(ctx.problem);
   return p;
 }
@@ -251,7 +245,7 @@ ChatPrompt ExecutorPrompt(const KernelContext& ctx, const Plan& plan) {
   p.user += "\n## Plan\n" + plan.title + "\n";
   if (!plan.description.empty()) p.user += plan.description + "\n";
   p.user += "\n# Task\nRewrite the current kernel following the plan. Reply with the complete "
-            "kernel source in one fenced ```" + std::string(KernelLanguage(ctx.problem.backend)) +
+            "kernel source in one fenced ```" + KernelLanguage(ctx.problem.backend) +
             " code block (the first code block is taken). It must define:\n" + MustDefine(ctx.problem);
   return p;
 }

@@ -1,4 +1,4 @@
-// The cpu backend's prompt set (prompt_backend.hpp), written from what the
+// The cpu backend's prompt set (backend_prompts.hpp), written from what the
 // cpu evaluator does: evaluators/cpu/toolchain.hpp (compile flags),
 // static_check.hpp (what is refused), harness/ (inputs, NaN-filled outputs,
 // page-aligned buffers, every call checked, OMP_NUM_THREADS = the slot's
@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "workflows/prompt_backend.hpp"
+#include "workflows/backend_prompts.hpp"
 
 namespace accelopt::workflows {
 

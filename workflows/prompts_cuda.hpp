@@ -1,4 +1,4 @@
-// The cuda backend's prompt set (prompt_backend.hpp), written from what the
+// The cuda backend's prompt set (backend_prompts.hpp), written from what the
 // cuda backend does and checks: evaluators/cuda/toolchain.hpp (nvcc flags),
 // evaluators/cuda/static_check.hpp (what is refused) and the runner contract
 // of docs/evaluation.md ("cuda backend": device pointers, the default
@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "workflows/prompt_backend.hpp"
+#include "workflows/backend_prompts.hpp"
 
 namespace accelopt::workflows {
 

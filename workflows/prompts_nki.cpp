@@ -138,6 +138,14 @@ const BackendPrompts& NkiPrompts() {
         "indices).\n"
         "- Softmax-like reductions must keep the max subtraction (adversarial inputs are large).\n"
         "- Return float32 outputs allocated with buffer=nl.shared_hbm; write every element.\n";
+    // The kernel is an @nki.jit function of the inputs that returns the
+    // outputs (the current kernel shows its arguments): no C declaration,
+    // no "How the kernel is called" section.
+    b.must_define = [](const ProblemInfo& problem) {
+      return FenceCode("@nki.jit\ndef " + problem.function + "(...):  # the current kernel's arguments\n", "python") +
+             "as a top-level function (not indented, not inside a class).\n";
+    };
+    b.called_as = [](const ProblemInfo&) { return std::string(); };
     return b;
   }();
   return kNki;

@@ -1,4 +1,4 @@
-// The nki backend's prompt set (prompt_backend.hpp), written from what the
+// The nki backend's prompt set (backend_prompts.hpp), written from what the
 // nki evaluator does (evaluators/nki/: static_check.hpp, evaluate.hpp,
 // runner.py, profile.hpp, roofline.hpp) and from the NKI documentation
 // (partition dimension, SBUF/PSUM, matmul tile shapes, ranges). The facts
@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "workflows/prompt_backend.hpp"
+#include "workflows/backend_prompts.hpp"
 
 namespace accelopt::workflows {
 

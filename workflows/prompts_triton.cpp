@@ -86,6 +86,11 @@ const BackendPrompts& TritonPrompts() {
         "- Reductions in a different order than the reference are fine within the tolerance. A variable "
         "named half is refused by the precision check: name it otherwise.\n"
         "- Write every output element on every call (they are NaN before the call).\n";
+    b.must_define = [](const ProblemInfo& problem) {
+      return FenceCode(TritonSignature(problem.problem), "python") +
+             "as a top-level function (not indented, not inside a class).\n";
+    };
+    b.called_as = [](const ProblemInfo& problem) { return FenceCode(TritonSignature(problem.problem), "python"); };
     return b;
   }();
   return kTriton;

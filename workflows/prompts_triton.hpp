@@ -1,4 +1,4 @@
-// The triton runner's prompt set (prompt_backend.hpp), written from what the
+// The triton runner's prompt set (backend_prompts.hpp), written from what the
 // triton backend does and checks: evaluators/triton/static_check.hpp (what
 // is refused), evaluators/triton/harness/runner.py and docs/evaluation.md
 // ("triton runner": flat fp32 CUDA tensors, the current stream, NaN-filled
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "base/json.hpp"
-#include "workflows/prompt_backend.hpp"
+#include "workflows/backend_prompts.hpp"
 
 namespace accelopt::workflows {
 

@@ -1,0 +1,29 @@
+// What is fixed about a backend's kernels, by backend name: the language
+// they are written and fenced in, the problem folder's reference and
+// baseline files, and whether a kernel is a Python module (fenced,
+// normalized and searched for `def <function>(` as Python) or C/C++/CUDA
+// source. One row per backend in backend_traits.cpp; the prompt text of a
+// backend is its prompt set (backend_prompts.hpp), the evaluator its module
+// under evaluators/. A name without a row (a backend added without one) is
+// treated as C/C++ like cpu.
+//
+// Thread safety: immutable table; pure functions.
+#pragma once
+
+#include <string>
+
+namespace accelopt::workflows {
+
+struct BackendTraits {
+  std::string name;                // "cpu", "cuda", "nki", "triton"
+  std::string kernel_language;     // fence language of kernels: "cpp" | "python"
+  std::string reference_language;  // fence language of the trusted reference: "cpp" | "python"
+  std::string reference_file;      // in the problem folder: reference.cpp | reference.py
+  std::string baseline_file;       // baseline.cpp | baseline.cu | baseline.py
+  bool python_kernel = false;      // the kernel is a Python module
+};
+
+// The row of `backend`; the cpu row for a name without one.
+const BackendTraits& TraitsOf(const std::string& backend);
+
+}  // namespace accelopt::workflows
