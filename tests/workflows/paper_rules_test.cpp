@@ -14,7 +14,9 @@
 #include "test_util.hpp"
 
 namespace accelopt::workflows::testing {
-namespace {
+// Named (not anonymous): the unity build puts this file beside
+// default_mode_test.cpp, whose Ok() and G() differ.
+namespace paper_rules_impl {
 
 Sample Ok(const std::string& id, double latency) { return {id, "sha-" + id, true, latency}; }
 
@@ -282,5 +284,5 @@ BOOST_AUTO_TEST_CASE(published_mean_counts_a_problem_without_a_correct_child_as_
              boost::test_tools::tolerance(1e-9));
 }
 
-}  // namespace
+}  // namespace paper_rules_impl
 }  // namespace accelopt::workflows::testing
