@@ -513,7 +513,7 @@ Result<Calibration> CalibrateAndSave(const std::string& path, const CalibrationO
     }
   }
   ACCELOPT_ASSIGN_OR_RETURN(Calibration c, Calibrate(o));
-  (void)env->CreateDirs(fs::path(path).parent_path().string());
+  ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(fs::path(path).parent_path().string()));
   ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic(path, Dump(c.ToJson(), 2) + "\n"));
   return c;
 }

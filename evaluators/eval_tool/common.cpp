@@ -93,7 +93,10 @@ cpu::CalibrationOptions CalibrationOpts(const Common& c, const cpu::CpuBackendOp
 }
 
 bool PrepareCalibration(const Common& c, cpu::CpuBackendOptions& o) {
-  (void)c.env->CreateDirs(o.cache_dir);
+  if (Status st = c.env->CreateDirs(o.cache_dir); !st.ok()) {
+    std::cerr << "accelopt-eval: the cache folder " << o.cache_dir << ": " << st.message() << " (--cache-dir)\n";
+    return false;
+  }
   auto cal = cpu::LoadOrCalibrate(cpu::CalibrationPath(o.cache_dir), CalibrationOpts(c, o));
   if (!cal.ok()) {
     std::cerr << "accelopt-eval: " << cal.status().message() << "\n";
@@ -124,7 +127,10 @@ std::unique_ptr<cuda::CudaBackend> MakeCudaBackend(Env* env, const Common& c) {
   const int device = OneVisibleDevice(env);
   if (device < 0) return nullptr;
   const std::string cache_dir = c.cache_dir.empty() ? DefaultCacheDir(env) : c.cache_dir;
-  (void)env->CreateDirs(cache_dir);
+  if (Status st = env->CreateDirs(cache_dir); !st.ok()) {
+    std::cerr << "accelopt-eval: the cache folder " << cache_dir << ": " << st.message() << " (--cache-dir)\n";
+    return nullptr;
+  }
   auto cal = cuda::CalibrateGpu(env, *nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
   if (!cal.ok()) {
     std::cerr << "accelopt-eval: the cuda backend cannot run on GPU " << device << ": " << cal.status().message()
@@ -150,7 +156,10 @@ std::unique_ptr<triton::TritonBackend> MakeTritonBackend(Env* env, const Common&
     return nullptr;
   }
   const std::string cache_dir = c.cache_dir.empty() ? DefaultCacheDir(env) : c.cache_dir;
-  (void)env->CreateDirs(cache_dir);
+  if (Status st = env->CreateDirs(cache_dir); !st.ok()) {
+    std::cerr << "accelopt-eval: the cache folder " << cache_dir << ": " << st.message() << " (--cache-dir)\n";
+    return nullptr;
+  }
   triton::TritonBackendOptions o;
   o.env = env;
   o.root = c.root.empty() ? "." : c.root;
