@@ -117,8 +117,11 @@ struct EvalResult {
   json sandbox = json::object();             // {"network_isolated": bool, "seccomp": bool, ...}
   // With request.compare_source and a correct candidate: {"baseline_median_us",
   // "baseline_spread", "baseline_samples_us", "speedup", "speedup_low",
-  // "speedup_high" (~95% interval), "noisy" (a spread stayed above
-  // target_spread after max_rounds)}; null otherwise.
+  // "speedup_high" (~95% interval of the median of the paired ratios: every
+  // timed pair of every round, each the baseline's call / the candidate's
+  // call right next to it), "pairs" (how many), "noisy" (a spread stayed
+  // above target_spread after max_rounds)}; null otherwise. The baseline's
+  // median and samples are the kept round's.
   json comparison = nullptr;
   EvalTimings timings;
 

@@ -74,6 +74,20 @@ inline Ratio SpeedupInterval(const std::vector<double>& slow, const std::vector<
   return r;
 }
 
+// The speedup from paired samples: ratios[i] is slow / fast of two calls
+// measured one right after the other on the same inputs (the order
+// alternating). The value is the ratios' median and the interval the
+// median's ~95% distribution-free interval: load that changes slowly next to
+// a pair cancels in its ratio, and a burst that hits one call of a pair
+// moves one ratio, not the median.
+inline Ratio PairedSpeedup(const std::vector<double>& ratios) {
+  Ratio r;
+  if (ratios.empty()) return r;
+  r.value = Median(ratios);
+  MedianInterval(ratios, &r.low, &r.high);
+  return r;
+}
+
 // Coefficient of variation (stddev / mean), for repeatability reports.
 inline double CoefficientOfVariation(const std::vector<double>& v) {
   if (v.size() < 2) return 0;

@@ -179,6 +179,9 @@ BOOST_AUTO_TEST_CASE(a_comparison_measures_both_kernels_interleaved_with_an_inte
   BOOST_REQUIRE(r.comparison.is_object());
   const json& c = r.comparison;
   BOOST_TEST(c.at("baseline_samples_us").size() == r.latency->samples_us.size());  // paired, one run
+  // The speedup is the median of the paired ratios of every round, at least
+  // the kept round's pairs.
+  BOOST_TEST(c.at("pairs").get<size_t>() >= r.latency->samples_us.size());
   BOOST_TEST(c.at("speedup_low").get<double>() <= c.at("speedup").get<double>());
   BOOST_TEST(c.at("speedup").get<double>() <= c.at("speedup_high").get<double>());
   BOOST_TEST(c.at("speedup").get<double>() > 1.0, "fast matmul vs its baseline: " << Dump(c));

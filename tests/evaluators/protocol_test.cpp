@@ -91,4 +91,27 @@ BOOST_AUTO_TEST_CASE(spread_reflects_noise_of_the_median) {
   BOOST_TEST(stats::Spread({5}) == 1.0);
 }
 
+// Two kernels doing the same work, measured in pairs while the machine's
+// load drifts, with bursts on four of the honest kernel's calls: each pair's
+// ratio is 1 apart from the bursts, so the paired speedup is 1 with a tight
+// interval, while the medians taken apart only see two wide spreads.
+BOOST_AUTO_TEST_CASE(paired_speedup_cancels_load_that_drifts_under_both_calls) {
+  std::vector<double> slow, fast, ratios;
+  for (int i = 0; i < 20; ++i) {
+    const double load = 5.0 + (i % 7) * 2.0;
+    const double burst = (i % 5 == 2) ? 2.0 : 1.0;
+    slow.push_back(load * burst);
+    fast.push_back(load);
+    ratios.push_back(slow.back() / fast.back());
+  }
+  const stats::Ratio paired = stats::PairedSpeedup(ratios);
+  const stats::Ratio apart = stats::SpeedupInterval(slow, fast);
+  BOOST_TEST(paired.value == 1.0);
+  BOOST_TEST(paired.low <= 1.0);
+  BOOST_TEST(paired.high >= 1.0);
+  BOOST_TEST(paired.high - paired.low < 0.5 * (apart.high - apart.low));
+  BOOST_TEST(stats::PairedSpeedup({}).value == 0.0);
+  BOOST_TEST(stats::PairedSpeedup({2.0}).value == 2.0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

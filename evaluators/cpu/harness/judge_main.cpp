@@ -302,13 +302,19 @@ class Judge {
 
   // One sample: the same never-seen cases on the candidate and, with a
   // comparison, on the other runner right before or after (the order
-  // alternates). Returns the candidate's latency per call.
+  // alternates). Returns the candidate's latency per call. Each timed pair's
+  // ratio (the other kernel's latency / the candidate's) is kept over every
+  // round: the speedup is their median, so load that changes slowly next to
+  // the two calls of a pair cancels, and no round is picked for it.
   double Sample(const std::vector<CaseData*>& cases, const std::string& phase, bool keep_compare) {
     if (!cmp_.link) return Batch(cand_, cases, phase);
     double other = 0, mine = 0;
     if (samples_taken_++ % 2) { other = Batch(cmp_, cases, phase); mine = Batch(cand_, cases, phase); }
     else { mine = Batch(cand_, cases, phase); other = Batch(cmp_, cases, phase); }
-    if (keep_compare) compare_round_.push_back(other * 1e9);
+    if (keep_compare) {
+      compare_round_.push_back(other * 1e9);
+      if (mine > 0 && other > 0) pair_ratios_.push_back(other / mine);
+    }
     return mine;
   }
 
@@ -406,19 +412,21 @@ class Judge {
                         std::to_string(cores_.size()));
     }
     std::string s, cs, cmp;
+    std::string ratios;
     for (size_t i = 0; i < compare_best_.size(); ++i) cmp += (i ? "," : "") + Num(compare_best_[i], 10);
+    for (size_t i = 0; i < pair_ratios_.size(); ++i) ratios += (i ? "," : "") + Num(pair_ratios_[i], 10);
     for (size_t i = 0; i < best_.size(); ++i) s += (i ? "," : "") + Num(best_[i], 10);
     for (size_t i = 0; i < cores_.size(); ++i) cs += (i ? "," : "") + std::to_string(cores_[i]);
     std::printf(
         "ACCELOPT-JUDGE {\"ok\": true, \"max_rel_error\": %s, \"rounds\": %d, "
-        "\"samples_ns\": [%s], \"compare_samples_ns\": [%s], \"avg_cores_busy\": %s, "
+        "\"samples_ns\": [%s], \"compare_samples_ns\": [%s], \"pair_ratios\": [%s], \"avg_cores_busy\": %s, "
         "\"maxrss_kb\": %ld, \"threads\": %d, \"cores\": [%s], \"cpus_allowed\": \"%s\", \"calls\": %ld, "
         "\"calls_per_sample\": %u, \"single_call_ns\": %s, \"handshake_min_ns\": %s, \"handshake_median_ns\": %s, "
         "\"stop_median_ns\": %s, \"seccomp\": %s, \"landlock_abi\": %d, \"pool_cases\": %zu, "
         "\"runner_processes\": %d, \"pool_limited\": %s, \"pool_cases_made\": %d, "
         "\"clock\": \"%s\", \"device_claimed_s\": %s, \"device_wall_s\": %s, "
         "\"device_unexplained_median\": %s}\n",
-        Num(max_error_).c_str(), rounds_, s.c_str(), cmp.c_str(), Num(busy).c_str(), maxrss_kb_, threads_,
+        Num(max_error_).c_str(), rounds_, s.c_str(), cmp.c_str(), ratios.c_str(), Num(busy).c_str(), maxrss_kb_, threads_,
         cs.c_str(), JsonEscape(cpus_allowed_).c_str(), calls_, batch_, Num(stats::Median(single_s_) * 1e9).c_str(),
         Num(overhead_min_s_ * 1e9).c_str(), Num(overhead_median_s_ * 1e9).c_str(),
         Num(stats::Median(tails_) * 1e9).c_str(), seccomp_ ? "true" : "false", landlock_abi_, pool_.pool_size(),
@@ -441,6 +449,7 @@ class Judge {
   std::string diagnostics_;  // the candidate's retired runners' diagnostics
   long maxrss_kb_ = 0;
   std::vector<double> compare_round_, compare_best_;
+  std::vector<double> pair_ratios_;  // every timed pair of every round: the other kernel's latency / the candidate's
   double overhead_min_s_ = 0, overhead_median_s_ = 0;
   int landlock_abi_ = 0;
   bool seccomp_ = false, pool_limited_ = false;
