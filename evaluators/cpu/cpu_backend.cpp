@@ -60,6 +60,173 @@ Result<Calibration> CpuBackend::Recalibrate() {
   return c;
 }
 
+namespace {
+
+// Why an evaluation step ended the evaluation: its status, reason and text.
+struct Stopped {
+  EvalStatus status;
+  std::string reason, text;
+};
+
+// Compiles `source` into <work>/<stem>.so with the kernel flags. A candidate
+// that does not compile is a compile_error with the first error line; the
+// comparison kernel (`trusted_less`: the problem's baseline) not compiling is
+// the problem's fault (internal_error).
+std::optional<Stopped> CompileKernel(Env* env, const std::string& compiler, const std::string& work,
+                                     const std::string& stem, const std::string& source, const EvalSettings& s,
+                                     const std::atomic<bool>* cancel, bool comparison, std::string* so,
+                                     double* compile_s) {
+  const std::string src = work + "/" + stem + ".cpp";
+  *so = work + "/" + stem + ".so";
+  if (Status st = env->WriteFileAtomic(src, source); !st.ok()) return Stopped{EvalStatus::kInternalError, st.ToString(), ""};
+  std::vector<std::string> args = KernelFlags();
+  args.insert(args.end(), {"-fPIC", "-shared", "-o", *so, src});
+  auto cc = RunCompiler(env, compiler, args, s.compile_timeout_s, cancel);
+  const bool cancelled = cancel && cancel->load();
+  if (comparison) {
+    if (cc.ok() && cc->ok) return std::nullopt;
+    if (cancelled) return Stopped{EvalStatus::kCancelled, "cancelled while compiling", ""};
+    return Stopped{EvalStatus::kInternalError, "the comparison kernel does not compile",
+                   cc.ok() ? Replace(cc->output, work + "/", "") : cc.status().message()};
+  }
+  if (!cc.ok()) return Stopped{EvalStatus::kInternalError, "cannot run the compiler: " + cc.status().message(), ""};
+  if (compile_s) *compile_s = cc->seconds;
+  std::string text = Replace(cc->output, work + "/", "");
+  if (cc->cancelled) return Stopped{EvalStatus::kCancelled, "cancelled while compiling", ""};
+  if (cc->timed_out) {
+    return Stopped{EvalStatus::kCompileError,
+                   "compilation timed out after " + std::to_string(s.compile_timeout_s) + " s", text};
+  }
+  if (!cc->ok) {
+    std::string line = cc->describe;
+    std::istringstream lines(text);
+    for (std::string l; std::getline(lines, l);)
+      if (l.find("error") != std::string::npos) { line = l; break; }
+    return Stopped{EvalStatus::kCompileError, "compilation failed: " + line.substr(0, 300), text};
+  }
+  return std::nullopt;
+}
+
+// The checks on the compiled object: undefined symbols, instructions.
+std::optional<Stopped> CheckObject(Env* env, const std::string& so) {
+  auto syms = UndefinedSymbols(so, env);
+  if (!syms.ok()) return Stopped{EvalStatus::kInternalError, syms.status().message(), ""};
+  if (Status st = CheckSymbols(*syms); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
+  if (Status st = CheckInstructions(so, env); !st.ok()) {
+    return Stopped{st.code() == Code::kUnavailable ? EvalStatus::kInternalError : EvalStatus::kStaticCheckFailed,
+                   st.message(), ""};
+  }
+  return std::nullopt;
+}
+
+// The judge's process: a clean environment, no network, a private IPC
+// namespace, the evaluation's time, memory and CPU-time limits.
+ProcessSpec JudgeProcess(const std::string& judge, std::string job, const EvalSettings& s, int cores,
+                         const std::atomic<bool>* cancel) {
+  ProcessSpec spec;
+  spec.argv = {judge};
+  spec.stdin_data = std::move(job);
+  spec.clear_env = true;
+  spec.env_set["PATH"] = "/usr/bin:/bin";
+  spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
+  // Address space: the limit applies to the judge and to the runner, each.
+  spec.limits.address_space_bytes = s.memory_limit_mb << 20;
+  spec.limits.cpu_seconds = static_cast<uint64_t>(std::ceil(s.timeout_s * std::max(1, cores) + 10));
+  // No file-size limit on the judge: its shared memory is a memfd of the
+  // problem's size. The runner gets RLIMIT_FSIZE 0 from the judge.
+  spec.limits.open_files = 64;
+  spec.private_network = true;
+  spec.private_ipc = true;  // the judge and its runners: no IPC object outlives the evaluation or reaches another
+  spec.cancel = cancel;
+  spec.max_output_bytes = 8 << 20;
+  return spec;
+}
+
+// The honest metrics of a correct, timed candidate (docs/evaluation.md):
+// throughput, the roofline of the cores the runner was pinned to (its slot),
+// the judge's own figures.
+void FillProfile(EvalResult* result, const json& h, const Problem& problem, const Calibration& cal,
+                 const std::string& so) {
+  const LatencyStats& lat = *result->latency;
+  const int slot_cores = static_cast<int>(h.value("cores", json::array()).size());
+  const double peak_gflops = cal.PeakGflopsFor(slot_cores);
+  double t = lat.median_us * 1e-6;
+  double bw = cal.BandwidthGbpsFor(problem.bytes, slot_cores);
+  auto& pr = result->profile;
+  pr["flops"] = problem.flops;
+  pr["bytes"] = problem.bytes;
+  pr["arithmetic_intensity"] = problem.flops / problem.bytes;
+  if (t > 0) {
+    pr["achieved_gflops"] = problem.flops / t / 1e9;
+    pr["achieved_gbps"] = problem.bytes / t / 1e9;
+    pr["compute_utilization_pct"] = 100 * problem.flops / t / 1e9 / peak_gflops;
+    pr["memory_utilization_pct"] = bw > 0 ? 100 * problem.bytes / t / 1e9 / bw : 0;
+  }
+  pr["roofline_compute_us"] = problem.flops / (peak_gflops * 1e9) * 1e6;
+  pr["roofline_peak_gflops"] = peak_gflops;
+  pr["roofline_memory_us"] = bw > 0 ? problem.bytes / (bw * 1e9) * 1e6 : 0;
+  pr["roofline_bandwidth_gbps"] = bw;
+  pr["avg_cores_busy"] = h.value("avg_cores_busy", 0.0);
+  pr["omp_threads"] = h.value("threads", 0);
+  pr["slot_cores"] = static_cast<double>(slot_cores);
+  pr["runner_max_rss_mb"] = h.value("maxrss_kb", 0.0) / 1024.0;
+  pr["timing_calls"] = h.value("calls", 0);
+  pr["calls_per_sample"] = h.value("calls_per_sample", 1);
+  pr["single_call_us"] = h.value("single_call_ns", 0.0) / 1000.0;
+  pr["handshake_overhead_us"] = h.value("handshake_min_ns", 0.0) / 1000.0;
+  pr["handshake_median_us"] = h.value("handshake_median_ns", 0.0) / 1000.0;
+  pr["stop_median_us"] = h.value("stop_median_ns", 0.0) / 1000.0;
+  pr["timing_pool_cases"] = h.value("pool_cases", 0);
+  pr["runner_processes"] = h.value("runner_processes", 0);
+  pr["pool_limited"] = h.value("pool_limited", false) ? 1.0 : 0.0;
+  pr["timing_pool_cases_made"] = h.value("pool_cases_made", 0);  // first uses on this machine: references computed now
+  struct stat st{};
+  if (stat(so.c_str(), &st) == 0) pr["kernel_object_bytes"] = static_cast<double>(st.st_size);
+  const double peak_us = cal.PeakLatencyUs(problem.flops, problem.bytes, slot_cores);
+  result->peak_latency_us = peak_us;
+  if (lat.median_us > 0) result->percent_of_peak = 100 * peak_us / lat.median_us;
+}
+
+// The side-by-side comparison: the median of the paired ratios of every
+// round (judge_main.cpp, Sample), the baseline's figures of the kept round.
+json Comparison(const json& h, const LatencyStats& lat, const EvalSettings& s) {
+  std::vector<double> base_us, ratios;
+  for (const auto& v : h.at("compare_samples_ns")) base_us.push_back(v.get<double>() / 1000.0);
+  for (const auto& v : h.value("pair_ratios", json::array())) ratios.push_back(v.get<double>());
+  // A verdict without pairs (none timed) falls back to the kept round's medians.
+  const stats::Ratio sp = ratios.empty() ? stats::SpeedupInterval(base_us, lat.samples_us) : stats::PairedSpeedup(ratios);
+  const double base_spread = stats::Spread(base_us);
+  return {{"baseline_median_us", stats::Median(base_us)},
+          {"baseline_spread", base_spread},
+          {"baseline_samples_us", base_us},
+          {"speedup", sp.value},
+          {"speedup_low", sp.low},
+          {"speedup_high", sp.high},
+          {"pairs", ratios.size()},
+          {"noisy", lat.spread > s.target_spread || base_spread > s.target_spread}};
+}
+
+// A correct candidate measured faster than the hardware allows, or faster
+// than max_speedup over the baseline, is suspicious, not a record.
+void CheckPlausible(EvalResult* result, const EvalSettings& s) {
+  const double median_us = result->latency->median_us;
+  if (result->percent_of_peak && *result->percent_of_peak > 100 * s.roofline_slack) {
+    result->status = EvalStatus::kSuspicious;
+    std::ostringstream m;
+    m << "faster than the roofline: median " << median_us << " us < peak latency " << *result->peak_latency_us
+      << " us (" << *result->percent_of_peak << "% of peak); a kernel cannot beat the hardware — check for skipped work";
+    result->reason = m.str();
+  } else if (s.baseline_latency_us && median_us > 0 && *s.baseline_latency_us / median_us > s.max_speedup) {
+    result->status = EvalStatus::kSuspicious;
+    std::ostringstream m;
+    m << "implausible speedup " << *s.baseline_latency_us / median_us << "x over the baseline (limit "
+      << s.max_speedup << "x)";
+    result->reason = m.str();
+  }
+}
+
+}  // namespace
+
 EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
   Env* const env = options_.env;
   const int64_t t_start = env->MonotonicNanos();
@@ -78,6 +245,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
     r.error_text = std::move(text);
     return finish(r);
   };
+  auto stopped = [&](const Stopped& x) { return fail(x.status, x.reason, x.text); };
 
   fs::path problem_dir = fs::path(request.problem);
   if (problem_dir.is_relative()) problem_dir = fs::path(options_.root) / problem_dir;
@@ -98,7 +266,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   double check_s = Since(env, t_check);
   if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
 
-  // 2. Compile.
+  // 2. Compile, in a work folder of this evaluation's own.
   std::string work = (fs::path(options_.cache_dir) / "work" /
                       (std::to_string(env->ProcessId()) + "-" + std::to_string(env->RandomU64() % 1000000000000ULL)))
                          .string();
@@ -107,56 +275,22 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
     ~Cleanup() { if (!keep) (void)env->RemoveAll(dir); }
   } cleanup{env, work, options_.keep_work_dirs};
   if (Status st = env->CreateDirs(work); !st.ok()) return fail(EvalStatus::kInternalError, st.ToString());
-  std::string src = work + "/kernel.cpp", so = work + "/kernel.so";
-  if (Status st = env->WriteFileAtomic(src, request.source); !st.ok()) return fail(EvalStatus::kInternalError, st.ToString());
-  std::vector<std::string> args = KernelFlags();
-  args.insert(args.end(), {"-fPIC", "-shared", "-o", so, src});
-  auto cc = RunCompiler(env, options_.compiler, args, s.compile_timeout_s, cancel);
-  if (!cc.ok()) return fail(EvalStatus::kInternalError, "cannot run the compiler: " + cc.status().message());
-  result.timings.compile_s = cc->seconds;
-  std::string compiler_text = Replace(cc->output, work + "/", "");
-  if (cc->cancelled) return fail(EvalStatus::kCancelled, "cancelled while compiling");
-  if (cc->timed_out) {
-    return fail(EvalStatus::kCompileError, "compilation timed out after " + std::to_string(s.compile_timeout_s) + " s",
-                compiler_text);
-  }
-  if (!cc->ok) {
-    std::string line = cc->describe;
-    std::istringstream lines(compiler_text);
-    for (std::string l; std::getline(lines, l);)
-      if (l.find("error") != std::string::npos) { line = l; break; }
-    return fail(EvalStatus::kCompileError, "compilation failed: " + line.substr(0, 300), compiler_text);
-  }
+  std::string so, compare_so;
+  if (auto x = CompileKernel(env, options_.compiler, work, "kernel", request.source, s, cancel, false, &so,
+                             &result.timings.compile_s))
+    return stopped(*x);
   result.compiled = true;
 
-  // 3. Checks on the object.
+  // 3. Checks on the object; the comparison kernel (the problem's baseline,
+  // trusted less than the judge: it also runs in a runner), compiled the
+  // same way.
   t_check = env->MonotonicNanos();
-  if (s.static_checks) {
-    auto syms = UndefinedSymbols(so, env);
-    if (!syms.ok()) return fail(EvalStatus::kInternalError, syms.status().message());
-    if (Status st = CheckSymbols(*syms); !st.ok()) return fail(EvalStatus::kStaticCheckFailed, st.message());
-    if (Status st = CheckInstructions(so, env); !st.ok()) {
-      return fail(st.code() == Code::kUnavailable ? EvalStatus::kInternalError : EvalStatus::kStaticCheckFailed,
-                  st.message());
-    }
-  }
-  // 3b. The comparison kernel (the problem's baseline, trusted less than the
-  // judge: it also runs in a runner), compiled the same way.
-  std::string compare_so;
-  if (!request.compare_source.empty()) {
-    std::string csrc = work + "/compare.cpp";
-    compare_so = work + "/compare.so";
-    if (Status st = env->WriteFileAtomic(csrc, request.compare_source); !st.ok())
-      return fail(EvalStatus::kInternalError, st.ToString());
-    std::vector<std::string> cargs = KernelFlags();
-    cargs.insert(cargs.end(), {"-fPIC", "-shared", "-o", compare_so, csrc});
-    auto ccc = RunCompiler(env, options_.compiler, cargs, s.compile_timeout_s, cancel);
-    if (!ccc.ok() || !ccc->ok) {
-      if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled while compiling");
-      return fail(EvalStatus::kInternalError, "the comparison kernel does not compile",
-                  ccc.ok() ? Replace(ccc->output, work + "/", "") : ccc.status().message());
-    }
-  }
+  if (s.static_checks)
+    if (auto x = CheckObject(env, so)) return stopped(*x);
+  if (!request.compare_source.empty())
+    if (auto x = CompileKernel(env, options_.compiler, work, "compare", request.compare_source, s, cancel, true,
+                               &compare_so, nullptr))
+      return stopped(*x);
 
   // 4. Harness and references (cached per problem).
   auto harness = harnesses_.Get(*problem, cancel);
@@ -177,26 +311,10 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   result.timings.check_s = check_s;
 
   // 5. Judge: a trusted process that starts the runner, checks and times.
-  ProcessSpec spec;
-  spec.argv = {harness->judge};
-  spec.stdin_data = JobText(*problem, "judge", so, harness->runner, cases, *refs, s);
-  if (!compare_so.empty()) spec.stdin_data += "compare_so " + compare_so + "\n";
-  spec.clear_env = true;
-  spec.env_set["PATH"] = "/usr/bin:/bin";
-  spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
-  int cores = calibration->hardware.value("cores", 1);
-  // Address space: the limit applies to the judge and to the runner, each.
-  spec.limits.address_space_bytes = s.memory_limit_mb << 20;
-  spec.limits.cpu_seconds = static_cast<uint64_t>(std::ceil(s.timeout_s * std::max(1, cores) + 10));
-  // No file-size limit on the judge: its shared memory is a memfd of the
-  // problem's size. The runner gets RLIMIT_FSIZE 0 from the judge.
-  spec.limits.open_files = 64;
-  spec.private_network = true;
-  spec.private_ipc = true;  // the judge and its runners: no IPC object outlives the evaluation or reaches another
-  spec.cancel = cancel;
-  spec.max_output_bytes = 8 << 20;
+  std::string job = JobText(*problem, "judge", so, harness->runner, cases, *refs, s);
+  if (!compare_so.empty()) job += "compare_so " + compare_so + "\n";
   const int64_t t_run = env->MonotonicNanos();
-  auto run = env->RunProcess(spec);
+  auto run = env->RunProcess(JudgeProcess(harness->judge, std::move(job), s, calibration->hardware.value("cores", 1), cancel));
   result.timings.measure_s = Since(env, t_run);
   if (!run.ok()) return fail(EvalStatus::kInternalError, "cannot start the judge: " + run.status().message());
   result.sandbox = {{"network_isolated", run->network_isolated},
@@ -213,84 +331,16 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   result.correct = true;
   result.max_rel_error = h.value("max_rel_error", 0.0);
 
-  // 6. Statistics, profile, roofline.
-  const LatencyStats lat = LatencyOfVerdict(h);
-  result.latency = lat;
-  const Calibration& cal = *calibration;
-  // The roofline of the cores the runner was pinned to (its slot).
-  const int slot_cores = static_cast<int>(h.value("cores", json::array()).size());
-  const double peak_gflops = cal.PeakGflopsFor(slot_cores);
-  double t = lat.median_us * 1e-6;
-  double bw = cal.BandwidthGbpsFor(problem->bytes, slot_cores);
-  auto& pr = result.profile;
-  pr["flops"] = problem->flops;
-  pr["bytes"] = problem->bytes;
-  pr["arithmetic_intensity"] = problem->flops / problem->bytes;
-  if (t > 0) {
-    pr["achieved_gflops"] = problem->flops / t / 1e9;
-    pr["achieved_gbps"] = problem->bytes / t / 1e9;
-    pr["compute_utilization_pct"] = 100 * problem->flops / t / 1e9 / peak_gflops;
-    pr["memory_utilization_pct"] = bw > 0 ? 100 * problem->bytes / t / 1e9 / bw : 0;
-  }
-  pr["roofline_compute_us"] = problem->flops / (peak_gflops * 1e9) * 1e6;
-  pr["roofline_peak_gflops"] = peak_gflops;
-  pr["roofline_memory_us"] = bw > 0 ? problem->bytes / (bw * 1e9) * 1e6 : 0;
-  pr["roofline_bandwidth_gbps"] = bw;
-  pr["avg_cores_busy"] = h.value("avg_cores_busy", 0.0);
-  pr["omp_threads"] = h.value("threads", 0);
-  pr["slot_cores"] = static_cast<double>(h.value("cores", json::array()).size());
-  pr["runner_max_rss_mb"] = h.value("maxrss_kb", 0.0) / 1024.0;
-  pr["timing_calls"] = h.value("calls", 0);
-  pr["calls_per_sample"] = h.value("calls_per_sample", 1);
-  pr["single_call_us"] = h.value("single_call_ns", 0.0) / 1000.0;
-  pr["handshake_overhead_us"] = h.value("handshake_min_ns", 0.0) / 1000.0;
-  pr["handshake_median_us"] = h.value("handshake_median_ns", 0.0) / 1000.0;
-  pr["stop_median_us"] = h.value("stop_median_ns", 0.0) / 1000.0;
-  pr["timing_pool_cases"] = h.value("pool_cases", 0);
-  pr["runner_processes"] = h.value("runner_processes", 0);
-  pr["pool_limited"] = h.value("pool_limited", false) ? 1.0 : 0.0;
-  pr["timing_pool_cases_made"] = h.value("pool_cases_made", 0);  // first uses on this machine: references computed now
-  struct stat st{};
-  if (stat(so.c_str(), &st) == 0) pr["kernel_object_bytes"] = static_cast<double>(st.st_size);
-  if (!compare_so.empty() && h.contains("compare_samples_ns")) {
-    std::vector<double> base_us;
-    for (const auto& v : h.at("compare_samples_ns")) base_us.push_back(v.get<double>() / 1000.0);
-    // The paired ratios of every round (judge_main.cpp, Sample); a verdict
-    // without them (none timed) falls back to the kept round's medians.
-    std::vector<double> ratios;
-    for (const auto& v : h.value("pair_ratios", json::array())) ratios.push_back(v.get<double>());
-    const stats::Ratio sp = ratios.empty() ? stats::SpeedupInterval(base_us, lat.samples_us) : stats::PairedSpeedup(ratios);
-    const double base_spread = stats::Spread(base_us);
-    result.comparison = {{"baseline_median_us", stats::Median(base_us)},
-                         {"baseline_spread", base_spread},
-                         {"baseline_samples_us", base_us},
-                         {"speedup", sp.value},
-                         {"speedup_low", sp.low},
-                         {"speedup_high", sp.high},
-                         {"pairs", ratios.size()},
-                         {"noisy", lat.spread > s.target_spread || base_spread > s.target_spread}};
-  }
-  double peak_us = cal.PeakLatencyUs(problem->flops, problem->bytes, slot_cores);
-  result.peak_latency_us = peak_us;
-  if (lat.median_us > 0) result.percent_of_peak = 100 * peak_us / lat.median_us;
+  // 6. Statistics, profile, roofline, the comparison, plausibility.
+  result.latency = LatencyOfVerdict(h);
+  FillProfile(&result, h, *problem, *calibration, so);
+  if (!compare_so.empty() && h.contains("compare_samples_ns")) result.comparison = Comparison(h, *result.latency, s);
   result.status = EvalStatus::kOk;
   const size_t checked = static_cast<size_t>(
       std::count_if(cases.begin(), cases.end(), [](const CaseSpec& c) { return c.role == 'c'; }));
   result.reason = "correct on " + std::to_string(checked) + " cases and " + std::to_string(h.value("calls", 0L)) +
-                  " timed calls on never-seen inputs; median " + std::to_string(lat.median_us) + " us";
-  if (result.percent_of_peak && *result.percent_of_peak > 100 * s.roofline_slack) {
-    result.status = EvalStatus::kSuspicious;
-    std::ostringstream m;
-    m << "faster than the roofline: median " << lat.median_us << " us < peak latency " << peak_us
-      << " us (" << *result.percent_of_peak << "% of peak); a kernel cannot beat the hardware — check for skipped work";
-    result.reason = m.str();
-  } else if (s.baseline_latency_us && lat.median_us > 0 && *s.baseline_latency_us / lat.median_us > s.max_speedup) {
-    result.status = EvalStatus::kSuspicious;
-    std::ostringstream m;
-    m << "implausible speedup " << *s.baseline_latency_us / lat.median_us << "x over the baseline (limit "
-      << s.max_speedup << "x)";
-    result.reason = m.str();
-  }
+                  " timed calls on never-seen inputs; median " + std::to_string(result.latency->median_us) + " us";
+  CheckPlausible(&result, s);
   return finish(result);
 }
 
