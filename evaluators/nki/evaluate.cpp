@@ -88,92 +88,245 @@ json NkiEvalOutcome::ToJson() const {
   return j;
 }
 
-NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::string& reference_path,
-                           const std::string& kernel_source, int core, const NkiEvalOptions& o, Env* env,
-                           const std::atomic<bool>* cancel) {
+namespace {
+
+// One evaluation's state and steps. Every step returns false when the
+// outcome (res) is final: the evaluation ends there with it.
+class NkiEvaluation {
+ public:
+  NkiEvaluation(const workflows::ProblemSpec& problem, const std::string& reference_path, int core,
+                const NkiEvalOptions& o, Env* env, const std::atomic<bool>* cancel)
+      : problem_(problem), reference_path_(reference_path), core_(core), o_(o), env_(env), cancel_(cancel),
+        work_{env, o.work_root + "/accelopt-nki-" + HexId(env->RandomU64()), o.keep_work_dir} {
+    res.simulated = o.runner.simulate;
+    output_dir_ = work_.dir + "/outputs";
+    reference_dir_ = work_.dir + "/reference";
+    cases_ = o.normal_cases + static_cast<int>(problem.adversarial.size());
+    for (const auto& p : problem.params) nout_ += p.kind == workflows::ParamKind::kOutput;
+  }
+
   NkiEvalOutcome res;
-  res.simulated = o.runner.simulate;
-  auto internal = [&](const std::string& why) {
+
+  bool Internal(const std::string& why) {
     res.status = "internal_error";
     res.reason = why;
-    return res;
-  };
-  if (Status st = CheckKernelSource(kernel_source, o.runner.sdk_path == "nki" ? NkiPath::kNki : NkiPath::kBeta1);
-      !st.ok()) {
-    res.status = "rejected";
-    res.reason = st.message();
-    return res;
+    return false;
   }
-  // The work folder: private, removed afterwards.
-  Work work{env, o.work_root + "/accelopt-nki-" + HexId(env->RandomU64()), o.keep_work_dir};
-  const std::string output_dir = work.dir + "/outputs", reference_dir = work.dir + "/reference";
-  for (const std::string& d : {work.dir + "/artifacts", output_dir, reference_dir})
-    if (Status st = env->CreateDirs(d); !st.ok()) return internal(st.message());
-  (void)env->SetPermissions(work.dir, 0700);
-  const std::string kernel_file = work.dir + "/candidate.py";
-  if (Status st = env->WriteFileAtomic(kernel_file, kernel_source); !st.ok()) return internal(st.message());
+  bool Ends(const std::string& status, const std::string& reason, bool core_suspect = false) {
+    res.status = status;
+    res.reason = reason;
+    res.core_suspect = core_suspect;
+    return false;
+  }
 
-  // Inputs of every case.
-  const uint64_t key = o.secret_key ? o.secret_key : env->RandomU64();
-  const int cases = o.normal_cases + static_cast<int>(problem.adversarial.size());
-  json inputs = json::array();
-  int64_t stride = 0;
-  for (const auto& p : problem.params) {
-    if (p.kind == workflows::ParamKind::kScalar) inputs.push_back({{"name", p.name}, {"kind", "scalar"}, {"value", p.value}});
-    if (p.kind != workflows::ParamKind::kInput) continue;
-    inputs.push_back({{"name", p.name}, {"kind", "array"}, {"shape", ResolvedShape(problem, p)}, {"offset", stride}});
-    stride += p.elements * 4;
+  // The private work folder, the candidate's file, the inputs of every case
+  // and the job both children read.
+  bool Prepare(const std::string& kernel_source) {
+    for (const std::string& d : {work_.dir + "/artifacts", output_dir_, reference_dir_})
+      if (Status st = env_->CreateDirs(d); !st.ok()) return Internal(st.message());
+    (void)env_->SetPermissions(work_.dir, 0700);
+    const std::string kernel_file = work_.dir + "/candidate.py";
+    if (Status st = env_->WriteFileAtomic(kernel_file, kernel_source); !st.ok()) return Internal(st.message());
+    json inputs = json::array();
+    int64_t stride = 0;
+    for (const auto& p : problem_.params) {
+      if (p.kind == workflows::ParamKind::kScalar) inputs.push_back({{"name", p.name}, {"kind", "scalar"}, {"value", p.value}});
+      if (p.kind != workflows::ParamKind::kInput) continue;
+      inputs.push_back({{"name", p.name}, {"kind", "array"}, {"shape", ResolvedShape(problem_, p)}, {"offset", stride}});
+      stride += p.elements * 4;
+    }
+    const std::string inputs_file = work_.dir + "/inputs.bin";
+    if (Status st = WriteInputs(inputs_file, stride); !st.ok()) return Internal(st.message());
+    job_ = {{"kernel", kernel_file},    {"reference", reference_path_}, {"function", problem_.function},
+            {"inputs", inputs},         {"inputs_file", inputs_file},   {"case_stride", stride},
+            {"cases", cases_},          {"outputs", json::array()},     {"artifact_dir", work_.dir + "/artifacts"},
+            {"output_dir", output_dir_}, {"reference_dir", reference_dir_},
+            {"sdk", {{"path", o_.runner.sdk_path}, {"compile_options", CompileOptions(o_.runner)}, {"lnc", o_.runner.lnc},
+                     {"simulate", o_.runner.simulate}}}};
+    for (const auto& p : problem_.params)
+      if (p.kind == workflows::ParamKind::kOutput) job_["outputs"].push_back({{"name", p.name}, {"elements", p.elements}});
+    return true;
   }
+
+  // One runner process: round 0 runs every case (and, when measuring, the
+  // first timing round); later rounds time only. Its records in *recs.
+  bool RunRunner(int round, std::vector<RunnerRecord>* recs) {
+    json rj = job_;
+    if (round > 0) rj["cases"] = 0;
+    if (Timed()) rj["timing"] = {{"round", round}, {"warmup", o_.timing.warmup}, {"iterations", o_.timing.iterations}};
+    auto jf = WriteJob(rj, "runner_job_" + std::to_string(round) + ".json");
+    if (!jf.ok()) return Internal(jf.status().message());
+    auto run = env_->RunProcess(RunnerProcess(o_.runner, *jf, core_, work_.dir, cancel_));
+    if (!run.ok()) return Internal("the runner did not start: " + run.status().message());
+    res.runner_stderr = Tail(run->stderr_data);
+    if (run->outcome == ProcessResult::Outcome::kCancelled) return Ends("cancelled", "");
+    if (run->outcome == ProcessResult::Outcome::kTimedOut) return Ends("timeout", "the runner " + run->Describe(), true);
+    auto parsed = ParseRecords(run->stdout_data);
+    if (run->stdout_truncated) {
+      return Ends("crash", "the runner wrote more than its record channel holds (outputs go to files; " + run->Describe() + ")",
+                  true);
+    }
+    if (!parsed.ok()) {
+      return Ends("crash", "the runner's output channel is malformed: " + parsed.status().message() + " (" + run->Describe() + ")",
+                  true);
+    }
+    *recs = std::move(*parsed);
+    if (const RunnerRecord* hello = FindType(*recs, "hello")) res.stand_in = res.stand_in || hello->header.value("stand_in", false);
+    if (res.stand_in && !o_.allow_test_stand_in) return Internal(kStandInRefused);
+    if (const RunnerRecord* e = FindType(*recs, "error")) {
+      const std::string stage = e->header.value("stage", "run");
+      if (stage == "sdk") return Internal(e->header.value("message", "") + " (accelopt-eval doctor nki)");
+      const std::string status = stage == "compile" || stage == "load" ? "compile_error" : stage == "output" ? "wrong_result" : "crash";
+      return Ends(status, stage + ": " + e->header.value("message", ""), status == "crash");
+    }
+    if (!run->Succeeded() || !FindType(*recs, "done")) return Ends("crash", "the runner " + run->Describe() + " before it finished", true);
+    return true;
+  }
+
+  // The trusted reference, run once the runner has produced outputs (a
+  // candidate that does not compile costs no reference run), then every
+  // case's outputs against it.
+  bool CheckCases(const std::vector<RunnerRecord>& recs) {
+    if (std::string why = RunReference(); !why.empty()) return why == "cancelled" ? Ends("cancelled", "") : Internal(why);
+    std::vector<std::vector<OutputFile>> got;
+    if (Status st = CollectOutputs(recs, "float32", 4, cases_, nout_, output_dir_, env_, &got); !st.ok())
+      return Ends("wrong_result", st.message());
+    for (int c = 0; c < cases_; ++c) {
+      CaseVerdict v = JudgeCaseFiles(problem_, got[static_cast<size_t>(c)], want_[static_cast<size_t>(c)], env_);
+      res.worst_rel_error = std::max(res.worst_rel_error, v.worst_rel);
+      if (!v.ok) {
+        return Ends("wrong_result",
+                    (c < o_.normal_cases ? "case " + std::to_string(c)
+                                         : "adversarial case '" +
+                                               problem_.adversarial[static_cast<size_t>(c - o_.normal_cases)].name + "'") +
+                        ": " + v.reason);
+      }
+    }
+    return true;
+  }
+
+  // The outputs of every warm-up and timed run of a round, against case 0's
+  // reference (a kernel cannot be right when checked and fast when timed).
+  bool CheckTimedRuns(const std::vector<RunnerRecord>& recs, int round) {
+    std::map<std::string, std::vector<OutputFile>> runs;
+    std::vector<std::string> order;  // as the runner ran them
+    const std::string in_round = "round " + std::to_string(round);
+    for (const auto& r : recs) {
+      if (r.header["type"] != "output" || !r.header.contains("run")) continue;
+      const std::string name = r.header.value("run", "");
+      if (!runs.count(name)) order.push_back(name);
+      auto& outs = runs[name];
+      const size_t k = static_cast<size_t>(std::max(0, r.header.value("index", 0)));
+      if (k >= nout_ + 8) continue;  // far more outputs than the problem has: a count mismatch below
+      if (outs.size() <= k) outs.resize(k + 1);
+      if (r.header.value("dtype", "") != "float32") continue;  // left empty: a count mismatch below
+      auto f = OutputFileOf(r.header, output_dir_, 4, env_);
+      if (!f.ok()) return Ends("wrong_result", in_round + ", " + name + " run: " + f.status().message());
+      outs[k] = *f;
+    }
+    const size_t expected_runs = static_cast<size_t>(o_.timing.warmup + o_.timing.iterations);
+    if (runs.size() != expected_runs) {
+      return Ends("wrong_result", in_round + ": outputs of " + std::to_string(runs.size()) + " timing runs, expected " +
+                                      std::to_string(expected_runs));
+    }
+    for (const auto& run : order) {
+      CaseVerdict v = JudgeCaseFiles(problem_, runs[run], want_[0], env_);
+      if (!v.ok) return Ends("wrong_result", in_round + ", " + run + " run (case 0's inputs): " + v.reason);
+    }
+    return true;
+  }
+
+  // Device time of every sample of a round, by the judge's own
+  // neuron-profile; the round's output files go afterwards (disk holds the
+  // outputs of one round at a time; the reference's stay for case 0).
+  bool TimeRound(const std::vector<RunnerRecord>& recs, int round, std::vector<TimingRound>* rounds) {
+    std::vector<double> times;
+    for (const auto& r : recs) {
+      if (r.header["type"] != "sample") continue;
+      auto prof = env_->RunProcess(ProfilerProcess(o_.runner, r.header.value("neff", ""), r.header.value("ntff", ""),
+                                                   work_.dir, cancel_));
+      if (!prof.ok() || !prof->Succeeded()) {
+        return Internal(o_.runner.profiler + " failed: " +
+                        (prof.ok() ? prof->Describe() + ": " + Tail(prof->stderr_data, 500) : prof.status().message()));
+      }
+      if (prof->stdout_data.find(kStandInMarker) != std::string::npos) res.stand_in = true;
+      auto p = ParseProfileSummary(prof->stdout_data, o_.runner.profiler + " summary");
+      if (!p.ok()) return Internal(p.status().message());
+      times.push_back(p->total_time_s);
+      res.profile = *p;
+    }
+    (void)env_->RemoveAll(output_dir_);
+    if (Status st = env_->CreateDirs(output_dir_); !st.ok()) return Internal(st.message());
+    auto summary = SummarizeRound(times);
+    if (!summary.ok()) return Internal("timing round " + std::to_string(round) + ": " + summary.status().message());
+    rounds->push_back(*summary);
+    return true;
+  }
+
+  // The kept round by the paper's rule, and percent of peak by the
+  // three-engine roofline (faster than it: suspicious).
+  bool Finish(const std::vector<TimingRound>& rounds) {
+    if (res.stand_in && !o_.allow_test_stand_in) return Internal(kStandInRefused);
+    if (Timed()) {
+      auto t = ChooseRound(rounds, o_.timing);
+      if (!t.ok()) return Internal(t.status().message());
+      res.timing = *t;
+      auto gen = FindGeneration(o_.generation);
+      if (!gen.ok()) return Internal(gen.status().message());
+      auto roof = ComputeRoofline(problem_, *gen);
+      if (roof.ok()) {
+        auto pct = PercentOfPeak(*roof, t->latency_s);
+        if (!pct.ok() && pct.status().code() == Code::kFailedPrecondition) {
+          // Faster than the roofline: not a record, not our crash either.
+          return Ends("suspicious", pct.status().message() + " [" + gen->name + ": " + RooflineFigures(*roof, *gen) + "]");
+        }
+        if (!pct.ok()) return Internal(pct.status().message());
+        res.percent_of_peak = *pct;
+      }
+    }
+    res.status = "ok";
+    return true;
+  }
+
+  bool Timed() const { return o_.measure && !o_.runner.simulate; }
+
+ private:
   // Written case by case, input by input, chunk by chunk: the judge never
   // holds more than one chunk of inputs (element k of a stream depends only
   // on k, so the chunks are the same numbers as one fill).
-  const std::string inputs_file = work.dir + "/inputs.bin";
-  {
+  Status WriteInputs(const std::string& file, int64_t stride) {
+    const uint64_t key = o_.secret_key ? o_.secret_key : env_->RandomU64();
     std::vector<float> chunk;
-    for (int c = 0; c < cases; ++c) {
-      for (size_t i = 0; i < problem.params.size(); ++i) {
-        const auto& p = problem.params[i];
+    for (int c = 0; c < cases_; ++c) {
+      for (size_t i = 0; i < problem_.params.size(); ++i) {
+        const auto& p = problem_.params[i];
         if (p.kind != workflows::ParamKind::kInput) continue;
-        const auto dist = CaseDistribution(problem, p, c, o.normal_cases);
+        const auto dist = CaseDistribution(problem_, p, c, o_.normal_cases);
         const uint64_t stream = InputStream(key, c, static_cast<int>(i));
         for (int64_t first = 0; first < p.elements; first += kChunkElements) {
           const int64_t n = std::min<int64_t>(kChunkElements, p.elements - first);
           chunk.resize(static_cast<size_t>(n));
           FillInput(chunk.data(), n, dist, stream, first);
-          if (Status st = env->AppendFile(inputs_file, std::string(reinterpret_cast<const char*>(chunk.data()),
-                                                                   static_cast<size_t>(n) * sizeof(float)));
-              !st.ok())
-            return internal(st.message());
+          ACCELOPT_RETURN_IF_ERROR(env_->AppendFile(
+              file, std::string(reinterpret_cast<const char*>(chunk.data()), static_cast<size_t>(n) * sizeof(float))));
         }
       }
     }
-    if (stride == 0 || cases == 0) {
-      if (Status st = env->AppendFile(inputs_file, ""); !st.ok()) return internal(st.message());
-    }
+    if (stride == 0 || cases_ == 0) ACCELOPT_RETURN_IF_ERROR(env_->AppendFile(file, ""));
+    return Status::Ok();
   }
-  size_t nout = 0;
-  for (const auto& p : problem.params) nout += p.kind == workflows::ParamKind::kOutput;
-  json job = {{"kernel", kernel_file},   {"reference", reference_path}, {"function", problem.function},
-              {"inputs", inputs},        {"inputs_file", inputs_file},  {"case_stride", stride},
-              {"cases", cases},          {"outputs", json::array()},    {"artifact_dir", work.dir + "/artifacts"},
-              {"output_dir", output_dir}, {"reference_dir", reference_dir},
-              {"sdk", {{"path", o.runner.sdk_path}, {"compile_options", CompileOptions(o.runner)}, {"lnc", o.runner.lnc},
-                       {"simulate", o.runner.simulate}}}};
-  for (const auto& p : problem.params)
-    if (p.kind == workflows::ParamKind::kOutput) job["outputs"].push_back({{"name", p.name}, {"elements", p.elements}});
-  auto write_job = [&](const json& j, const std::string& name) -> Result<std::string> {
-    const std::string f = work.dir + "/" + name;
-    ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic(f, Dump(j, 2)));
-    return f;
-  };
 
-  // The trusted reference, run once the runner has produced outputs (a
-  // candidate that does not compile costs no reference run).
-  std::vector<std::vector<OutputFile>> want;
-  auto run_reference = [&]() -> std::string {  // "" or why it failed
-    auto ref_job = write_job(job, "reference_job.json");
+  Result<std::string> WriteJob(const json& j, const std::string& name) {
+    const std::string f = work_.dir + "/" + name;
+    ACCELOPT_RETURN_IF_ERROR(env_->WriteFileAtomic(f, Dump(j, 2)));
+    return f;
+  }
+
+  // "" or why the reference failed ("cancelled" when it was).
+  std::string RunReference() {
+    auto ref_job = WriteJob(job_, "reference_job.json");
     if (!ref_job.ok()) return ref_job.status().message();
-    auto ref_run = env->RunProcess(ReferenceProcess(o.runner, *ref_job, work.dir, cancel));
+    auto ref_run = env_->RunProcess(ReferenceProcess(o_.runner, *ref_job, work_.dir, cancel_));
     if (!ref_run.ok()) return "the reference process did not start: " + ref_run.status().message();
     if (ref_run->outcome == ProcessResult::Outcome::kCancelled) return "cancelled";
     auto ref_recs = ParseRecords(ref_run->stdout_data);
@@ -183,173 +336,51 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
              (e ? e->header.value("message", "") : Tail(ref_run->stderr_data, 1000));
     }
     if (ref_run->stdout_truncated) return "the numpy reference wrote more records than its channel holds";
-    if (Status st = CollectOutputs(*ref_recs, "float64", 8, cases, nout, reference_dir, env, &want); !st.ok()) {
+    if (Status st = CollectOutputs(*ref_recs, "float64", 8, cases_, nout_, reference_dir_, env_, &want_); !st.ok())
       return "reference: " + st.message();
-    }
     return "";
-  };
+  }
 
-  // The untrusted runner: correctness of every case, then timing round 0.
+  const workflows::ProblemSpec& problem_;
+  const std::string& reference_path_;
+  const int core_;
+  const NkiEvalOptions& o_;
+  Env* const env_;
+  const std::atomic<bool>* const cancel_;
+  Work work_;  // removed when the evaluation ends (unless keep_work_dir)
+  std::string output_dir_, reference_dir_;
+  int cases_ = 0;
+  size_t nout_ = 0;
+  json job_;
+  std::vector<std::vector<OutputFile>> want_;  // the reference's outputs, by case
+};
+
+}  // namespace
+
+NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::string& reference_path,
+                           const std::string& kernel_source, int core, const NkiEvalOptions& o, Env* env,
+                           const std::atomic<bool>* cancel) {
+  if (Status st = CheckKernelSource(kernel_source, o.runner.sdk_path == "nki" ? NkiPath::kNki : NkiPath::kBeta1);
+      !st.ok()) {
+    NkiEvalOutcome res;
+    res.simulated = o.runner.simulate;
+    res.status = "rejected";
+    res.reason = st.message();
+    return res;
+  }
+  NkiEvaluation e(problem, reference_path, core, o, env, cancel);
+  if (!e.Prepare(kernel_source)) return e.res;
   std::vector<TimingRound> rounds;
-  std::vector<RunnerRecord> samples;
   for (int round = 0;; ++round) {
-    json rj = job;
-    if (round > 0) rj["cases"] = 0;
-    if (o.measure && !o.runner.simulate) {
-      rj["timing"] = {{"round", round}, {"warmup", o.timing.warmup}, {"iterations", o.timing.iterations}};
-    }
-    auto jf = write_job(rj, "runner_job_" + std::to_string(round) + ".json");
-    if (!jf.ok()) return internal(jf.status().message());
-    auto run = env->RunProcess(RunnerProcess(o.runner, *jf, core, work.dir, cancel));
-    if (!run.ok()) return internal("the runner did not start: " + run.status().message());
-    res.runner_stderr = Tail(run->stderr_data);
-    if (run->outcome == ProcessResult::Outcome::kCancelled) { res.status = "cancelled"; return res; }
-    if (run->outcome == ProcessResult::Outcome::kTimedOut) {
-      res.status = "timeout";
-      res.reason = "the runner " + run->Describe();
-      res.core_suspect = true;
-      return res;
-    }
-    auto recs = ParseRecords(run->stdout_data);
-    if (run->stdout_truncated) {
-      res.status = "crash";
-      res.reason = "the runner wrote more than its record channel holds (outputs go to files; " + run->Describe() + ")";
-      res.core_suspect = true;
-      return res;
-    }
-    if (!recs.ok()) {
-      res.status = "crash";
-      res.reason = "the runner's output channel is malformed: " + recs.status().message() + " (" + run->Describe() + ")";
-      res.core_suspect = true;
-      return res;
-    }
-    if (const RunnerRecord* hello = FindType(*recs, "hello")) {
-      res.stand_in = res.stand_in || hello->header.value("stand_in", false);
-    }
-    if (res.stand_in && !o.allow_test_stand_in) return internal(kStandInRefused);
-    if (const RunnerRecord* e = FindType(*recs, "error")) {
-      const std::string stage = e->header.value("stage", "run");
-      if (stage == "sdk") return internal(e->header.value("message", "") + " (accelopt-eval doctor nki)");
-      res.status = stage == "compile" || stage == "load" ? "compile_error" : stage == "output" ? "wrong_result" : "crash";
-      res.reason = stage + ": " + e->header.value("message", "");
-      res.core_suspect = res.status == "crash";
-      return res;
-    }
-    if (!run->Succeeded() || !FindType(*recs, "done")) {
-      res.status = "crash";
-      res.reason = "the runner " + run->Describe() + " before it finished";
-      res.core_suspect = true;
-      return res;
-    }
-    if (round == 0) {
-      if (std::string why = run_reference(); !why.empty()) {
-        if (why == "cancelled") { res.status = "cancelled"; return res; }
-        return internal(why);
-      }
-      std::vector<std::vector<OutputFile>> got;
-      if (Status st = CollectOutputs(*recs, "float32", 4, cases, nout, output_dir, env, &got); !st.ok()) {
-        res.status = "wrong_result";
-        res.reason = st.message();
-        return res;
-      }
-      for (int c = 0; c < cases; ++c) {
-        CaseVerdict v = JudgeCaseFiles(problem, got[static_cast<size_t>(c)], want[static_cast<size_t>(c)], env);
-        res.worst_rel_error = std::max(res.worst_rel_error, v.worst_rel);
-        if (!v.ok) {
-          res.status = "wrong_result";
-          res.reason = (c < o.normal_cases ? "case " + std::to_string(c)
-                                           : "adversarial case '" +
-                                                 problem.adversarial[static_cast<size_t>(c - o.normal_cases)].name + "'") +
-                       ": " + v.reason;
-          return res;
-        }
-      }
-    }
-    if (!o.measure || o.runner.simulate) break;
-    // The outputs of every warm-up and timed run, against case 0's reference.
-    {
-      std::map<std::string, std::vector<OutputFile>> runs;
-      std::vector<std::string> order;  // as the runner ran them
-      for (const auto& r : *recs) {
-        if (r.header["type"] != "output" || !r.header.contains("run")) continue;
-        const std::string name = r.header.value("run", "");
-        if (!runs.count(name)) order.push_back(name);
-        auto& outs = runs[name];
-        const size_t k = static_cast<size_t>(std::max(0, r.header.value("index", 0)));
-        if (k >= nout + 8) continue;  // far more outputs than the problem has: a count mismatch below
-        if (outs.size() <= k) outs.resize(k + 1);
-        if (r.header.value("dtype", "") != "float32") continue;  // left empty: a count mismatch below
-        auto f = OutputFileOf(r.header, output_dir, 4, env);
-        if (!f.ok()) {
-          res.status = "wrong_result";
-          res.reason = "round " + std::to_string(round) + ", " + name + " run: " + f.status().message();
-          return res;
-        }
-        outs[k] = *f;
-      }
-      const size_t expected_runs = static_cast<size_t>(o.timing.warmup + o.timing.iterations);
-      if (runs.size() != expected_runs) {
-        res.status = "wrong_result";
-        res.reason = "round " + std::to_string(round) + ": outputs of " + std::to_string(runs.size()) + " timing runs, expected " +
-                     std::to_string(expected_runs);
-        return res;
-      }
-      for (const auto& run : order) {
-        CaseVerdict v = JudgeCaseFiles(problem, runs[run], want[0], env);
-        if (!v.ok) {
-          res.status = "wrong_result";
-          res.reason = "round " + std::to_string(round) + ", " + run + " run (case 0's inputs): " + v.reason;
-          return res;
-        }
-      }
-    }
-    // Device time of every sample, by the judge's own neuron-profile.
-    std::vector<double> times;
-    for (const auto& r : *recs) {
-      if (r.header["type"] != "sample") continue;
-      auto prof = env->RunProcess(ProfilerProcess(o.runner, r.header.value("neff", ""), r.header.value("ntff", ""),
-                                                  work.dir, cancel));
-      if (!prof.ok() || !prof->Succeeded()) {
-        return internal(o.runner.profiler + " failed: " + (prof.ok() ? prof->Describe() + ": " + Tail(prof->stderr_data, 500)
-                                                                : prof.status().message()));
-      }
-      if (prof->stdout_data.find(kStandInMarker) != std::string::npos) res.stand_in = true;
-      auto p = ParseProfileSummary(prof->stdout_data, o.runner.profiler + " summary");
-      if (!p.ok()) return internal(p.status().message());
-      times.push_back(p->total_time_s);
-      res.profile = *p;
-    }
-    // This round's outputs are checked: their files go (disk is the
-    // outputs of one round at a time; the reference's stay for case 0).
-    (void)env->RemoveAll(output_dir);
-    if (Status st = env->CreateDirs(output_dir); !st.ok()) return internal(st.message());
-    auto summary = SummarizeRound(times);
-    if (!summary.ok()) return internal("timing round " + std::to_string(round) + ": " + summary.status().message());
-    rounds.push_back(*summary);
+    std::vector<RunnerRecord> recs;
+    if (!e.RunRunner(round, &recs)) return e.res;
+    if (round == 0 && !e.CheckCases(recs)) return e.res;
+    if (!e.Timed()) break;
+    if (!e.CheckTimedRuns(recs, round) || !e.TimeRound(recs, round, &rounds)) return e.res;
     if (!NeedAnotherRound(rounds, o.timing)) break;
   }
-  if (res.stand_in && !o.allow_test_stand_in) return internal(kStandInRefused);
-  if (o.measure && !o.runner.simulate) {
-    auto t = ChooseRound(rounds, o.timing);
-    if (!t.ok()) return internal(t.status().message());
-    res.timing = *t;
-    auto gen = FindGeneration(o.generation);
-    if (!gen.ok()) return internal(gen.status().message());
-    auto roof = ComputeRoofline(problem, *gen);
-    if (roof.ok()) {
-      auto pct = PercentOfPeak(*roof, t->latency_s);
-      if (!pct.ok() && pct.status().code() == Code::kFailedPrecondition) {
-        // Faster than the roofline: not a record, not our crash either.
-        res.status = "suspicious";
-        res.reason = pct.status().message() + " [" + gen->name + ": " + RooflineFigures(*roof, *gen) + "]";
-        return res;
-      }
-      if (!pct.ok()) return internal(pct.status().message());
-      res.percent_of_peak = *pct;
-    }
-  }
-  res.status = "ok";
-  return res;
+  e.Finish(rounds);
+  return e.res;
 }
 
 }  // namespace accelopt::eval::nki
