@@ -54,7 +54,11 @@ class Api {
   void Handle(HttpRequest&& req, Respond respond) const { router_.Dispatch(std::move(req), std::move(respond)); }
 
  private:
-  void AddRoutes();
+  void AddRoutes();         // every route below, in this order
+  void AddServiceRoutes();  // GET /v1/health, GET /metrics
+  void AddCampaignRoutes(); // POST /v1/campaigns(/check), GET /v1/campaigns(/{id}), cancel/pause/resume, events
+  void AddResultRoutes();   // api_results.cpp: report (JSON, HTML), best, candidates
+  void AddMeasureRoutes();  // api_measure.cpp: POST /v1/calibrate, POST /v1/baseline
   json CalibrationWait() const;       // ApiDeps::calibration_wait's, or null
   json WithWaits(json summary) const;  // + "calibration" while a campaign's cpu evaluations wait for one
   void AddMemoryRoutes();  // api_memory.cpp
@@ -73,5 +77,7 @@ class Api {
 
 // Parses a request body as a JSON object; the error names the problem.
 Result<json> ParseBody(const HttpRequest& req);
+// 404 not_found "no campaign '<id>'".
+HttpResponse NotFoundCampaign(const std::string& id);
 
 }  // namespace accelopt::daemon

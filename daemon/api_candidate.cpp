@@ -29,7 +29,7 @@ void Api::AddCandidateRoutes() {
   router_.Add(http::verb::get, "/v1/campaigns/{id}/candidate",
               [this](const HttpRequest&, const RouteParams& p, Respond respond) {
     auto r = d_.campaigns->Find(p.path.at("id"));
-    if (!r) return respond(ApiError(http::status::not_found, "not_found", "no campaign '" + p.path.at("id") + "'"));
+    if (!r) return respond(NotFoundCampaign(p.path.at("id")));
     auto q = p.query.find("id");
     if (q == p.query.end() || q->second.empty())
       return respond(ApiError(http::status::bad_request, "invalid_argument", "query id: required, a candidate id"));
