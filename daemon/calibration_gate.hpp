@@ -14,8 +14,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <memory>
-#include <mutex>
 
+#include "base/mutex.hpp"
 #include "evaluators/backend.hpp"
 
 namespace accelopt::daemon {
@@ -28,20 +28,16 @@ class CalibrationGate : public eval::Backend {
 
   eval::EvalResult Evaluate(const eval::EvalRequest& request, const std::atomic<bool>* cancel) override {
     {
-      std::unique_lock lock(mu_);
+      MutexLock lock(&mu_);
       while (calibrating_ || held_) {
         if (cancel && cancel->load()) return eval::EvalResult::Failure(eval::EvalStatus::kCancelled, "cancelled");
-        cv_.wait_for(lock, std::chrono::milliseconds(100));
+        lock.WaitFor(&cv_, std::chrono::milliseconds(100));
       }
       ++running_;
     }
     struct Done {
       CalibrationGate* g;
-      ~Done() {
-        std::lock_guard lock(g->mu_);
-        --g->running_;
-        g->cv_.notify_all();
-      }
+      ~Done() { g->Finished(); }
     } done{this};
     return inner_->Evaluate(request, cancel);
   }
@@ -51,24 +47,23 @@ class CalibrationGate : public eval::Backend {
   // *still_running set. New evaluations wait while this is in progress.
   template <typename Fn>
   bool Exclusive(std::chrono::milliseconds wait, Fn&& fn, int* still_running = nullptr) {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return !calibrating_; });  // one calibration at a time
-    calibrating_ = true;
-    bool idle = cv_.wait_for(lock, wait, [&] { return running_ == 0; });
-    if (!idle) {
-      if (still_running) *still_running = running_;
-      calibrating_ = false;
-      cv_.notify_all();
-      return false;
+    {
+      MutexLock lock(&mu_);
+      while (calibrating_) lock.Wait(&cv_);  // one calibration at a time
+      calibrating_ = true;
+      const auto deadline = std::chrono::steady_clock::now() + wait;
+      while (running_ > 0 && lock.WaitUntil(&cv_, deadline)) {
+      }
+      if (running_ > 0) {
+        if (still_running) *still_running = running_;
+        calibrating_ = false;
+        cv_.notify_all();
+        return false;
+      }
     }
-    lock.unlock();
     struct Reopen {
       CalibrationGate* g;
-      ~Reopen() {
-        std::lock_guard lock(g->mu_);
-        g->calibrating_ = false;
-        g->cv_.notify_all();
-      }
+      ~Reopen() { g->Reopened(); }
     } reopen{this};
     fn();
     return true;
@@ -76,24 +71,35 @@ class CalibrationGate : public eval::Backend {
 
   // While held (no accepted calibration yet: daemon/deferred_calibration.hpp)
   // evaluations wait as during a calibration; Exclusive still runs.
-  void Hold(bool held) {
-    std::lock_guard lock(mu_);
+  void Hold(bool held) ACCELOPT_EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     held_ = held;
     cv_.notify_all();
   }
 
-  int Running() const {
-    std::lock_guard lock(mu_);
+  int Running() const ACCELOPT_EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     return running_;
   }
 
  private:
+  void Finished() ACCELOPT_EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    --running_;
+    cv_.notify_all();
+  }
+  void Reopened() ACCELOPT_EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    calibrating_ = false;
+    cv_.notify_all();
+  }
+
   std::shared_ptr<eval::Backend> inner_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable cv_;
-  int running_ = 0;
-  bool calibrating_ = false;
-  bool held_ = false;
+  int running_ ACCELOPT_GUARDED_BY(mu_) = 0;
+  bool calibrating_ ACCELOPT_GUARDED_BY(mu_) = false;
+  bool held_ ACCELOPT_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace accelopt::daemon

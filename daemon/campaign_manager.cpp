@@ -100,7 +100,7 @@ Result<json> CampaignManager::Check(const json& raw_spec) const {
   // The campaign's own checks (StartCampaign) on a throwaway id: nothing is appended.
   json hardware;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     hardware = hardware_;
   }
   ACCELOPT_ASSIGN_OR_RETURN(const auto& providers, ProviderConfigs());
@@ -110,11 +110,11 @@ Result<json> CampaignManager::Check(const json& raw_spec) const {
 }
 
 Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::string& idempotency_key) {
-  std::lock_guard submit_lock(submit_mu_);
+  MutexLock submit_lock(&submit_mu_);
   if (!s_.log->Healthy()) return Unavailable("the event log is unhealthy; not taking new campaigns: " + s_.log->HealthStatus().message());
   std::string spec_hash = Sha256Hex(Dump(raw_spec));
   if (!idempotency_key.empty()) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     auto it = keys_.find(idempotency_key);
     if (it != keys_.end()) {
       if (it->second.second != spec_hash)
@@ -135,7 +135,7 @@ Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::st
   std::string id = NewCampaignId(s_.env);
   json hardware;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     hardware = hardware_;
   }
   auto cmd = workflows::StartCampaign(id, *spec, sources, hardware, check);
@@ -156,7 +156,7 @@ Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::st
   auto r = s_.log->Append({std::move(campaign), std::move(submission)});
   if (!r.ok()) return r.status();
   if (!idempotency_key.empty()) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     keys_[idempotency_key] = {id, spec_hash};
   }
   auto runner = CampaignRunner::Load(s_, id);
@@ -176,7 +176,7 @@ void CampaignManager::Adopt(std::shared_ptr<CampaignRunner> runner, bool start) 
     if (share) share->CampaignEnded();
   });
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     campaigns_[id] = runner;
   }
   if (start) runner->Start();
@@ -185,9 +185,12 @@ void CampaignManager::Adopt(std::shared_ptr<CampaignRunner> runner, bool start) 
 Status CampaignManager::Recover() {
   auto subs = s_.log->ReadStream(kSubmissionsStream);
   if (!subs.ok()) return subs.status();
-  for (const auto& e : *subs) {
-    std::string key = e.data.value("idempotency_key", "");
-    if (!key.empty()) keys_[key] = {e.data.value("campaign_id", ""), e.data.value("spec_sha256", "")};
+  {
+    MutexLock lock(&mu_);
+    for (const auto& e : *subs) {
+      std::string key = e.data.value("idempotency_key", "");
+      if (!key.empty()) keys_[key] = {e.data.value("campaign_id", ""), e.data.value("spec_sha256", "")};
+    }
   }
   int resumed = 0;
   for (const auto& info : s_.log->ListStreams("campaign-")) {
@@ -206,20 +209,20 @@ Status CampaignManager::Recover() {
 }
 
 std::shared_ptr<CampaignRunner> CampaignManager::Find(const std::string& id) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto it = campaigns_.find(id);
   return it == campaigns_.end() ? nullptr : it->second;
 }
 
 std::vector<std::shared_ptr<CampaignRunner>> CampaignManager::All() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<std::shared_ptr<CampaignRunner>> out;
   for (const auto& [id, r] : campaigns_) out.push_back(r);
   return out;
 }
 
 void CampaignManager::SetHardware(json hardware) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   hardware_ = std::move(hardware);
 }
 

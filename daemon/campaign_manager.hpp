@@ -16,10 +16,10 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.hpp"
 #include "daemon/campaign_runner.hpp"
 #include "daemon/config.hpp"
 #include "llm/config.hpp"
@@ -76,10 +76,10 @@ class CampaignManager {
   RuntimeServices s_;
   DaemonConfig config_;
   json hardware_;
-  mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<CampaignRunner>> campaigns_;
-  std::map<std::string, std::pair<std::string, std::string>> keys_;  // key -> (campaign id, spec hash)
-  std::mutex submit_mu_;
+  mutable Mutex mu_;
+  std::map<std::string, std::shared_ptr<CampaignRunner>> campaigns_ ACCELOPT_GUARDED_BY(mu_);
+  std::map<std::string, std::pair<std::string, std::string>> keys_ ACCELOPT_GUARDED_BY(mu_);  // key -> (campaign id, spec hash)
+  Mutex submit_mu_;
   mutable std::once_flag providers_once_;
   mutable std::vector<llm::ProviderConfig> providers_;
   mutable Status providers_error_;  // one submission at a time (the submissions stream's order)

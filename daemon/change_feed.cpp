@@ -39,7 +39,7 @@ ChangeFeed::~ChangeFeed() {
 }
 
 size_t ChangeFeed::open_streams() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return clients_.size();
 }
 
@@ -47,13 +47,13 @@ void ChangeFeed::Open(const Respond& respond, const std::string& campaign, std::
                       std::chrono::milliseconds heartbeat) {
   if (heartbeat.count() == 0) heartbeat = options_.heartbeat;
   heartbeat = std::max(heartbeat, std::chrono::milliseconds(100));
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   if (stopped_) {
-    lock.unlock();
+    lock.Unlock();
     return respond(ApiError(http::status::service_unavailable, "unavailable", "the daemon is stopping"));
   }
   if (clients_.size() >= options_.max_streams) {
-    lock.unlock();
+    lock.Unlock();
     return respond(ApiError(http::status::service_unavailable, "unavailable",
                             "too many open event streams (" + std::to_string(options_.max_streams) + ")"));
   }
@@ -63,17 +63,17 @@ void ChangeFeed::Open(const Respond& respond, const std::string& campaign, std::
   head.set(http::field::cache_control, "no-store");
   auto stream = respond.Stream(std::move(head));
   if (!stream) {
-    lock.unlock();
+    lock.Unlock();
     return respond(ApiError(http::status::internal_server_error, "internal", "this connection cannot stream"));
   }
   const uint64_t id = next_id_++;
   const bool first = clients_.empty();
   const int64_t now = env_->MonotonicNanos();
   clients_[id] = Client{stream, campaign, now + std::chrono::nanoseconds(lifetime).count(), heartbeat, now};
-  lock.unlock();
+  lock.Unlock();
   stream->Send("retry: 1000\nevent: hello\ndata: " + Dump(json{{"position", log_->LastGlobalPosition()}}) + "\n\n");
   stream->OnClose([this, id] {
-    std::lock_guard l(mu_);
+    MutexLock l(&mu_);
     clients_.erase(id);
   });
   if (first) net::post(strand_, [this] { ArmHeartbeat(); });
@@ -91,7 +91,7 @@ void ChangeFeed::Heartbeat() {
   const int64_t now = env_->MonotonicNanos();
   std::vector<std::shared_ptr<ResponseStream>> expired, beat;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (stopped_ || clients_.empty()) return;
     for (auto& [id, c] : clients_) {
       if (now >= c.closes_at) {
@@ -108,7 +108,7 @@ void ChangeFeed::Heartbeat() {
 }
 
 void ChangeFeed::OnCommitted(const std::vector<store::EventRecord>& records) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (stopped_ || clients_.empty()) return;
   bool any = false;
   for (const auto& r : records) {
@@ -132,7 +132,7 @@ void ChangeFeed::Flush() {
   std::map<std::string, uint64_t> dirty;
   std::vector<Client> clients;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     flush_armed_ = false;
     dirty.swap(dirty_);
     if (stopped_) return;
@@ -151,7 +151,7 @@ void ChangeFeed::Flush() {
 void ChangeFeed::Stop() {
   std::vector<std::shared_ptr<ResponseStream>> streams;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     stopped_ = true;
     for (auto& [id, c] : clients_) streams.push_back(c.stream);
   }

@@ -25,6 +25,7 @@
 // stopped running its handlers (or after Stop() and before the log closes).
 #pragma once
 
+#include "base/mutex.hpp"
 #include "base/boost_prelude.hpp"
 
 #include <boost/asio.hpp>
@@ -32,7 +33,6 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -88,12 +88,12 @@ class ChangeFeed {
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   EnvTimer flush_timer_;      // used on the strand
   EnvTimer heartbeat_timer_;  // used on the strand
-  mutable std::mutex mu_;
-  std::map<uint64_t, Client> clients_;     // by id; guarded by mu_
-  std::map<std::string, uint64_t> dirty_;  // stream -> newest version; guarded by mu_
-  bool flush_armed_ = false;               // guarded by mu_
-  bool stopped_ = false;                   // guarded by mu_
-  uint64_t next_id_ = 1;                   // guarded by mu_
+  mutable Mutex mu_;
+  std::map<uint64_t, Client> clients_ ACCELOPT_GUARDED_BY(mu_);     // by id
+  std::map<std::string, uint64_t> dirty_ ACCELOPT_GUARDED_BY(mu_);  // stream -> newest version
+  bool flush_armed_ ACCELOPT_GUARDED_BY(mu_) = false;
+  bool stopped_ ACCELOPT_GUARDED_BY(mu_) = false;
+  uint64_t next_id_ ACCELOPT_GUARDED_BY(mu_) = 1;
   store::Subscription subscription_;       // last: reset first on destruction
 };
 

@@ -21,7 +21,7 @@ DeferredCalibration::DeferredCalibration(Options options, const std::string& fir
 DeferredCalibration::~DeferredCalibration() { Stop(); }
 
 void DeferredCalibration::Start() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   LogWarning("cpu calibration refused at start; serving anyway, cpu evaluations wait (" + reason_ + "); " + kFix);
   Arm();
 }
@@ -33,7 +33,7 @@ void DeferredCalibration::Arm() {
   timer_->ExpiresAfter(o_.retry_after);
   timer_->AsyncWait([this](boost::system::error_code ec) {
     if (ec) return;
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (stopped_ || state_ != "waiting") return;
     state_ = "measuring";
     ++attempts_;
@@ -44,7 +44,7 @@ void DeferredCalibration::Arm() {
 
 void DeferredCalibration::Attempt() {
   Status st = o_.measure();
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (state_ == "ready") return;  // installed meanwhile (calibrate --force)
   if (st.ok()) {
     state_ = "ready";
@@ -60,7 +60,7 @@ void DeferredCalibration::Attempt() {
 
 void DeferredCalibration::Stop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     stopped_ = true;
     if (timer_) timer_->Cancel();
   }
@@ -68,7 +68,7 @@ void DeferredCalibration::Stop() {
 }
 
 void DeferredCalibration::Ready() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (state_ == "ready") return;
   state_ = "ready";
   if (timer_) timer_->Cancel();
@@ -76,12 +76,12 @@ void DeferredCalibration::Ready() {
 }
 
 bool DeferredCalibration::waiting() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return state_ != "ready";
 }
 
 json DeferredCalibration::State() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   json j = {{"backend", "cpu"}, {"state", state_}, {"attempts", attempts_}};
   if (state_ != "ready") {
     j["since_us"] = since_us_;

@@ -16,13 +16,13 @@
 // thread (it takes seconds). Thread safety: every method is thread-safe.
 #pragma once
 
+#include "base/mutex.hpp"
 #include "base/boost_prelude.hpp"
 
 #include <boost/asio.hpp>
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
@@ -62,17 +62,17 @@ class DeferredCalibration {
   json State() const;
 
  private:
-  void Arm();
-  void Attempt();
+  void Arm() ACCELOPT_REQUIRES(mu_);      // the next retry's timer
+  void Attempt() ACCELOPT_EXCLUDES(mu_);  // one measurement, on worker_
 
   Options o_;
-  mutable std::mutex mu_;
-  std::string state_ = "waiting";  // guarded by mu_
-  std::string reason_;
-  int attempts_ = 1;
-  int64_t since_us_ = 0;
-  int64_t next_attempt_us_ = 0;
-  bool stopped_ = false;
+  mutable Mutex mu_;
+  std::string state_ ACCELOPT_GUARDED_BY(mu_) = "waiting";
+  std::string reason_ ACCELOPT_GUARDED_BY(mu_);
+  int attempts_ ACCELOPT_GUARDED_BY(mu_) = 1;
+  int64_t since_us_ ACCELOPT_GUARDED_BY(mu_) = 0;
+  int64_t next_attempt_us_ ACCELOPT_GUARDED_BY(mu_) = 0;
+  bool stopped_ ACCELOPT_GUARDED_BY(mu_) = false;
   std::unique_ptr<EnvTimer> timer_;
   std::thread worker_;
 };

@@ -18,7 +18,7 @@ void EventWaiters::Fire(const std::shared_ptr<Waiter>& w) {
 }
 
 void EventWaiters::OnCommitted(const std::vector<store::EventRecord>& records) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (waiters_.empty()) return;
   for (const auto& r : records) {
     auto it = waiters_.find(r.stream);
@@ -38,7 +38,7 @@ void EventWaiters::Wait(const std::string& stream, uint64_t after, int64_t deadl
   w->fn = std::move(fn);
   w->timer = std::make_unique<EnvTimer>(ioc_->get_executor(), env_);
   w->timer->ExpiresAfter(std::chrono::nanoseconds(std::max<int64_t>(0, deadline_nanos - env_->MonotonicNanos())));
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   waiters_[stream].push_back(w);
   // An append between the caller's read and this registration would
   // otherwise go unnoticed until the deadline.
@@ -47,7 +47,7 @@ void EventWaiters::Wait(const std::string& stream, uint64_t after, int64_t deadl
   } else {
     w->timer->AsyncWait([this, w, stream](boost::system::error_code ec) {
       if (ec) return;  // cancelled: woken by an append
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       Fire(w);
       auto it = waiters_.find(stream);
       if (it == waiters_.end()) return;
@@ -62,7 +62,7 @@ void EventWaiters::Wait(const std::string& stream, uint64_t after, int64_t deadl
 }
 
 size_t EventWaiters::Waiting() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   size_t n = 0;
   for (const auto& [s, list] : waiters_) n += list.size();
   return n;

@@ -12,6 +12,7 @@
 // has stopped running handlers that may call Wait.
 #pragma once
 
+#include "base/mutex.hpp"
 #include "base/boost_prelude.hpp"
 
 #include <boost/asio.hpp>
@@ -20,7 +21,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -53,8 +53,8 @@ class EventWaiters {
   store::EventLog* log_;
   boost::asio::io_context* ioc_;
   Env* env_;
-  mutable std::mutex mu_;
-  std::map<std::string, std::vector<std::shared_ptr<Waiter>>> waiters_;  // by stream
+  mutable Mutex mu_;
+  std::map<std::string, std::vector<std::shared_ptr<Waiter>>> waiters_ ACCELOPT_GUARDED_BY(mu_);  // by stream
   store::Subscription subscription_;  // last: reset first on destruction
 };
 

@@ -22,24 +22,24 @@ std::string Metrics::Key(const Labels& labels) {
 }
 
 void Metrics::Describe(const std::string& name, const std::string& type, const std::string& help) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto& f = families_[name];
   f.type = type;
   f.help = help;
 }
 
 void Metrics::Add(const std::string& name, const Labels& labels, double delta) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   families_[name].series[Key(labels)] += delta;
 }
 
 void Metrics::Set(const std::string& name, const Labels& labels, double value) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   families_[name].series[Key(labels)] = value;
 }
 
 double Metrics::Get(const std::string& name, const Labels& labels) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto f = families_.find(name);
   if (f == families_.end()) return 0;
   auto s = f->second.series.find(Key(labels));
@@ -47,7 +47,7 @@ double Metrics::Get(const std::string& name, const Labels& labels) const {
 }
 
 std::string Metrics::Render() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   std::ostringstream os;
   os.precision(17);
   for (const auto& [name, f] : families_) {

@@ -6,9 +6,10 @@
 #pragma once
 
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "base/mutex.hpp"
 
 namespace accelopt::daemon {
 
@@ -32,8 +33,8 @@ class Metrics {
     std::string help;
     std::map<std::string, double> series;  // rendered label set -> value
   };
-  mutable std::mutex mu_;
-  std::map<std::string, Family> families_;
+  mutable Mutex mu_;
+  std::map<std::string, Family> families_ ACCELOPT_GUARDED_BY(mu_);
 };
 
 }  // namespace accelopt::daemon

@@ -12,7 +12,7 @@ ProviderGate::ProviderGate(net::io_context& ioc, Env* env, Options options)
     : ioc_(ioc), env_(env), options_(options), alive_(std::make_shared<bool>(true)) {}
 
 ProviderGate::~ProviderGate() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   *alive_ = false;
   for (auto& [name, p] : providers_) {
     if (p.timer) p.timer->Cancel();
@@ -20,7 +20,7 @@ ProviderGate::~ProviderGate() {
 }
 
 uint64_t ProviderGate::Enter(const std::string& provider, std::function<void()> go) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   const uint64_t ticket = next_ticket_++;
   Provider& p = providers_[provider];
   tickets_[ticket] = provider;
@@ -36,7 +36,7 @@ uint64_t ProviderGate::Enter(const std::string& provider, std::function<void()> 
 }
 
 bool ProviderGate::Withdraw(uint64_t ticket) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto t = tickets_.find(ticket);
   if (t == tickets_.end()) return false;
   const std::string name = t->second;
@@ -61,7 +61,7 @@ std::string ProviderGate::TakeSent(uint64_t ticket) {
 }
 
 void ProviderGate::Answered(uint64_t ticket) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   const std::string name = TakeSent(ticket);
   if (name.empty()) return;
   Provider& p = providers_[name];
@@ -79,7 +79,7 @@ void ProviderGate::Answered(uint64_t ticket) {
 }
 
 void ProviderGate::Unavailable(uint64_t ticket, const std::string& error) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   const std::string name = TakeSent(ticket);
   if (name.empty()) return;
   Provider& p = providers_[name];
@@ -113,7 +113,7 @@ void ProviderGate::MaybeProbe(const std::string& name, Provider& p) {
 }
 
 void ProviderGate::Fire(const std::string& name) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   Provider& p = providers_[name];
   p.timer_armed = false;
   if (p.state.available || p.probe != 0 || p.queue.empty()) return;
@@ -136,13 +136,13 @@ void ProviderGate::Release(Provider& p) {
 }
 
 ProviderGate::ProviderState ProviderGate::State(const std::string& provider) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto it = providers_.find(provider);
   return it == providers_.end() ? ProviderState{} : it->second.state;
 }
 
 std::map<std::string, ProviderGate::ProviderState> ProviderGate::States() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   std::map<std::string, ProviderState> out;
   for (const auto& [name, p] : providers_) out[name] = p.state;
   return out;

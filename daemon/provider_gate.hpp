@@ -21,6 +21,7 @@
 // withdrawn ticket's `go` never runs.
 #pragma once
 
+#include "base/mutex.hpp"
 #include "base/boost_prelude.hpp"
 
 #include <boost/asio.hpp>
@@ -31,7 +32,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -92,21 +92,20 @@ class ProviderGate {
     std::unique_ptr<EnvTimer> timer;  // the backoff, on env_'s clock
     bool timer_armed = false;
   };
-  // REQUIRES: mu_ held. Forgets a sent ticket; its provider, "" if unknown.
-  std::string TakeSent(uint64_t ticket);
-  // REQUIRES: mu_ held.
-  void MaybeProbe(const std::string& name, Provider& p);
-  void Release(Provider& p);
+  // Forgets a sent ticket; its provider, "" if unknown.
+  std::string TakeSent(uint64_t ticket) ACCELOPT_REQUIRES(mu_);
+  void MaybeProbe(const std::string& name, Provider& p) ACCELOPT_REQUIRES(mu_);
+  void Release(Provider& p) ACCELOPT_REQUIRES(mu_);
   void Fire(const std::string& name);
 
   boost::asio::io_context& ioc_;
   Env* env_;
   Options options_;
-  mutable std::mutex mu_;
-  uint64_t next_ticket_ = 1;
-  std::map<std::string, Provider> providers_;
-  std::map<uint64_t, std::string> tickets_;  // live tickets (waiting or sent) -> provider
-  std::set<uint64_t> out_;                   // tickets sent and not yet reported
+  mutable Mutex mu_;
+  uint64_t next_ticket_ ACCELOPT_GUARDED_BY(mu_) = 1;
+  std::map<std::string, Provider> providers_ ACCELOPT_GUARDED_BY(mu_);
+  std::map<uint64_t, std::string> tickets_ ACCELOPT_GUARDED_BY(mu_);  // live tickets (waiting or sent) -> provider
+  std::set<uint64_t> out_ ACCELOPT_GUARDED_BY(mu_);                   // tickets sent and not yet reported
   std::shared_ptr<bool> alive_;
 };
 

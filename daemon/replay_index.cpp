@@ -13,7 +13,7 @@ std::optional<std::string> ReplayIndex::Find(const std::string& request_sha256) 
 }
 
 std::optional<std::string> ReplayIndex::Lookup(const std::string& request_sha256) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (auto r = Find(request_sha256)) return r;
   auto events = log_->ReadAll(scanned_ + 1);
   if (!events.ok()) return std::nullopt;

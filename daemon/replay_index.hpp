@@ -20,10 +20,10 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 
+#include "base/mutex.hpp"
 #include "store/event_log.hpp"
 
 namespace accelopt::daemon {
@@ -31,16 +31,16 @@ namespace accelopt::daemon {
 class ReplayIndex {
  public:
   explicit ReplayIndex(store::EventLog* log) : log_(log) {}
-  std::optional<std::string> Lookup(const std::string& request_sha256);
+  std::optional<std::string> Lookup(const std::string& request_sha256) ACCELOPT_EXCLUDES(mu_);
 
  private:
-  // The blob of a known request; nullopt when unknown or unreadable. REQUIRES: mu_ held.
-  std::optional<std::string> Find(const std::string& request_sha256);
+  // The blob of a known request; nullopt when unknown or unreadable.
+  std::optional<std::string> Find(const std::string& request_sha256) ACCELOPT_REQUIRES(mu_);
 
   store::EventLog* const log_;
-  std::mutex mu_;
-  std::map<std::string, std::string> index_;  // request sha256 -> response blob sha256; guarded by mu_
-  uint64_t scanned_ = 0;                      // last global position read; guarded by mu_
+  Mutex mu_;
+  std::map<std::string, std::string> index_ ACCELOPT_GUARDED_BY(mu_);  // request sha256 -> response blob sha256
+  uint64_t scanned_ ACCELOPT_GUARDED_BY(mu_) = 0;                      // last global position read
 };
 
 }  // namespace accelopt::daemon

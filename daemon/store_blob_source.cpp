@@ -4,7 +4,7 @@ namespace accelopt::daemon {
 
 std::optional<std::string> StoreBlobSource::Get(const std::string& sha256_hex) const {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     auto it = index_.find(sha256_hex);
     if (it != index_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second);
@@ -13,7 +13,7 @@ std::optional<std::string> StoreBlobSource::Get(const std::string& sha256_hex) c
   }
   auto r = log_->GetBlob(sha256_hex);
   if (!r.ok()) return std::nullopt;
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (r->size() <= cache_bytes_ / 4 && !index_.count(sha256_hex)) {
     lru_.emplace_front(sha256_hex, *r);
     index_[sha256_hex] = lru_.begin();

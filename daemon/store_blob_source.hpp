@@ -4,9 +4,9 @@
 #pragma once
 
 #include <list>
-#include <mutex>
 #include <unordered_map>
 
+#include "base/mutex.hpp"
 #include "store/event_log.hpp"
 #include "workflows/blob_source.hpp"
 
@@ -23,10 +23,10 @@ class StoreBlobSource : public workflows::BlobSource {
  private:
   const store::EventLog* log_;
   size_t cache_bytes_;
-  mutable std::mutex mu_;
-  mutable std::list<std::pair<std::string, std::string>> lru_;
-  mutable std::unordered_map<std::string, std::list<std::pair<std::string, std::string>>::iterator> index_;
-  mutable size_t used_ = 0;
+  mutable Mutex mu_;
+  mutable std::list<std::pair<std::string, std::string>> lru_ ACCELOPT_GUARDED_BY(mu_);
+  mutable std::unordered_map<std::string, std::list<std::pair<std::string, std::string>>::iterator> index_ ACCELOPT_GUARDED_BY(mu_);
+  mutable size_t used_ ACCELOPT_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace accelopt::daemon

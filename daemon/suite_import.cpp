@@ -81,7 +81,7 @@ Status SuiteImporter::CheckNotConfigured(const std::string& suite) const {
 
 Result<PutProblemResult> SuiteImporter::Put(const UploadedProblem& p) {
   ACCELOPT_RETURN_IF_ERROR(CheckUploadedProblem(p));
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   ACCELOPT_RETURN_IF_ERROR(CheckNotConfigured(p.suite));
   const std::string root = ImportedSuitesRoot(*config_);
   const std::string staging = root + "/.staging";

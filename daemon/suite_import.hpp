@@ -35,9 +35,9 @@
 
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 
+#include "base/mutex.hpp"
 #include "base/env.hpp"
 #include "base/status.hpp"
 #include "daemon/config.hpp"
@@ -80,8 +80,8 @@ class SuiteImporter {
   const DaemonConfig* config_;
   Env* env_;
   InUse in_use_;
-  std::mutex mu_;
-  bool staging_cleaned_ = false;  // guarded by mu_
+  Mutex mu_;
+  bool staging_cleaned_ ACCELOPT_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace accelopt::daemon

@@ -43,7 +43,7 @@ std::vector<std::vector<int>> SplitCores(const std::vector<int>& cpus, int slots
 Dispatcher::~Dispatcher() { Shutdown(); }
 
 Result<uint64_t> Dispatcher::Submit(EvalRequest request, std::string client, Callback done, Placement placement) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (stopping_) return FailedPrecondition("dispatcher is shut down");
   auto it = pools_.find(request.backend);
   if (it == pools_.end()) return NotFound("no evaluation backend '" + request.backend + "'");
@@ -73,8 +73,8 @@ void Dispatcher::WorkerLoop(Pool* pool, std::vector<int> cores) {
   while (true) {
     Job job;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !pool->turn.empty(); });
+      MutexLock lock(&mu_);
+      while (!stopping_ && pool->turn.empty()) lock.Wait(&cv_);
       if (stopping_) return;
       PopLocked(pool, &job);
       pool->running[job.ticket] = job.cancel;
@@ -87,7 +87,7 @@ void Dispatcher::WorkerLoop(Pool* pool, std::vector<int> cores) {
       result = EvalResult::Failure(EvalStatus::kInternalError, std::string("backend threw: ") + e.what());
     }
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       pool->running.erase(job.ticket);
     }
     if (job.done) job.done(job.ticket, std::move(result));
@@ -97,7 +97,7 @@ void Dispatcher::WorkerLoop(Pool* pool, std::vector<int> cores) {
 bool Dispatcher::Cancel(uint64_t ticket) {
   Callback done;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (auto& [name, pool] : pools_) {
       if (auto r = pool->running.find(ticket); r != pool->running.end()) {
         r->second->store(true);
@@ -124,7 +124,7 @@ found:
 }
 
 size_t Dispatcher::Queued(const std::string& backend) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = pools_.find(backend);
   if (it == pools_.end()) return 0;
   size_t n = 0;
@@ -133,7 +133,7 @@ size_t Dispatcher::Queued(const std::string& backend) const {
 }
 
 size_t Dispatcher::Running(const std::string& backend) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = pools_.find(backend);
   return it == pools_.end() ? 0 : it->second->running.size();
 }
@@ -141,7 +141,7 @@ size_t Dispatcher::Running(const std::string& backend) const {
 void Dispatcher::Shutdown() {
   std::vector<std::pair<uint64_t, Callback>> dropped;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (stopping_ && pools_.empty()) return;
     stopping_ = true;
     for (auto& [name, pool] : pools_) {
@@ -155,9 +155,16 @@ void Dispatcher::Shutdown() {
   }
   for (auto& [t, done] : dropped)
     if (done) done(t, CancelledResult());
-  for (auto& [name, pool] : pools_)
-    for (auto& w : pool->workers)
-      if (w.joinable()) w.join();
+  // Joined without the lock (the workers take it to finish); the pools
+  // themselves live as long as the dispatcher.
+  std::vector<std::thread*> workers;
+  {
+    MutexLock lock(&mu_);
+    for (auto& [name, pool] : pools_)
+      for (auto& w : pool->workers) workers.push_back(&w);
+  }
+  for (std::thread* w : workers)
+    if (w->joinable()) w->join();
 }
 
 }  // namespace accelopt::eval

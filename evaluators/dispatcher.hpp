@@ -22,11 +22,11 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.hpp"
 #include "evaluators/backend.hpp"
 
 namespace accelopt::eval {
@@ -85,14 +85,14 @@ class Dispatcher {
     std::vector<std::thread> workers;
   };
 
-  void WorkerLoop(Pool* pool, std::vector<int> cores);
-  bool PopLocked(Pool* pool, Job* out);
+  void WorkerLoop(Pool* pool, std::vector<int> cores) ACCELOPT_EXCLUDES(mu_);
+  bool PopLocked(Pool* pool, Job* out) ACCELOPT_REQUIRES(mu_);
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable cv_;
-  bool stopping_ = false;
-  uint64_t next_ticket_ = 1;
-  std::map<std::string, std::unique_ptr<Pool>> pools_;
+  bool stopping_ ACCELOPT_GUARDED_BY(mu_) = false;
+  uint64_t next_ticket_ ACCELOPT_GUARDED_BY(mu_) = 1;
+  std::map<std::string, std::unique_ptr<Pool>> pools_ ACCELOPT_GUARDED_BY(mu_);
 };
 
 }  // namespace accelopt::eval

@@ -39,7 +39,7 @@ CpuBackend::CpuBackend(CpuBackendOptions options)
 }
 
 Result<Calibration> CpuBackend::GetCalibration() {
-  std::lock_guard<std::mutex> lock(calibration_mu_);
+  MutexLock lock(&calibration_mu_);
   if (calibration_) return *calibration_;
   CalibrationOptions co;
   co.env = options_.env;
@@ -55,7 +55,7 @@ Result<Calibration> CpuBackend::Recalibrate() {
   // refused on a busy machine.
   ACCELOPT_ASSIGN_OR_RETURN(Calibration c, CalibrateAndSave(options_.calibration_path,
                                                             CalibrationOptionsFor(options_.cache_dir, options_.env, options_.compiler)));
-  std::lock_guard<std::mutex> lock(calibration_mu_);
+  MutexLock lock(&calibration_mu_);
   calibration_ = c;
   return c;
 }

@@ -30,10 +30,10 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
+#include "base/mutex.hpp"
 #include "evaluators/backend.hpp"
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/cpu/harness_builder.hpp"
@@ -71,15 +71,15 @@ class CpuBackend : public Backend {
   // Uses `c` for every later evaluation: a calibration measured by the
   // caller's own procedure (the daemon: CalibrateAndSave with its options).
   void SetCalibration(Calibration c) {
-    std::lock_guard<std::mutex> lock(calibration_mu_);
+    MutexLock lock(&calibration_mu_);
     calibration_ = std::move(c);
   }
 
  private:
   CpuBackendOptions options_;
   HarnessCache harnesses_;
-  std::mutex calibration_mu_;
-  std::optional<Calibration> calibration_;
+  Mutex calibration_mu_;
+  std::optional<Calibration> calibration_ ACCELOPT_GUARDED_BY(calibration_mu_);
 };
 
 }  // namespace accelopt::eval::cpu

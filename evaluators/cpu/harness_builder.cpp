@@ -209,14 +209,14 @@ std::string HarnessCache::TempName(const std::string& path) {
 }
 
 std::shared_ptr<std::mutex> HarnessCache::KeyLock(const std::string& key) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto& m = locks_[key];
   if (!m) m = std::make_shared<std::mutex>();
   return m;
 }
 
 Result<std::string> HarnessCache::Secret() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (!secret_.empty()) return secret_;
   Env* env = env_;
   const std::string path = (fs::path(cache_dir_) / "judge-secret").string();

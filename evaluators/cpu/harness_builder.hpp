@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.hpp"
 #include "base/env.hpp"
 #include "base/status.hpp"
 #include "evaluators/problem.hpp"
@@ -116,9 +117,9 @@ class HarnessCache {
   std::string cache_dir_;
   std::string compiler_;
   Env* const env_;
-  std::mutex mu_;
-  std::map<std::string, std::shared_ptr<std::mutex>> locks_;
-  std::string secret_;  // guarded by mu_
+  Mutex mu_;
+  std::map<std::string, std::shared_ptr<std::mutex>> locks_ ACCELOPT_GUARDED_BY(mu_);
+  std::string secret_ ACCELOPT_GUARDED_BY(mu_);
 };
 
 }  // namespace accelopt::eval::cpu

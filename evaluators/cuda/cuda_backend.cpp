@@ -52,7 +52,7 @@ Result<std::string> CudaBackend::Runner(const Problem& problem, const std::atomi
   const std::string runner = (dir / "runner").string();
   std::shared_ptr<std::mutex> lock;
   {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     auto& l = runner_locks_[key];
     if (!l) l = std::make_shared<std::mutex>();
     lock = l;

@@ -46,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.hpp"
 #include "evaluators/backend.hpp"
 #include "evaluators/cpu/harness_builder.hpp"
 #include "evaluators/cuda/calibration.hpp"
@@ -82,8 +83,9 @@ class CudaBackend : public Backend {
   CudaBackendOptions options_;
   cpu::HarnessCache harnesses_;
   GpuSlots gpus_;  // one evaluation per GPU of options.devices
-  std::mutex mu_;
-  std::map<std::string, std::shared_ptr<std::mutex>> runner_locks_;  // guarded by mu_
+  Mutex mu_;
+  // One lock per runner build (held while it is built, by key).
+  std::map<std::string, std::shared_ptr<std::mutex>> runner_locks_ ACCELOPT_GUARDED_BY(mu_);
 };
 
 // The sources of the cuda runner (embedded at build time: cuda_embedded.cpp),

@@ -8,8 +8,9 @@
 #pragma once
 
 #include <condition_variable>
-#include <mutex>
 #include <vector>
+
+#include "base/mutex.hpp"
 
 namespace accelopt::eval::cuda {
 
@@ -32,9 +33,9 @@ class GpuSlots {
   };
 
   // A free GPU, waited for.
-  int TakeDevice() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return !free_.empty(); });
+  int TakeDevice() ACCELOPT_EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    while (free_.empty()) lock.Wait(&cv_);
     const int d = free_.front();
     free_.erase(free_.begin());
     return d;
@@ -43,15 +44,15 @@ class GpuSlots {
  private:
   void Return(int device) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       free_.push_back(device);
     }
     cv_.notify_one();
   }
 
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable cv_;
-  std::vector<int> free_;  // guarded by mu_
+  std::vector<int> free_ ACCELOPT_GUARDED_BY(mu_);
 };
 
 }  // namespace accelopt::eval::cuda

@@ -55,7 +55,7 @@ NeuronCorePool::NeuronCorePool(std::vector<int> cores, HealthCheck health_check,
 
 Result<int> NeuronCorePool::Acquire(const std::atomic<bool>* cancel, std::chrono::milliseconds timeout) {
   const int64_t deadline = env_->MonotonicNanos() + std::chrono::nanoseconds(timeout).count();
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (;;) {
     if (quarantined_.size() == cores_.size()) {
       std::string list;
@@ -72,9 +72,9 @@ Result<int> NeuronCorePool::Acquire(const std::atomic<bool>* cancel, std::chrono
     if (pick >= 0) {
       busy_.insert(pick);
       if (!suspect_.count(pick)) return pick;
-      lock.unlock();
+      lock.Unlock();
       Status st = check_ ? check_(pick) : Status::Ok();
-      lock.lock();
+      lock.Lock();
       if (st.ok()) {
         suspect_.erase(pick);
         return pick;
@@ -90,19 +90,19 @@ Result<int> NeuronCorePool::Acquire(const std::atomic<bool>* cancel, std::chrono
     if (cancel && cancel->load()) return Status(Code::kCancelled, "cancelled while waiting for a NeuronCore");
     const int64_t left = deadline - env_->MonotonicNanos();
     if (left <= 0) return Status(Code::kTimeout, "no NeuronCore became free in time");
-    cv_.wait_for(lock, std::min<std::chrono::nanoseconds>(std::chrono::nanoseconds(left), std::chrono::milliseconds(100)));
+    lock.WaitFor(&cv_, std::min<std::chrono::nanoseconds>(std::chrono::nanoseconds(left), std::chrono::milliseconds(100)));
   }
 }
 
 void NeuronCorePool::Release(int core, bool runner_failed) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   busy_.erase(core);
   if (runner_failed) suspect_.insert(core);
   cv_.notify_all();
 }
 
 std::vector<int> NeuronCorePool::Quarantined() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return {quarantined_.begin(), quarantined_.end()};
 }
 

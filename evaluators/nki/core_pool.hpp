@@ -15,11 +15,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "base/mutex.hpp"
 #include "base/env.hpp"
 #include "base/status.hpp"
 
@@ -57,9 +57,9 @@ class NeuronCorePool {
   HealthCheck check_;
   LogLine log_;
   Env* env_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable cv_;
-  std::set<int> busy_, suspect_, quarantined_;
+  std::set<int> busy_ ACCELOPT_GUARDED_BY(mu_), suspect_ ACCELOPT_GUARDED_BY(mu_), quarantined_ ACCELOPT_GUARDED_BY(mu_);
 };
 
 }  // namespace accelopt::eval::nki
