@@ -1,0 +1,70 @@
+// The cpu backend's module: its config section (cpu_section.cpp: slots and
+// their cores, the calibration's patience, a local or Slurm executor) and
+// its start, which calibrates (or defers the calibration of a busy host)
+// and puts the backend behind its calibration gate.
+#include "daemon/backends/modules.hpp"
+
+#include "base/log.hpp"
+#include "daemon/backends/sections.hpp"
+#include "daemon/calibration_gate.hpp"
+#include "daemon/notify.hpp"
+#include "evaluators/cpu/calibration.hpp"
+#include "evaluators/cpu/cpu_backend.hpp"
+#include "evaluators/slurm/slurm_backend.hpp"
+
+namespace accelopt::daemon::backends {
+namespace {
+
+// The cpu backend: local (calibrated here) or every evaluation a Slurm job.
+Status StartCpu(Env* env, const std::string& name, const BackendConfig& bc, StartedBackends* out) {
+  if (bc.slurm) {
+    // Every evaluation a Slurm job; the nodes calibrate themselves.
+    LogInfo("evaluator backend '" + name + "': Slurm executor, " + std::to_string(bc.slots) + " jobs at once, spool " +
+            bc.slurm->spool_dir);
+    out->slots.push_back({std::make_shared<eval::slurm::SlurmBackend>(*bc.slurm, env), bc.slots, {}});
+    return Status::Ok();
+  }
+  ACCELOPT_RETURN_IF_ERROR(NeedDir(env, bc.cache_dir, "evaluators." + name + ".cache_dir"));
+  eval::cpu::CpuBackendOptions co;
+  co.env = env;
+  co.root = "/";
+  co.cache_dir = bc.cache_dir;
+  out->cpu_calibration = eval::cpu::CalibrationOptionsFor(bc.cache_dir, env, co.compiler);
+  out->cpu_calibration.force_busy = bc.calibration_force_busy;
+  out->cpu_calibration.attempts = bc.calibration_attempts;
+  out->cpu_calibration.retry_wait_s = bc.calibration_retry_wait_s;
+  out->cpu_calibration_path = eval::cpu::CalibrationPath(bc.cache_dir);
+  NotifyStatus("calibrating the cpu backend");
+  // The saved calibration of this hardware fingerprint when there is one;
+  // a new measurement otherwise. Refused as busy: start anyway, cpu
+  // evaluations wait for a quiet measurement (DeferredCalibration below).
+  auto cal = eval::cpu::LoadOrCalibrate(out->cpu_calibration_path, out->cpu_calibration);
+  if (!cal.ok() && cal.status().code() != Code::kUnavailable) {
+    return FailedPrecondition("cpu calibration failed: " + cal.status().message());
+  }
+  if (cal.ok()) {
+    co.calibration = *cal;
+    out->hardware = cal->ToJson();
+  } else {
+    out->cpu_refused = cal.status().message();
+    out->cpu_retry_after_s = bc.calibration_retry_after_s;
+  }
+  out->cpu = std::make_shared<eval::cpu::CpuBackend>(co);
+  out->cpu_gate = std::make_shared<CalibrationGate>(out->cpu);
+  // Each slot owns its cores: the judge pins the runner to them and the
+  // roofline counts them. One slot: every CPU (no pinning needed).
+  std::vector<std::vector<int>> slot_cores = bc.slot_cores;
+  if (slot_cores.empty() && bc.slots > 1) slot_cores = eval::SplitCores(env->AllowedCpus(), bc.slots);
+  out->slots.push_back({out->cpu_gate, bc.slots, slot_cores});
+  return Status::Ok();
+}
+
+}  // namespace
+
+BackendModule CpuModule() {
+  BackendModule m = CpuSection();
+  m.start = StartCpu;
+  return m;
+}
+
+}  // namespace accelopt::daemon::backends

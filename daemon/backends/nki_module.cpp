@@ -1,0 +1,64 @@
+// The nki backend's module: its config section (nki_section.cpp:
+// evaluators/nki/nki_config.hpp's keys) and its start, which counts the
+// NeuronCores ("auto"), resolves the interpreter and the Neuron SDK, and
+// names the generation's facts for the prompts.
+#include "daemon/backends/modules.hpp"
+
+#include "base/log.hpp"
+#include "daemon/backends/sections.hpp"
+#include "evaluators/nki/neuron_ls.hpp"
+#include "evaluators/nki/nki_backend.hpp"
+#include "evaluators/nki/roofline.hpp"
+#include "evaluators/nki/sdk.hpp"
+#include "evaluators/nki/venv.hpp"
+
+namespace accelopt::daemon::backends {
+namespace {
+
+Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, StartedBackends* out) {
+  if (!bc.nki) {  // a config built in code without the section's parse
+    LogWarning("evaluator backend '" + name + "' has no nki settings; skipped");
+    return Status::Ok();
+  }
+  // NeuronCores as slots; the runner needs the Neuron SDK (accelopt-eval doctor nki).
+  if (auto gen = eval::nki::FindGeneration(bc.nki->generation); gen.ok()) out->nki_facts = eval::nki::GenerationFacts(*gen);
+  eval::nki::NkiBackendOptions no;
+  no.config = *bc.nki;
+  no.env = env;
+  // "cores": "auto" (the default): one slot per NeuronCore neuron-ls reports.
+  std::string detected;
+  if (Status st = eval::nki::ResolveAutoCores(&no.config, env, &detected); !st.ok()) {
+    return FailedPrecondition("evaluators.nki.cores \"auto\": " + st.message() + "; " + eval::nki::kNeuronLsFix);
+  }
+  // The Neuron SDK's generation: which path the runner uses; an
+  // unsupported version stops the start naming it and those supported.
+  if (Status st = eval::nki::ResolvePython(&no.config, env); !st.ok()) {
+    return FailedPrecondition("evaluators.nki.python \"auto\": " + st.message());
+  }
+  std::string sdk_how;
+  if (Status st = eval::nki::ResolveSdk(&no.config, env, {}, &sdk_how); !st.ok()) {
+    return FailedPrecondition(st.message() + " (accelopt-eval doctor nki)");
+  }
+  LogInfo("evaluators.nki: " + sdk_how);
+  if (out->nki_facts.is_object()) {
+    out->nki_facts["nki_path"] = no.config.sdk.PathName();  // the prompts name the language (prompts_nki.cpp)
+    out->nki_facts["neuron_sdk"] = no.config.sdk.Release();
+  }
+  const int nki_slots = static_cast<int>(no.config.cores.size());
+  ACCELOPT_RETURN_IF_ERROR(NeedDir(env, bc.nki->work_dir, "evaluators." + name + ".work_dir"));
+  LogInfo("evaluator backend 'nki': " + std::to_string(nki_slots) + " NeuronCores (" +
+          (detected.empty() ? bc.nki->cores_spec : detected) + "), " + bc.nki->generation + ", runner " +
+          no.config.python);
+  out->slots.push_back({std::make_shared<eval::nki::NkiBackend>(no), nki_slots, {}});
+  return Status::Ok();
+}
+
+}  // namespace
+
+BackendModule NkiModule() {
+  BackendModule m = NkiSection();
+  m.start = StartNki;
+  return m;
+}
+
+}  // namespace accelopt::daemon::backends

@@ -1,0 +1,89 @@
+// acceloptd-module: acceloptd with one more evaluation backend, "count",
+// registered through the backend modules' table alone
+// (daemon/backend_module.hpp: RegisterBackendModule) -- no other production
+// file knows it. Test-only; never installed. What it shows: a backend is
+// one module; its config section is read and checked, it is started, its
+// slots reach the dispatcher, and the API evaluates with it by name.
+//
+//   acceloptd-module --config FILE
+//
+// The "count" backend measures nothing: its verdict says it is the
+// throw-away test backend, with the configured label and the number of
+// lines of the source it was given.
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "base/env.hpp"
+#include "base/log.hpp"
+#include "daemon/backend_module.hpp"
+#include "daemon/config.hpp"
+#include "daemon/config_fields.hpp"
+#include "daemon/daemon.hpp"
+#include "evaluators/backend.hpp"
+
+namespace {
+
+using namespace accelopt;
+
+class CountBackend : public eval::Backend {
+ public:
+  explicit CountBackend(std::string label) : label_(std::move(label)) {}
+  std::string name() const override { return "count"; }
+  eval::EvalResult Evaluate(const eval::EvalRequest& request, const std::atomic<bool>*) override {
+    eval::EvalResult r;
+    r.status = eval::EvalStatus::kOk;
+    r.compiled = true;
+    r.correct = true;
+    size_t lines = 0;
+    for (char c : request.source) lines += c == '\n';
+    r.reason = "the throw-away test backend '" + label_ + "' counted " + std::to_string(lines) +
+               " lines; no measurement";
+    return r;
+  }
+
+ private:
+  std::string label_;
+};
+
+daemon::BackendModule CountModule() {
+  daemon::BackendModule m;
+  m.name = "count";
+  m.keys = {"slots", "label"};
+  m.parse = [](const json& section, const std::string& where, const daemon::ConfigPaths&, daemon::BackendConfig* out) {
+    ACCELOPT_RETURN_IF_ERROR(daemon::Get(section, "slots", where, out->slots));
+    std::string label;
+    ACCELOPT_RETURN_IF_ERROR(daemon::Get(section, "label", where, label));
+    if (label.empty()) return InvalidArgument(where + ".label: required");
+    if (out->slots < 1 || out->slots > 4) return InvalidArgument(where + ".slots: must be between 1 and 4");
+    return Status::Ok();
+  };
+  m.start = [](Env*, const std::string& name, const daemon::BackendConfig& bc, daemon::StartedBackends* out) {
+    LogInfo("evaluator backend '" + name + "': the throw-away test backend, " + std::to_string(bc.slots) + " slot(s)");
+    out->slots.push_back({std::make_shared<CountBackend>(bc.section.value("label", "")), bc.slots, {}});
+    return Status::Ok();
+  };
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config_path;
+  bool check = false;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (!std::strcmp(argv[i], "--config")) config_path = argv[i + 1];
+    if (!std::strcmp(argv[i], "--check-config")) { config_path = argv[i + 1]; check = true; }
+  }
+  daemon::RegisterBackendModule(CountModule());
+  Env* env = Env::Default();
+  auto config = daemon::LoadDaemonConfig(config_path, env);
+  if (!config.ok()) {
+    LogError(config.status().message());
+    return 1;
+  }
+  if (check) return 0;
+  daemon::DaemonOptions options;
+  options.env = env;
+  return daemon::RunDaemon(*config, options);
+}
