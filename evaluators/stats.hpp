@@ -74,17 +74,52 @@ inline Ratio SpeedupInterval(const std::vector<double>& slow, const std::vector<
   return r;
 }
 
+// The ~95% distribution-free interval of the median from the binomial
+// order statistics: [x(k), x(n+1-k)] (1-based, sorted) with the largest k
+// whose tail P(Bin(n, 1/2) < k) is at most 0.025, so that it covers the
+// median with at least 95% for every n. Returns false when n < 6: no order
+// statistic does, and the interval is then [min, max], which covers less
+// (n = 3: 75%; MedianInterval's n/2 -+ 0.98*sqrt(n) is that too).
+inline bool ExactMedianInterval(std::vector<double> v, double* low, double* high) {
+  *low = *high = 0;
+  if (v.empty()) return false;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  // P(Bin(n, 1/2) < k), built up term by term in log space (n may be large).
+  size_t k = 0;
+  double tail = 0, log_term = -static_cast<double>(n) * std::log(2.0);  // log C(n, 0) / 2^n
+  for (size_t i = 0; i < n; ++i) {
+    tail += std::exp(log_term);                       // now P(X <= i) = P(X < i + 1)
+    if (tail > 0.025) break;
+    k = i + 1;
+    log_term += std::log(static_cast<double>(n - i)) - std::log(static_cast<double>(i + 1));
+  }
+  if (k == 0) {
+    *low = v.front();
+    *high = v.back();
+    return false;
+  }
+  *low = v[k - 1];
+  *high = v[n - k];
+  return true;
+}
+
 // The speedup from paired samples: ratios[i] is slow / fast of two calls
 // measured one right after the other on the same inputs (the order
 // alternating). The value is the ratios' median and the interval the
-// median's ~95% distribution-free interval: load that changes slowly next to
-// a pair cancels in its ratio, and a burst that hits one call of a pair
-// moves one ratio, not the median.
-inline Ratio PairedSpeedup(const std::vector<double>& ratios) {
-  Ratio r;
+// median's ~95% interval (ExactMedianInterval): load that changes slowly
+// next to a pair cancels in its ratio, and a burst that hits one call of a
+// pair moves one ratio, not the median. `covered` is false with fewer than
+// 6 pairs: the interval is then [min, max] and less than 95%.
+struct PairedRatio {
+  double value = 0, low = 0, high = 0;
+  bool covered = false;
+};
+inline PairedRatio PairedSpeedup(const std::vector<double>& ratios) {
+  PairedRatio r;
   if (ratios.empty()) return r;
   r.value = Median(ratios);
-  MedianInterval(ratios, &r.low, &r.high);
+  r.covered = ExactMedianInterval(ratios, &r.low, &r.high);
   return r;
 }
 

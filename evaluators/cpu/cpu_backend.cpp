@@ -194,7 +194,13 @@ json Comparison(const json& h, const LatencyStats& lat, const EvalSettings& s) {
   for (const auto& v : h.at("compare_samples_ns")) base_us.push_back(v.get<double>() / 1000.0);
   for (const auto& v : h.value("pair_ratios", json::array())) ratios.push_back(v.get<double>());
   // A verdict without pairs (none timed) falls back to the kept round's medians.
-  const stats::Ratio sp = ratios.empty() ? stats::SpeedupInterval(base_us, lat.samples_us) : stats::PairedSpeedup(ratios);
+  stats::PairedRatio sp;
+  if (ratios.empty()) {
+    const stats::Ratio apart = stats::SpeedupInterval(base_us, lat.samples_us);
+    sp = {apart.value, apart.low, apart.high, false};
+  } else {
+    sp = stats::PairedSpeedup(ratios);
+  }
   const double base_spread = stats::Spread(base_us);
   return {{"baseline_median_us", stats::Median(base_us)},
           {"baseline_spread", base_spread},
@@ -203,7 +209,8 @@ json Comparison(const json& h, const LatencyStats& lat, const EvalSettings& s) {
           {"speedup_low", sp.low},
           {"speedup_high", sp.high},
           {"pairs", ratios.size()},
-          {"noisy", lat.spread > s.target_spread || base_spread > s.target_spread}};
+          // Noisy too when the pairs are too few for a 95% interval.
+          {"noisy", lat.spread > s.target_spread || base_spread > s.target_spread || !sp.covered}};
 }
 
 // A correct candidate measured faster than the hardware allows, or faster

@@ -104,14 +104,40 @@ BOOST_AUTO_TEST_CASE(paired_speedup_cancels_load_that_drifts_under_both_calls) {
     fast.push_back(load);
     ratios.push_back(slow.back() / fast.back());
   }
-  const stats::Ratio paired = stats::PairedSpeedup(ratios);
+  const stats::PairedRatio paired = stats::PairedSpeedup(ratios);
   const stats::Ratio apart = stats::SpeedupInterval(slow, fast);
   BOOST_TEST(paired.value == 1.0);
   BOOST_TEST(paired.low <= 1.0);
   BOOST_TEST(paired.high >= 1.0);
   BOOST_TEST(paired.high - paired.low < 0.5 * (apart.high - apart.low));
+  BOOST_TEST(paired.covered);
   BOOST_TEST(stats::PairedSpeedup({}).value == 0.0);
   BOOST_TEST(stats::PairedSpeedup({2.0}).value == 2.0);
+}
+
+// The median's interval covers it with at least 95% for every n: from the
+// binomial order statistics, [x(k), x(n+1-k)]. Three pairs cannot give one
+// ([min, max] covers 75%: three pairs of kernels doing the same work all
+// measured 4.25x or more one way under a CPU hog), six can.
+BOOST_AUTO_TEST_CASE(the_median_interval_covers_95_percent_or_says_it_cannot) {
+  std::vector<double> v;
+  double lo = 0, hi = 0;
+  for (double x : {4.4, 4.3, 4.6}) v.push_back(x);
+  BOOST_TEST(!stats::ExactMedianInterval(v, &lo, &hi));
+  BOOST_TEST(lo == 4.3);
+  BOOST_TEST(hi == 4.6);
+  BOOST_TEST(!stats::PairedSpeedup(v).covered);
+  v = {6, 1, 5, 2, 4, 3};
+  BOOST_TEST(stats::ExactMedianInterval(v, &lo, &hi));  // P(Bin(6, 1/2) = 0) = 1/64
+  BOOST_TEST(lo == 1.0);
+  BOOST_TEST(hi == 6.0);
+  v.clear();
+  for (int i = 20; i >= 1; --i) v.push_back(i);
+  BOOST_TEST(stats::ExactMedianInterval(v, &lo, &hi));  // P(Bin(20, 1/2) <= 5) = 0.021, <= 6: 0.058
+  BOOST_TEST(lo == 6.0);
+  BOOST_TEST(hi == 15.0);
+  v.assign(1000, 1.0);
+  BOOST_TEST(stats::ExactMedianInterval(v, &lo, &hi));  // large n: no overflow in the binomial terms
 }
 
 BOOST_AUTO_TEST_SUITE_END()

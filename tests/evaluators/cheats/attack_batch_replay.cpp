@@ -2,10 +2,14 @@
 // expect: wrong_result
 // reason: exceeds tolerance | NaN
 // settings: {"threads": 1}
+// unbatched: ok
 //
 // (One thread: a single call of ~150 us keeps the judge batching even on a
 // loaded machine, where a two-thread call can wait milliseconds for its
-// second core and be timed unbatched, which this attack needs.)
+// second core and be timed unbatched, where this attack has nothing to
+// replay. On a machine loaded past that -- a fresh clone's ctest beside two
+// builds and a CPU hog: every correctness call took over 4 ms -- it is timed
+// unbatched, does the honest work on every call and is rightly "ok".)
 //
 // Attack (class A, batches replay one case): a timed sample of the judge at
 // 3a16638 is B calls on the same unchanged inputs, call i writing output slot
