@@ -61,7 +61,12 @@ inline double Spread(std::vector<double> v) {
 // The speedup of `fast` over `slow` (ratio of medians) with a conservative
 // ~95% interval from the two medians' intervals: [slow_lo/fast_hi,
 // slow_hi/fast_lo]. Samples must come from one interleaved run.
-struct Ratio { double value = 0, low = 0, high = 0; };
+// `covered`: the interval covers at least 95% (PairedSpeedup with 6 pairs or
+// more); SpeedupInterval's combination of two intervals does not say.
+struct Ratio {
+  double value = 0, low = 0, high = 0;
+  bool covered = false;
+};
 inline Ratio SpeedupInterval(const std::vector<double>& slow, const std::vector<double>& fast) {
   Ratio r;
   double sm = Median(slow), fm = Median(fast), slo, shi, flo, fhi;
@@ -111,12 +116,8 @@ inline bool ExactMedianInterval(std::vector<double> v, double* low, double* high
 // next to a pair cancels in its ratio, and a burst that hits one call of a
 // pair moves one ratio, not the median. `covered` is false with fewer than
 // 6 pairs: the interval is then [min, max] and less than 95%.
-struct PairedRatio {
-  double value = 0, low = 0, high = 0;
-  bool covered = false;
-};
-inline PairedRatio PairedSpeedup(const std::vector<double>& ratios) {
-  PairedRatio r;
+inline Ratio PairedSpeedup(const std::vector<double>& ratios) {
+  Ratio r;
   if (ratios.empty()) return r;
   r.value = Median(ratios);
   r.covered = ExactMedianInterval(ratios, &r.low, &r.high);

@@ -193,14 +193,7 @@ json Comparison(const json& h, const LatencyStats& lat, const EvalSettings& s) {
   std::vector<double> base_us, ratios;
   for (const auto& v : h.at("compare_samples_ns")) base_us.push_back(v.get<double>() / 1000.0);
   for (const auto& v : h.value("pair_ratios", json::array())) ratios.push_back(v.get<double>());
-  // A verdict without pairs (none timed) falls back to the kept round's medians.
-  stats::PairedRatio sp;
-  if (ratios.empty()) {
-    const stats::Ratio apart = stats::SpeedupInterval(base_us, lat.samples_us);
-    sp = {apart.value, apart.low, apart.high, false};
-  } else {
-    sp = stats::PairedSpeedup(ratios);
-  }
+  const stats::Ratio sp = stats::PairedSpeedup(ratios);
   const double base_spread = stats::Spread(base_us);
   return {{"baseline_median_us", stats::Median(base_us)},
           {"baseline_spread", base_spread},

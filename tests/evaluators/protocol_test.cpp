@@ -104,7 +104,7 @@ BOOST_AUTO_TEST_CASE(paired_speedup_cancels_load_that_drifts_under_both_calls) {
     fast.push_back(load);
     ratios.push_back(slow.back() / fast.back());
   }
-  const stats::PairedRatio paired = stats::PairedSpeedup(ratios);
+  const stats::Ratio paired = stats::PairedSpeedup(ratios);
   const stats::Ratio apart = stats::SpeedupInterval(slow, fast);
   BOOST_TEST(paired.value == 1.0);
   BOOST_TEST(paired.low <= 1.0);
