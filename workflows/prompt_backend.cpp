@@ -42,10 +42,21 @@ const BackendPrompts& Generic() {
 
 
 const BackendPrompts& BackendPromptsFor(const std::string& backend) {
-  if (backend == "cpu") return CpuPrompts();
-  if (backend == "cuda") return CudaPrompts();
-  if (backend == "nki") return NkiPrompts();
-  if (backend == "triton") return TritonPrompts();
+  // One row per backend with a prompt set of its own; a backend added
+  // without a row gets the generic set.
+  struct Row {
+    const char* name;
+    const BackendPrompts& (*prompts)();
+  };
+  static constexpr Row kRows[] = {
+      {"cpu", &CpuPrompts},
+      {"cuda", &CudaPrompts},
+      {"nki", &NkiPrompts},
+      {"triton", &TritonPrompts},
+  };
+  for (const Row& row : kRows) {
+    if (backend == row.name) return row.prompts();
+  }
   return Generic();
 }
 

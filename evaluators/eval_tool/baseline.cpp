@@ -9,6 +9,7 @@
 
 #include "base/baseline_table.hpp"
 #include "evaluators/eval_tool/common.hpp"
+#include "evaluators/eval_tool/tool_backends.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/suites.hpp"
 
@@ -26,6 +27,8 @@ int CmdBaseline(Env* env, const std::vector<std::string>& args) {
   po::options_description d("accelopt-eval baseline SUITE_DIR [options]");
   AddCommon(d, c);
   d.add_options()("suite", po::value(&suite), "suite folder (e.g. suites/cpu)");
+  BackendFlags flags;
+  AddRunFlags(d, flags);
   po::positional_options_description pos;
   pos.add("suite", 1);
   if (ParseShowingHelp(args, d, &pos)) return 0;
@@ -34,20 +37,23 @@ int CmdBaseline(Env* env, const std::vector<std::string>& args) {
   if (!settings.ok()) { std::cerr << "accelopt-eval: " << settings.status() << "\n"; return 2; }
   auto dirs = ListProblemDirs(Under(c.root, suite).string(), env);
   if (!dirs.ok()) { std::cerr << "accelopt-eval: " << dirs.status() << "\n"; return 2; }
-  bool cuda_suite = false;
-  for (const auto& dir : *dirs)
-    if (auto p = LoadProblem(dir, env); p.ok() && p->backend == "cuda") cuda_suite = true;
-  std::unique_ptr<Backend> backend_ptr;
-  if (cuda_suite) {
-    backend_ptr = MakeCudaBackend(env, c);
-    if (!backend_ptr) return 3;
-  } else {
-    cpu::CpuBackendOptions opts = BackendOptions(c);
-    opts.root = "/";
-    if (!PrepareCalibration(c, opts)) return 3;
-    backend_ptr = std::make_unique<cpu::CpuBackend>(opts);
+  // The suite's backend: the one its problems name (one per suite).
+  std::string backend_name;
+  for (const auto& dir : *dirs) {
+    auto p = LoadProblem(dir, env);
+    if (!p.ok()) continue;
+    if (!backend_name.empty() && p->backend != backend_name) {
+      std::cerr << "accelopt-eval: " << suite << " mixes " << backend_name << " and " << p->backend
+                << " problems; a suite has one backend\n";
+      return 2;
+    }
+    backend_name = p->backend;
   }
-  Backend& backend = *backend_ptr;
+  const ToolBackend* row = FindToolBackend(backend_name.empty() ? "cpu" : backend_name, suite);
+  if (!row) return 3;
+  auto made = row->make(env, c, flags);
+  if (!made.ok()) return MakerExit(made.status());
+  Backend& backend = **made;
   json all = json::array();
   int failures = 0;
   std::vector<double> percents;

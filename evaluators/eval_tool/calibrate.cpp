@@ -7,6 +7,7 @@
 #include "evaluators/cuda/calibration.hpp"
 #include "evaluators/cuda/toolchain.hpp"
 #include "evaluators/eval_tool/common.hpp"
+#include "evaluators/eval_tool/tool_backends.hpp"
 
 namespace po = boost::program_options;
 
@@ -14,33 +15,48 @@ namespace accelopt::eval_tool {
 
 using namespace accelopt::eval;
 
+int CalibrateCuda(Env* env, const Common& c, bool) {
+  // Measured every time (nothing consumes a saved cuda calibration yet).
+  auto opts = BackendOptions(c);
+  auto nvcc = cuda::FindNvcc(env);
+  if (!nvcc.ok()) { std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n"; return 3; }
+  auto cal = cuda::CalibrateGpu(env, *nvcc, opts.cache_dir + "/cuda-calibrate");
+  if (!cal.ok()) { std::cerr << "accelopt-eval: " << cal.status().message() << "\n"; return 3; }
+  const std::string path = opts.cache_dir + "/cuda-calibration.json";
+  if (Status st = env->WriteFileAtomic(path, Dump(cal->ToJson(), 2) + "\n"); !st.ok()) {
+    std::cerr << "accelopt-eval: " << st << "\n";
+    return 3;
+  }
+  std::cerr << "calibration in " << path << "\n";
+  std::cout << Dump(cal->ToJson(), 2) << "\n";
+  return 0;
+}
+
 int CmdCalibrate(Env* env, const std::vector<std::string>& args) {
   Common c;
   c.env = env;
   bool force = false;
-  std::string backend = "cpu";
+  std::string backend = "cpu", names;
+  for (const ToolBackend& row : ToolBackends()) {
+    if (row.calibrate) names += std::string(names.empty() ? "" : " | ") + row.name;
+  }
   po::options_description d("accelopt-eval calibrate [options]");
   AddCommon(d, c);
   d.add_options()("force", po::bool_switch(&force), "measure again even when a calibration exists")(
-      "backend", po::value(&backend)->default_value("cpu"), "cpu | cuda (the GPU CUDA_VISIBLE_DEVICES leaves)");
+      "backend", po::value(&backend)->default_value("cpu"),
+      (names + " (cuda: the GPU CUDA_VISIBLE_DEVICES leaves, measured every time)").c_str());
   if (ParseShowingHelp(args, d)) return 0;
-  auto opts = BackendOptions(c);
-  if (backend == "cuda") {
-    // Measured every time (nothing consumes a saved cuda calibration yet).
-    auto nvcc = cuda::FindNvcc(env);
-    if (!nvcc.ok()) { std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n"; return 3; }
-    auto cal = cuda::CalibrateGpu(env, *nvcc, opts.cache_dir + "/cuda-calibrate");
-    if (!cal.ok()) { std::cerr << "accelopt-eval: " << cal.status().message() << "\n"; return 3; }
-    const std::string path = opts.cache_dir + "/cuda-calibration.json";
-    if (Status st = env->WriteFileAtomic(path, Dump(cal->ToJson(), 2) + "\n"); !st.ok()) {
-      std::cerr << "accelopt-eval: " << st << "\n";
-      return 3;
-    }
-    std::cerr << "calibration in " << path << "\n";
-    std::cout << Dump(cal->ToJson(), 2) << "\n";
-    return 0;
+  const ToolBackend* row = FindToolBackend(backend, "--backend");
+  if (!row) return 2;
+  if (!row->calibrate) {
+    std::cerr << "accelopt-eval: the " << row->name << " backend has nothing to calibrate (--backend " << names << ")\n";
+    return 2;
   }
-  if (backend != "cpu") { std::cerr << "accelopt-eval: --backend must be cpu or cuda\n"; return 2; }
+  return row->calibrate(env, c, force);
+}
+
+int CalibrateCpu(Env* env, const Common& c, bool force) {
+  auto opts = BackendOptions(c);
   std::string path = cpu::CalibrationPath(opts.cache_dir);
   cpu::CalibrationOptions co = CalibrationOpts(c, opts);
   Result<cpu::Calibration> cal = force ? cpu::CalibrateAndSave(path, co) : cpu::LoadOrCalibrate(path, co);

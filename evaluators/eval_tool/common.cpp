@@ -5,7 +5,10 @@
 #include <sstream>
 
 #include "evaluators/cuda/calibration.hpp"
+#include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/triton/triton_backend.hpp"
+#include "evaluators/eval_tool/tool_backends.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -92,74 +95,64 @@ cpu::CalibrationOptions CalibrationOpts(const Common& c, const cpu::CpuBackendOp
   return co;
 }
 
-bool PrepareCalibration(const Common& c, cpu::CpuBackendOptions& o) {
-  if (Status st = c.env->CreateDirs(o.cache_dir); !st.ok()) {
-    std::cerr << "accelopt-eval: the cache folder " << o.cache_dir << ": " << st.message() << " (--cache-dir)\n";
-    return false;
-  }
-  auto cal = cpu::LoadOrCalibrate(cpu::CalibrationPath(o.cache_dir), CalibrationOpts(c, o));
-  if (!cal.ok()) {
-    std::cerr << "accelopt-eval: " << cal.status().message() << "\n";
-    return false;
-  }
-  o.calibration = *cal;
-  return true;
-}
+namespace {
 
-// The one GPU id CUDA_VISIBLE_DEVICES names (0 when unset); -1, said on
-// stderr, for anything else.
-static int OneVisibleDevice(Env* env) {
+// The one GPU id CUDA_VISIBLE_DEVICES names (0 when unset).
+Result<int> OneVisibleDevice(Env* env) {
   auto v = env->GetEnvVar("CUDA_VISIBLE_DEVICES");
   if (!v || v->empty()) return 0;
   if (v->find_first_not_of("0123456789") != std::string::npos || v->size() > 4) {
-    std::cerr << "accelopt-eval: CUDA_VISIBLE_DEVICES must name one device id here, not '" << *v << "'\n";
-    return -1;
+    return InvalidArgument("CUDA_VISIBLE_DEVICES must name one device id here, not '" + *v + "'");
   }
   return std::stoi(*v);
 }
 
-std::unique_ptr<cuda::CudaBackend> MakeCudaBackend(Env* env, const Common& c) {
-  auto nvcc = cuda::FindNvcc(env);
-  if (!nvcc.ok()) {
-    std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n";
-    return nullptr;
-  }
-  const int device = OneVisibleDevice(env);
-  if (device < 0) return nullptr;
+Result<std::string> CacheDir(Env* env, const Common& c) {
   const std::string cache_dir = c.cache_dir.empty() ? DefaultCacheDir(env) : c.cache_dir;
   if (Status st = env->CreateDirs(cache_dir); !st.ok()) {
-    std::cerr << "accelopt-eval: the cache folder " << cache_dir << ": " << st.message() << " (--cache-dir)\n";
-    return nullptr;
+    return st.WithContext("the cache folder " + cache_dir + " (--cache-dir)");
   }
-  auto cal = cuda::CalibrateGpu(env, *nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
+  return cache_dir;
+}
+
+}  // namespace
+
+// The calibration is loaded (or measured) before evaluating, so that a
+// refusal is reported once, with its reason, and --force-busy applies.
+Result<std::unique_ptr<Backend>> MakeCpuBackend(Env* env, const Common& c, const BackendFlags&) {
+  cpu::CpuBackendOptions o = BackendOptions(c);
+  ACCELOPT_ASSIGN_OR_RETURN(o.cache_dir, CacheDir(env, c));
+  ACCELOPT_ASSIGN_OR_RETURN(o.calibration, cpu::LoadOrCalibrate(cpu::CalibrationPath(o.cache_dir), CalibrationOpts(c, o)));
+  return std::unique_ptr<Backend>(std::make_unique<cpu::CpuBackend>(o));
+}
+
+Result<std::unique_ptr<Backend>> MakeCudaBackend(Env* env, const Common& c, const BackendFlags&) {
+  ACCELOPT_ASSIGN_OR_RETURN(std::string nvcc, cuda::FindNvcc(env));
+  ACCELOPT_ASSIGN_OR_RETURN(int device, OneVisibleDevice(env));
+  ACCELOPT_ASSIGN_OR_RETURN(std::string cache_dir, CacheDir(env, c));
+  auto cal = cuda::CalibrateGpu(env, nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
   if (!cal.ok()) {
-    std::cerr << "accelopt-eval: the cuda backend cannot run on GPU " << device << ": " << cal.status().message()
-              << " ('accelopt-eval check' runs the checks and nvcc without a GPU)\n";
-    return nullptr;
+    return Unavailable("the cuda backend cannot run on GPU " + std::to_string(device) + ": " +
+                       cal.status().message() + " ('accelopt-eval check' runs the checks and nvcc without a GPU)");
   }
   cuda::CudaBackendOptions o;
   o.env = env;
   o.root = c.root.empty() ? "." : c.root;
   o.cache_dir = cache_dir;
-  o.nvcc = *nvcc;
+  o.nvcc = nvcc;
   o.devices = {device};
   o.arch = cuda::ArchFlag(std::max(5, cal->gpu.value("cc_major", 9)), cal->gpu.value("cc_minor", 0));
   o.calibration = *cal;
-  return std::make_unique<cuda::CudaBackend>(o);
+  return std::unique_ptr<Backend>(std::make_unique<cuda::CudaBackend>(o));
 }
 
-std::unique_ptr<triton::TritonBackend> MakeTritonBackend(Env* env, const Common& c, const std::string& python) {
-  const int device = OneVisibleDevice(env);
-  if (device < 0) return nullptr;
+Result<std::unique_ptr<Backend>> MakeTritonBackend(Env* env, const Common& c, const BackendFlags& f) {
+  ACCELOPT_ASSIGN_OR_RETURN(int device, OneVisibleDevice(env));
+  const std::string& python = f.triton_python;
   if (python.empty() || python[0] != '/' || !env->IsFile(python)) {
-    std::cerr << "accelopt-eval: --triton-python must be an absolute path to an interpreter, not '" << python << "'\n";
-    return nullptr;
+    return InvalidArgument("--triton-python must be an absolute path to an interpreter, not '" + python + "'");
   }
-  const std::string cache_dir = c.cache_dir.empty() ? DefaultCacheDir(env) : c.cache_dir;
-  if (Status st = env->CreateDirs(cache_dir); !st.ok()) {
-    std::cerr << "accelopt-eval: the cache folder " << cache_dir << ": " << st.message() << " (--cache-dir)\n";
-    return nullptr;
-  }
+  ACCELOPT_ASSIGN_OR_RETURN(std::string cache_dir, CacheDir(env, c));
   triton::TritonBackendOptions o;
   o.env = env;
   o.root = c.root.empty() ? "." : c.root;
@@ -173,7 +166,7 @@ std::unique_ptr<triton::TritonBackend> MakeTritonBackend(Env* env, const Common&
     if (cal.ok()) o.calibration = *cal;
     else std::cerr << "accelopt-eval: no GPU calibration (no roofline): " << cal.status().message() << "\n";
   }
-  return std::make_unique<triton::TritonBackend>(o);
+  return std::unique_ptr<Backend>(std::make_unique<triton::TritonBackend>(o));
 }
 
 }  // namespace accelopt::eval_tool

@@ -1,7 +1,7 @@
 // What accelopt-eval's subcommands share: the common options (-o, --cache-dir,
 // --root, --compiler, the evaluation settings, --force-busy), the cache
-// folder, and the backends they make (the cpu backend with its calibration,
-// the cuda backend on the GPU CUDA_VISIBLE_DEVICES names).
+// folder, and the cpu backend's options and calibration (the backends
+// themselves: tool_backends.hpp).
 //
 // Messages go to stderr prefixed "accelopt-eval: "; every file, variable and
 // process goes through the Env main() chose.
@@ -20,8 +20,6 @@
 #include "base/status.hpp"
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/cpu/cpu_backend.hpp"
-#include "evaluators/cuda/cuda_backend.hpp"
-#include "evaluators/triton/triton_backend.hpp"
 #include "evaluators/protocol.hpp"
 
 namespace accelopt::eval_tool {
@@ -62,20 +60,5 @@ Result<eval::EvalSettings> MakeSettings(const Common& c);
 // calibration.
 eval::cpu::CpuBackendOptions BackendOptions(const Common& c);
 eval::cpu::CalibrationOptions CalibrationOpts(const Common& c, const eval::cpu::CpuBackendOptions& o);
-
-// Loads (or measures) the calibration into `o` before evaluating, so that a
-// refusal is reported once, with its reason, and --force-busy applies.
-// False (the reason on stderr) when there is none.
-bool PrepareCalibration(const Common& c, eval::cpu::CpuBackendOptions& o);
-
-// The cuda backend for accelopt-eval run/baseline: nvcc, then the GPU's
-// calibration (measured now, on the GPU CUDA_VISIBLE_DEVICES names, default
-// 0), which also proves the GPU usable; null with the reason on stderr
-// (no nvcc, no GPU) — the caller exits 3, as for a broken backend.
-std::unique_ptr<eval::cuda::CudaBackend> MakeCudaBackend(Env* env, const Common& c);
-// The triton backend on the GPU CUDA_VISIBLE_DEVICES names (default 0) with
-// the interpreter `python`; with nvcc, the GPU's calibration for the
-// roofline. Null (the reason on stderr) when it cannot be made.
-std::unique_ptr<eval::triton::TritonBackend> MakeTritonBackend(Env* env, const Common& c, const std::string& python);
 
 }  // namespace accelopt::eval_tool

@@ -4,6 +4,7 @@
 
 #include "base/sha256.hpp"
 #include "evaluators/eval_tool/common.hpp"
+#include "evaluators/eval_tool/tool_backends.hpp"
 
 namespace po = boost::program_options;
 
@@ -13,7 +14,9 @@ using namespace accelopt::eval;
 
 // One evaluation as a Slurm job (evaluators/slurm/slurm_backend.hpp): the
 // request (an EvalRequest as JSON) from a file, the result written
-// atomically to another, naming the sha256 of the request it answers.
+// atomically to another, naming the sha256 of the request it answers. The
+// request's backend is made as run makes it (tool_backends.hpp, default
+// options).
 // Exit 0 whenever a result was written (the candidate's failures included).
 int CmdJob(Env* env, const std::vector<std::string>& args) {
   Common c;
@@ -30,15 +33,17 @@ int CmdJob(Env* env, const std::vector<std::string>& args) {
   EvalResult r;
   auto parsed = ParseJson(*text);
   auto req = parsed.ok() ? EvalRequest::FromJson(*parsed) : Result<EvalRequest>(parsed.status());
-  cpu::CpuBackendOptions bo = BackendOptions(c);
-  bo.root = "/";
+  c.root = "/";  // the request's problem folder is absolute on the node
   if (!req.ok()) {
     r = EvalResult::Failure(EvalStatus::kInternalError, "unreadable request: " + req.status().message());
-  } else if (!PrepareCalibration(c, bo)) {
-    r = EvalResult::Failure(EvalStatus::kInternalError, "calibration on the node failed (see the job's output)");
+  } else if (const ToolBackend* row = FindToolBackend(req->backend, "the request"); !row) {
+    r = EvalResult::Failure(EvalStatus::kInternalError, "no backend '" + req->backend + "' on the node");
+  } else if (auto backend = row->make(env, c, BackendFlags{}); !backend.ok()) {
+    MakerExit(backend.status());
+    r = EvalResult::Failure(EvalStatus::kInternalError,
+                            "the " + req->backend + " backend on the node: " + backend.status().message());
   } else {
-    cpu::CpuBackend backend(bo);
-    r = backend.Evaluate(*req, nullptr);
+    r = (*backend)->Evaluate(*req, nullptr);
   }
   json out = {{"request_sha256", Sha256Hex(*text)}, {"result", r.ToJson()}};
   Status st = env->WriteFileAtomic(result_path, Dump(out));

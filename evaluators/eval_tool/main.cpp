@@ -1,9 +1,10 @@
-// accelopt-eval: evaluate kernels by hand with the cpu backend (and nki problems
-// with the nki backend).
+// accelopt-eval: evaluate kernels by hand, each with its problem's backend
+// (cpu, cuda, nki, triton: the table in tool_backends.hpp).
 //
-//   accelopt-eval calibrate [--force] [--force-busy]
+//   accelopt-eval calibrate [--backend cpu|cuda] [--force] [--force-busy]
 //   accelopt-eval run --problem suites/cpu/silu --kernel my_silu.cpp [--compare baseline.cpp] [settings]
-//                 (an nki problem: --nki-python P --nki-cores 0 ..., the nki backend; no --compare)
+//                 (an nki problem: --nki-python P --nki-cores 0 ..., no --compare;
+//                  a triton problem: --triton-python P)
 //   accelopt-eval check --problem suites/cuda/adamw --kernel my_adamw.cu [--arch sm_90]   (no GPU)
 //   accelopt-eval baseline suites/cpu [settings]
 //   accelopt-eval job --request request.json --result result.json   (a Slurm job's body)

@@ -1,22 +1,57 @@
 // accelopt-eval import nkibench and doctor nki: the nki (Trainium) backend's
-// two setup commands (evaluators/nki/nkibench_import.hpp, doctor.hpp).
+// two setup commands (evaluators/nki/nkibench_import.hpp, doctor.hpp), and
+// the nki row's maker of tool_backends.hpp.
 #include "evaluators/eval_tool/commands.hpp"
-#include "evaluators/eval_tool/common.hpp"
 
 #include <boost/program_options.hpp>
 
 #include <iostream>
 
 #include "evaluators/eval_tool/common.hpp"
+#include "evaluators/eval_tool/tool_backends.hpp"
 #include "evaluators/nki/doctor.hpp"
+#include "evaluators/nki/neuron_ls.hpp"
+#include "evaluators/nki/nki_backend.hpp"
 #include "evaluators/nki/nki_config.hpp"
 #include "evaluators/nki/nkibench_import.hpp"
+#include "evaluators/nki/sdk.hpp"
+#include "evaluators/nki/venv.hpp"
 
 namespace po = boost::program_options;
 
 namespace accelopt::eval_tool {
 
 using namespace accelopt::eval;
+
+// A Trainium host's NeuronCores (docs/evaluation.md, "The nki backend"), or
+// the CPU simulator (--nki-simulate).
+Maker MakeNkiBackend(Env* env, const Common&, const BackendFlags& f) {
+  auto nc = nki::NkiConfig::FromJson({{"python", f.nki_python}, {"cores", f.nki_cores},
+                                      {"generation", f.nki_generation}, {"runner_dir", f.nki_runner_dir}},
+                                     "run");
+  if (!nc.ok()) return InvalidArgument(nc.status().message());
+  if (f.nki_simulate) nc->cores_spec = "0", nc->cores = {0};  // no device: one slot, no neuron-ls
+  if (Status st = nki::ResolveAutoCores(&*nc, env); !st.ok()) {
+    return Unavailable("--nki-cores auto: " + st.message() + "; " + nki::kNeuronLsFix);
+  }
+  if (Status st = nki::ResolvePython(&*nc, env); !st.ok()) return Unavailable("--nki-python auto: " + st.message());
+  std::string sdk_how;
+  if (Status st = nki::ResolveSdk(&*nc, env, {}, &sdk_how); !st.ok()) {
+    return Unavailable(st.message() + " (accelopt-eval doctor nki)");
+  }
+  std::cerr << "accelopt-eval: " << sdk_how << "\n";
+  if (f.nki_simulate && (nc->sdk.path != nki::NkiPath::kNki || nc->sdk.release_minor < 29)) {
+    return Unavailable(
+        "--nki-simulate needs the nki package's CPU simulator (NKI 0.3.0, Neuron 2.29 and later); this host has " +
+        nc->sdk.Describe());
+  }
+  if (f.nki_simulate) std::cerr << "accelopt-eval: CPU simulator: correctness only, no time\n";
+  nki::NkiBackendOptions no;
+  no.config = *nc;
+  no.env = env;
+  no.simulate = f.nki_simulate;
+  return std::unique_ptr<Backend>(std::make_unique<nki::NkiBackend>(no));
+}
 
 int CmdImport(Env* env, const std::vector<std::string>& args) {
   std::string what, path, out, for_sdk;

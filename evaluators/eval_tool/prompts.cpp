@@ -5,9 +5,8 @@
 #include <iostream>
 #include <utility>
 
-#include "evaluators/cpu/calibration.hpp"
 #include "evaluators/eval_tool/common.hpp"
-#include "evaluators/nki/roofline.hpp"
+#include "evaluators/eval_tool/tool_backends.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/suites.hpp"
 #include "workflows/memory_bank.hpp"
@@ -19,22 +18,11 @@ namespace accelopt::eval_tool {
 
 using namespace accelopt::eval;
 
-namespace {
-
-// The calibration as the daemon hands it to campaigns (without the busy checks).
-Result<json> CampaignHardware(Env* env, const std::string& path) {
-  ACCELOPT_ASSIGN_OR_RETURN(json raw, ReadJsonFile(env, path));
-  ACCELOPT_ASSIGN_OR_RETURN(cpu::Calibration cal, cpu::Calibration::FromJson(raw));
-  json facts = cal.ToJson();
-  facts.erase("checks");
-  return facts;
-}
-
-}  // namespace
 
 int CmdPrompts(Env* env, const std::vector<std::string>& args) {
-  std::string problem, role, mode = "default", memory, kernel, result, plan, slow, fast, calibration, nki_generation;
+  std::string problem, role, mode = "default", memory, kernel, result, plan, slow, fast, calibration;
   std::string cache_dir, root = ".";
+  BackendFlags flags;
   double speedup = 0;
   uint64_t seed = 1;
   po::options_description d(
@@ -53,7 +41,7 @@ int CmdPrompts(Env* env, const std::vector<std::string>& args) {
       ("fast", po::value(&fast), "summarizer: the fast kernel (default: --kernel)")
       ("speedup", po::value(&speedup), "summarizer: slow / fast latency (default mode shows it; paper never does)")
       ("calibration", po::value(&calibration), "the hardware facts (default: <cache dir>/calibration.json; an nki problem: the generation's)")
-      ("nki-generation", po::value(&nki_generation)->default_value("trn1"), "an nki problem: trn1 | trn2 | trn3")
+      ("nki-generation", po::value(&flags.nki_generation)->default_value(flags.nki_generation), "an nki problem: trn1 | trn2 | trn3")
       ("cache-dir", po::value(&cache_dir), "cache folder of 'accelopt-eval calibrate'")
       ("root", po::value(&root)->default_value("."), "folder problem paths are relative to")
       ("seed", po::value(&seed)->default_value(1), "seed of the planner's profile order");
@@ -70,29 +58,18 @@ int CmdPrompts(Env* env, const std::vector<std::string>& args) {
   auto src = LoadProblemSource(Under(root, problem).string(), problem, env);
   if (!src.ok()) return fail(src.status(), 2);
   in.source = std::move(*src);
-  // An nki problem's facts are the Trainium generation's (trainium.json), as
-  // the daemon hands them to campaigns (daemon.cpp): nothing to calibrate.
-  if (in.source.problem.value("backend", "") == "nki" && calibration.empty()) {
-    auto gen = nki::FindGeneration(nki_generation);
-    if (!gen.ok()) return fail(gen.status(), 2);
-    in.hardware = {{"nki", nki::GenerationFacts(*gen)}};
-  }
-  // cuda and triton problems: the GPU's facts from the cuda calibration.
-  const std::string backend = in.source.problem.value("backend", "");
-  const bool cuda_problem = backend == "cuda" || backend == "triton";
+  // The hardware facts as the daemon hands them to campaigns, by the
+  // problem's backend (tool_backends.hpp).
+  const ToolBackend* row = FindToolBackend(in.source.problem.value("backend", "cpu"), "problem " + problem);
+  if (!row) return 2;
   if (calibration.empty()) {
-    const std::string dir = cache_dir.empty() ? DefaultCacheDir(env) : cache_dir;
-    calibration = cuda_problem ? dir + "/cuda-calibration.json" : cpu::CalibrationPath(dir);
+    calibration = row->facts_file(cache_dir.empty() ? DefaultCacheDir(env) : cache_dir);
   }
-  // A cuda problem's facts are the cuda calibration's JSON as written
-  // ('accelopt-eval calibrate --backend cuda'), rendered by the cuda prompt set.
-  if (in.hardware.empty()) {
-    auto hw = cuda_problem ? ReadJsonFile(env, calibration) : CampaignHardware(env, calibration);
-    if (!hw.ok()) {
-      return fail(hw.status().WithContext("the hardware facts (run 'accelopt-eval calibrate' or pass --calibration)"), 3);
-    }
-    in.hardware = std::move(*hw);
+  auto hw = row->facts(env, calibration, flags);
+  if (!hw.ok()) {
+    return fail(hw.status().WithContext("the hardware facts (run 'accelopt-eval calibrate' or pass --calibration)"), 3);
   }
+  in.hardware = std::move(*hw);
   auto text = [&](const std::string& path, std::string* out) {
     if (path.empty()) return Status::Ok();
     auto t = env->ReadFile(path);

@@ -1,15 +1,12 @@
-// accelopt-eval run: evaluate one kernel (cpu, cuda or nki problem), optionally
-// against a second one timed interleaved.
+// accelopt-eval run: evaluate one kernel with its problem's backend
+// (tool_backends.hpp), optionally against a second one timed interleaved.
 #include "evaluators/eval_tool/commands.hpp"
 
 #include <iostream>
 #include <memory>
 
 #include "evaluators/eval_tool/common.hpp"
-#include "evaluators/nki/neuron_ls.hpp"
-#include "evaluators/nki/nki_backend.hpp"
-#include "evaluators/nki/sdk.hpp"
-#include "evaluators/nki/venv.hpp"
+#include "evaluators/eval_tool/tool_backends.hpp"
 #include "evaluators/problem.hpp"
 
 namespace po = boost::program_options;
@@ -50,27 +47,15 @@ void PrintResultTable(const std::string& name, const EvalResult& r) {
 int CmdRun(Env* env, const std::vector<std::string>& args) {
   Common c;
   c.env = env;
+  BackendFlags flags;
   std::string problem, kernel, compare;
-  std::string nki_python = "auto", nki_cores = "0", nki_generation = "trn1";
-  std::string nki_runner_dir = "/usr/share/accelopt/nki";
-  bool nki_simulate = false;
-  std::string triton_python = "/usr/bin/python3";
   po::options_description d("accelopt-eval run --problem DIR --kernel FILE [options]");
   AddCommon(d, c);
   d.add_options()("problem", po::value(&problem), "problem folder")("kernel", po::value(&kernel), "kernel source file")(
       "compare", po::value(&compare),
       "a second kernel (e.g. the problem's baseline.cpp) timed interleaved with --kernel: prints the speedup over it "
-      "with a ~95% interval")
-      ("nki-python", po::value(&nki_python)->default_value(nki_python), "nki problems: the Neuron SDK's interpreter (auto: the newest /opt/aws_neuronx_venv_pytorch*)")
-      ("nki-cores", po::value(&nki_cores)->default_value(nki_cores), "nki problems: the NeuronCores to use (\"auto\": neuron-ls)")
-      ("nki-generation", po::value(&nki_generation)->default_value(nki_generation), "nki problems: trn1 | trn2 | trn3")
-      ("nki-runner-dir", po::value(&nki_runner_dir)->default_value(nki_runner_dir),
-       "nki problems: folder of runner.py and reference_runner.py")
-      ("nki-simulate", po::bool_switch(&nki_simulate),
-       "nki problems: check correctness only on the CPU simulator (nki.simulate, Neuron 2.29+); no device, "
-       "no time, no neuron-ls")
-      ("triton-python", po::value(&triton_python)->default_value(triton_python),
-       "triton problems: the interpreter with torch and triton (an absolute path)");
+      "with a ~95% interval");
+  AddRunFlags(d, flags);
   if (ParseShowingHelp(args, d)) return 0;
   if (problem.empty() || kernel.empty()) { std::cerr << d; return 2; }
   auto settings = MakeSettings(c);
@@ -84,67 +69,21 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
     std::cerr << "accelopt-eval: " << loaded.status().message() << "\n";
     return 3;
   }
-  if (loaded->backend == "nki") {
-    // A Trainium host's NeuronCores (docs/evaluation.md, "The nki backend").
-    if (!compare.empty()) { std::cerr << "accelopt-eval: --compare is not built for nki problems\n"; return 2; }
-    auto nc = nki::NkiConfig::FromJson({{"python", nki_python}, {"cores", nki_cores}, {"generation", nki_generation},
-                                        {"runner_dir", nki_runner_dir}},
-                                       "run");
-    if (!nc.ok()) { std::cerr << "accelopt-eval: " << nc.status().message() << "\n"; return 2; }
-    if (nki_simulate) nc->cores_spec = "0", nc->cores = {0};  // no device: one slot, no neuron-ls
-    if (Status st = nki::ResolveAutoCores(&*nc, env); !st.ok()) {
-      std::cerr << "accelopt-eval: --nki-cores auto: " << st.message() << "; " << nki::kNeuronLsFix << "\n";
-      return 3;
-    }
-    if (Status st = nki::ResolvePython(&*nc, env); !st.ok()) {
-      std::cerr << "accelopt-eval: --nki-python auto: " << st.message() << "\n";
-      return 3;
-    }
-    std::string sdk_how;
-    if (Status st = nki::ResolveSdk(&*nc, env, {}, &sdk_how); !st.ok()) {
-      std::cerr << "accelopt-eval: " << st.message() << " (accelopt-eval doctor nki)\n";
-      return 3;
-    }
-    std::cerr << "accelopt-eval: " << sdk_how << "\n";
-    if (nki_simulate && (nc->sdk.path != nki::NkiPath::kNki || nc->sdk.release_minor < 29)) {
-      std::cerr << "accelopt-eval: --nki-simulate needs the nki package's CPU simulator (NKI 0.3.0, Neuron 2.29 and "
-                   "later); this host has "
-                << nc->sdk.Describe() << "\n";
-      return 3;
-    }
-    if (nki_simulate) std::cerr << "accelopt-eval: CPU simulator: correctness only, no time\n";
-    nki::NkiBackendOptions no;
-    no.config = *nc;
-    no.env = env;
-    no.simulate = nki_simulate;
-    nki::NkiBackend backend(no);
-    EvalRequest req{"", "nki", Under(env->CurrentDir(), loaded->dir).string(), *source, *settings};
-    EvalResult r = backend.Evaluate(req, nullptr);
-    if (c.output == "json") std::cout << Dump(r.ToJson(), 2) << "\n";
-    else PrintResultTable(problem, r);
-    if (r.status == EvalStatus::kInternalError) return 3;
-    return r.status == EvalStatus::kOk ? 0 : 1;
+  const ToolBackend* row = FindToolBackend(loaded->backend, "problem " + loaded->name);
+  if (!row) return 3;
+  if (!compare.empty() && !row->compare) {
+    std::cerr << "accelopt-eval: --compare is not built for " << row->name << " problems\n";
+    return 2;
   }
-  std::unique_ptr<Backend> backend_ptr;
-  if (loaded->backend == "cuda") {
-    backend_ptr = MakeCudaBackend(env, c);
-    if (!backend_ptr) return 3;
-  } else if (loaded->backend == "triton") {
-    backend_ptr = MakeTritonBackend(env, c, triton_python);
-    if (!backend_ptr) return 3;
-  } else {
-    cpu::CpuBackendOptions bo = BackendOptions(c);
-    if (!PrepareCalibration(c, bo)) return 3;
-    backend_ptr = std::make_unique<cpu::CpuBackend>(bo);
-  }
-  Backend& backend = *backend_ptr;
-  EvalRequest req{"", backend.name(), problem, *source, *settings};
+  EvalRequest req{"", row->name, Under(env->CurrentDir(), loaded->dir).string(), *source, *settings, ""};
   if (!compare.empty()) {
     auto other = env->ReadFile(compare);
     if (!other.ok()) { std::cerr << "accelopt-eval: " << other.status() << "\n"; return 2; }
     req.compare_source = *other;
   }
-  EvalResult r = backend.Evaluate(req, nullptr);
+  auto backend = row->make(env, c, flags);
+  if (!backend.ok()) return MakerExit(backend.status());
+  EvalResult r = (*backend)->Evaluate(req, nullptr);
   if (c.output == "json") std::cout << Dump(r.ToJson(), 2) << "\n";
   else PrintResultTable(problem, r);
   if (r.status == EvalStatus::kInternalError) return 3;

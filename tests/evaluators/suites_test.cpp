@@ -223,4 +223,44 @@ BOOST_AUTO_TEST_CASE(accelopt_eval_prompts_for_a_triton_problem) {
   BOOST_TEST(out.find("extern \"C\"") == out.find("extern \"C\" void matmul_reference"));  // only the reference's
 }
 
+// accelopt-eval finds a problem's backend in its table of backends
+// (evaluators/eval_tool/tool_backends.hpp): a name without a row is refused
+// by name, listing the rows, before any calibration; --compare and
+// calibrate say which backends have them.
+BOOST_AUTO_TEST_CASE(accelopt_eval_looks_backends_up_in_its_table) {
+  TempSuite s;
+  auto run = [&](std::vector<std::string> args) {
+    ProcessSpec spec;
+    spec.argv = {ACCELOPT_EVAL_PATH};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.timeout = std::chrono::seconds(60);
+    auto r = RunProcess(spec);
+    BOOST_REQUIRE(r.ok());
+    return *r;
+  };
+  json p = *ReadJsonFile(Env::Default(), s.dir + "/silu/problem.json");
+  p["backend"] = "wasm";
+  BOOST_REQUIRE(Env::Default()->WriteFileAtomic(s.dir + "/silu/problem.json", Dump(p)).ok());
+  auto one = run({"run", "--problem", s.dir + "/silu", "--kernel", s.dir + "/silu/baseline.cpp", "--cache-dir",
+                  s.dir + "/cache"});
+  BOOST_TEST(one.exit_code == 3, one.stderr_data);
+  BOOST_TEST(one.stderr_data.find("no backend 'wasm' (there are cpu, cuda, nki, triton)") != std::string::npos,
+             one.stderr_data);
+  BOOST_TEST(!Env::Default()->Exists(s.dir + "/cache/calibration.json"));  // refused before calibrating
+
+  auto cal = run({"calibrate", "--backend", "triton", "--cache-dir", s.dir + "/cache"});
+  BOOST_TEST(cal.exit_code == 2);
+  BOOST_TEST(cal.stderr_data.find("the triton backend has nothing to calibrate (--backend cpu | cuda)") !=
+                 std::string::npos,
+             cal.stderr_data);
+
+  const std::string out = s.dir + "/nki";
+  auto imp = run({"import", "nkibench", std::string(ACCELOPT_SOURCE_DIR) + "/tests/evaluators/nkibench", "--out", out});
+  BOOST_REQUIRE_MESSAGE(imp.exit_code == 0, imp.stderr_data);
+  auto cmp = run({"run", "--problem", out + "/silu", "--kernel", out + "/silu/baseline.py", "--compare",
+                  out + "/silu/baseline.py"});
+  BOOST_TEST(cmp.exit_code == 2);
+  BOOST_TEST(cmp.stderr_data.find("--compare is not built for nki problems") != std::string::npos, cmp.stderr_data);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
