@@ -9,7 +9,7 @@ WorkerPool::WorkerPool(int threads) {
 
 WorkerPool::~WorkerPool() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
   cv_.notify_all();
@@ -18,7 +18,7 @@ WorkerPool::~WorkerPool() {
 
 void WorkerPool::Submit(std::function<void()> task) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     tasks_.push_back(std::move(task));
   }
   cv_.notify_one();
@@ -28,8 +28,8 @@ void WorkerPool::Run() {
   for (;;) {
     std::function<void()> task;
     {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+      MutexLock lock(&mu_);
+      while (!stopping_ && tasks_.empty()) lock.Wait(&cv_);
       if (tasks_.empty()) return;  // stopping and drained
       task = std::move(tasks_.front());
       tasks_.pop_front();

@@ -173,7 +173,7 @@ Status StoreDb::OpenDb(const StoreDbOptions& options, bool read_only, bool creat
     }
     return st;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (auto* h : handles_) {
     const std::string& n = h->GetName();
     if (n == "events") events_ = h;
@@ -190,7 +190,7 @@ void StoreDb::CloseDb() {
   for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
   handles_.clear();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     projections_.clear();
   }
   events_ = global_ = blobs_ = meta_ = nullptr;
@@ -202,14 +202,14 @@ void StoreDb::CloseDb() {
 StoreDb::~StoreDb() { CloseDb(); }
 
 std::vector<std::string> StoreDb::ProjectionNames() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<std::string> out;
   for (const auto& [n, h] : projections_) out.push_back(n);
   return out;
 }
 
 rocksdb::ColumnFamilyHandle* StoreDb::ProjectionCf(const std::string& name) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = projections_.find(name);
   return it == projections_.end() ? nullptr : it->second;
 }
@@ -221,7 +221,7 @@ Result<rocksdb::ColumnFamilyHandle*> StoreDb::GetOrCreateProjectionCf(const std:
   ACCELOPT_RETURN_IF_ERROR(FromRocks(
       db_->CreateColumnFamily(rocksdb::ColumnFamilyOptions(), kProjectionCfPrefix + name, &h),
       "creating column family for projection " + name));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   handles_.push_back(h);
   projections_[name] = h;
   return h;
@@ -231,7 +231,7 @@ Result<rocksdb::ColumnFamilyHandle*> StoreDb::ReplaceProjectionCf(const std::str
   if (read_only_) return FailedPrecondition("store opened read-only: cannot rebuild projection " + name);
   if (auto* old = ProjectionCf(name)) {
     ACCELOPT_RETURN_IF_ERROR(FromRocks(db_->DropColumnFamily(old), "dropping projection " + name));
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     projections_.erase(name);
     std::erase(handles_, old);
     db_->DestroyColumnFamilyHandle(old);

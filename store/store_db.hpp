@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.hpp"
 #include "base/status.hpp"
 
 namespace accelopt::store {
@@ -100,8 +101,8 @@ class StoreDb {
   rocksdb::ColumnFamilyHandle* global_ = nullptr;
   rocksdb::ColumnFamilyHandle* blobs_ = nullptr;
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;
-  mutable std::mutex mu_;  // guards projections_
-  std::map<std::string, rocksdb::ColumnFamilyHandle*> projections_;
+  mutable Mutex mu_;
+  std::map<std::string, rocksdb::ColumnFamilyHandle*> projections_ ACCELOPT_GUARDED_BY(mu_);
 };
 
 }  // namespace accelopt::store

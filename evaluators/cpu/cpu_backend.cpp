@@ -15,14 +15,12 @@
 #include "evaluators/cpu/judge_verdict.hpp"
 #include "evaluators/cpu/static_check.hpp"
 #include "evaluators/cpu/toolchain.hpp"
+#include "evaluators/eval_frame.hpp"
 #include "evaluators/stats.hpp"
 
 namespace accelopt::eval::cpu {
 namespace fs = std::filesystem;
 namespace {
-
-// Seconds since `t0` (Env::MonotonicNanos).
-double Since(Env* env, int64_t t0) { return (env->MonotonicNanos() - t0) / 1e9; }
 
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
   if (from.empty()) return s;
@@ -229,52 +227,30 @@ void CheckPlausible(EvalResult* result, const EvalSettings& s) {
 
 EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
   Env* const env = options_.env;
-  const int64_t t_start = env->MonotonicNanos();
   const EvalSettings& s = request.settings;
-  EvalResult result;
-  auto finish = [&](EvalResult r) {
-    r.error_text = TruncateErrorText(r.error_text);
-    r.timings.total_s = Since(env, t_start);
-    return r;
-  };
-  auto cancelled = [&] { return cancel && cancel->load(); };
-  auto fail = [&](EvalStatus st, std::string reason, std::string text = "") {
-    EvalResult r = result;
-    r.status = st;
-    r.reason = std::move(reason);
-    r.error_text = std::move(text);
-    return finish(r);
-  };
-  auto stopped = [&](const Stopped& x) { return fail(x.status, x.reason, x.text); };
-
-  fs::path problem_dir = fs::path(request.problem);
-  if (problem_dir.is_relative()) problem_dir = fs::path(options_.root) / problem_dir;
-  auto problem = LoadProblem(problem_dir.string(), env);
-  if (!problem.ok()) return fail(EvalStatus::kInternalError, "cannot load the problem: " + problem.status().message());
-  if (problem->backend != "cpu") return fail(EvalStatus::kInternalError, "problem " + problem->name + " is not a cpu problem");
+  EvalFrame f(env, cancel);
+  EvalResult& result = f.result;
+  auto stopped = [&](const Stopped& x) { return f.Fail(x.status, x.reason, x.text); };
+  auto problem = f.LoadProblemFor(request, options_.root, "cpu");
+  if (!problem.ok()) return f.Fail(EvalStatus::kInternalError, problem.status().message());
   auto calibration = GetCalibration();
-  if (!calibration.ok()) return fail(EvalStatus::kInternalError, "calibration failed: " + calibration.status().message());
+  if (!calibration.ok()) return f.Fail(EvalStatus::kInternalError, "calibration failed: " + calibration.status().message());
   result.hardware = calibration->hardware;
   result.hardware["peak_gflops"] = calibration->peak_gflops;
 
   // 1. Static checks on the text.
-  int64_t t_check = env->MonotonicNanos();
+  int64_t t_check = f.Now();
   if (s.static_checks) {
     Status st = CheckSource(request.source);
-    if (!st.ok()) return fail(EvalStatus::kStaticCheckFailed, st.message());
+    if (!st.ok()) return f.Fail(EvalStatus::kStaticCheckFailed, st.message());
   }
-  double check_s = Since(env, t_check);
-  if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
+  double check_s = f.SecondsSince(t_check);
+  if (f.Cancelled()) return f.Fail(EvalStatus::kCancelled, "cancelled");
 
   // 2. Compile, in a work folder of this evaluation's own.
-  std::string work = (fs::path(options_.cache_dir) / "work" /
-                      (std::to_string(env->ProcessId()) + "-" + std::to_string(env->RandomU64() % 1000000000000ULL)))
-                         .string();
-  struct Cleanup {
-    Env* env; std::string dir; bool keep;
-    ~Cleanup() { if (!keep) (void)env->RemoveAll(dir); }
-  } cleanup{env, work, options_.keep_work_dirs};
-  if (Status st = env->CreateDirs(work); !st.ok()) return fail(EvalStatus::kInternalError, st.ToString());
+  const std::string work = f.WorkDirName(options_.cache_dir, "");
+  const WorkDirCleanup cleanup{env, work, options_.keep_work_dirs};
+  if (Status st = env->CreateDirs(work); !st.ok()) return f.Fail(EvalStatus::kInternalError, st.ToString());
   std::string so, compare_so;
   if (auto x = CompileKernel(env, options_.compiler, work, "kernel", request.source, s, cancel, false, &so,
                              &result.timings.compile_s))
@@ -284,7 +260,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   // 3. Checks on the object; the comparison kernel (the problem's baseline,
   // trusted less than the judge: it also runs in a runner), compiled the
   // same way.
-  t_check = env->MonotonicNanos();
+  t_check = f.Now();
   if (s.static_checks)
     if (auto x = CheckObject(env, so)) return stopped(*x);
   if (!request.compare_source.empty())
@@ -294,36 +270,32 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
 
   // 4. Harness and references (cached per problem).
   auto harness = harnesses_.Get(*problem, cancel);
-  if (!harness.ok()) {
-    if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
-    std::string msg = harness.status().message();
-    return fail(EvalStatus::kInternalError, msg.substr(0, msg.find('\n')), msg);
-  }
+  if (!harness.ok()) return f.FailStep(harness.status());
   auto secret = harnesses_.Secret();
-  if (!secret.ok()) return fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
+  if (!secret.ok()) return f.Fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
   std::vector<CaseSpec> cases = MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
   auto refs = harnesses_.References(*problem, *harness, cases, cancel);
   if (!refs.ok()) {
-    if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
-    return fail(EvalStatus::kInternalError, refs.status().message());
+    return f.Cancelled() ? f.Fail(EvalStatus::kCancelled, "cancelled")
+                         : f.Fail(EvalStatus::kInternalError, refs.status().message());
   }
-  check_s += Since(env, t_check);
+  check_s += f.SecondsSince(t_check);
   result.timings.check_s = check_s;
 
   // 5. Judge: a trusted process that starts the runner, checks and times.
   std::string job = JobText(*problem, "judge", so, harness->runner, cases, *refs, s);
   if (!compare_so.empty()) job += "compare_so " + compare_so + "\n";
-  const int64_t t_run = env->MonotonicNanos();
+  const int64_t t_run = f.Now();
   auto run = env->RunProcess(JudgeProcess(harness->judge, std::move(job), s, calibration->hardware.value("cores", 1), cancel));
-  result.timings.measure_s = Since(env, t_run);
-  if (!run.ok()) return fail(EvalStatus::kInternalError, "cannot start the judge: " + run.status().message());
+  result.timings.measure_s = f.SecondsSince(t_run);
+  if (!run.ok()) return f.Fail(EvalStatus::kInternalError, "cannot start the judge: " + run.status().message());
   result.sandbox = {{"network_isolated", run->network_isolated},
                     {"ipc_isolated", run->ipc_isolated},
                     {"memory_limit_mb", s.memory_limit_mb},
                     {"timeout_s", s.timeout_s},
                     {"separate_judge", true}};
   JudgeOutcome judged = ReadJudgeOutcome(*run, cases, s.timeout_s);
-  if (!judged.passed) return fail(judged.status, judged.reason, judged.error_text);
+  if (!judged.passed) return f.Fail(judged.status, judged.reason, judged.error_text);
   const json& h = judged.verdict;
   result.sandbox["seccomp"] = h.value("seccomp", false);
   result.sandbox["landlock_abi"] = h.value("landlock_abi", 0);
@@ -341,7 +313,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   result.reason = "correct on " + std::to_string(checked) + " cases and " + std::to_string(h.value("calls", 0L)) +
                   " timed calls on never-seen inputs; median " + std::to_string(result.latency->median_us) + " us";
   CheckPlausible(&result, s);
-  return finish(result);
+  return f.Finish(result);
 }
 
 }  // namespace accelopt::eval::cpu

@@ -1,11 +1,46 @@
 #include "evaluators/cuda/gpu_result.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "evaluators/cpu/judge_verdict.hpp"
 
 namespace accelopt::eval::cuda {
+
+json GpuHardware(const GpuCalibration& calibration) {
+  json h = calibration.gpu;
+  h["peak_gflops"] = calibration.peak_gflops;
+  return h;
+}
+
+ProcessSpec GpuJudgeSpec(const std::string& judge, const std::string& job, const std::string& extra_job, int device,
+                         uint64_t judge_memory_limit_mb, uint64_t open_files, const EvalSettings& s,
+                         const std::atomic<bool>* cancel) {
+  ProcessSpec spec;
+  spec.argv = {judge};
+  spec.stdin_data = job + "clock device\njudge_memory_mb " + std::to_string(judge_memory_limit_mb) +
+                    "\nrunner_address_space unlimited\nrunner_env CUDA_VISIBLE_DEVICES=" + std::to_string(device) +
+                    "\n" + extra_job;
+  spec.clear_env = true;
+  spec.env_set["PATH"] = "/usr/bin:/bin";
+  spec.env_set["CUDA_VISIBLE_DEVICES"] = std::to_string(device);
+  spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
+  spec.limits.cpu_seconds = static_cast<uint64_t>(std::ceil(s.timeout_s * 2 + 10));
+  spec.limits.open_files = open_files;
+  spec.private_network = true;
+  spec.cancel = cancel;
+  spec.max_output_bytes = 8 << 20;
+  return spec;
+}
+
+EvalResult GpuJudgeFailure(const EvalFrame& f, const cpu::JudgeOutcome& judged, const std::string& runner, int device) {
+  if (judged.phase == "handshake") {
+    return f.Fail(EvalStatus::kInternalError,
+                  runner + " could not start on GPU " + std::to_string(device) + ": " + judged.reason, judged.error_text);
+  }
+  return f.Fail(judged.status, judged.reason, judged.error_text);
+}
 
 EvalResult GpuTimedResult(EvalResult result, const Problem& problem, const json& verdict,
                           const std::vector<cpu::CaseSpec>& cases, const EvalSettings& s,

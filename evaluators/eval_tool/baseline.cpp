@@ -66,7 +66,7 @@ int CmdBaseline(Env* env, const std::vector<std::string>& args) {
       r = EvalResult::Failure(EvalStatus::kInternalError, problem.status().message());
     } else {
       auto src = env->ReadFile(problem->baseline_path);
-      EvalRequest req{"", backend.name(), Under(env->CurrentDir(), dir).string(), src.ok() ? *src : "", *settings};
+      EvalRequest req{"", backend.name(), Under(env->CurrentDir(), dir).string(), src.ok() ? *src : "", *settings, ""};
       r = backend.Evaluate(req, nullptr);
     }
     if (r.status != EvalStatus::kOk) ++failures;

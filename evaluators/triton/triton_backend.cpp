@@ -1,7 +1,5 @@
 #include "evaluators/triton/triton_backend.hpp"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 
@@ -9,6 +7,7 @@
 #include "base/subprocess.hpp"
 #include "evaluators/cpu/judge_verdict.hpp"
 #include "evaluators/cuda/gpu_result.hpp"
+#include "evaluators/eval_frame.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/triton/static_check.hpp"
 
@@ -18,12 +17,6 @@ extern const char* const kRunnerPy;  // triton_embedded.cpp (embedded.cpp.in)
 }  // namespace embedded
 
 namespace fs = std::filesystem;
-namespace {
-
-double TritonSecondsSince(Env* env, int64_t t0) { return (env->MonotonicNanos() - t0) / 1e9; }
-
-}  // namespace
-
 const char* RunnerSource() { return embedded::kRunnerPy; }
 
 TritonBackend::TritonBackend(TritonBackendOptions options)
@@ -49,103 +42,61 @@ Result<std::string> TritonBackend::Runner() {
 
 EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
   Env* const env = options_.env;
-  const int64_t t_start = env->MonotonicNanos();
   const EvalSettings& s = request.settings;
-  EvalResult result;
-  auto finish = [&](EvalResult r) {
-    r.error_text = TruncateErrorText(r.error_text);
-    r.timings.total_s = TritonSecondsSince(env, t_start);
-    return r;
-  };
-  auto fail = [&](EvalStatus st, std::string reason, std::string text = "") {
-    EvalResult r = result;
-    r.status = st;
-    r.reason = std::move(reason);
-    r.error_text = std::move(text);
-    return finish(r);
-  };
-  auto cancelled = [&] { return cancel && cancel->load(); };
-
-  fs::path problem_dir = fs::path(request.problem);
-  if (problem_dir.is_relative()) problem_dir = fs::path(options_.root) / problem_dir;
-  auto problem = LoadProblem(problem_dir.string(), env);
-  if (!problem.ok()) return fail(EvalStatus::kInternalError, "cannot load the problem: " + problem.status().message());
-  if (problem->backend != "triton")
-    return fail(EvalStatus::kInternalError, "problem " + problem->name + " is not a triton problem");
+  EvalFrame f(env, cancel);
+  EvalResult& result = f.result;
+  auto problem = f.LoadProblemFor(request, options_.root, "triton");
+  if (!problem.ok()) return f.Fail(EvalStatus::kInternalError, problem.status().message());
   if (!request.compare_source.empty())
-    return fail(EvalStatus::kInternalError, "the triton backend does not compare with a baseline yet (compare_source)");
-  if (options_.calibration) {
-    result.hardware = options_.calibration->gpu;
-    result.hardware["peak_gflops"] = options_.calibration->peak_gflops;
-  }
+    return f.Fail(EvalStatus::kInternalError, "the triton backend does not compare with a baseline yet (compare_source)");
+  if (options_.calibration) result.hardware = cuda::GpuHardware(*options_.calibration);
 
   // 2. Static checks.
-  const int64_t t_check = env->MonotonicNanos();
+  const int64_t t_check = f.Now();
   std::vector<std::string> tensors;
   for (const auto& p : problem->params)
     if (p.kind == workflows::ParamKind::kInput || p.kind == workflows::ParamKind::kOutput) tensors.push_back(p.name);
   if (Status st = CheckTritonSource(request.source, tensors); !st.ok())
-    return fail(EvalStatus::kStaticCheckFailed, "static check: " + st.message());
+    return f.Fail(EvalStatus::kStaticCheckFailed, "static check: " + st.message());
 
   // 3. Judge, references, runner, work folder.
   auto harness = harnesses_.Get(*problem, cancel);
-  if (!harness.ok()) {
-    if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
-    const std::string msg = harness.status().message();
-    return fail(EvalStatus::kInternalError, msg.substr(0, msg.find('\n')), msg);
-  }
+  if (!harness.ok()) return f.FailStep(harness.status());
   auto runner = Runner();
-  if (!runner.ok()) return fail(EvalStatus::kInternalError, "the triton runner: " + runner.status().message());
+  if (!runner.ok()) return f.Fail(EvalStatus::kInternalError, "the triton runner: " + runner.status().message());
   auto secret = harnesses_.Secret();
-  if (!secret.ok()) return fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
+  if (!secret.ok()) return f.Fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
   std::vector<cpu::CaseSpec> cases = cpu::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
   auto refs = harnesses_.References(*problem, *harness, cases, cancel);
   if (!refs.ok()) {
-    if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
-    return fail(EvalStatus::kInternalError, refs.status().message());
+    return f.Cancelled() ? f.Fail(EvalStatus::kCancelled, "cancelled")
+                         : f.Fail(EvalStatus::kInternalError, refs.status().message());
   }
-  const std::string work = (fs::path(options_.cache_dir) / "work" /
-                            ("triton-" + std::to_string(getpid()) + "-" +
-                             std::to_string(env->RandomU64() % 1000000000000ULL)))
-                               .string();
-  struct TritonWorkCleanup {
-    Env* env; std::string dir; bool keep;
-    ~TritonWorkCleanup() { if (!keep) (void)env->RemoveAll(dir); }
-  } cleanup{env, work, options_.keep_work_dirs};
+  const std::string work = f.WorkDirName(options_.cache_dir, "triton-");
+  const WorkDirCleanup cleanup{env, work, options_.keep_work_dirs};
   if (Status st = env->CreateDirs(work + "/triton-cache"); !st.ok())
-    return fail(EvalStatus::kInternalError, "work folder: " + st.message());
+    return f.Fail(EvalStatus::kInternalError, "work folder: " + st.message());
   const std::string candidate = work + "/candidate.py";
   if (Status st = env->WriteFileAtomic(candidate, request.source); !st.ok())
-    return fail(EvalStatus::kInternalError, "work folder: " + st.message());
+    return f.Fail(EvalStatus::kInternalError, "work folder: " + st.message());
   result.compiled = true;  // Triton compiles in the runner, at the first call: a failure there is the candidate's
-  result.timings.check_s = TritonSecondsSince(env, t_check);
-  if (cancelled()) return fail(EvalStatus::kCancelled, "cancelled");
+  result.timings.check_s = f.SecondsSince(t_check);
+  if (f.Cancelled()) return f.Fail(EvalStatus::kCancelled, "cancelled");
 
   // 4-5. One GPU, one judge, one fresh runner.
   const cuda::GpuSlots::Lease lease(&gpus_, gpus_.TakeDevice());
   const int device = lease.device();
-  ProcessSpec spec;
-  spec.argv = {harness->judge};
-  spec.stdin_data = cpu::JobText(*problem, "judge", candidate, *runner, cases, *refs, s) + "clock device\njudge_memory_mb " +
-                    std::to_string(options_.judge_memory_limit_mb) + "\nrunner_address_space unlimited\n" +
-                    "runner_file_size_mb " + std::to_string(options_.runner_file_size_mb) + "\n" +
-                    "runner_env CUDA_VISIBLE_DEVICES=" + std::to_string(device) + "\n" +
-                    "runner_env PATH=/usr/bin:/bin\n" + "runner_env HOME=" + work + "\n" +
-                    "runner_env TRITON_CACHE_DIR=" + work + "/triton-cache\n";
-  spec.clear_env = true;
-  spec.env_set["PATH"] = "/usr/bin:/bin";
-  spec.env_set["CUDA_VISIBLE_DEVICES"] = std::to_string(device);
-  spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
-  // No RLIMIT_AS here: it would be the runner's too (the judge sets its own).
-  spec.limits.cpu_seconds = static_cast<uint64_t>(std::ceil(s.timeout_s * 2 + 10));
-  spec.limits.open_files = 1024;  // Python, torch and the CUDA driver open many
-  spec.private_network = true;
-  spec.cancel = cancel;
-  spec.max_output_bytes = 8 << 20;
-  const int64_t t_run = env->MonotonicNanos();
+  // Python, torch and the CUDA driver open many files.
+  const ProcessSpec spec = cuda::GpuJudgeSpec(
+      harness->judge, cpu::JobText(*problem, "judge", candidate, *runner, cases, *refs, s),
+      "runner_file_size_mb " + std::to_string(options_.runner_file_size_mb) + "\n" +
+          "runner_env PATH=/usr/bin:/bin\n" + "runner_env HOME=" + work + "\n" + "runner_env TRITON_CACHE_DIR=" + work +
+          "/triton-cache\n",
+      device, options_.judge_memory_limit_mb, 1024, s, cancel);
+  const int64_t t_run = f.Now();
   auto run = env->RunProcess(spec);
-  result.timings.measure_s = TritonSecondsSince(env, t_run);
-  if (!run.ok()) return fail(EvalStatus::kInternalError, "cannot start the judge: " + run.status().message());
+  result.timings.measure_s = f.SecondsSince(t_run);
+  if (!run.ok()) return f.Fail(EvalStatus::kInternalError, "cannot start the judge: " + run.status().message());
   result.sandbox = {{"network_isolated", run->network_isolated},
                     {"judge_memory_limit_mb", options_.judge_memory_limit_mb},
                     {"runner_memory_limit", "none"},
@@ -155,16 +106,8 @@ EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic
                     {"runner", "python"},
                     {"cuda_device", device}};
   cpu::JudgeOutcome judged = cpu::ReadJudgeOutcome(*run, cases, s.timeout_s);
-  if (!judged.passed) {
-    // A runner that could not answer the handshake never ran the candidate:
-    // no GPU, no driver, no torch. Not the candidate's doing.
-    if (judged.phase == "handshake")
-      return fail(EvalStatus::kInternalError, "the triton runner could not start on GPU " + std::to_string(device) +
-                                                  ": " + judged.reason,
-                  judged.error_text);
-    return fail(judged.status, judged.reason, judged.error_text);
-  }
-  return finish(cuda::GpuTimedResult(std::move(result), *problem, judged.verdict, cases, s, options_.calibration,
+  if (!judged.passed) return cuda::GpuJudgeFailure(f, judged, "the triton runner", device);
+  return f.Finish(cuda::GpuTimedResult(std::move(result), *problem, judged.verdict, cases, s, options_.calibration,
                                      "CUDA events via torch"));
 }
 

@@ -43,6 +43,17 @@ struct TempSuite {
 
 const char kBrokenField[] = "params[0].colour: unknown key";
 
+// accelopt-eval with `args`, within a minute.
+auto run(std::vector<std::string> args) {
+  ProcessSpec spec;
+  spec.argv = {ACCELOPT_EVAL_PATH};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.timeout = std::chrono::seconds(60);
+  auto r = RunProcess(spec);
+  BOOST_REQUIRE(r.ok());
+  return *r;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(suites)
@@ -154,15 +165,6 @@ BOOST_AUTO_TEST_CASE(the_cpu_backend_refuses_a_malformed_problem_on_its_env) {
 // the file and the field, before any calibration or compilation.
 BOOST_AUTO_TEST_CASE(accelopt_eval_refuses_a_malformed_problem) {
   TempSuite s;
-  auto run = [&](std::vector<std::string> args) {
-    ProcessSpec spec;
-    spec.argv = {ACCELOPT_EVAL_PATH};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.timeout = std::chrono::seconds(60);
-    auto r = RunProcess(spec);
-    BOOST_REQUIRE(r.ok());
-    return *r;
-  };
   const std::string expected = s.dir + "/broken/problem.json: " + kBrokenField;
   auto prompts = run({"prompts", "--problem", s.dir + "/broken", "--role", "planner", "--cache-dir", s.dir + "/cache"});
   BOOST_TEST(prompts.exit_code == 2);
@@ -178,15 +180,6 @@ BOOST_AUTO_TEST_CASE(accelopt_eval_refuses_a_malformed_problem) {
 // generation's facts (no calibration exists for nki) and asks for Python.
 BOOST_AUTO_TEST_CASE(accelopt_eval_prompts_for_an_nki_problem_use_the_generation_facts) {
   TempSuite s;
-  auto run = [&](std::vector<std::string> args) {
-    ProcessSpec spec;
-    spec.argv = {ACCELOPT_EVAL_PATH};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.timeout = std::chrono::seconds(60);
-    auto r = RunProcess(spec);
-    BOOST_REQUIRE(r.ok());
-    return *r;
-  };
   const std::string out = s.dir + "/nki";
   auto imp = run({"import", "nkibench", std::string(ACCELOPT_SOURCE_DIR) + "/tests/evaluators/nkibench", "--out", out});
   BOOST_REQUIRE_MESSAGE(imp.exit_code == 0, imp.stderr_data);
@@ -229,15 +222,6 @@ BOOST_AUTO_TEST_CASE(accelopt_eval_prompts_for_a_triton_problem) {
 // calibrate say which backends have them.
 BOOST_AUTO_TEST_CASE(accelopt_eval_looks_backends_up_in_its_table) {
   TempSuite s;
-  auto run = [&](std::vector<std::string> args) {
-    ProcessSpec spec;
-    spec.argv = {ACCELOPT_EVAL_PATH};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.timeout = std::chrono::seconds(60);
-    auto r = RunProcess(spec);
-    BOOST_REQUIRE(r.ok());
-    return *r;
-  };
   json p = *ReadJsonFile(Env::Default(), s.dir + "/silu/problem.json");
   p["backend"] = "wasm";
   BOOST_REQUIRE(Env::Default()->WriteFileAtomic(s.dir + "/silu/problem.json", Dump(p)).ok());

@@ -1,0 +1,51 @@
+#include "evaluators/eval_frame.hpp"
+
+#include <filesystem>
+#include <utility>
+
+namespace fs = std::filesystem;
+
+namespace accelopt::eval {
+
+EvalFrame::EvalFrame(Env* env, const std::atomic<bool>* cancel)
+    : env_(env), cancel_(cancel), t_start_(env->MonotonicNanos()) {}
+
+EvalResult EvalFrame::Finish(EvalResult r) const {
+  r.error_text = TruncateErrorText(r.error_text);
+  r.timings.total_s = SecondsSince(t_start_);
+  return r;
+}
+
+EvalResult EvalFrame::Fail(EvalStatus status, std::string reason, std::string text) const {
+  EvalResult r = result;
+  r.status = status;
+  r.reason = std::move(reason);
+  r.error_text = std::move(text);
+  return Finish(std::move(r));
+}
+
+EvalResult EvalFrame::FailStep(const Status& st) const {
+  if (Cancelled()) return Fail(EvalStatus::kCancelled, "cancelled");
+  const std::string& msg = st.message();
+  return Fail(EvalStatus::kInternalError, msg.substr(0, msg.find('\n')), msg);
+}
+
+double EvalFrame::SecondsSince(int64_t t0) const { return (env_->MonotonicNanos() - t0) / 1e9; }
+
+Result<Problem> EvalFrame::LoadProblemFor(const EvalRequest& request, const std::string& root,
+                                          const std::string& backend) const {
+  fs::path dir(request.problem);
+  if (dir.is_relative()) dir = fs::path(root) / dir;
+  auto problem = LoadProblem(dir.string(), env_);
+  if (!problem.ok()) return Internal("cannot load the problem: " + problem.status().message());
+  if (problem->backend != backend) return Internal("problem " + problem->name + " is not a " + backend + " problem");
+  return problem;
+}
+
+std::string EvalFrame::WorkDirName(const std::string& cache_dir, const std::string& prefix) const {
+  return (fs::path(cache_dir) / "work" /
+          (prefix + std::to_string(env_->ProcessId()) + "-" + std::to_string(env_->RandomU64() % 1000000000000ULL)))
+      .string();
+}
+
+}  // namespace accelopt::eval
