@@ -24,9 +24,10 @@ EvalResult EvalFrame::Fail(EvalStatus status, std::string reason, std::string te
   return Finish(std::move(r));
 }
 
-EvalResult EvalFrame::FailStep(const Status& st) const {
+EvalResult EvalFrame::FailStep(const Status& st, bool whole_reason) const {
   if (Cancelled()) return Fail(EvalStatus::kCancelled, "cancelled");
   const std::string& msg = st.message();
+  if (whole_reason) return Fail(EvalStatus::kInternalError, msg);
   return Fail(EvalStatus::kInternalError, msg.substr(0, msg.find('\n')), msg);
 }
 

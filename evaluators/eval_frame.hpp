@@ -37,11 +37,12 @@ class EvalFrame {
   EvalResult Finish(EvalResult r) const;
   // The result so far, failed with `status`, `reason` and `text`, finished.
   EvalResult Fail(EvalStatus status, std::string reason, std::string text = "") const;
-  // A step that failed with `st` (building a judge, a runner, references):
-  // kCancelled when the evaluation was cancelled meanwhile, else
-  // kInternalError with the message's first line as the reason and the
-  // whole message as the error text.
-  EvalResult FailStep(const Status& st) const;
+  // A step that failed with `st` (building a judge, a runner, the
+  // references): kCancelled when the evaluation was cancelled meanwhile,
+  // else kInternalError with the message's first line as the reason and
+  // the whole message as the error text (`whole_reason`: the whole message
+  // as the reason, no error text).
+  EvalResult FailStep(const Status& st, bool whole_reason = false) const;
 
   bool Cancelled() const { return cancel_ && cancel_->load(); }
   // Seconds since `t0` (a MonotonicNanos reading).

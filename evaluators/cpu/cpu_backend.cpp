@@ -275,10 +275,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   if (!secret.ok()) return f.Fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
   std::vector<CaseSpec> cases = MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
   auto refs = harnesses_.References(*problem, *harness, cases, cancel);
-  if (!refs.ok()) {
-    return f.Cancelled() ? f.Fail(EvalStatus::kCancelled, "cancelled")
-                         : f.Fail(EvalStatus::kInternalError, refs.status().message());
-  }
+  if (!refs.ok()) return f.FailStep(refs.status(), /*whole_reason=*/true);
   check_s += f.SecondsSince(t_check);
   result.timings.check_s = check_s;
 

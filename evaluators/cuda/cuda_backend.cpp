@@ -112,10 +112,7 @@ EvalResult CudaBackend::Evaluate(const EvalRequest& request, const std::atomic<b
   if (!secret.ok()) return f.Fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
   std::vector<cpu::CaseSpec> cases = cpu::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
   auto refs = harnesses_.References(*problem, *harness, cases, cancel);
-  if (!refs.ok()) {
-    return f.Cancelled() ? f.Fail(EvalStatus::kCancelled, "cancelled")
-                         : f.Fail(EvalStatus::kInternalError, refs.status().message());
-  }
+  if (!refs.ok()) return f.FailStep(refs.status(), /*whole_reason=*/true);
   result.timings.check_s = f.SecondsSince(t_check) - result.timings.compile_s;
   if (f.Cancelled()) return f.Fail(EvalStatus::kCancelled, "cancelled");
 

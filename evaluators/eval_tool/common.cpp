@@ -102,7 +102,7 @@ Result<int> OneVisibleDevice(Env* env) {
   auto v = env->GetEnvVar("CUDA_VISIBLE_DEVICES");
   if (!v || v->empty()) return 0;
   if (v->find_first_not_of("0123456789") != std::string::npos || v->size() > 4) {
-    return InvalidArgument("CUDA_VISIBLE_DEVICES must name one device id here, not '" + *v + "'");
+    return FailedPrecondition("CUDA_VISIBLE_DEVICES must name one device id here, not '" + *v + "'");
   }
   return std::stoi(*v);
 }
@@ -122,7 +122,11 @@ Result<std::string> CacheDir(Env* env, const Common& c) {
 Result<std::unique_ptr<Backend>> MakeCpuBackend(Env* env, const Common& c, const BackendFlags&) {
   cpu::CpuBackendOptions o = BackendOptions(c);
   ACCELOPT_ASSIGN_OR_RETURN(o.cache_dir, CacheDir(env, c));
-  ACCELOPT_ASSIGN_OR_RETURN(o.calibration, cpu::LoadOrCalibrate(cpu::CalibrationPath(o.cache_dir), CalibrationOpts(c, o)));
+  auto cal = cpu::LoadOrCalibrate(cpu::CalibrationPath(o.cache_dir), CalibrationOpts(c, o));
+  // Not a bad option, whatever its code (a corrupt calibration file is an
+  // InvalidArgument there): exit 3.
+  if (!cal.ok()) return Unavailable(cal.status().message());
+  o.calibration = std::move(*cal);
   return std::unique_ptr<Backend>(std::make_unique<cpu::CpuBackend>(o));
 }
 

@@ -39,7 +39,7 @@ int CmdJob(Env* env, const std::vector<std::string>& args) {
   } else if (const ToolBackend* row = FindToolBackend(req->backend, "the request"); !row) {
     r = EvalResult::Failure(EvalStatus::kInternalError, "no backend '" + req->backend + "' on the node");
   } else if (auto backend = row->make(env, c, BackendFlags{}); !backend.ok()) {
-    MakerExit(backend.status());
+    std::cerr << "accelopt-eval: " << backend.status().message() << "\n";
     r = EvalResult::Failure(EvalStatus::kInternalError,
                             "the " + req->backend + " backend on the node: " + backend.status().message());
   } else {

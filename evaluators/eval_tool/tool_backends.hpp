@@ -5,8 +5,10 @@
 // tool_backends.cpp (docs/architecture.md, "Adding a backend").
 //
 // A maker that cannot make its backend says why in its Status: an
-// InvalidArgument is a bad option (the caller exits 2), anything else a
-// backend that cannot run here (exit 3); MakerExit prints it.
+// InvalidArgument is a bad option of the command line and nothing else
+// (the caller exits 2); any other code is a backend that cannot run here
+// (exit 3). Makers convert the statuses of the parts they call so that
+// only their own option checks return InvalidArgument. MakerExit prints it.
 //
 // Thread safety: the table is immutable; the functions run on accelopt-eval's
 // one thread.

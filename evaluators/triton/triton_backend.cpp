@@ -68,10 +68,7 @@ EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic
   if (!secret.ok()) return f.Fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
   std::vector<cpu::CaseSpec> cases = cpu::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
   auto refs = harnesses_.References(*problem, *harness, cases, cancel);
-  if (!refs.ok()) {
-    return f.Cancelled() ? f.Fail(EvalStatus::kCancelled, "cancelled")
-                         : f.Fail(EvalStatus::kInternalError, refs.status().message());
-  }
+  if (!refs.ok()) return f.FailStep(refs.status(), /*whole_reason=*/true);
   const std::string work = f.WorkDirName(options_.cache_dir, "triton-");
   const WorkDirCleanup cleanup{env, work, options_.keep_work_dirs};
   if (Status st = env->CreateDirs(work + "/triton-cache"); !st.ok())
