@@ -1,5 +1,5 @@
 // The cpu backend's prompt set (backend_prompts.hpp), written from what the
-// cpu evaluator does: evaluators/cpu/toolchain.hpp (compile flags),
+// cpu evaluator does: evaluators/judge/toolchain.hpp (compile flags),
 // static_check.hpp (what is refused), harness/ (inputs, NaN-filled outputs,
 // page-aligned buffers, every call checked, OMP_NUM_THREADS = the slot's
 // cores) and the profile cpu_backend.cpp writes (docs/evaluation.md).

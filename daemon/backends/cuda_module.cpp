@@ -8,7 +8,7 @@
 #include "base/log.hpp"
 #include "daemon/backends/sections.hpp"
 #include "daemon/notify.hpp"
-#include "evaluators/cuda/calibration.hpp"
+#include "evaluators/gpu/calibration.hpp"
 #include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/cuda/toolchain.hpp"
 
@@ -26,10 +26,10 @@ Status StartCuda(Env* env, const std::string& name, const BackendConfig& bc, Sta
     return FailedPrecondition("evaluators.cuda: " + nvcc.status().message() + "; remove evaluators.cuda from the configuration");
   }
   ACCELOPT_RETURN_IF_ERROR(NeedDir(env, bc.cache_dir, "evaluators." + name + ".cache_dir"));
-  std::optional<eval::cuda::GpuCalibration> gpu;
+  std::optional<eval::gpu::GpuCalibration> gpu;
   for (int d : bc.devices) {
     NotifyStatus("calibrating GPU " + std::to_string(d));
-    auto c = eval::cuda::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate-" + std::to_string(d), std::to_string(d));
+    auto c = eval::gpu::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate-" + std::to_string(d), std::to_string(d));
     if (!c.ok()) {
       return FailedPrecondition("evaluators.cuda: GPU " + std::to_string(d) + " is not usable: " + c.status().message() +
                "; the cuda backend needs a working GPU for every entry of evaluators.cuda.devices");

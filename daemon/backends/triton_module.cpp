@@ -8,7 +8,7 @@
 #include "base/log.hpp"
 #include "daemon/backends/sections.hpp"
 #include "daemon/notify.hpp"
-#include "evaluators/cuda/calibration.hpp"
+#include "evaluators/gpu/calibration.hpp"
 #include "evaluators/cuda/toolchain.hpp"
 #include "evaluators/triton/triton_backend.hpp"
 
@@ -48,7 +48,7 @@ Status StartTriton(Env* env, const std::string& name, const BackendConfig& bc, S
   to.devices = bc.devices;
   ACCELOPT_RETURN_IF_ERROR(NeedDir(env, bc.cache_dir, "evaluators." + name + ".cache_dir"));
   if (auto nvcc = eval::cuda::FindNvcc(env); nvcc.ok()) {
-    auto c = eval::cuda::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate", std::to_string(bc.devices.front()));
+    auto c = eval::gpu::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate", std::to_string(bc.devices.front()));
     if (c.ok()) {
       to.calibration = *c;
       if (out->cuda_facts.is_null()) out->cuda_facts = c->ToJson();

@@ -12,9 +12,9 @@
 #include "base/env.hpp"
 #include "base/log.hpp"
 #include "base/subprocess.hpp"
-#include "evaluators/cpu/judge_verdict.hpp"
+#include "evaluators/judge/judge_verdict.hpp"
 #include "evaluators/cpu/static_check.hpp"
-#include "evaluators/cpu/toolchain.hpp"
+#include "evaluators/judge/toolchain.hpp"
 #include "evaluators/eval_frame.hpp"
 #include "evaluators/stats.hpp"
 
@@ -77,9 +77,9 @@ std::optional<Stopped> CompileKernel(Env* env, const std::string& compiler, cons
   const std::string src = work + "/" + stem + ".cpp";
   *so = work + "/" + stem + ".so";
   if (Status st = env->WriteFileAtomic(src, source); !st.ok()) return Stopped{EvalStatus::kInternalError, st.ToString(), ""};
-  std::vector<std::string> args = KernelFlags();
+  std::vector<std::string> args = judge::KernelFlags();
   args.insert(args.end(), {"-fPIC", "-shared", "-o", *so, src});
-  auto cc = RunCompiler(env, compiler, args, s.compile_timeout_s, cancel);
+  auto cc = judge::RunCompiler(env, compiler, args, s.compile_timeout_s, cancel);
   const bool cancelled = cancel && cancel->load();
   if (comparison) {
     if (cc.ok() && cc->ok) return std::nullopt;
@@ -273,14 +273,14 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   if (!harness.ok()) return f.FailStep(harness.status());
   auto secret = harnesses_.Secret();
   if (!secret.ok()) return f.Fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
-  std::vector<CaseSpec> cases = MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
+  std::vector<judge::CaseSpec> cases = judge::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
   auto refs = harnesses_.References(*problem, *harness, cases, cancel);
   if (!refs.ok()) return f.FailStep(refs.status(), /*whole_reason=*/true);
   check_s += f.SecondsSince(t_check);
   result.timings.check_s = check_s;
 
   // 5. Judge: a trusted process that starts the runner, checks and times.
-  std::string job = JobText(*problem, "judge", so, harness->runner, cases, *refs, s);
+  std::string job = judge::JobText(*problem, "judge", so, harness->runner, cases, *refs, s);
   if (!compare_so.empty()) job += "compare_so " + compare_so + "\n";
   const int64_t t_run = f.Now();
   auto run = env->RunProcess(JudgeProcess(harness->judge, std::move(job), s, calibration->hardware.value("cores", 1), cancel));
@@ -291,7 +291,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
                     {"memory_limit_mb", s.memory_limit_mb},
                     {"timeout_s", s.timeout_s},
                     {"separate_judge", true}};
-  JudgeOutcome judged = ReadJudgeOutcome(*run, cases, s.timeout_s);
+  judge::JudgeOutcome judged = judge::ReadJudgeOutcome(*run, cases, s.timeout_s);
   if (!judged.passed) return f.Fail(judged.status, judged.reason, judged.error_text);
   const json& h = judged.verdict;
   result.sandbox["seccomp"] = h.value("seccomp", false);
@@ -301,12 +301,12 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   result.max_rel_error = h.value("max_rel_error", 0.0);
 
   // 6. Statistics, profile, roofline, the comparison, plausibility.
-  result.latency = LatencyOfVerdict(h);
+  result.latency = judge::LatencyOfVerdict(h);
   FillProfile(&result, h, *problem, *calibration, so);
   if (!compare_so.empty() && h.contains("compare_samples_ns")) result.comparison = Comparison(h, *result.latency, s);
   result.status = EvalStatus::kOk;
   const size_t checked = static_cast<size_t>(
-      std::count_if(cases.begin(), cases.end(), [](const CaseSpec& c) { return c.role == 'c'; }));
+      std::count_if(cases.begin(), cases.end(), [](const judge::CaseSpec& c) { return c.role == 'c'; }));
   result.reason = "correct on " + std::to_string(checked) + " cases and " + std::to_string(h.value("calls", 0L)) +
                   " timed calls on never-seen inputs; median " + std::to_string(result.latency->median_us) + " us";
   CheckPlausible(&result, s);

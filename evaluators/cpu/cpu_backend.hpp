@@ -36,7 +36,7 @@
 #include "base/mutex.hpp"
 #include "evaluators/backend.hpp"
 #include "evaluators/cpu/calibration.hpp"
-#include "evaluators/cpu/harness_builder.hpp"
+#include "evaluators/judge/harness_builder.hpp"
 
 namespace accelopt::eval::cpu {
 
@@ -77,7 +77,7 @@ class CpuBackend : public Backend {
 
  private:
   CpuBackendOptions options_;
-  HarnessCache harnesses_;
+  judge::HarnessCache harnesses_;
   Mutex calibration_mu_;
   std::optional<Calibration> calibration_ ACCELOPT_GUARDED_BY(calibration_mu_);
 };

@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "evaluators/cpu/static_check.hpp"
-#include "evaluators/cpu/toolchain.hpp"
+#include "evaluators/judge/toolchain.hpp"
 #include "evaluators/cuda/static_check.hpp"
 #include "evaluators/cuda/toolchain.hpp"
 
@@ -35,7 +35,7 @@ EvalResult CheckCandidate(const std::string& source, const CandidateCheckOptions
   if (Status st = env->WriteFileAtomic(src, source); !st.ok()) return done(EvalStatus::kInternalError, st.ToString());
   std::vector<std::string> args = KernelFlags(o.arch);
   args.insert(args.end(), {"-o", so, src});
-  auto cc = cpu::RunCompiler(env, o.nvcc, args, o.compile_timeout_s, cancel);
+  auto cc = judge::RunCompiler(env, o.nvcc, args, o.compile_timeout_s, cancel);
   if (!cc.ok()) return done(EvalStatus::kInternalError, "cannot run nvcc: " + cc.status().message());
   r.timings.compile_s = cc->seconds;
   const std::string text = CudaReplaceAll(cc->output, o.work_dir + "/", "");

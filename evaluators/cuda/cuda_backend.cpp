@@ -7,10 +7,10 @@
 
 #include "base/sha256.hpp"
 #include "base/subprocess.hpp"
-#include "evaluators/cpu/judge_verdict.hpp"
-#include "evaluators/cpu/toolchain.hpp"
+#include "evaluators/judge/judge_verdict.hpp"
+#include "evaluators/judge/toolchain.hpp"
 #include "evaluators/cuda/candidate_check.hpp"
-#include "evaluators/cuda/gpu_result.hpp"
+#include "evaluators/gpu/gpu_result.hpp"
 #include "evaluators/eval_frame.hpp"
 #include "evaluators/problem.hpp"
 
@@ -38,7 +38,7 @@ CudaBackend::CudaBackend(CudaBackendOptions options)
 
 Result<std::string> CudaBackend::Runner(const Problem& problem, const std::atomic<bool>* cancel) {
   Env* const env = options_.env;
-  const std::string glue = cpu::RunnerGlueSource(problem);
+  const std::string glue = judge::RunnerGlueSource(problem);
   std::string key_text = options_.nvcc + "|" + glue;
   for (const auto& [path, text] : RunnerSources()) key_text += "|" + path + "|" + text;
   const std::string key = Sha256Hex(key_text).substr(0, 24);
@@ -62,7 +62,7 @@ Result<std::string> CudaBackend::Runner(const Problem& problem, const std::atomi
   // CUDA runtime, hence one context.
   const std::string tmp = runner + ".tmp" + std::to_string(env->RandomU64() % 1000000);
   ACCELOPT_ASSIGN_OR_RETURN(
-      auto cc, cpu::RunCompiler(env, options_.nvcc,
+      auto cc, judge::RunCompiler(env, options_.nvcc,
                                 {"-std=c++17", "-O2", "--cudart", "shared", "-I", (dir / "src").string(),
                                  (dir / "runner_glue.cpp").string(),
                                  (dir / "src/evaluators/cuda/harness/runner_main.cpp").string(), "-ldl", "-o", tmp},
@@ -81,7 +81,7 @@ EvalResult CudaBackend::Evaluate(const EvalRequest& request, const std::atomic<b
   if (!problem.ok()) return f.Fail(EvalStatus::kInternalError, problem.status().message());
   if (!request.compare_source.empty())
     return f.Fail(EvalStatus::kInternalError, "the cuda backend does not compare with a baseline yet (compare_source)");
-  if (options_.calibration) result.hardware = GpuHardware(*options_.calibration);
+  if (options_.calibration) result.hardware = gpu::GpuHardware(*options_.calibration);
 
   // 1-2. Static checks, nvcc, object checks.
   const std::string work = f.WorkDirName(options_.cache_dir, "");
@@ -110,17 +110,17 @@ EvalResult CudaBackend::Evaluate(const EvalRequest& request, const std::atomic<b
   if (!runner.ok()) return f.FailStep(runner.status());
   auto secret = harnesses_.Secret();
   if (!secret.ok()) return f.Fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
-  std::vector<cpu::CaseSpec> cases = cpu::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
+  std::vector<judge::CaseSpec> cases = judge::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
   auto refs = harnesses_.References(*problem, *harness, cases, cancel);
   if (!refs.ok()) return f.FailStep(refs.status(), /*whole_reason=*/true);
   result.timings.check_s = f.SecondsSince(t_check) - result.timings.compile_s;
   if (f.Cancelled()) return f.Fail(EvalStatus::kCancelled, "cancelled");
 
   // 4-5. One GPU, one judge, one fresh runner.
-  const GpuSlots::Lease lease(&gpus_, gpus_.TakeDevice());
+  const gpu::GpuSlots::Lease lease(&gpus_, gpus_.TakeDevice());
   const int device = lease.device();
   // The CUDA driver opens /dev/nvidia* and more.
-  const ProcessSpec spec = GpuJudgeSpec(harness->judge, cpu::JobText(*problem, "judge", so, *runner, cases, *refs, s), "",
+  const ProcessSpec spec = gpu::GpuJudgeSpec(harness->judge, judge::JobText(*problem, "judge", so, *runner, cases, *refs, s), "",
                                         device, options_.judge_memory_limit_mb, 256, s, cancel);
   const int64_t t_run = f.Now();
   auto run = env->RunProcess(spec);
@@ -132,9 +132,9 @@ EvalResult CudaBackend::Evaluate(const EvalRequest& request, const std::atomic<b
                     {"timeout_s", s.timeout_s},
                     {"separate_judge", true},
                     {"cuda_device", device}};
-  cpu::JudgeOutcome judged = cpu::ReadJudgeOutcome(*run, cases, s.timeout_s);
-  if (!judged.passed) return GpuJudgeFailure(f, judged, "the cuda runner", device);
-  return f.Finish(GpuTimedResult(std::move(result), *problem, judged.verdict, cases, s, options_.calibration,
+  judge::JudgeOutcome judged = judge::ReadJudgeOutcome(*run, cases, s.timeout_s);
+  if (!judged.passed) return gpu::GpuJudgeFailure(f, judged, "the cuda runner", device);
+  return f.Finish(gpu::GpuTimedResult(std::move(result), *problem, judged.verdict, cases, s, options_.calibration,
                                 "CUDA events"));
 }
 

@@ -6,7 +6,7 @@
 //   2. CheckCandidate (candidate_check.hpp): static source checks, nvcc
 //      (KernelFlags, settings.compile_timeout_s), the undefined-symbol
 //      allow-list and the host-code instruction check;
-//   3. the problem's judge (the cpu judge, harness_builder.hpp: judge_main.cpp
+//   3. the problem's judge (the shared judge, judge/harness_builder.hpp: judge_main.cpp
 //      + the reference glue + reference.cpp, compiled with g++: references
 //      are computed in double on the CPU) and the pooled reference outputs,
 //      and the problem's cuda runner (runner_main.cpp + the kernel glue,
@@ -48,9 +48,9 @@
 
 #include "base/mutex.hpp"
 #include "evaluators/backend.hpp"
-#include "evaluators/cpu/harness_builder.hpp"
-#include "evaluators/cuda/calibration.hpp"
-#include "evaluators/cuda/gpu_slots.hpp"
+#include "evaluators/judge/harness_builder.hpp"
+#include "evaluators/gpu/calibration.hpp"
+#include "evaluators/gpu/gpu_slots.hpp"
 
 namespace accelopt::eval::cuda {
 
@@ -65,7 +65,7 @@ struct CudaBackendOptions {
   // REQUIRES: not empty.
   std::vector<int> devices = {0};
   uint64_t judge_memory_limit_mb = 16384;  // the judge's own address space (references of 0.5 GB problems)
-  std::optional<GpuCalibration> calibration;  // roofline and percent of peak; none: not reported
+  std::optional<gpu::GpuCalibration> calibration;  // roofline and percent of peak; none: not reported
   bool keep_work_dirs = false;
 };
 
@@ -81,8 +81,8 @@ class CudaBackend : public Backend {
 
  private:
   CudaBackendOptions options_;
-  cpu::HarnessCache harnesses_;
-  GpuSlots gpus_;  // one evaluation per GPU of options.devices
+  judge::HarnessCache harnesses_;
+  gpu::GpuSlots gpus_;  // one evaluation per GPU of options.devices
   Mutex mu_;
   // One lock per runner build (held while it is built, by key).
   std::map<std::string, std::shared_ptr<std::mutex>> runner_locks_ ACCELOPT_GUARDED_BY(mu_);

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "evaluators/cuda/calibration.hpp"
+#include "evaluators/gpu/calibration.hpp"
 #include "evaluators/cuda/toolchain.hpp"
 #include "evaluators/eval_tool/common.hpp"
 #include "evaluators/eval_tool/tool_backends.hpp"
@@ -20,7 +20,7 @@ int CalibrateCuda(Env* env, const Common& c, bool) {
   auto opts = BackendOptions(c);
   auto nvcc = cuda::FindNvcc(env);
   if (!nvcc.ok()) { std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n"; return 3; }
-  auto cal = cuda::CalibrateGpu(env, *nvcc, opts.cache_dir + "/cuda-calibrate");
+  auto cal = gpu::CalibrateGpu(env, *nvcc, opts.cache_dir + "/cuda-calibrate");
   if (!cal.ok()) { std::cerr << "accelopt-eval: " << cal.status().message() << "\n"; return 3; }
   const std::string path = opts.cache_dir + "/cuda-calibration.json";
   if (Status st = env->WriteFileAtomic(path, Dump(cal->ToJson(), 2) + "\n"); !st.ok()) {

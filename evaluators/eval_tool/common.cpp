@@ -4,7 +4,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "evaluators/cuda/calibration.hpp"
+#include "evaluators/gpu/calibration.hpp"
 #include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/cuda/toolchain.hpp"
 #include "evaluators/triton/triton_backend.hpp"
@@ -134,7 +134,7 @@ Result<std::unique_ptr<Backend>> MakeCudaBackend(Env* env, const Common& c, cons
   ACCELOPT_ASSIGN_OR_RETURN(std::string nvcc, cuda::FindNvcc(env));
   ACCELOPT_ASSIGN_OR_RETURN(int device, OneVisibleDevice(env));
   ACCELOPT_ASSIGN_OR_RETURN(std::string cache_dir, CacheDir(env, c));
-  auto cal = cuda::CalibrateGpu(env, nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
+  auto cal = gpu::CalibrateGpu(env, nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
   if (!cal.ok()) {
     return Unavailable("the cuda backend cannot run on GPU " + std::to_string(device) + ": " +
                        cal.status().message() + " ('accelopt-eval check' runs the checks and nvcc without a GPU)");
@@ -166,7 +166,7 @@ Result<std::unique_ptr<Backend>> MakeTritonBackend(Env* env, const Common& c, co
   // The GPU's calibration needs nvcc; without it the result has no roofline
   // (and says nothing of one).
   if (auto nvcc = cuda::FindNvcc(env); nvcc.ok()) {
-    auto cal = cuda::CalibrateGpu(env, *nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
+    auto cal = gpu::CalibrateGpu(env, *nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
     if (cal.ok()) o.calibration = *cal;
     else std::cerr << "accelopt-eval: no GPU calibration (no roofline): " << cal.status().message() << "\n";
   }

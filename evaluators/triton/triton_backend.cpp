@@ -5,8 +5,8 @@
 
 #include "base/sha256.hpp"
 #include "base/subprocess.hpp"
-#include "evaluators/cpu/judge_verdict.hpp"
-#include "evaluators/cuda/gpu_result.hpp"
+#include "evaluators/judge/judge_verdict.hpp"
+#include "evaluators/gpu/gpu_result.hpp"
 #include "evaluators/eval_frame.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/triton/static_check.hpp"
@@ -49,7 +49,7 @@ EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic
   if (!problem.ok()) return f.Fail(EvalStatus::kInternalError, problem.status().message());
   if (!request.compare_source.empty())
     return f.Fail(EvalStatus::kInternalError, "the triton backend does not compare with a baseline yet (compare_source)");
-  if (options_.calibration) result.hardware = cuda::GpuHardware(*options_.calibration);
+  if (options_.calibration) result.hardware = gpu::GpuHardware(*options_.calibration);
 
   // 2. Static checks.
   const int64_t t_check = f.Now();
@@ -66,7 +66,7 @@ EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic
   if (!runner.ok()) return f.Fail(EvalStatus::kInternalError, "the triton runner: " + runner.status().message());
   auto secret = harnesses_.Secret();
   if (!secret.ok()) return f.Fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
-  std::vector<cpu::CaseSpec> cases = cpu::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
+  std::vector<judge::CaseSpec> cases = judge::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
   auto refs = harnesses_.References(*problem, *harness, cases, cancel);
   if (!refs.ok()) return f.FailStep(refs.status(), /*whole_reason=*/true);
   const std::string work = f.WorkDirName(options_.cache_dir, "triton-");
@@ -81,11 +81,11 @@ EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic
   if (f.Cancelled()) return f.Fail(EvalStatus::kCancelled, "cancelled");
 
   // 4-5. One GPU, one judge, one fresh runner.
-  const cuda::GpuSlots::Lease lease(&gpus_, gpus_.TakeDevice());
+  const gpu::GpuSlots::Lease lease(&gpus_, gpus_.TakeDevice());
   const int device = lease.device();
   // Python, torch and the CUDA driver open many files.
-  const ProcessSpec spec = cuda::GpuJudgeSpec(
-      harness->judge, cpu::JobText(*problem, "judge", candidate, *runner, cases, *refs, s),
+  const ProcessSpec spec = gpu::GpuJudgeSpec(
+      harness->judge, judge::JobText(*problem, "judge", candidate, *runner, cases, *refs, s),
       "runner_file_size_mb " + std::to_string(options_.runner_file_size_mb) + "\n" +
           "runner_env PATH=/usr/bin:/bin\n" + "runner_env HOME=" + work + "\n" + "runner_env TRITON_CACHE_DIR=" + work +
           "/triton-cache\n",
@@ -102,9 +102,9 @@ EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic
                     {"separate_judge", true},
                     {"runner", "python"},
                     {"cuda_device", device}};
-  cpu::JudgeOutcome judged = cpu::ReadJudgeOutcome(*run, cases, s.timeout_s);
-  if (!judged.passed) return cuda::GpuJudgeFailure(f, judged, "the triton runner", device);
-  return f.Finish(cuda::GpuTimedResult(std::move(result), *problem, judged.verdict, cases, s, options_.calibration,
+  judge::JudgeOutcome judged = judge::ReadJudgeOutcome(*run, cases, s.timeout_s);
+  if (!judged.passed) return gpu::GpuJudgeFailure(f, judged, "the triton runner", device);
+  return f.Finish(gpu::GpuTimedResult(std::move(result), *problem, judged.verdict, cases, s, options_.calibration,
                                      "CUDA events via torch"));
 }
 

@@ -6,7 +6,7 @@
 //   1. load the problem (backend "triton");
 //   2. the static checks (static_check.hpp), with the problem's inputs and
 //      outputs as the tensor names;
-//   3. the problem's judge (the cpu judge, harness_builder.hpp: references in
+//   3. the problem's judge (the shared judge, judge/harness_builder.hpp: references in
 //      double on the CPU) and the pooled reference outputs; the runner: a copy
 //      of evaluators/triton/harness/runner.py (embedded) whose first line is
 //      "#!<options.python> -I", under <cache_dir>/triton-runner/<key>/;
@@ -40,9 +40,9 @@
 #include <vector>
 
 #include "evaluators/backend.hpp"
-#include "evaluators/cpu/harness_builder.hpp"
-#include "evaluators/cuda/calibration.hpp"
-#include "evaluators/cuda/gpu_slots.hpp"
+#include "evaluators/judge/harness_builder.hpp"
+#include "evaluators/gpu/calibration.hpp"
+#include "evaluators/gpu/gpu_slots.hpp"
 
 namespace accelopt::eval::triton {
 
@@ -55,7 +55,7 @@ struct TritonBackendOptions {
   std::vector<int> devices = {0};  // CUDA device ids, one evaluation slot each; REQUIRES: not empty
   uint64_t judge_memory_limit_mb = 16384;
   uint64_t runner_file_size_mb = 1024;  // what the runner may write (Triton's cache in the work folder)
-  std::optional<cuda::GpuCalibration> calibration;  // roofline and percent of peak; none: not reported
+  std::optional<gpu::GpuCalibration> calibration;  // roofline and percent of peak; none: not reported
   bool keep_work_dirs = false;
 };
 
@@ -69,8 +69,8 @@ class TritonBackend : public Backend {
 
  private:
   TritonBackendOptions options_;
-  cpu::HarnessCache harnesses_;
-  cuda::GpuSlots gpus_;
+  judge::HarnessCache harnesses_;
+  gpu::GpuSlots gpus_;
 };
 
 // evaluators/triton/harness/runner.py (embedded at build time).

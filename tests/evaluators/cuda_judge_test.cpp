@@ -22,8 +22,8 @@
 
 #include "base/env.hpp"
 #include "base/json.hpp"
-#include "evaluators/cpu/harness/device_clock.hpp"
-#include "evaluators/cpu/harness_builder.hpp"
+#include "evaluators/judge/harness/device_clock.hpp"
+#include "evaluators/judge/harness_builder.hpp"
 #include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/problem.hpp"
 #include "tests/evaluators/judge_run.hpp"
@@ -61,7 +61,7 @@ struct CudaJudgeRig {
   Env* env = Env::Default();
   std::string cache = ACCELOPT_TEST_CACHE_DIR;
   eval::Problem problem;
-  eval::cpu::HarnessCache::Built built;
+  eval::judge::HarnessCache::Built built;
   std::string kernel_so;
   std::string fake_runner;  // the fake's base name; the mode is a suffix
 
@@ -97,7 +97,7 @@ struct CudaJudgeRig {
     auto p = eval::LoadProblem(dir, env);
     BOOST_REQUIRE_MESSAGE(p.ok(), p.status().ToString());
     problem = *p;
-    eval::cpu::HarnessCache harnesses(cache, "g++", env);
+    eval::judge::HarnessCache harnesses(cache, "g++", env);
     auto b = harnesses.Get(problem, nullptr);
     BOOST_REQUIRE_MESSAGE(b.ok(), b.status().ToString());
     built = *b;
@@ -106,13 +106,13 @@ struct CudaJudgeRig {
     kernel_so = cache + "/slow_silu-" + std::to_string(std::hash<std::string>{}(kSlowSilu)) + ".so";
     Compile({"-O2", "-fPIC", "-shared", kernel_src}, kernel_so);
     // The fake runner: its main, the real runner loop, the problem's glue.
-    const std::string glue = eval::cpu::RunnerGlueSource(problem);
+    const std::string glue = eval::judge::RunnerGlueSource(problem);
     const std::string glue_path = cache + "/fake_runner_glue.cpp";
     BOOST_REQUIRE(env->WriteFileAtomic(glue_path, glue).ok());
     std::string key = glue;
     for (const char* f : {"/tests/fakes/cuda/fake_runner_main.cpp", "/tests/fakes/cuda/fake_device.hpp",
                           "/evaluators/cuda/harness/runner_loop.hpp", "/evaluators/cuda/harness/runner_call.hpp",
-                          "/evaluators/cuda/harness/device.hpp", "/evaluators/cpu/harness/wire.hpp"})
+                          "/evaluators/cuda/harness/device.hpp", "/evaluators/judge/harness/wire.hpp"})
       key += CudaJudgeReadText(CudaJudgeSrc() + f);
     const std::string exe = cache + "/fake_runner-" + std::to_string(std::hash<std::string>{}(key));
     Compile({"-std=c++17", "-O1", "-I", CudaJudgeSrc(), CudaJudgeSrc() + "/tests/fakes/cuda/fake_runner_main.cpp",
@@ -141,15 +141,15 @@ struct CudaJudgeRig {
     s.max_samples = 20;
     s.min_rounds = 1;
     s.max_rounds = 1;
-    eval::cpu::HarnessCache harnesses(cache, "g++", env);
+    eval::judge::HarnessCache harnesses(cache, "g++", env);
     auto secret = harnesses.Secret();
     BOOST_REQUIRE(secret.ok());
-    auto cases = eval::cpu::MakeCases(problem, s, *secret, [this] { return env->RandomU64(); });
+    auto cases = eval::judge::MakeCases(problem, s, *secret, [this] { return env->RandomU64(); });
     auto refs = harnesses.References(problem, built, cases, nullptr);
     BOOST_REQUIRE_MESSAGE(refs.ok(), refs.status().ToString());
     return testing::JudgeVerdict(
         env, built.judge,
-        eval::cpu::JobText(problem, "judge", kernel_so, fake_runner + "_" + mode, cases, *refs, s) +
+        eval::judge::JobText(problem, "judge", kernel_so, fake_runner + "_" + mode, cases, *refs, s) +
             "clock device\nnull_calls 40\n" + extra,
         mode);
   }
@@ -276,13 +276,13 @@ BOOST_AUTO_TEST_CASE(the_runner_starts_only_on_the_gpu_the_job_names) {
   s.seeds = {0};
   ProcessSpec spec;
   spec.argv = {rig.built.judge};
-  eval::cpu::HarnessCache harnesses(rig.cache, "g++", rig.env);
+  eval::judge::HarnessCache harnesses(rig.cache, "g++", rig.env);
   auto secret = harnesses.Secret();
   BOOST_REQUIRE(secret.ok());
-  auto cases = eval::cpu::MakeCases(rig.problem, s, *secret, [&rig] { return rig.env->RandomU64(); });
+  auto cases = eval::judge::MakeCases(rig.problem, s, *secret, [&rig] { return rig.env->RandomU64(); });
   auto refs = harnesses.References(rig.problem, rig.built, cases, nullptr);
   BOOST_REQUIRE(refs.ok());
-  spec.stdin_data = eval::cpu::JobText(rig.problem, "judge", rig.kernel_so, rig.fake_runner + "_honest", cases, *refs, s) +
+  spec.stdin_data = eval::judge::JobText(rig.problem, "judge", rig.kernel_so, rig.fake_runner + "_honest", cases, *refs, s) +
                     "clock device\nrunner_env LD_PRELOAD=/tmp/x.so\n";
   spec.clear_env = true;
   spec.timeout = std::chrono::seconds(60);

@@ -16,8 +16,8 @@
 
 #include "base/env.hpp"
 #include "evaluators/cpu/static_check.hpp"
-#include "evaluators/cpu/toolchain.hpp"
-#include "evaluators/cuda/calibration.hpp"
+#include "evaluators/judge/toolchain.hpp"
+#include "evaluators/gpu/calibration.hpp"
 #include "evaluators/cuda/harness/runner_call.hpp"
 #include "evaluators/cuda/static_check.hpp"
 #include "evaluators/cuda/toolchain.hpp"
@@ -30,6 +30,7 @@
 using namespace accelopt;
 namespace fs = std::filesystem;
 namespace cuda = accelopt::eval::cuda;
+namespace gpu = accelopt::eval::gpu;
 
 namespace {
 
@@ -95,7 +96,7 @@ std::string Compile(const std::vector<std::string>& sources, const std::string& 
   }
   std::vector<std::string> args = cuda::KernelFlags("sm_90");
   args.insert(args.end(), {"-o", so, tu});
-  auto run = eval::cpu::RunCompiler(Env::Default(), kTestNvcc, args, 240);
+  auto run = eval::judge::RunCompiler(Env::Default(), kTestNvcc, args, 240);
   BOOST_REQUIRE(run.ok());
   return run->ok ? "" : run->describe + "\n" + run->output;
 }
@@ -486,7 +487,7 @@ std::string Line(const std::string& name, const std::string& fma, const std::str
 }
 
 BOOST_AUTO_TEST_CASE(best_measurement_bounded_by_the_data_sheet) {
-  auto c = cuda::ParseCalibrationOutput(Line("NVIDIA H200", "58000.5, 61000, 60000", "4000, 4100.5"));
+  auto c = gpu::ParseCalibrationOutput(Line("NVIDIA H200", "58000.5, 61000, 60000", "4000, 4100.5"));
   BOOST_REQUIRE_MESSAGE(c.ok(), c.status().message());
   BOOST_TEST(c->peak_gflops == 61000);
   BOOST_TEST(c->bandwidth_gbps == 4100.5);
@@ -498,27 +499,27 @@ BOOST_AUTO_TEST_CASE(best_measurement_bounded_by_the_data_sheet) {
   // What the agents would read (prompts_cuda.hpp) comes from this JSON.
   BOOST_TEST(workflows::CudaHardwareProse(j).find("4100.5 GB/s (data sheet: 4800)") != std::string::npos);
 
-  auto fast = cuda::ParseCalibrationOutput(Line("NVIDIA H100 80GB HBM3", "60000", "3600"));  // 3.35 TB/s sheet
+  auto fast = gpu::ParseCalibrationOutput(Line("NVIDIA H100 80GB HBM3", "60000", "3600"));  // 3.35 TB/s sheet
   BOOST_REQUIRE(!fast.ok());
   BOOST_TEST(fast.status().code() == Code::kFailedPrecondition);
   BOOST_TEST(fast.status().message().find("measured bandwidth above the data sheet (3600 > 3350 GB/s") == 0);
-  auto unknown = cuda::ParseCalibrationOutput(Line("Some Future GPU", "1e6", "1e5"));
+  auto unknown = gpu::ParseCalibrationOutput(Line("Some Future GPU", "1e6", "1e5"));
   BOOST_REQUIRE(unknown.ok());  // no data sheet known: nothing to bound with (recorded as absent)
   BOOST_TEST(!unknown->datasheet.has_value());
   BOOST_TEST(!unknown->ToJson().contains("datasheet_peak_gflops"));
 }
 
 BOOST_AUTO_TEST_CASE(malformed_output_is_refused) {
-  BOOST_TEST(cuda::ParseCalibrationOutput("calibration error: no device\n").status().code() == Code::kInvalidArgument);
-  BOOST_TEST(!cuda::ParseCalibrationOutput(Line("NVIDIA H200", "", "4000")).ok());
-  BOOST_TEST(!cuda::ParseCalibrationOutput(Line("NVIDIA H200", "-1", "4000")).ok());
-  BOOST_TEST(!cuda::ParseCalibrationOutput("ACCELOPT-CUDA-CALIBRATION {\"fma_gflops\": [1]}").ok());
-  BOOST_TEST(cuda::DatasheetFor("NVIDIA A100-SXM4-40GB")->bandwidth_gbps == 1555);
-  BOOST_TEST(cuda::DatasheetFor("NVIDIA H100 PCIe")->fp32_gflops == 51200);
+  BOOST_TEST(gpu::ParseCalibrationOutput("calibration error: no device\n").status().code() == Code::kInvalidArgument);
+  BOOST_TEST(!gpu::ParseCalibrationOutput(Line("NVIDIA H200", "", "4000")).ok());
+  BOOST_TEST(!gpu::ParseCalibrationOutput(Line("NVIDIA H200", "-1", "4000")).ok());
+  BOOST_TEST(!gpu::ParseCalibrationOutput("ACCELOPT-CUDA-CALIBRATION {\"fma_gflops\": [1]}").ok());
+  BOOST_TEST(gpu::DatasheetFor("NVIDIA A100-SXM4-40GB")->bandwidth_gbps == 1555);
+  BOOST_TEST(gpu::DatasheetFor("NVIDIA H100 PCIe")->fp32_gflops == 51200);
 }
 
 BOOST_AUTO_TEST_CASE(the_program_compiles_and_without_a_gpu_says_why, *boost::unit_test::precondition(NvccPresent())) {
-  auto r = cuda::CalibrateGpu(Env::Default(), kTestNvcc, WorkDir("calibrate"));
+  auto r = gpu::CalibrateGpu(Env::Default(), kTestNvcc, WorkDir("calibrate"));
   if (r.ok()) {  // a machine with a GPU: the measurement must look like one
     BOOST_TEST(r->peak_gflops > 100);
     BOOST_TEST(r->bandwidth_gbps > 10);

@@ -1,4 +1,4 @@
-// Runs the cpu judge (evaluators/cpu/harness/judge_main.cpp) on a job text
+// Runs the judge (evaluators/judge/harness/judge_main.cpp) on a job text
 // and returns its verdict line's JSON, for the tests that drive the judge
 // directly over a device-clock runner (cuda_judge_test, triton_judge_test).
 // Fails the test when the judge does not exit 0 or prints no verdict.

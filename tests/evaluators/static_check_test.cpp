@@ -8,7 +8,7 @@
 
 #include "base/env.hpp"
 #include "evaluators/cpu/static_check.hpp"
-#include "evaluators/cpu/toolchain.hpp"
+#include "evaluators/judge/toolchain.hpp"
 #include "workflows/prompts_cpu.hpp"
 
 using namespace accelopt;
@@ -139,7 +139,7 @@ BOOST_AUTO_TEST_SUITE_END()
 // must be the one the backend really uses.
 BOOST_AUTO_TEST_CASE(the_prompts_state_the_real_compile_command) {
   std::string expected = "g++";
-  for (const std::string& f : accelopt::eval::cpu::KernelFlags()) expected += " " + f;
+  for (const std::string& f : accelopt::eval::judge::KernelFlags()) expected += " " + f;
   expected += " -fPIC -shared";
   BOOST_TEST(accelopt::workflows::CpuCompileCommand() == expected);
   BOOST_TEST(accelopt::workflows::CpuPrompts().intro.find(expected) != std::string::npos);

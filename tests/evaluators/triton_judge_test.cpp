@@ -13,7 +13,7 @@
 
 #include "base/env.hpp"
 #include "base/json.hpp"
-#include "evaluators/cpu/harness_builder.hpp"
+#include "evaluators/judge/harness_builder.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/triton/triton_backend.hpp"
 #include "tests/evaluators/judge_run.hpp"
@@ -70,7 +70,7 @@ struct TritonJudgeRig {
   Env* env = Env::Default();
   std::string cache = ACCELOPT_TEST_CACHE_DIR;
   eval::Problem problem;
-  eval::cpu::HarnessCache::Built built;
+  eval::judge::HarnessCache::Built built;
   std::string runner_dir;
 
   TritonJudgeRig() {
@@ -88,7 +88,7 @@ struct TritonJudgeRig {
     auto p = eval::LoadProblem(dir, env);
     BOOST_REQUIRE_MESSAGE(p.ok(), p.status().ToString());
     problem = *p;
-    eval::cpu::HarnessCache harnesses(cache, "g++", env);
+    eval::judge::HarnessCache harnesses(cache, "g++", env);
     auto b = harnesses.Get(problem, nullptr);
     BOOST_REQUIRE_MESSAGE(b.ok(), b.status().ToString());
     built = *b;
@@ -120,15 +120,15 @@ struct TritonJudgeRig {
     s.max_samples = 20;
     s.min_rounds = 1;
     s.max_rounds = 1;
-    eval::cpu::HarnessCache harnesses(cache, "g++", env);
+    eval::judge::HarnessCache harnesses(cache, "g++", env);
     auto secret = harnesses.Secret();
     BOOST_REQUIRE(secret.ok());
-    auto cases = eval::cpu::MakeCases(problem, s, *secret, [this] { return env->RandomU64(); });
+    auto cases = eval::judge::MakeCases(problem, s, *secret, [this] { return env->RandomU64(); });
     auto refs = harnesses.References(problem, built, cases, nullptr);
     BOOST_REQUIRE_MESSAGE(refs.ok(), refs.status().ToString());
     return testing::JudgeVerdict(
         env, built.judge,
-        eval::cpu::JobText(problem, "judge", source, runner_dir + "/fake_runner_" + mode, cases, *refs, s) +
+        eval::judge::JobText(problem, "judge", source, runner_dir + "/fake_runner_" + mode, cases, *refs, s) +
             "clock device\nnull_calls 40\n" + extra,
         mode);
   }

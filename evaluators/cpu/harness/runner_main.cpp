@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "evaluators/cpu/harness/sandbox.hpp"
-#include "evaluators/cpu/harness/wire.hpp"
+#include "evaluators/judge/harness/wire.hpp"
 
 extern "C" void AcceloptCallKernel(void* fn, void* const* args);
 

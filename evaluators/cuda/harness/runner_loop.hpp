@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/cpu/harness/wire.hpp"
+#include "evaluators/judge/harness/wire.hpp"
 #include "evaluators/cuda/harness/device.hpp"
 #include "evaluators/cuda/harness/runner_call.hpp"
 

@@ -1,6 +1,6 @@
 // The cuda runner: the untrusted side of a cuda evaluation, owning its own
 // CUDA context on the one GPU CUDA_VISIBLE_DEVICES leaves it. It speaks the
-// cpu runner's wire (evaluators/cpu/harness/wire.hpp: the sealed shared
+// cpu runner's wire (evaluators/judge/harness/wire.hpp: the sealed shared
 // region, fixed-size commands on pipes, the same descriptors) with one
 // difference: each reply is a DeviceReply, the Reply followed by the
 // batch's device time (the sum of its calls' start -> stop event times).
@@ -17,7 +17,7 @@
 // reused.
 //
 // NOT RUN YET on a GPU: no GPU machine was available (docs/evaluation.md,
-// "cuda backend"). The judge that drives it is the cpu judge with
+// "cuda backend"). The judge that drives it is the shared judge in evaluators/judge/ with
 // `clock device` in its job (judge_main.cpp); its decisions are tested here
 // with a CPU-only fake runner (tests/fakes/cuda/fake_runner_main.cpp).
 //

@@ -1,6 +1,6 @@
 # The triton runner: the untrusted process that runs one Triton candidate for
-# the trusted cpu judge (evaluators/cpu/harness/judge_main.cpp, job `clock
-# device`). It speaks the judge's wire (evaluators/cpu/harness/wire.hpp) and
+# the trusted judge (evaluators/judge/harness/judge_main.cpp, job `clock
+# device`). It speaks the judge's wire (evaluators/judge/harness/wire.hpp) and
 # answers every call with a DeviceReply, exactly as the cuda runner
 # (evaluators/cuda/harness/runner_loop.hpp) does; the judge bounds its
 # claimed device time by its own clock and compares every output itself.

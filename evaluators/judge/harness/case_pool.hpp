@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/cpu/harness/job.hpp"
-#include "evaluators/cpu/harness/references.hpp"
+#include "evaluators/judge/harness/job.hpp"
+#include "evaluators/judge/harness/references.hpp"
 
 namespace judge {
 

@@ -14,8 +14,8 @@
 #include <cstring>
 #include <vector>
 
-#include "evaluators/cpu/harness/job.hpp"
-#include "evaluators/cpu/harness/wire.hpp"
+#include "evaluators/judge/harness/job.hpp"
+#include "evaluators/judge/harness/wire.hpp"
 
 namespace judge {
 

@@ -1,12 +1,12 @@
-#include "evaluators/cuda/gpu_result.hpp"
+#include "evaluators/gpu/gpu_result.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#include "evaluators/cpu/judge_verdict.hpp"
+#include "evaluators/judge/judge_verdict.hpp"
 
-namespace accelopt::eval::cuda {
+namespace accelopt::eval::gpu {
 
 json GpuHardware(const GpuCalibration& calibration) {
   json h = calibration.gpu;
@@ -34,7 +34,7 @@ ProcessSpec GpuJudgeSpec(const std::string& judge, const std::string& job, const
   return spec;
 }
 
-EvalResult GpuJudgeFailure(const EvalFrame& f, const cpu::JudgeOutcome& judged, const std::string& runner, int device) {
+EvalResult GpuJudgeFailure(const EvalFrame& f, const judge::JudgeOutcome& judged, const std::string& runner, int device) {
   if (judged.phase == "handshake") {
     return f.Fail(EvalStatus::kInternalError,
                   runner + " could not start on GPU " + std::to_string(device) + ": " + judged.reason, judged.error_text);
@@ -43,12 +43,12 @@ EvalResult GpuJudgeFailure(const EvalFrame& f, const cpu::JudgeOutcome& judged, 
 }
 
 EvalResult GpuTimedResult(EvalResult result, const Problem& problem, const json& verdict,
-                          const std::vector<cpu::CaseSpec>& cases, const EvalSettings& s,
+                          const std::vector<judge::CaseSpec>& cases, const EvalSettings& s,
                           const std::optional<GpuCalibration>& calibration, const std::string& clock) {
   const json& h = verdict;
   result.correct = true;
   result.max_rel_error = h.value("max_rel_error", 0.0);
-  const LatencyStats lat = cpu::LatencyOfVerdict(h);
+  const LatencyStats lat = judge::LatencyOfVerdict(h);
   result.latency = lat;
 
   // Profile and roofline (from the GPU calibration, when there is one).
@@ -80,7 +80,7 @@ EvalResult GpuTimedResult(EvalResult result, const Problem& problem, const json&
   result.status = EvalStatus::kOk;
   result.reason = "correct on " +
                   std::to_string(std::count_if(cases.begin(), cases.end(),
-                                               [](const cpu::CaseSpec& c) { return c.role != 'x'; })) +
+                                               [](const judge::CaseSpec& c) { return c.role != 'x'; })) +
                   " cases; median " + std::to_string(lat.median_us) + " us (" + clock + ", bounded by the judge's clock)";
   if (result.percent_of_peak && *result.percent_of_peak > 100 * s.roofline_slack) {
     result.status = EvalStatus::kSuspicious;
@@ -98,4 +98,4 @@ EvalResult GpuTimedResult(EvalResult result, const Problem& problem, const json&
   return result;
 }
 
-}  // namespace accelopt::eval::cuda
+}  // namespace accelopt::eval::gpu

@@ -12,7 +12,7 @@
 
 #include "base/mutex.hpp"
 
-namespace accelopt::eval::cuda {
+namespace accelopt::eval::gpu {
 
 class GpuSlots {
  public:
@@ -55,4 +55,4 @@ class GpuSlots {
   std::vector<int> free_ ACCELOPT_GUARDED_BY(mu_);
 };
 
-}  // namespace accelopt::eval::cuda
+}  // namespace accelopt::eval::gpu

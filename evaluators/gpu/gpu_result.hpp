@@ -18,20 +18,20 @@
 
 #include "base/json.hpp"
 #include "base/subprocess.hpp"
-#include "evaluators/cpu/harness_builder.hpp"
-#include "evaluators/cpu/judge_verdict.hpp"
-#include "evaluators/cuda/calibration.hpp"
+#include "evaluators/judge/harness_builder.hpp"
+#include "evaluators/judge/judge_verdict.hpp"
+#include "evaluators/gpu/calibration.hpp"
 #include "evaluators/eval_frame.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/protocol.hpp"
 
-namespace accelopt::eval::cuda {
+namespace accelopt::eval::gpu {
 
 // A result's hardware facts: the GPU's, with its measured peak_gflops.
 json GpuHardware(const GpuCalibration& calibration);
 
 // The judge process of one evaluation on GPU `device`: `judge` reading
-// `job` (cpu::JobText) with the GPU lines after it (the device clock, the
+// `job` (judge::JobText) with the GPU lines after it (the device clock, the
 // judge's memory limit, an unlimited runner address space, the runner's
 // CUDA_VISIBLE_DEVICES) and `extra_job` last; a clean environment, the
 // settings' timeout, no network. No RLIMIT_AS: it would be the runner's too
@@ -44,13 +44,13 @@ ProcessSpec GpuJudgeSpec(const std::string& judge, const std::string& job, const
 // runner that could not even answer the handshake never ran the candidate
 // (no GPU, no driver, a broken install: not the candidate's doing), which
 // is kInternalError naming `runner` ("the cuda runner") and the GPU.
-EvalResult GpuJudgeFailure(const EvalFrame& f, const cpu::JudgeOutcome& judged, const std::string& runner, int device);
+EvalResult GpuJudgeFailure(const EvalFrame& f, const judge::JudgeOutcome& judged, const std::string& runner, int device);
 
 // `result`: what the backend filled so far (timings, sandbox, hardware);
 // `verdict`: the judge's passed verdict; `clock`: how the samples were timed
 // ("CUDA events"), for the reason text.
 EvalResult GpuTimedResult(EvalResult result, const Problem& problem, const json& verdict,
-                          const std::vector<cpu::CaseSpec>& cases, const EvalSettings& s,
+                          const std::vector<judge::CaseSpec>& cases, const EvalSettings& s,
                           const std::optional<GpuCalibration>& calibration, const std::string& clock);
 
-}  // namespace accelopt::eval::cuda
+}  // namespace accelopt::eval::gpu

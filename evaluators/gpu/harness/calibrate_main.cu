@@ -1,5 +1,5 @@
 // The cuda calibration program: the GPU's facts and two measurements, as one
-// line on stdout that evaluators/cuda/calibration.hpp parses:
+// line on stdout that evaluators/gpu/calibration.hpp parses:
 //   ACCELOPT-CUDA-CALIBRATION {"gpu": {...}, "fma_gflops": [...], "copy_gbps": [...]}
 // fp32 FMA peak: every SM busy with independent fmaf chains (8 per thread,
 // registers only), best of several launches timed with events. Device-memory
@@ -8,7 +8,7 @@
 // Exit 0 with that line; 3 with "calibration error: ..." on stderr when there
 // is no usable GPU (no driver, no device, a CUDA error).
 //
-// Embedded in the evaluator, compiled with nvcc at run time (cuda::CalibrateGpu).
+// Embedded in the evaluator, compiled with nvcc at run time (gpu::CalibrateGpu).
 // NOT RUN ON A GPU YET (docs/evaluation.md, "cuda backend").
 #include <cuda_runtime.h>
 

@@ -22,7 +22,7 @@
 #include "base/json.hpp"
 #include "base/status.hpp"
 
-namespace accelopt::eval::cuda {
+namespace accelopt::eval::gpu {
 
 struct Datasheet {
   double fp32_gflops = 0;  // non-tensor fp32 (FMA = 2 FLOP)
@@ -57,4 +57,4 @@ Result<GpuCalibration> ParseCalibrationOutput(const std::string& stdout_text);
 Result<GpuCalibration> CalibrateGpu(Env* env, const std::string& nvcc, const std::string& work_dir,
                                     const std::string& visible_devices = "");
 
-}  // namespace accelopt::eval::cuda
+}  // namespace accelopt::eval::gpu

@@ -1,10 +1,10 @@
-#include "evaluators/cpu/judge_verdict.hpp"
+#include "evaluators/judge/judge_verdict.hpp"
 
 #include <sstream>
 
 #include "evaluators/stats.hpp"
 
-namespace accelopt::eval::cpu {
+namespace accelopt::eval::judge {
 namespace {
 
 // The last "stage ..." line the harness wrote to stderr, as a readable phrase.
@@ -117,4 +117,4 @@ LatencyStats LatencyOfVerdict(const json& h) {
   return lat;
 }
 
-}  // namespace accelopt::eval::cpu
+}  // namespace accelopt::eval::judge

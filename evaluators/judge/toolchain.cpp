@@ -1,8 +1,8 @@
-#include "evaluators/cpu/toolchain.hpp"
+#include "evaluators/judge/toolchain.hpp"
 
 #include <chrono>
 
-namespace accelopt::eval::cpu {
+namespace accelopt::eval::judge {
 
 Result<CompileRun> RunCompiler(Env* env, const std::string& compiler, const std::vector<std::string>& args,
                                double timeout_s, const std::atomic<bool>* cancel) {
@@ -30,4 +30,4 @@ Result<CompileRun> RunCompiler(Env* env, const std::string& compiler, const std:
   return out;
 }
 
-}  // namespace accelopt::eval::cpu
+}  // namespace accelopt::eval::judge

@@ -1,16 +1,16 @@
-#include "evaluators/cuda/calibration.hpp"
+#include "evaluators/gpu/calibration.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 #include "base/subprocess.hpp"
-#include "evaluators/cpu/toolchain.hpp"
+#include "evaluators/judge/toolchain.hpp"
 
-namespace accelopt::eval::cuda {
+namespace accelopt::eval::gpu {
 
 namespace embedded {
-extern const char* const kCalibrateMain;  // harness/calibrate_main.cu (cuda_embedded.cpp.in)
+extern const char* const kCalibrateMain;  // harness/calibrate_main.cu (gpu_embedded.cpp, from embedded.cpp.in)
 }
 
 std::optional<Datasheet> DatasheetFor(const std::string& n) {
@@ -88,7 +88,7 @@ Result<GpuCalibration> CalibrateGpu(Env* env, const std::string& nvcc, const std
   ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(work_dir));
   const std::string src = work_dir + "/calibrate_main.cu", exe = work_dir + "/calibrate";
   ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic(src, embedded::kCalibrateMain));
-  ACCELOPT_ASSIGN_OR_RETURN(auto cc, cpu::RunCompiler(env, nvcc, {"-std=c++17", "-O3", "-o", exe, src}, 300));
+  ACCELOPT_ASSIGN_OR_RETURN(auto cc, judge::RunCompiler(env, nvcc, {"-std=c++17", "-O3", "-o", exe, src}, 300));
   if (!cc.ok) return Internal("compiling the cuda calibration program " + cc.describe + ":\n" + cc.output);
   ProcessSpec spec;
   spec.argv = {exe};
@@ -104,4 +104,4 @@ Result<GpuCalibration> CalibrateGpu(Env* env, const std::string& nvcc, const std
   return ParseCalibrationOutput(r.stdout_data);
 }
 
-}  // namespace accelopt::eval::cuda
+}  // namespace accelopt::eval::gpu

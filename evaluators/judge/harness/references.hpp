@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/cpu/harness/inputs.hpp"
-#include "evaluators/cpu/harness/job.hpp"
+#include "evaluators/judge/harness/inputs.hpp"
+#include "evaluators/judge/harness/job.hpp"
 
 extern "C" void AcceloptCallReference(void* const* args);
 

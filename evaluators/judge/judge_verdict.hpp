@@ -13,10 +13,10 @@
 
 #include "base/json.hpp"
 #include "base/subprocess.hpp"
-#include "evaluators/cpu/harness_builder.hpp"
+#include "evaluators/judge/harness_builder.hpp"
 #include "evaluators/protocol.hpp"
 
-namespace accelopt::eval::cpu {
+namespace accelopt::eval::judge {
 
 struct JudgeOutcome {
   bool passed = false;  // the judge's verdict was ok; `verdict` holds its JSON
@@ -33,4 +33,4 @@ JudgeOutcome ReadJudgeOutcome(const ProcessResult& run, const std::vector<CaseSp
 // The passing verdict's samples as latency statistics.
 LatencyStats LatencyOfVerdict(const json& h);
 
-}  // namespace accelopt::eval::cpu
+}  // namespace accelopt::eval::judge

@@ -43,15 +43,15 @@
 #include <memory>
 #include <random>
 
-#include "evaluators/cpu/harness/case_pool.hpp"
-#include "evaluators/cpu/harness/compare.hpp"
-#include "evaluators/cpu/harness/device_clock.hpp"
-#include "evaluators/cpu/harness/references.hpp"
-#include "evaluators/cpu/harness/shared_region.hpp"
-#include "evaluators/cpu/harness/inputs.hpp"
-#include "evaluators/cpu/harness/job.hpp"
-#include "evaluators/cpu/harness/runner_link.hpp"
-#include "evaluators/cpu/harness/wire.hpp"
+#include "evaluators/judge/harness/case_pool.hpp"
+#include "evaluators/judge/harness/compare.hpp"
+#include "evaluators/judge/harness/device_clock.hpp"
+#include "evaluators/judge/harness/references.hpp"
+#include "evaluators/judge/harness/shared_region.hpp"
+#include "evaluators/judge/harness/inputs.hpp"
+#include "evaluators/judge/harness/job.hpp"
+#include "evaluators/judge/harness/runner_link.hpp"
+#include "evaluators/judge/harness/wire.hpp"
 #include "evaluators/stats.hpp"
 
 namespace judge {

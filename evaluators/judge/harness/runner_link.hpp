@@ -16,9 +16,9 @@
 
 #include <fstream>
 
-#include "evaluators/cpu/harness/core_warmer.hpp"
-#include "evaluators/cpu/harness/job.hpp"
-#include "evaluators/cpu/harness/wire.hpp"
+#include "evaluators/judge/harness/core_warmer.hpp"
+#include "evaluators/judge/harness/job.hpp"
+#include "evaluators/judge/harness/wire.hpp"
 
 namespace judge {
 

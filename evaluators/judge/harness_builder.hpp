@@ -29,7 +29,7 @@
 #include "evaluators/problem.hpp"
 #include "evaluators/protocol.hpp"
 
-namespace accelopt::eval::cpu {
+namespace accelopt::eval::judge {
 
 // One case: inputs drawn from `seed` (derived from the judge secret, never
 // one of the public seed numbers), with some inputs' distributions replaced
@@ -75,7 +75,7 @@ std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& sett
 std::string RunnerGlueSource(const Problem& problem);
 std::string JudgeGlueSource(const Problem& problem);
 
-// The text the judge reads on stdin (evaluators/cpu/harness/job.hpp).
+// The text the judge reads on stdin (evaluators/judge/harness/job.hpp).
 std::string JobText(const Problem& problem, const std::string& mode, const std::string& so_path,
                     const std::string& runner_path, const std::vector<CaseSpec>& cases,
                     const std::vector<std::string>& ref_paths, const EvalSettings& settings);
@@ -122,4 +122,4 @@ class HarnessCache {
   std::string secret_ ACCELOPT_GUARDED_BY(mu_);
 };
 
-}  // namespace accelopt::eval::cpu
+}  // namespace accelopt::eval::judge

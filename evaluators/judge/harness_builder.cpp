@@ -1,4 +1,4 @@
-#include "evaluators/cpu/harness_builder.hpp"
+#include "evaluators/judge/harness_builder.hpp"
 
 #include <unistd.h>
 
@@ -11,10 +11,10 @@
 #include "base/env.hpp"
 #include "base/sha256.hpp"
 #include "base/subprocess.hpp"
-#include "evaluators/cpu/embedded.hpp"
-#include "evaluators/cpu/toolchain.hpp"
+#include "evaluators/judge/embedded.hpp"
+#include "evaluators/judge/toolchain.hpp"
 
-namespace accelopt::eval::cpu {
+namespace accelopt::eval::judge {
 namespace fs = std::filesystem;
 namespace {
 
@@ -254,15 +254,17 @@ Result<HarnessCache::Objects> HarnessCache::MainObjects(const std::atomic<bool>*
     ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(file.parent_path().string()));
     ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic(file.string(), std::string(f.content)));
   }
-  const fs::path src = dir / "evaluators/cpu/harness";
   struct Unit { const char* source; std::string object; std::vector<std::string> flags; };
-  for (const Unit& u : {Unit{"judge_main.cpp", objs.judge_o, {"-std=c++17", "-O3", "-march=native", "-fopenmp"}},
-                        Unit{"runner_main.cpp", objs.runner_o, {"-std=c++17", "-O2", "-fopenmp"}}}) {
+  for (const Unit& u : {Unit{"evaluators/judge/harness/judge_main.cpp", objs.judge_o,
+                             {"-std=c++17", "-O3", "-march=native", "-fopenmp"}},
+                        Unit{"evaluators/cpu/harness/runner_main.cpp", objs.runner_o, {"-std=c++17", "-O2", "-fopenmp"}}}) {
     std::string tmp = TempName(u.object);
     std::vector<std::string> args = u.flags;
-    args.insert(args.end(), {"-I", dir.string(), "-c", (src / u.source).string(), "-o", tmp});
+    args.insert(args.end(), {"-I", dir.string(), "-c", (dir / u.source).string(), "-o", tmp});
     ACCELOPT_ASSIGN_OR_RETURN(auto cc, RunCompiler(env, compiler_, args, 300, cancel));
-    if (!cc.ok) return Internal(std::string("compiling ") + u.source + " " + cc.describe + ":\n" + cc.output);
+    if (!cc.ok) {
+      return Internal("compiling " + fs::path(u.source).filename().string() + " " + cc.describe + ":\n" + cc.output);
+    }
     ACCELOPT_RETURN_IF_ERROR(env->RenameFile(tmp, u.object));
   }
   return objs;
@@ -348,4 +350,4 @@ Result<std::vector<std::string>> HarnessCache::References(const Problem& problem
   return paths;
 }
 
-}  // namespace accelopt::eval::cpu
+}  // namespace accelopt::eval::judge

@@ -14,7 +14,7 @@
 #include "base/status.hpp"
 #include "base/subprocess.hpp"
 
-namespace accelopt::eval::cpu {
+namespace accelopt::eval::judge {
 
 // Flags every candidate is compiled with (besides -shared -fPIC -o).
 inline const std::vector<std::string>& KernelFlags() {
@@ -36,4 +36,4 @@ struct CompileRun {
 Result<CompileRun> RunCompiler(Env* env, const std::string& compiler, const std::vector<std::string>& args,
                                double timeout_s, const std::atomic<bool>* cancel = nullptr);
 
-}  // namespace accelopt::eval::cpu
+}  // namespace accelopt::eval::judge

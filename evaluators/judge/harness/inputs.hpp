@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "evaluators/cpu/harness/job.hpp"
+#include "evaluators/judge/harness/job.hpp"
 
 namespace judge {
 

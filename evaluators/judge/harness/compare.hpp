@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/cpu/harness/job.hpp"
+#include "evaluators/judge/harness/job.hpp"
 #include "evaluators/output_compare.hpp"
 
 namespace judge {
