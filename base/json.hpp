@@ -36,6 +36,25 @@ Result<json> ReadJsonFile(Env* env, const std::string& path);
 // The same with Env::Default().
 Result<json> ReadJsonFile(const std::string& path);
 
+// The one convention for decoding a value from JSON: a static
+// `Result<X> X::FromJson(const json&)` that refuses a wrong shape with a
+// Status (kInvalidArgument unless said otherwise), never with a throw; a
+// caller that needs another code (a fold: kCorruption) maps it. (`ParseX`
+// reads a document a person wrote, a config or a spec, naming its file.)
+//
+// DecodeJsonFields runs `read` — code that reads fields with .at()/.get<T>(),
+// which throw json::exception on a missing key or another type — and turns
+// such a throw into kInvalidArgument "<what>: <the exception's message>".
+template <typename F>
+Status DecodeJsonFields(std::string_view what, F&& read) {
+  try {
+    read();
+  } catch (const json::exception& e) {
+    return InvalidArgument(std::string(what) + ": " + e.what());
+  }
+  return Status::Ok();
+}
+
 // True when `v` is a JSON integer that T holds exactly (no wrap-around:
 // 4294967297 does not fit an int, -1 does not fit an unsigned).
 template <typename T>

@@ -3,36 +3,36 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <vector>
+
+#include "base/mutex.hpp"
 
 namespace accelopt {
 namespace {
 
-std::mutex& Mu() {
-  static std::mutex mu;
-  return mu;
+LogLevel LevelFromEnv() {
+  const char* env = std::getenv("ACCELOPT_LOG_LEVEL");
+  if (env && std::strcmp(env, "debug") == 0) return LogLevel::kDebug;
+  if (env && std::strcmp(env, "warning") == 0) return LogLevel::kWarning;
+  if (env && std::strcmp(env, "error") == 0) return LogLevel::kError;
+  return LogLevel::kInfo;
 }
 
-std::vector<std::string>& Secrets() {
-  static std::vector<std::string> secrets;
-  return secrets;
+// The process's logging state: every thread logs through it.
+struct LogState {
+  Mutex mu;
+  LogLevel level ACCELOPT_GUARDED_BY(mu) = LevelFromEnv();
+  std::vector<std::string> secrets ACCELOPT_GUARDED_BY(mu);
+};
+
+LogState& State() {
+  static LogState state;
+  return state;
 }
 
-LogLevel& Level() {
-  static LogLevel level = [] {
-    const char* env = std::getenv("ACCELOPT_LOG_LEVEL");
-    if (env && std::strcmp(env, "debug") == 0) return LogLevel::kDebug;
-    if (env && std::strcmp(env, "warning") == 0) return LogLevel::kWarning;
-    if (env && std::strcmp(env, "error") == 0) return LogLevel::kError;
-    return LogLevel::kInfo;
-  }();
-  return level;
-}
-
-std::string RedactLocked(std::string_view text) {
+std::string RedactLocked(const LogState& st, std::string_view text) ACCELOPT_REQUIRES(st.mu) {
   std::string out(text);
-  for (const auto& s : Secrets()) {
+  for (const auto& s : st.secrets) {
     size_t pos = 0;
     while ((pos = out.find(s, pos)) != std::string::npos) {
       out.replace(pos, s.size(), "[REDACTED]");
@@ -45,19 +45,22 @@ std::string RedactLocked(std::string_view text) {
 }  // namespace
 
 void SetLogLevel(LogLevel level) {
-  std::lock_guard lock(Mu());
-  Level() = level;
+  LogState& st = State();
+  MutexLock lock(&st.mu);
+  st.level = level;
 }
 
 LogLevel GetLogLevel() {
-  std::lock_guard lock(Mu());
-  return Level();
+  LogState& st = State();
+  MutexLock lock(&st.mu);
+  return st.level;
 }
 
 void Log(LogLevel level, std::string_view message) {
-  std::lock_guard lock(Mu());
-  if (static_cast<int>(level) > static_cast<int>(Level())) return;
-  std::string line = RedactLocked(message);
+  LogState& st = State();
+  MutexLock lock(&st.mu);
+  if (static_cast<int>(level) > static_cast<int>(st.level)) return;
+  std::string line = RedactLocked(st, message);
   // One line per record: journald splits on newlines.
   for (auto& c : line) {
     if (c == '\n') c = ' ';
@@ -67,16 +70,18 @@ void Log(LogLevel level, std::string_view message) {
 
 void RegisterSecret(const std::string& secret) {
   if (secret.size() < 4) return;
-  std::lock_guard lock(Mu());
-  for (const auto& s : Secrets()) {
+  LogState& st = State();
+  MutexLock lock(&st.mu);
+  for (const auto& s : st.secrets) {
     if (s == secret) return;
   }
-  Secrets().push_back(secret);
+  st.secrets.push_back(secret);
 }
 
 std::string Redact(std::string_view text) {
-  std::lock_guard lock(Mu());
-  return RedactLocked(text);
+  LogState& st = State();
+  MutexLock lock(&st.mu);
+  return RedactLocked(st, text);
 }
 
 }  // namespace accelopt

@@ -29,6 +29,8 @@ class ACCELOPT_CAPABILITY("mutex") Mutex {
 
   void Lock() ACCELOPT_ACQUIRE() { mu_.lock(); }
   void Unlock() ACCELOPT_RELEASE() { mu_.unlock(); }
+  // Takes the mutex only if it is free; true when it did (then Unlock it).
+  bool TryLock() ACCELOPT_TRY_ACQUIRE(true) { return mu_.try_lock(); }
 
  private:
   friend class MutexLock;

@@ -24,5 +24,6 @@
 #define ACCELOPT_REQUIRES(...) ACCELOPT_TSA(requires_capability(__VA_ARGS__))
 #define ACCELOPT_ACQUIRE(...) ACCELOPT_TSA(acquire_capability(__VA_ARGS__))
 #define ACCELOPT_RELEASE(...) ACCELOPT_TSA(release_capability(__VA_ARGS__))
+#define ACCELOPT_TRY_ACQUIRE(...) ACCELOPT_TSA(try_acquire_capability(__VA_ARGS__))
 #define ACCELOPT_EXCLUDES(...) ACCELOPT_TSA(locks_excluded(__VA_ARGS__))
 #define ACCELOPT_NO_THREAD_SAFETY_ANALYSIS ACCELOPT_TSA(no_thread_safety_analysis)

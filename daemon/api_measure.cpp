@@ -3,9 +3,8 @@
 // POST /v1/baseline (every baseline of a suite evaluated on its own backend,
 // the profile recorded in the system stream as BaselineProfiled before it is
 // answered).
-#include <mutex>
-
 #include "base/log.hpp"
+#include "base/mutex.hpp"
 #include "daemon/api.hpp"
 #include "daemon/campaign_stream.hpp"
 #include "daemon/metric_names.hpp"
@@ -47,19 +46,19 @@ void Api::AddMeasureRoutes() {
     auto listed = eval::ListSuite(suite, it->second, d_.env);
     const std::vector<eval::SuiteProblem> problems = listed.ok() ? *listed : std::vector<eval::SuiteProblem>{};
     if (problems.empty()) return respond(ApiOk({{"suite", suite}, {"problems", json::array()}}));
+    // The problems' rows as their evaluations finish (on the dispatcher's
+    // threads). Filled in by the constructor, before it is shared.
     struct Gather {
-      std::mutex mu;
-      json rows;
-      size_t left;
-      Respond respond;
-      std::string suite;
+      Gather(size_t n, Respond r, std::string s) : rows(json::array()), left(n), respond(std::move(r)), suite(std::move(s)) {
+        for (size_t i = 0; i < n; ++i) rows.push_back(json::object());
+      }
+      Mutex mu;
+      json rows ACCELOPT_GUARDED_BY(mu);
+      size_t left ACCELOPT_GUARDED_BY(mu);
+      const Respond respond;    // read-only after the constructor
+      const std::string suite;  // read-only after the constructor
     };
-    auto g = std::make_shared<Gather>();
-    g->rows = json::array();
-    for (size_t i = 0; i < problems.size(); ++i) g->rows.push_back(json::object());
-    g->left = problems.size();
-    g->respond = respond;
-    g->suite = suite;
+    auto g = std::make_shared<Gather>(problems.size(), respond, suite);
     for (size_t i = 0; i < problems.size(); ++i) {
       const std::string& dir = problems[i].dir;
       // The problem's own backend (cpu, cuda, nki) and its baseline file.
@@ -78,17 +77,24 @@ void Api::AddMeasureRoutes() {
         if (r.latency) row["spread"] = r.latency->spread;
         if (r.percent_of_peak) row["percent_of_peak"] = *r.percent_of_peak;
         d_.metrics->Add(metric::kEvaluationsTotal, {{"outcome", eval::EvalStatusName(r.status)}}, 1);
-        std::lock_guard lock(g->mu);
+        MutexLock lock(&g->mu);
         g->rows[i] = row;
         if (--g->left == 0) net::post(*d_.ioc, [this, g] {
+          // Every row is in (no finish is left to write one); taken under
+          // the lock all the same, as the rule says.
+          json rows;
+          {
+            MutexLock lock(&g->mu);
+            rows = std::move(g->rows);
+          }
           // Recorded in the system stream so profiles stay comparable over time.
           store::StreamAppend a;
           a.stream = runtime_event::kSystemStream;
           a.events.push_back(store::NewEvent{runtime_event::kBaselineProfiled, 0,
-                                             {{"suite", g->suite}, {"problems", g->rows}}, {}, {}});
+                                             {{"suite", g->suite}, {"problems", rows}}, {}, {}});
           auto r = d_.log->Append({std::move(a)});
           if (!r.ok()) LogWarning("could not record the baseline profile: " + r.status().ToString());
-          g->respond(ApiOk({{"suite", g->suite}, {"problems", g->rows}}));
+          g->respond(ApiOk({{"suite", g->suite}, {"problems", rows}}));
         });
       };
       auto t = d_.eval->Submit(std::move(er), "baseline", [finish](uint64_t, eval::EvalResult r) { finish(std::move(r)); });

@@ -26,6 +26,9 @@ Result<std::shared_ptr<CampaignRunner>> CampaignRunner::Load(const RuntimeServic
   auto records = services.log->ReadStream(r->stream_);
   if (!records.ok()) return records.status().WithContext("reading " + r->stream_);
   if (records->empty()) return NotFound("no campaign " + campaign_id);
+  // No other thread sees the runner yet; the lock keeps the rule simple
+  // (every guarded field is touched with mu_ held) and costs nothing here.
+  MutexLock lock(&r->mu_);
   for (const auto& rec : *records) {
     r->version_ = rec.version;
     if (rec.type == runtime_event::kLlmCallWaiting) {
@@ -65,33 +68,33 @@ void CampaignRunner::Post(std::function<void()> fn) {
 }
 
 void CampaignRunner::OnFinished(std::function<void(const std::string&, const std::string&)> fn) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   on_finished_ = std::move(fn);
 }
 
 std::string CampaignRunner::StateName() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (!state_.finished() && paused_) return "paused";
   return state_.status.empty() ? "running" : state_.status;
 }
 
 bool CampaignRunner::Finished() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return state_.finished();
 }
 
 workflows::CampaignState CampaignRunner::Snapshot() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return state_;
 }
 
 size_t CampaignRunner::InFlight() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return in_flight_.size() + llm_queue_.size();
 }
 
 Status CampaignRunner::Health() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return broken_;
 }
 
@@ -99,7 +102,7 @@ void CampaignRunner::Start() {
   Post([this] {
     std::vector<ActivityRequest> pending;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       if (state_.finished() || interrupted_ || !broken_.ok()) {
         MaybeFinish();
         return;
@@ -110,7 +113,7 @@ void CampaignRunner::Start() {
     }
     if (!pending.empty()) LogInfo("campaign " + id_ + ": resuming " + std::to_string(pending.size()) + " activities");
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       for (const auto& [provider, w] : waiting_) {
         LogWarning("campaign " + id_ + ": still waiting for provider '" + provider + "' since " + UtcTime(w.since_us));
       }
@@ -165,7 +168,7 @@ void CampaignRunner::Break(const Status& s) {
 void CampaignRunner::Pump() {
   std::vector<ActivityRequest> to_launch;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (!broken_.ok() || interrupted_) return;
     if (state_.finished()) {
       MaybeFinish();
@@ -197,14 +200,14 @@ void CampaignRunner::Pump() {
     }
   }
   for (const auto& a : to_launch) Launch(a);
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (state_.finished()) MaybeFinish();
   else ArmDeadline();
 }
 
 void CampaignRunner::Launch(const ActivityRequest& a) {
   if (a.kind == ActivityKind::kLlm) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     llm_queue_.push_back(a);
   } else if (a.kind == ActivityKind::kMemory) {
     TakeSnapshot(a);
@@ -219,7 +222,7 @@ void CampaignRunner::TakeSnapshot(const ActivityRequest& a) {
   // after the batch that scheduled it (and any items it added) is durable.
   Post([this, a] {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       if (!broken_.ok() || interrupted_ || state_.finished()) return;
       auto found = state_.activities.find(a.activity_id);
       if (found == state_.activities.end() || found->second.status != workflows::ActivityStatus::kScheduled) return;
@@ -258,7 +261,7 @@ void CampaignRunner::ArmDeadline() {
     auto self = weak.lock();
     if (!self) return;
     {
-      std::lock_guard lock(self->mu_);
+      MutexLock lock(&self->mu_);
       if (self->state_.finished() || self->interrupted_ || !self->broken_.ok()) return;
       if (!self->waiting_.empty()) {
         // Waiting for a provider when the wall time ends: the campaign could
@@ -316,7 +319,7 @@ void CampaignRunner::Cancel(const std::string& reason, StatusCallback done) {
   Post([this, reason, done] {
     Status result;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       if (state_.finished()) {
         result = FailedPrecondition("campaign " + id_ + " has already ended (" + state_.status + ")");
       } else {
@@ -333,7 +336,7 @@ void CampaignRunner::Pause(StatusCallback done) {
   Post([this, done] {
     Status result;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       if (state_.finished()) {
         result = FailedPrecondition("campaign " + id_ + " has already ended (" + state_.status + ")");
       } else if (!paused_) {
@@ -351,7 +354,7 @@ void CampaignRunner::Resume(StatusCallback done) {
     Status result;
     bool pump = false;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       if (state_.finished()) {
         result = FailedPrecondition("campaign " + id_ + " has already ended (" + state_.status + ")");
       } else if (paused_) {
@@ -372,7 +375,7 @@ void CampaignRunner::Interrupt(const std::string& reason) {
   std::promise<void> done;
   auto fut = done.get_future();
   Post([this, reason, &done] {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (interrupted_) return done.set_value();
     interrupted_ = true;
     if (!state_.finished() && broken_.ok() && s_.log->Healthy()) {

@@ -47,12 +47,12 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 
 #include "base/env.hpp"
 #include "base/json.hpp"
+#include "base/mutex.hpp"
 #include "daemon/campaign_stream.hpp"
 #include "daemon/env_timer.hpp"
 #include "daemon/memory_banks.hpp"
@@ -97,34 +97,34 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
                                                       const std::string& campaign_id);
 
   // Starts (or resumes) driving, unless finished or paused.
-  void Start();
+  void Start() ACCELOPT_EXCLUDES(mu_);
   using StatusCallback = std::function<void(Status)>;
   // Records a cancellation; in-flight work is cancelled. `done` runs on the
   // runner's strand (FailedPrecondition when the campaign already ended).
-  void Cancel(const std::string& reason, StatusCallback done);
-  void Pause(StatusCallback done);
-  void Resume(StatusCallback done);
+  void Cancel(const std::string& reason, StatusCallback done) ACCELOPT_EXCLUDES(mu_);
+  void Pause(StatusCallback done) ACCELOPT_EXCLUDES(mu_);
+  void Resume(StatusCallback done) ACCELOPT_EXCLUDES(mu_);
   // Daemon shutdown: stop starting work, cancel in-flight activities (they
   // are re-run on the next start), record CampaignInterrupted. Blocks until
   // that is done on the strand: never call it from the runner's strand.
-  void Interrupt(const std::string& reason);
+  void Interrupt(const std::string& reason) ACCELOPT_EXCLUDES(mu_);
 
   // Called once when the campaign reaches a terminal state (posted to the
   // io_context, not run on the runner's strand).
-  void OnFinished(std::function<void(const std::string& id, const std::string& status)> fn);
+  void OnFinished(std::function<void(const std::string& id, const std::string& status)> fn) ACCELOPT_EXCLUDES(mu_);
 
   const std::string& id() const { return id_; }
   // running | paused | completed | failed | cancelled | budget_exhausted
-  std::string StateName() const;
-  bool Finished() const;
+  std::string StateName() const ACCELOPT_EXCLUDES(mu_);
+  bool Finished() const ACCELOPT_EXCLUDES(mu_);
   // A copy of the folded state (for summaries and reports).
-  workflows::CampaignState Snapshot() const;
-  size_t InFlight() const;
+  workflows::CampaignState Snapshot() const ACCELOPT_EXCLUDES(mu_);
+  size_t InFlight() const ACCELOPT_EXCLUDES(mu_);
   // The last error that stopped this runner (store failure, corrupt log).
-  Status Health() const;
+  Status Health() const ACCELOPT_EXCLUDES(mu_);
   // Providers this campaign waits for: [{provider, since_us, error, calls}]
   // (empty when it waits for none).
-  json Waiting() const;
+  json Waiting() const ACCELOPT_EXCLUDES(mu_);
 
  private:
   CampaignRunner(const RuntimeServices& s, std::string id);
@@ -132,70 +132,75 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   // Lock rules: mu_ guards the state below it (the folded state, the
   // stream's version, the flags, the in-flight and waiting maps, the queue).
   // "strand only" methods run on strand_; "takes mu_" ones lock it
-  // themselves (call them without it); "REQUIRES mu_" ones are called with
-  // it held. The callbacks given to Cancel/Pause/Resume and OnFinished run
-  // without it.
+  // themselves (call them without it: ACCELOPT_EXCLUDES); "REQUIRES mu_" ones
+  // are called with it held (ACCELOPT_REQUIRES). The callbacks given to
+  // Cancel/Pause/Resume and OnFinished run without it. Clang checks these
+  // rules (base/thread_annotations.hpp, scripts/thread_safety).
 
   // The loop and its state (campaign_runner.cpp).
   void Post(std::function<void()> fn);  // any thread: runs fn on the strand
-  void Pump();                          // strand only; takes mu_
+  void Pump() ACCELOPT_EXCLUDES(mu_);   // strand only; takes mu_
   // Appends to the campaign's stream (and `side` appends to other streams,
   // e.g. memory banks, in the same atomic batch) and folds what it appended.
   // REQUIRES mu_; on the strand, or on a dispatcher worker (RecordPlacement).
   Status AppendAndApply(std::vector<store::NewEvent> events, std::vector<std::string> blobs,
                         std::vector<workflows::Event>* applied,
-                        std::vector<store::StreamAppend> side = {});
-  void Launch(const workflows::ActivityRequest& a);  // strand only; takes mu_
+                        std::vector<store::StreamAppend> side = {}) ACCELOPT_REQUIRES(mu_);
+  void Launch(const workflows::ActivityRequest& a) ACCELOPT_EXCLUDES(mu_);  // strand only; takes mu_
   // A memory activity: posts the bank snapshot to the strand (takes mu_ there).
-  void TakeSnapshot(const workflows::ActivityRequest& a);
-  void ArmDeadline();                   // strand only, REQUIRES mu_
+  void TakeSnapshot(const workflows::ActivityRequest& a) ACCELOPT_EXCLUDES(mu_);
+  void ArmDeadline() ACCELOPT_REQUIRES(mu_);  // strand only, REQUIRES mu_
   // Cancels in-flight activities and empties the LLM queue. REQUIRES mu_.
-  void CancelInFlight();
+  void CancelInFlight() ACCELOPT_REQUIRES(mu_);
   // Stops the runner with `s` (Health()) and cancels in-flight work. REQUIRES mu_.
-  void Break(const Status& s);
+  void Break(const Status& s) ACCELOPT_REQUIRES(mu_);
   // Once, when the state is terminal: stops timers and work, logs the end,
   // posts on_finished_ to the io_context. Strand only, REQUIRES mu_.
-  void MaybeFinish();
+  void MaybeFinish() ACCELOPT_REQUIRES(mu_);
 
   // LLM activities (campaign_runner_llm.cpp).
-  void LaunchQueued();                  // strand only; takes mu_
-  void StartLlm(const workflows::ActivityRequest& a);  // strand only; takes mu_
+  void LaunchQueued() ACCELOPT_EXCLUDES(mu_);  // strand only; takes mu_
+  void StartLlm(const workflows::ActivityRequest& a) ACCELOPT_EXCLUDES(mu_);  // strand only; takes mu_
   void OnLlmDone(const std::string& activity_id, const std::string& request_hash,
-                 llm::LlmResult r);     // strand only; takes mu_
+                 llm::LlmResult r) ACCELOPT_EXCLUDES(mu_);  // strand only; takes mu_
   // A call deferred by an outage: LlmCallWaiting, then queued first again.
   // Strand only, REQUIRES mu_.
   void DeferLlm(const std::string& activity_id, const std::string& provider, const std::string& request_hash,
-                const llm::LlmError& e, workflows::ActivityRequest request);
-  void ArmWaitLimit();                  // strand only, REQUIRES mu_
+                const llm::LlmError& e, workflows::ActivityRequest request) ACCELOPT_REQUIRES(mu_);
+  void ArmWaitLimit() ACCELOPT_REQUIRES(mu_);  // strand only, REQUIRES mu_
   // Fails the campaign naming every provider waited for. Strand only, REQUIRES mu_.
-  void GiveUpWaiting(const std::string& why);
+  void GiveUpWaiting(const std::string& why) ACCELOPT_REQUIRES(mu_);
   // A replay's call: true when it was answered from the recorded campaign
   // (or failed as a miss with on_miss "stop"; OnLlmDone is posted either
   // way); false when it goes to the model (no replay, or a miss with
   // on_miss "live"). Strand only; takes mu_.
-  bool AnswerFromRecording(const workflows::ActivityRequest& a, const std::string& request_hash);
+  bool AnswerFromRecording(const workflows::ActivityRequest& a, const std::string& request_hash)
+      ACCELOPT_EXCLUDES(mu_);
 
   // Evaluation activities (campaign_runner_eval.cpp).
-  void StartEvaluation(const workflows::ActivityRequest& a);  // strand only; takes mu_
+  void StartEvaluation(const workflows::ActivityRequest& a) ACCELOPT_EXCLUDES(mu_);  // strand only; takes mu_
   // Appends EvaluationPlaced for `activity_id` (called on a dispatcher
   // worker thread, synchronously: the placement is durable on return).
   // Takes mu_.
-  void RecordPlacement(const std::string& activity_id, const json& placement);
-  void OnEvalDone(const std::string& activity_id, eval::EvalResult r);  // strand only; takes mu_
+  void RecordPlacement(const std::string& activity_id, const json& placement) ACCELOPT_EXCLUDES(mu_);
+  void OnEvalDone(const std::string& activity_id, eval::EvalResult r) ACCELOPT_EXCLUDES(mu_);  // strand only; takes mu_
 
+  // Set in the constructor, read-only after it: no lock.
   RuntimeServices s_;
   std::string id_;
   std::string stream_;
   net::strand<net::io_context::executor_type> strand_;
-  std::unique_ptr<EnvTimer> deadline_timer_;  // strand only
+  // Strand only (created, armed and cancelled there): the strand serializes
+  // it, so it is not guarded by mu_.
+  std::unique_ptr<EnvTimer> deadline_timer_;
 
-  mutable std::mutex mu_;  // guards the fields below (wait_timer_: the strand)
-  workflows::CampaignState state_;
-  uint64_t version_ = 0;             // the stream's head as we know it
-  bool paused_ = false;
-  bool interrupted_ = false;
-  bool finished_notified_ = false;
-  Status broken_;
+  mutable Mutex mu_;  // guards the fields below (wait_timer_: the strand)
+  workflows::CampaignState state_ ACCELOPT_GUARDED_BY(mu_);
+  uint64_t version_ ACCELOPT_GUARDED_BY(mu_) = 0;  // the stream's head as we know it
+  bool paused_ ACCELOPT_GUARDED_BY(mu_) = false;
+  bool interrupted_ ACCELOPT_GUARDED_BY(mu_) = false;
+  bool finished_notified_ ACCELOPT_GUARDED_BY(mu_) = false;
+  Status broken_ ACCELOPT_GUARDED_BY(mu_);
   struct ActivityInFlight {
     workflows::ActivityKind kind;
     std::shared_ptr<std::atomic<bool>> cancel;
@@ -210,20 +215,23 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
     std::string error;
     std::set<std::string> activities;
   };
-  std::map<std::string, ProviderWait> waiting_;
-  std::unique_ptr<EnvTimer> wait_timer_;  // strand only
-  std::map<std::string, ActivityInFlight> in_flight_;
+  std::map<std::string, ProviderWait> waiting_ ACCELOPT_GUARDED_BY(mu_);
+  // Strand only, like deadline_timer_: not guarded by mu_.
+  std::unique_ptr<EnvTimer> wait_timer_;
+  std::map<std::string, ActivityInFlight> in_flight_ ACCELOPT_GUARDED_BY(mu_);
   // The last placement recorded per evaluation activity (EvaluationPlaced:
   // a Slurm job id), kept across restarts and handed back to the backend.
-  std::map<std::string, json> placements_;
-  std::deque<workflows::ActivityRequest> llm_queue_;  // waiting for a per-campaign LLM slot
-  int llm_running_ = 0;
-  std::function<void(const std::string&, const std::string&)> on_finished_;
+  std::map<std::string, json> placements_ ACCELOPT_GUARDED_BY(mu_);
+  // Waiting for a per-campaign LLM slot.
+  std::deque<workflows::ActivityRequest> llm_queue_ ACCELOPT_GUARDED_BY(mu_);
+  int llm_running_ ACCELOPT_GUARDED_BY(mu_) = 0;
+  std::function<void(const std::string&, const std::string&)> on_finished_ ACCELOPT_GUARDED_BY(mu_);
   // A replay (spec.replay): the recorded campaign's replies, loaded once in
   // Load(); null with replay_error_ set when they cannot be read.
-  std::shared_ptr<const RecordedReplies> replay_;
-  std::string replay_error_;
-  std::map<std::string, std::string> replayed_from_;  // activity id -> the recorded activity it took its reply from
+  std::shared_ptr<const RecordedReplies> replay_ ACCELOPT_GUARDED_BY(mu_);
+  std::string replay_error_ ACCELOPT_GUARDED_BY(mu_);
+  // Activity id -> the recorded activity it took its reply from.
+  std::map<std::string, std::string> replayed_from_ ACCELOPT_GUARDED_BY(mu_);
 };
 
 

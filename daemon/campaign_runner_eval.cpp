@@ -25,7 +25,7 @@ void CampaignRunner::StartEvaluation(const ActivityRequest& a) {
   std::weak_ptr<CampaignRunner> weak = weak_from_this();
   std::string id = a.activity_id;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     in_flight_[id] = ActivityInFlight{ActivityKind::kEvaluation, nullptr, 0, 0, {}};
   }
   eval::Placement placement;
@@ -33,7 +33,7 @@ void CampaignRunner::StartEvaluation(const ActivityRequest& a) {
     if (auto self = weak.lock()) self->RecordPlacement(id, p);
   };
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (auto it = placements_.find(id); it != placements_.end()) placement.previous = it->second;
   }
   auto ticket = s_.eval->Submit(
@@ -44,7 +44,7 @@ void CampaignRunner::StartEvaluation(const ActivityRequest& a) {
         }
       },
       std::move(placement));
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (!ticket.ok()) {
     in_flight_.erase(id);
     auto status = ticket.status();
@@ -58,7 +58,7 @@ void CampaignRunner::StartEvaluation(const ActivityRequest& a) {
 }
 
 void CampaignRunner::RecordPlacement(const std::string& activity_id, const json& placement) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (!broken_.ok() || state_.finished()) return;
   store::NewEvent ev{runtime_event::kEvaluationPlaced, 0, {{"activity_id", activity_id}, {"placement", placement}}, {}, {}};
   Status st = AppendAndApply({ev}, {}, nullptr);
@@ -68,7 +68,7 @@ void CampaignRunner::RecordPlacement(const std::string& activity_id, const json&
 
 void CampaignRunner::OnEvalDone(const std::string& activity_id, eval::EvalResult r) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     in_flight_.erase(activity_id);
     bool cancelled = r.status == eval::EvalStatus::kCancelled;
     if (cancelled && (interrupted_ || state_.finished() || !broken_.ok())) {

@@ -57,7 +57,7 @@ std::string CostSource(const llm::LlmResponse& r) {
 void CampaignRunner::LaunchQueued() {
   std::vector<ActivityRequest> start;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     const int cap = s_.llm_share ? s_.llm_share->PerCampaign() : s_.max_llm_in_flight;
     while (!llm_queue_.empty() && llm_running_ < cap) {
       start.push_back(std::move(llm_queue_.front()));
@@ -80,7 +80,7 @@ void CampaignRunner::StartLlm(const ActivityRequest& a) {
   if (AnswerFromRecording(a, hash)) return;
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     in_flight_[a.activity_id] = ActivityInFlight{ActivityKind::kLlm, cancel, 0, 0, a};
   }
   std::weak_ptr<CampaignRunner> weak = weak_from_this();
@@ -107,7 +107,7 @@ void CampaignRunner::StartLlm(const ActivityRequest& a) {
   // The gate sends it now, or when the provider answers again; the ticket is
   // stored before any completion can run (both on this strand).
   const uint64_t ticket = s_.gate->Enter(provider, std::move(send));
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto it = in_flight_.find(id);
   if (it != in_flight_.end()) it->second.gate_ticket = ticket;
 }
@@ -116,7 +116,7 @@ bool CampaignRunner::AnswerFromRecording(const ActivityRequest& a, const std::st
   std::variant<RecordedReplies::Hit, RecordedReplies::Miss> found;
   std::string on_miss;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (!state_.spec.replay) return false;
     on_miss = state_.spec.replay->on_miss;
     if (replay_) found = replay_->Find(a.activity_id, state_);
@@ -125,7 +125,7 @@ bool CampaignRunner::AnswerFromRecording(const ActivityRequest& a, const std::st
   llm::LlmResult result = llm::LlmError{};
   if (auto* hit = std::get_if<RecordedReplies::Hit>(&found)) {
     auto j = ParseJson(hit->response_json);
-    Result<llm::LlmResponse> parsed = j.ok() ? llm::ResponseFromJson(*j) : Result<llm::LlmResponse>(j.status());
+    Result<llm::LlmResponse> parsed = j.ok() ? llm::LlmResponse::FromJson(*j) : Result<llm::LlmResponse>(j.status());
     if (parsed.ok()) {
       llm::LlmResponse resp = std::move(*parsed);
       resp.replayed = true;  // usage_source and cost_source "replay"
@@ -133,7 +133,7 @@ bool CampaignRunner::AnswerFromRecording(const ActivityRequest& a, const std::st
       resp.latency = std::chrono::milliseconds(0);
       resp.attempts.clear();
       result = std::move(resp);
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       replayed_from_[a.activity_id] = hit->recorded_activity_id;
     } else {
       found = RecordedReplies::Miss{"the recorded reply at " + hit->recorded_activity_id +
@@ -148,7 +148,7 @@ bool CampaignRunner::AnswerFromRecording(const ActivityRequest& a, const std::st
     result = llm::LlmError{llm::LlmErrorKind::kReplayMiss, false, 0, miss->reason, {}, {}};
   }
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     in_flight_[a.activity_id] = ActivityInFlight{ActivityKind::kLlm, std::make_shared<std::atomic<bool>>(false), 0, 0, a};
   }
   Post([self = shared_from_this(), id = a.activity_id, request_hash, r = std::move(result)]() mutable {
@@ -201,7 +201,7 @@ void CampaignRunner::ArmWaitLimit() {
     if (ec) return;
     auto self = weak.lock();
     if (!self) return;
-    std::lock_guard lock(self->mu_);
+    MutexLock lock(&self->mu_);
     if (self->state_.finished() || self->interrupted_ || !self->broken_.ok() || self->waiting_.empty()) return;
     const double limit_s = *self->state_.spec.budget.max_provider_wait_s;
     const int64_t now = self->s_.env->NowMicros();
@@ -229,7 +229,7 @@ void CampaignRunner::GiveUpWaiting(const std::string& limit) {
 }
 
 json CampaignRunner::Waiting() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   json out = json::array();
   for (const auto& [provider, w] : waiting_) {
     out.push_back({{"provider", provider},
@@ -242,7 +242,7 @@ json CampaignRunner::Waiting() const {
 
 void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string& request_hash, llm::LlmResult r) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     uint64_t gate_ticket = 0;
     std::optional<ActivityRequest> request;
     if (auto fit = in_flight_.find(activity_id); fit != in_flight_.end()) {
@@ -286,12 +286,12 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
     } else {
     std::vector<std::string> blobs;
     workflows::Event ev;
-    auto role_model = [&]() -> std::pair<std::string, std::string> {
-      auto it = state_.activities.find(activity_id);
-      if (it == state_.activities.end()) return {"?", "?"};
-      return {it->second.role, it->second.payload.value("model", "?")};
-    };
-    auto [role, model] = role_model();
+    // Inline, not a lambda: clang checks a lambda's body as code without mu_.
+    std::string role = "?", model = "?";
+    if (auto it = state_.activities.find(activity_id); it != state_.activities.end()) {
+      role = it->second.role;
+      model = it->second.payload.value("model", "?");
+    }
     if (r.ok()) {
       const auto& resp = r.response();
       std::string text_hash = Sha256Hex(resp.text);

@@ -21,7 +21,7 @@ void CpuCalibrations::StartRetriesIfRefused() {
   dco.retry_after =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(be_->cpu_retry_after_s));
   dco.measure = [this]() -> Status {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (deferred_ && !deferred_->waiting()) return Status::Ok();  // accepted meanwhile (calibrate --force)
     auto c = eval::cpu::CalibrateAndSave(be_->cpu_calibration_path, be_->cpu_calibration);
     if (!c.ok()) return c.status();
@@ -34,7 +34,7 @@ void CpuCalibrations::StartRetriesIfRefused() {
 }
 
 Result<json> CpuCalibrations::Calibrate(bool force, bool force_busy) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (!be_->cpu) return NotFound("the cpu backend is not configured");
   if (!force) {
     if (deferred_ && deferred_->waiting()) {

@@ -15,10 +15,10 @@
 #include <boost/asio.hpp>
 #include <functional>
 #include <memory>
-#include <mutex>
 
 #include "base/env.hpp"
 #include "base/json.hpp"
+#include "base/mutex.hpp"
 #include "base/status.hpp"
 #include "daemon/backend_start.hpp"
 #include "daemon/deferred_calibration.hpp"
@@ -41,7 +41,7 @@ class CpuCalibrations {
   // accepted yet, naming the reason and the fix). force true: measure now,
   // as at start and as `accelopt-eval calibrate --force` (force_busy
   // accepts a busy machine's figures). kNotFound without a cpu backend.
-  Result<json> Calibrate(bool force, bool force_busy);
+  Result<json> Calibrate(bool force, bool force_busy) ACCELOPT_EXCLUDES(mu_);
   // DeferredCalibration::State() while the retries wait; null otherwise.
   json WaitState() const;
   void Stop();
@@ -51,7 +51,11 @@ class CpuCalibrations {
   boost::asio::io_context* ioc_;
   const StartedBackends* be_;
   std::function<void(const json&)> accepted_;
-  std::mutex mu_;  // one measurement at a time
+  Mutex mu_;  // one measurement at a time (serializes work; guards no field)
+  // Not guarded by mu_: set once by StartRetriesIfRefused, at the daemon's
+  // start before Calibrate, WaitState or Stop can be called; after that only
+  // its own (thread-safe) methods are called. Stop must not take mu_: a
+  // retry's measurement holds it while Stop waits for that retry.
   std::unique_ptr<DeferredCalibration> deferred_;
 };
 

@@ -7,10 +7,10 @@
 #include <array>
 #include <atomic>
 #include <deque>
-#include <mutex>
 
 #include "base/json.hpp"
 #include "base/log.hpp"
+#include "base/mutex.hpp"
 #include "base/text.hpp"
 
 namespace accelopt::daemon {
@@ -171,9 +171,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       net::post(s->stream_.get_executor(), [s] { s->EndStream(); });
     }
     bool closed() const override { return closed_; }
-    void OnClose(std::function<void()> fn) override {
+    void OnClose(std::function<void()> fn) override ACCELOPT_EXCLUDES(mu_) {
       {
-        std::lock_guard lock(mu_);
+        MutexLock lock(&mu_);
         if (!closed_) {
           on_close_ = std::move(fn);
           return;
@@ -181,10 +181,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       }
       fn();
     }
-    void MarkClosed() {
+    void MarkClosed() ACCELOPT_EXCLUDES(mu_) {
       std::function<void()> fn;
       {
-        std::lock_guard lock(mu_);
+        MutexLock lock(&mu_);
         if (closed_.exchange(true)) return;
         fn = std::move(on_close_);
       }
@@ -193,9 +193,11 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
    private:
     std::weak_ptr<Session> session_;
+    // Set under mu_ (with on_close_ taken), read without it (Send, closed):
+    // an atomic, not guarded.
     std::atomic<bool> closed_{false};
-    std::mutex mu_;
-    std::function<void()> on_close_;
+    Mutex mu_;
+    std::function<void()> on_close_ ACCELOPT_GUARDED_BY(mu_);
   };
 
   static constexpr size_t kMaxQueuedBytes = 1 << 20;

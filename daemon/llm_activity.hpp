@@ -18,7 +18,7 @@ namespace accelopt::daemon {
 // temperature, max_tokens, reasoning} (reasoning: a string is the reasoning
 // effort, an integer the thinking budget, anything else the provider's
 // default; a temperature that is not a number is the provider's default),
-// read by llm::RequestFromJson, with the activity's id as request id.
+// read by llm::LlmRequest::FromJson, with the activity's id as request id.
 // kInvalidArgument naming the field when the request is malformed (no
 // provider, model or user).
 Result<llm::LlmRequest> LlmRequestOf(const workflows::ActivityRequest& a);

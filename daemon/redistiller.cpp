@@ -22,11 +22,15 @@ class LogProblems : public workflows::CampaignProblems {
     if (records->empty() || (*records)[0].type != workflows::event_type::kCampaignStarted) {
       return NotFound(Redact("no campaign '" + campaign + "'"));
     }
-    try {
-      return workflows::ProblemInfoFromJson((*records)[0].data.at("problems").at(problem));
-    } catch (const std::exception& e) {
-      return Corruption(Redact("campaign '" + campaign + "': problem " + std::to_string(problem) + ": " + e.what()));
-    }
+    auto corrupt = [&](const std::string& why) {
+      return Corruption(Redact("campaign '" + campaign + "': problem " + std::to_string(problem) + ": " + why));
+    };
+    const json* info = nullptr;
+    Status found = DecodeJsonFields("CampaignStarted", [&] { info = &(*records)[0].data.at("problems").at(problem); });
+    if (!found.ok()) return corrupt(found.message());
+    auto decoded = workflows::ProblemInfo::FromJson(*info);
+    if (!decoded.ok()) return corrupt(decoded.status().message());
+    return decoded;
   }
 
  private:
@@ -74,7 +78,7 @@ Result<workflows::RedistillState> Redistiller::FoldBank(const std::string& bank,
 
 Result<json> Redistiller::Start(const RedistillRequest& request) {
   ACCELOPT_RETURN_IF_ERROR(workflows::ValidateRedistillRequest(request));
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (stopping_) return FailedPrecondition("the daemon is stopping");
   if (runs_.count(request.bank)) {
     return FailedPrecondition("memory bank '" + request.bank + "' is already being re-distilled");
@@ -108,7 +112,7 @@ Result<json> Redistiller::Start(const RedistillRequest& request) {
 
 Status Redistiller::ResumeAll() {
   ACCELOPT_ASSIGN_OR_RETURN(json state, d_.banks->State());
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   for (const std::string& name : workflows::BankNames(state)) {
     ACCELOPT_ASSIGN_OR_RETURN(workflows::BankView bank, workflows::ReadBank(state, name));
     for (const auto& r : bank.redistills) {
@@ -127,7 +131,6 @@ Status Redistiller::ResumeAll() {
 }
 
 void Redistiller::Step(const std::shared_ptr<Run>& run) {
-  // REQUIRES: mu_ held.
   if (stopping_ || run->finished) return;
   const int room = d_.max_in_flight - static_cast<int>(run->in_flight.size());
   auto cmd = workflows::DecideRedistill(run->state, *d_.blobs, LogProblems(d_.log), run->in_flight, room);
@@ -138,7 +141,6 @@ void Redistiller::Step(const std::shared_ptr<Run>& run) {
 }
 
 void Redistiller::StartCall(const std::shared_ptr<Run>& run, const workflows::RedistillCall& call) {
-  // REQUIRES: mu_ held.
   const int pair = call.pair;
   run->in_flight.insert(pair);
   ++calls_in_flight_;
@@ -162,7 +164,6 @@ void Redistiller::StartCall(const std::shared_ptr<Run>& run, const workflows::Re
 }
 
 Status Redistiller::Record(Run& run, const workflows::RedistillCommand& cmd) {
-  // REQUIRES: mu_ held.
   if (cmd.events.empty()) return Status::Ok();
   ACCELOPT_RETURN_IF_ERROR(d_.banks->Append(run.state.bank, cmd.events, cmd.blobs));
   for (const auto& e : cmd.events) ACCELOPT_RETURN_IF_ERROR(workflows::ApplyRedistill(run.state, e));
@@ -170,7 +171,6 @@ Status Redistiller::Record(Run& run, const workflows::RedistillCommand& cmd) {
 }
 
 void Redistiller::Finish(const std::shared_ptr<Run>& run, const Status& why) {
-  // REQUIRES: mu_ held.
   const workflows::RedistillState& st = run->state;
   if (why.ok()) {
     LogInfo("memory bank " + st.bank + ": re-distillation " + st.id + " completed; generation " +
@@ -184,7 +184,7 @@ void Redistiller::Finish(const std::shared_ptr<Run>& run, const Status& why) {
 }
 
 void Redistiller::OnReply(const std::shared_ptr<Run>& run, int pair, llm::LlmResult r) {
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   run->in_flight.erase(pair);
   --calls_in_flight_;
   const bool cancelled = !r.ok() && r.error().kind == llm::LlmErrorKind::kCancelled;
@@ -204,13 +204,17 @@ void Redistiller::OnReply(const std::shared_ptr<Run>& run, int pair, llm::LlmRes
 }
 
 void Redistiller::Shutdown() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   stopping_ = true;
   for (auto& [bank, run] : runs_) {
     for (auto& c : run->cancels) c->store(true);
   }
   // Replies are delivered through the io_context; wait until they are in.
-  idle_.wait_for(lock, std::chrono::seconds(10), [this] { return calls_in_flight_ == 0; });
+  // (A loop, not wait_for's predicate: clang checks a lambda as code without mu_.)
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (calls_in_flight_ != 0) {
+    if (!lock.WaitUntil(&idle_, deadline)) break;
+  }
 }
 
 }  // namespace accelopt::daemon

@@ -46,7 +46,7 @@ void CheckResponse(const Result<LlmResponse>& r) {
   }
   // What the runtime records: must serialize and read back.
   json j = ToJson(*r);
-  auto back = ResponseFromJson(ParseJson(Dump(j)).value());
+  auto back = LlmResponse::FromJson(ParseJson(Dump(j)).value());
   FUZZ_CHECK(back.ok());
   FUZZ_CHECK(back->input_tokens == r->input_tokens && back->output_tokens == r->output_tokens);
 }
@@ -65,12 +65,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 4: {
       auto j = ParseJson(body);
       if (!j.ok()) break;
-      auto resp = ResponseFromJson(*j);
+      auto resp = LlmResponse::FromJson(*j);
       if (resp.ok()) (void)Dump(ToJson(*resp));
-      auto req = RequestFromJson(*j);
+      auto req = LlmRequest::FromJson(*j);
       if (req.ok()) {
         // The hash that keys recorded replies is stable over a round trip.
-        auto again = RequestFromJson(ToJson(*req));
+        auto again = LlmRequest::FromJson(ToJson(*req));
         FUZZ_CHECK(again.ok());
         FUZZ_CHECK(RequestHash(*again) == RequestHash(*req));
       }

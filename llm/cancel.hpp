@@ -1,12 +1,14 @@
 // Cancellation of one call: a flag the caller can set through a CallHandle,
 // optionally combined with an external std::atomic<bool> the caller owns.
-// Thread-safe.
+// Thread-safe (the wake hook under mu_, checked by Clang's thread-safety
+// analysis, scripts/thread_safety).
 #pragma once
 
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
+
+#include "base/mutex.hpp"
 
 namespace accelopt::llm {
 
@@ -23,32 +25,32 @@ class CancelToken {
   bool has_external() const { return external_ != nullptr; }
   // The internal flag only (for RunProcess, which watches one atomic).
   const std::atomic<bool>* flag() const { return &flag_; }
-  void SetFlagFromExternal() {
+  void SetFlagFromExternal() ACCELOPT_EXCLUDES(mu_) {
     if (external_ && external_->load(std::memory_order_acquire)) Cancel();
   }
 
   // Sets the flag and runs the wake hook (which must be cheap and non-blocking).
-  void Cancel() {
+  void Cancel() ACCELOPT_EXCLUDES(mu_) {
     if (flag_.exchange(true, std::memory_order_acq_rel)) return;
     std::function<void()> wake;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       wake = wake_;
     }
     if (wake) wake();
   }
 
   // Installed by the provider that owns the call, to notice a cancel promptly.
-  void SetWakeHook(std::function<void()> wake) {
-    std::lock_guard lock(mu_);
+  void SetWakeHook(std::function<void()> wake) ACCELOPT_EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     wake_ = std::move(wake);
   }
 
  private:
   std::atomic<bool> flag_{false};
   const std::atomic<bool>* external_;
-  std::mutex mu_;
-  std::function<void()> wake_;
+  Mutex mu_;
+  std::function<void()> wake_ ACCELOPT_GUARDED_BY(mu_);
 };
 
 }  // namespace accelopt::llm

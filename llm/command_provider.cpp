@@ -2,11 +2,11 @@
 #include "base/text.hpp"
 
 #include <condition_variable>
-#include <mutex>
 #include <set>
 #include <thread>
 
 #include "base/log.hpp"
+#include "base/mutex.hpp"
 #include "llm/codec.hpp"
 #include "llm/pricing.hpp"
 #include "llm/retry.hpp"
@@ -34,7 +34,7 @@ class CommandProvider : public Provider {
 
   ~CommandProvider() override {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       stopping_ = true;
       for (auto& t : live_) t->Cancel();
     }
@@ -46,10 +46,11 @@ class CommandProvider : public Provider {
   const std::string& name() const override { return config_.name; }
   ProviderKind kind() const override { return config_.kind; }
 
-  CallHandle Call(LlmRequest request, LlmCallback done, const std::atomic<bool>* cancel) override {
+  CallHandle Call(LlmRequest request, LlmCallback done, const std::atomic<bool>* cancel) override
+      ACCELOPT_EXCLUDES(mu_) {
     auto token = std::make_shared<CancelToken>(cancel);
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       live_.insert(token);
       if (stopping_) token->Cancel();
     }
@@ -58,7 +59,7 @@ class CommandProvider : public Provider {
     pool_->Submit([this, request = std::move(request), done = std::move(done), token, start]() mutable {
       LlmResult result = Run(request, *token, start);
       {
-        std::lock_guard lock(mu_);
+        MutexLock lock(&mu_);
         live_.erase(token);
       }
       try {
@@ -182,8 +183,8 @@ class CommandProvider : public Provider {
 
   // Forwards external cancel flags of running calls to their internal flag,
   // which RunProcess watches.
-  void Watch() {
-    std::unique_lock lock(mu_);
+  void Watch() ACCELOPT_EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     while (!stopping_) {
       bool any_external = false;
       for (auto& t : live_) {
@@ -193,19 +194,19 @@ class CommandProvider : public Provider {
         }
       }
       if (any_external) {
-        cv_.wait_for(lock, 50ms);
+        lock.WaitFor(&cv_, 50ms);
       } else {
-        cv_.wait(lock);
+        lock.Wait(&cv_);
       }
     }
   }
 
   ProviderConfig config_;
   Env* env_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::set<std::shared_ptr<CancelToken>> live_;
+  Mutex mu_;
+  std::condition_variable cv_;  // wakes Watch(): on stopping_ and on each new call
+  bool stopping_ ACCELOPT_GUARDED_BY(mu_) = false;
+  std::set<std::shared_ptr<CancelToken>> live_ ACCELOPT_GUARDED_BY(mu_);  // calls not yet finished
   std::unique_ptr<WorkerPool> pool_;
   std::thread watcher_;
 };

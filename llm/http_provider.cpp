@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/log.hpp"
+#include "base/mutex.hpp"
 #include "llm/pricing.hpp"
 #include "llm/retry.hpp"
 
@@ -16,7 +17,7 @@ struct HttpProvider::CallState {
   int64_t start_nanos = 0;
   Millis next_backoff{0};
   std::string url;  // of the last attempt (no secrets: keys travel in headers)
-  bool holds_slot = false;
+  bool holds_slot = false;  // under Shared::mu
   bool delivered = false;  // transport thread only
 };
 
@@ -49,15 +50,16 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
   // Not owned: HttpProvider::transport_ keeps it alive until every call is
   // delivered. Shared itself may be released last on the transport thread,
   // which must therefore never drop the last reference to the transport.
+  // Cleared under mu by ~HttpProvider, which the wake hook relies on.
   CurlTransport* transport = nullptr;
   Env* env;
 
-  mutable std::mutex mu;
-  std::condition_variable cv;
-  bool stopping = false;                               // guarded by mu
-  size_t active = 0;                                   // slots in use; guarded by mu
-  std::deque<std::shared_ptr<CallState>> queue;        // guarded by mu
-  std::set<std::shared_ptr<CallState>> live;           // not yet delivered; guarded by mu
+  mutable Mutex mu;
+  std::condition_variable cv;  // signalled when live shrinks
+  bool stopping ACCELOPT_GUARDED_BY(mu) = false;
+  size_t active ACCELOPT_GUARDED_BY(mu) = 0;                             // slots in use
+  std::deque<std::shared_ptr<CallState>> queue ACCELOPT_GUARDED_BY(mu);  // waiting for a slot
+  std::set<std::shared_ptr<CallState>> live ACCELOPT_GUARDED_BY(mu);     // not yet delivered
 
   Millis Elapsed(const CallState& s) const {
     return std::chrono::duration_cast<Millis>(std::chrono::nanoseconds(env->MonotonicNanos() - s.start_nanos));
@@ -72,7 +74,7 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
     return e;
   }
 
-  void Finish(const std::shared_ptr<CallState>& s, LlmResult result) {
+  void Finish(const std::shared_ptr<CallState>& s, LlmResult result) ACCELOPT_EXCLUDES(mu) {
     if (s->delivered) return;
     s->delivered = true;
     const Millis latency = Elapsed(*s);
@@ -98,7 +100,7 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
     }
     std::shared_ptr<CallState> next;
     {
-      std::lock_guard lock(mu);
+      MutexLock lock(&mu);
       live.erase(s);
       if (s->holds_slot) {
         s->holds_slot = false;
@@ -118,7 +120,7 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
     }
   }
 
-  void StartAttempt(const std::shared_ptr<CallState>& s) {
+  void StartAttempt(const std::shared_ptr<CallState>& s) ACCELOPT_EXCLUDES(mu) {
     if (s->delivered) return;
     if (s->token->cancelled()) {
       Finish(s, MakeError(LlmErrorKind::kCancelled, false, 0, "cancelled"));
@@ -135,7 +137,7 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
                      [self, s](HttpResponse r) { self->OnResponse(s, std::move(r)); });
   }
 
-  void OnResponse(const std::shared_ptr<CallState>& s, HttpResponse r) {
+  void OnResponse(const std::shared_ptr<CallState>& s, HttpResponse r) ACCELOPT_EXCLUDES(mu) {
     LlmAttempt at;
     at.status = r.status;
     at.latency = r.latency;
@@ -237,7 +239,7 @@ HttpProvider::~HttpProvider() {
   std::vector<std::shared_ptr<CallState>> to_cancel;
   std::deque<std::shared_ptr<CallState>> queued;
   {
-    std::lock_guard lock(shared_->mu);
+    MutexLock lock(&shared_->mu);
     shared_->stopping = true;
     queued.swap(shared_->queue);
     to_cancel.assign(shared_->live.begin(), shared_->live.end());
@@ -249,8 +251,8 @@ HttpProvider::~HttpProvider() {
       shared->Finish(s, shared->MakeError(LlmErrorKind::kCancelled, false, 0, "provider shut down"));
     });
   }
-  std::unique_lock lock(shared_->mu);
-  shared_->cv.wait(lock, [&] { return shared_->live.empty(); });
+  MutexLock lock(&shared_->mu);
+  while (!shared_->live.empty()) lock.Wait(&shared_->cv);
   shared_->transport = nullptr;  // late CallHandle::Cancel() calls become no-ops
 }
 
@@ -267,7 +269,7 @@ CallHandle HttpProvider::Call(LlmRequest request, LlmCallback done, const std::a
     auto st = weak_state.lock();
     if (!sh || !st) return;
     // Under mu: ~HttpProvider clears `transport` under mu before it may go away.
-    std::lock_guard lock(sh->mu);
+    MutexLock lock(&sh->mu);
     if (!sh->transport) return;
     for (auto it = sh->queue.begin(); it != sh->queue.end(); ++it) {
       if (*it == st) {
@@ -290,7 +292,7 @@ CallHandle HttpProvider::Call(LlmRequest request, LlmCallback done, const std::a
   bool start_now = false;
   bool stopped = false;
   {
-    std::lock_guard lock(shared->mu);
+    MutexLock lock(&shared->mu);
     shared->live.insert(s);
     if (shared->stopping) {
       stopped = true;
@@ -315,12 +317,12 @@ CallHandle HttpProvider::Call(LlmRequest request, LlmCallback done, const std::a
 }
 
 size_t HttpProvider::active() const {
-  std::lock_guard lock(shared_->mu);
+  MutexLock lock(&shared_->mu);
   return shared_->active;
 }
 
 size_t HttpProvider::queued() const {
-  std::lock_guard lock(shared_->mu);
+  MutexLock lock(&shared_->mu);
   return shared_->queue.size();
 }
 

@@ -1,9 +1,9 @@
 #include "llm/pricing.hpp"
 
-#include <mutex>
 #include <set>
 
 #include "base/log.hpp"
+#include "base/mutex.hpp"
 
 #include <algorithm>
 
@@ -37,9 +37,9 @@ void EstimateMissingUsage(const std::string& provider, const LlmRequest& request
   r->output_tokens = tokens(r->text.size() + r->reasoning.size());
   r->cached_tokens = 0;
   r->usage_estimated = true;
-  static std::mutex mu;
-  static std::set<std::string> warned;
-  std::lock_guard lock(mu);
+  static Mutex mu;
+  static std::set<std::string> warned ACCELOPT_GUARDED_BY(mu);  // providers already warned about
+  MutexLock lock(&mu);
   if (warned.insert(provider).second) {
     LogWarning("provider '" + provider + "' returned a reply without usage; its token counts and costs are " +
                "estimated at " + std::to_string(kBytesPerToken) + " bytes per token (marked 'estimated')");

@@ -1,9 +1,9 @@
 #include "llm/replay_provider.hpp"
 
-#include <mutex>
 #include <set>
 
 #include "base/log.hpp"
+#include "base/mutex.hpp"
 #include "llm/secrets.hpp"
 #include "llm/worker_pool.hpp"
 
@@ -18,7 +18,7 @@ class ReplayProvider : public Provider {
 
   ~ReplayProvider() override {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       for (auto& t : live_) t->Cancel();
     }
     pool_.reset();
@@ -27,10 +27,11 @@ class ReplayProvider : public Provider {
   const std::string& name() const override { return config_.name; }
   ProviderKind kind() const override { return config_.kind; }
 
-  CallHandle Call(LlmRequest request, LlmCallback done, const std::atomic<bool>* cancel) override {
+  CallHandle Call(LlmRequest request, LlmCallback done, const std::atomic<bool>* cancel) override
+      ACCELOPT_EXCLUDES(mu_) {
     auto token = std::make_shared<CancelToken>(cancel);
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       live_.insert(token);
     }
     const int64_t start = env_->MonotonicNanos();
@@ -47,7 +48,7 @@ class ReplayProvider : public Provider {
         r.error().attempts = {at};
       }
       {
-        std::lock_guard lock(mu_);
+        MutexLock lock(&mu_);
         live_.erase(token);
       }
       try {
@@ -80,7 +81,7 @@ class ReplayProvider : public Provider {
     if (!recorded) return Error(LlmErrorKind::kReplayMiss, "no recorded response for request " + hash);
     auto j = ParseJson(*recorded);
     if (!j.ok()) return Error(LlmErrorKind::kMalformed, "recorded response for " + hash + " is not JSON");
-    auto r = ResponseFromJson(*j);
+    auto r = LlmResponse::FromJson(*j);
     if (!r.ok()) {
       return Error(LlmErrorKind::kMalformed, "recorded response for " + hash + ": " + r.status().message());
     }
@@ -93,8 +94,8 @@ class ReplayProvider : public Provider {
   ProviderConfig config_;
   Env* env_;
   ReplayLookup lookup_;
-  std::mutex mu_;
-  std::set<std::shared_ptr<CancelToken>> live_;
+  Mutex mu_;
+  std::set<std::shared_ptr<CancelToken>> live_ ACCELOPT_GUARDED_BY(mu_);  // calls not yet finished
   std::unique_ptr<WorkerPool> pool_;
 };
 

@@ -12,6 +12,8 @@
 #include <queue>
 #include <thread>
 
+#include "base/mutex.hpp"
+
 namespace accelopt::llm {
 namespace {
 
@@ -96,11 +98,12 @@ struct CurlTransport::Impl {
   CURLM* multi = nullptr;
   std::thread thread;
 
-  mutable std::mutex mu;
+  // What other threads hand to the loop thread.
+  mutable Mutex mu;
   std::atomic<bool> stopping{false};
-  std::deque<std::unique_ptr<Transfer>> pending;           // guarded by mu
-  std::vector<Timer> new_timers;                           // guarded by mu
-  uint64_t timer_seq = 0;                                  // guarded by mu
+  std::deque<std::unique_ptr<Transfer>> pending ACCELOPT_GUARDED_BY(mu);
+  std::vector<Timer> new_timers ACCELOPT_GUARDED_BY(mu);
+  uint64_t timer_seq ACCELOPT_GUARDED_BY(mu) = 0;
   std::atomic<size_t> active_count{0};
 
   // Loop-thread state.
@@ -111,7 +114,9 @@ struct CurlTransport::Impl {
     return a.due != b.due ? a.due > b.due : a.seq > b.seq;
   }
 
-  void Complete(std::unique_ptr<Transfer> t, TransportError error, std::string message) {
+  // The loop thread's steps run callbacks (which may call Start/After/Post),
+  // so never under mu.
+  void Complete(std::unique_ptr<Transfer> t, TransportError error, std::string message) ACCELOPT_EXCLUDES(mu) {
     if (t->easy) {
       curl_multi_remove_handle(multi, t->easy);
       curl_easy_cleanup(t->easy);
@@ -132,7 +137,7 @@ struct CurlTransport::Impl {
     done(std::move(r));
   }
 
-  void Begin(std::unique_ptr<Transfer> t) {
+  void Begin(std::unique_ptr<Transfer> t) ACCELOPT_EXCLUDES(mu) {
     t->started = Clock::now();
     t->last_byte = t->started;
     if (stopping || (t->token && t->token->cancelled())) {
@@ -181,7 +186,7 @@ struct CurlTransport::Impl {
     active_count.store(active.size(), std::memory_order_relaxed);
   }
 
-  void Finish(CURL* e, CURLcode code) {
+  void Finish(CURL* e, CURLcode code) ACCELOPT_EXCLUDES(mu) {
     auto it = active.find(e);
     if (it == active.end()) return;
     std::unique_ptr<Transfer> t = std::move(it->second);
@@ -216,7 +221,7 @@ struct CurlTransport::Impl {
   }
 
   // Cancels and stall-checks running transfers. Returns the earliest stall deadline.
-  std::optional<Clock::time_point> Sweep(Clock::time_point now, bool* any_external) {
+  std::optional<Clock::time_point> Sweep(Clock::time_point now, bool* any_external) ACCELOPT_EXCLUDES(mu) {
     std::optional<Clock::time_point> next;
     std::vector<CURL*> cancelled, stalled;
     for (auto& [e, t] : active) {
@@ -249,7 +254,7 @@ struct CurlTransport::Impl {
     return next;
   }
 
-  std::optional<Clock::time_point> FireTimers(Clock::time_point now, bool* any_external) {
+  std::optional<Clock::time_point> FireTimers(Clock::time_point now, bool* any_external) ACCELOPT_EXCLUDES(mu) {
     // Due timers, or timers whose token is cancelled, fire now.
     std::vector<Timer> ready;
     std::vector<Timer> keep;
@@ -271,12 +276,12 @@ struct CurlTransport::Impl {
     return next;
   }
 
-  void Loop() {
+  void Loop() ACCELOPT_EXCLUDES(mu) {
     for (;;) {
       std::deque<std::unique_ptr<Transfer>> starts;
       bool stop;
       {
-        std::lock_guard lock(mu);
+        MutexLock lock(&mu);
         starts.swap(pending);
         for (auto& tm : new_timers) timers.push_back(std::move(tm));
         new_timers.clear();
@@ -296,12 +301,12 @@ struct CurlTransport::Impl {
       auto timer_next = FireTimers(now, &any_external);
 
       if (stop) {
-        std::lock_guard lock(mu);
+        MutexLock lock(&mu);
         if (active.empty() && timers.empty() && pending.empty() && new_timers.empty()) break;
         continue;
       }
       {
-        std::lock_guard lock(mu);
+        MutexLock lock(&mu);
         if (!pending.empty() || !new_timers.empty()) continue;
       }
       long timeout_ms = 1000;
@@ -344,7 +349,7 @@ void CurlTransport::Start(HttpRequest request, std::shared_ptr<CancelToken> toke
   t->token = std::move(token);
   t->done = std::move(done);
   {
-    std::lock_guard lock(impl_->mu);
+    MutexLock lock(&impl_->mu);
     impl_->pending.push_back(std::move(t));
   }
   curl_multi_wakeup(impl_->multi);
@@ -352,7 +357,7 @@ void CurlTransport::Start(HttpRequest request, std::shared_ptr<CancelToken> toke
 
 void CurlTransport::After(Millis delay, std::shared_ptr<CancelToken> token, std::function<void()> fn) {
   {
-    std::lock_guard lock(impl_->mu);
+    MutexLock lock(&impl_->mu);
     impl_->new_timers.push_back(
         Timer{Clock::now() + delay, impl_->timer_seq++, std::move(token), std::move(fn)});
   }

@@ -127,7 +127,7 @@ json AttemptsJson(const std::vector<LlmAttempt>& attempts) {
 
 }  // namespace
 
-Result<LlmRequest> RequestFromJson(const json& j) {
+Result<LlmRequest> LlmRequest::FromJson(const json& j) {
   if (!j.is_object()) return InvalidArgument("request: not an object");
   LlmRequest r;
   ACCELOPT_RETURN_IF_ERROR(Get(j, "provider", &r.provider, false));
@@ -159,7 +159,7 @@ json ToJson(const LlmResponse& r) {
           {"usage_estimated", r.usage_estimated}};
 }
 
-Result<LlmResponse> ResponseFromJson(const json& j) {
+Result<LlmResponse> LlmResponse::FromJson(const json& j) {
   if (!j.is_object()) return InvalidArgument("response: not an object");
   LlmResponse r;
   ACCELOPT_RETURN_IF_ERROR(Get(j, "text", &r.text, true));

@@ -37,6 +37,9 @@ struct LlmRequest {
   // k-th executor sample at temperature > 0). Part of RequestHash; never sent
   // to the model.
   std::optional<std::string> request_id;
+
+  // The form ToJson writes; kInvalidArgument on a wrong shape.
+  static Result<LlmRequest> FromJson(const json& j);
 };
 
 // One HTTP (or process) attempt of a call, reported so the caller can record it.
@@ -65,6 +68,9 @@ struct LlmResponse {
   // The reply carried no usage: the token counts (and so the cost) are an
   // estimate (llm/pricing.hpp, EstimateMissingUsage).
   bool usage_estimated = false;
+
+  // The form ToJson writes; kInvalidArgument on a wrong shape.
+  static Result<LlmResponse> FromJson(const json& j);
 };
 
 enum class LlmErrorKind {
@@ -139,9 +145,7 @@ std::string RequestHash(const LlmRequest& request);
 
 // Round-trippable JSON forms, for events and the replay provider.
 json ToJson(const LlmRequest& request);
-Result<LlmRequest> RequestFromJson(const json& j);
 json ToJson(const LlmResponse& response);
-Result<LlmResponse> ResponseFromJson(const json& j);
 json ToJson(const LlmError& error);
 
 }  // namespace accelopt::llm

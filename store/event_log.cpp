@@ -57,6 +57,7 @@ Status EventLog::LoadState(const Options& options) {
   for (it->Seek(kMetaHeadPrefix); it->Valid() && it->key().starts_with(kMetaHeadPrefix); it->Next()) {
     if (it->value().size() != 8) return Corruption("meta head entry is not 8 bytes");
     std::string stream = it->key().ToString().substr(strlen(kMetaHeadPrefix));
+    MutexLock lock(&heads_mu_);  // before the writer starts: never contended
     heads_[stream] = GetBigEndian64(it->value().ToStringView());
   }
   ACCELOPT_RETURN_IF_ERROR(FromRocks(it->status(), "reading heads"));
@@ -95,13 +96,13 @@ EventLog::~EventLog() { Close(); }
 void EventLog::Close() {
   if (closed_.exchange(true)) return;
   {
-    std::lock_guard<std::mutex> lock(queue_mu_);
+    MutexLock lock(&queue_mu_);
     stopping_ = true;
   }
   queue_cv_.notify_all();
   if (writer_.joinable()) writer_.join();
   {
-    std::lock_guard<std::mutex> lock(heads_mu_);
+    MutexLock lock(&heads_mu_);  // a waiter between its check and its wait sees closed_
   }
   global_cv_.notify_all();
   if (projections_ && Healthy()) {
@@ -113,13 +114,13 @@ void EventLog::Close() {
 }
 
 Status EventLog::HealthStatus() const {
-  std::lock_guard<std::mutex> lock(health_mu_);
+  MutexLock lock(&health_mu_);
   return health_status_;
 }
 
 void EventLog::Fail(const Status& s) {
   {
-    std::lock_guard<std::mutex> lock(health_mu_);
+    MutexLock lock(&health_mu_);
     if (health_status_.ok()) health_status_ = s;
   }
   healthy_ = false;
@@ -200,7 +201,7 @@ void EventLog::Enqueue(Request r) {
     r.blob_present[i] = db_->db()->Get(rocksdb::ReadOptions(), db_->blobs(), r.blob_keys[i], &v).ok();
   }
   {
-    std::lock_guard<std::mutex> lock(queue_mu_);
+    MutexLock lock(&queue_mu_);
     if (!stopping_) {
       queue_.push_back(std::move(r));
       queue_cv_.notify_one();
@@ -214,8 +215,8 @@ void EventLog::WriterLoop() {
   std::deque<Request> group;
   for (;;) {
     {
-      std::unique_lock<std::mutex> lock(queue_mu_);
-      queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      MutexLock lock(&queue_mu_);
+      while (!stopping_ && queue_.empty()) lock.Wait(&queue_cv_);
       if (queue_.empty()) return;  // stopping and drained
       while (!queue_.empty() && group.size() < max_group_requests_) {
         group.push_back(std::move(queue_.front()));
@@ -243,11 +244,9 @@ void EventLog::ProcessGroup(std::deque<Request>& group) {
   int64_t now = std::max(env_->NowMicros(), last_recorded_at_);
   std::string key, value;
 
-  // Only this thread changes heads_, so it may read them without the lock.
   auto head_of = [&](const std::string& s) -> uint64_t {
     if (auto it = new_heads.find(s); it != new_heads.end()) return it->second;
-    auto it = heads_.find(s);
-    return it == heads_.end() ? 0 : it->second;
+    return Head(s);
   };
   for (auto& r : group) {
     Status conflict;
@@ -326,7 +325,7 @@ void EventLog::ProcessGroup(std::deque<Request>& group) {
     }
   }
   {
-    std::lock_guard<std::mutex> lock(heads_mu_);
+    MutexLock lock(&heads_mu_);
     for (const auto& [s, h] : new_heads) heads_[s] = h;
     last_global_ = last;
   }
@@ -335,7 +334,7 @@ void EventLog::ProcessGroup(std::deque<Request>& group) {
   // Subscribers first, so that once an Append returns its events have been
   // delivered; then the appenders; then the projections (reads catch up).
   if (!records.empty() && has_subscribers_.load()) {
-    std::lock_guard<std::mutex> lock(subs_mu_);
+    MutexLock lock(&subs_mu_);
     for (auto& [id, fn] : subscribers_) {
       try {
         fn(records);

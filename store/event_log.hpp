@@ -26,12 +26,12 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "base/env.hpp"
+#include "base/mutex.hpp"
 #include "base/status.hpp"
 #include "store/event.hpp"
 #include "store/event_types.hpp"
@@ -231,28 +231,28 @@ class EventLog {
   std::unique_ptr<StoreDb> db_;
   std::unique_ptr<ProjectionSet> projections_;
 
-  // Committed state, updated by the writer after each durable write. The
-  // writer changes heads_ under heads_mu_; it alone may read it without.
-  mutable std::mutex heads_mu_;
-  std::map<std::string, uint64_t> heads_;
+  // Committed state, updated by the writer after each durable write; only
+  // the writer thread changes heads_.
+  mutable Mutex heads_mu_;
+  std::map<std::string, uint64_t> heads_ ACCELOPT_GUARDED_BY(heads_mu_);
   std::atomic<uint64_t> last_global_{0};
   mutable std::condition_variable global_cv_;  // with heads_mu_
   int64_t last_recorded_at_ = 0;               // writer thread only
 
   std::atomic<bool> healthy_{true};
-  mutable std::mutex health_mu_;
-  Status health_status_;
+  mutable Mutex health_mu_;
+  Status health_status_ ACCELOPT_GUARDED_BY(health_mu_);
 
-  std::mutex queue_mu_;
-  std::condition_variable queue_cv_;
-  std::deque<Request> queue_;
-  bool stopping_ = false;  // with queue_mu_
+  Mutex queue_mu_;
+  std::condition_variable queue_cv_;  // with queue_mu_
+  std::deque<Request> queue_ ACCELOPT_GUARDED_BY(queue_mu_);
+  bool stopping_ ACCELOPT_GUARDED_BY(queue_mu_) = false;
   std::atomic<bool> closed_{false};
   std::thread writer_;
 
-  std::mutex subs_mu_;
-  std::map<uint64_t, SubscriberFn> subscribers_;
-  uint64_t next_sub_id_ = 1;
+  Mutex subs_mu_;
+  std::map<uint64_t, SubscriberFn> subscribers_ ACCELOPT_GUARDED_BY(subs_mu_);
+  uint64_t next_sub_id_ ACCELOPT_GUARDED_BY(subs_mu_) = 1;
   std::atomic<bool> has_subscribers_{false};
 };
 

@@ -134,13 +134,13 @@ Result<std::vector<EventRecord>> EventLog::ReadStream(const std::string& stream,
 }
 
 uint64_t EventLog::Head(const std::string& stream) const {
-  std::lock_guard<std::mutex> lock(heads_mu_);
+  MutexLock lock(&heads_mu_);
   auto it = heads_.find(stream);
   return it == heads_.end() ? 0 : it->second;
 }
 
 std::vector<StreamInfo> EventLog::ListStreams(const std::string& prefix) const {
-  std::lock_guard<std::mutex> lock(heads_mu_);
+  MutexLock lock(&heads_mu_);
   std::vector<StreamInfo> out;
   for (auto it = heads_.lower_bound(prefix); it != heads_.end() && it->first.starts_with(prefix); ++it) {
     out.push_back({it->first, it->second});
@@ -166,17 +166,21 @@ bool EventLog::HasBlob(const std::string& hex) const {
 }
 
 Status EventLog::WaitForGlobal(uint64_t position, std::chrono::milliseconds timeout) const {
-  std::unique_lock<std::mutex> lock(heads_mu_);
-  bool reached = global_cv_.wait_for(lock, timeout, [&] { return last_global_.load() >= position || closed_.load(); });
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  {
+    MutexLock lock(&heads_mu_);
+    while (last_global_.load() < position && !closed_.load()) {
+      if (!lock.WaitUntil(&global_cv_, deadline)) break;
+    }
+  }
   if (last_global_.load() >= position) return Status::Ok();
   if (closed_) return FailedPrecondition("event log closed while waiting");
-  (void)reached;
   return Timeout("global position " + std::to_string(position) + " not reached within " +
                  std::to_string(timeout.count()) + " ms (at " + std::to_string(last_global_.load()) + ")");
 }
 
 Subscription EventLog::Subscribe(SubscriberFn fn) {
-  std::lock_guard<std::mutex> lock(subs_mu_);
+  MutexLock lock(&subs_mu_);
   uint64_t id = next_sub_id_++;
   subscribers_[id] = std::move(fn);
   has_subscribers_ = true;
@@ -184,7 +188,7 @@ Subscription EventLog::Subscribe(SubscriberFn fn) {
 }
 
 void EventLog::Unsubscribe(uint64_t id) {
-  std::lock_guard<std::mutex> lock(subs_mu_);
+  MutexLock lock(&subs_mu_);
   subscribers_.erase(id);
   has_subscribers_ = !subscribers_.empty();
 }

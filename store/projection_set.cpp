@@ -12,6 +12,7 @@ Status ProjectionSet::Add(std::shared_ptr<const Projection> projection) {
   ACCELOPT_RETURN_IF_ERROR(ValidateProjectionName(name));
   if (entries_.count(name)) return InvalidArgument("projection " + name + " registered twice");
   auto e = std::make_unique<Entry>();
+  MutexLock lock(&e->mu);  // a new entry: never contended
   e->projection = std::move(projection);
   e->state = e->projection->Initial();
   e->cf = db_->ProjectionCf(name);
@@ -80,7 +81,8 @@ Status ProjectionSet::ApplyOne(Entry& e, const EventRecord& event) {
 Status ProjectionSet::CatchUp(Entry& e, uint64_t last_global) {
   if (!e.error.ok()) return e.error;
   if (e.checkpoint >= last_global) return Status::Ok();
-  return reader_(e.checkpoint + 1, last_global, [&](EventRecord& ev) -> Status {
+  // The reader calls back on this thread, with e.mu still held.
+  return reader_(e.checkpoint + 1, last_global, [&](EventRecord& ev) ACCELOPT_REQUIRES(e.mu) -> Status {
     if (ev.global_position != e.checkpoint + 1) {
       return Corruption("projection " + e.projection->Name() + ": expected global position " +
                         std::to_string(e.checkpoint + 1) + ", read " + std::to_string(ev.global_position));
@@ -107,29 +109,33 @@ Status ProjectionSet::Persist(Entry& e) {
 
 void ProjectionSet::OnCommitted(const std::vector<EventRecord>& events, uint64_t last_global) {
   for (auto& [name, ep] : entries_) {
-    Entry& e = *ep;
-    std::unique_lock<std::mutex> lock(e.mu, std::try_to_lock);
-    if (!lock.owns_lock() || !e.error.ok()) continue;
-    for (const auto& ev : events) {
-      if (ev.global_position <= e.checkpoint) continue;
-      if (ev.global_position == e.checkpoint + 1) {
-        if (!ApplyOne(e, ev).ok()) break;
-      } else {
-        (void)CatchUp(e, last_global);  // missed some: fold them from the log
-        break;
-      }
+    if (!ep->mu.TryLock()) continue;  // busy: its next read catches it up
+    FoldCommitted(*ep, events, last_global);
+    ep->mu.Unlock();
+  }
+}
+
+void ProjectionSet::FoldCommitted(Entry& e, const std::vector<EventRecord>& events, uint64_t last_global) {
+  if (!e.error.ok()) return;
+  for (const auto& ev : events) {
+    if (ev.global_position <= e.checkpoint) continue;
+    if (ev.global_position == e.checkpoint + 1) {
+      if (!ApplyOne(e, ev).ok()) break;
+    } else {
+      (void)CatchUp(e, last_global);  // missed some: fold them from the log
+      break;
     }
-    if (e.error.ok() && e.checkpoint - e.persisted >= checkpoint_every_) {
-      Status s = Persist(e);
-      if (!s.ok()) LogWarning(s.ToString());
-    }
+  }
+  if (e.error.ok() && e.checkpoint - e.persisted >= checkpoint_every_) {
+    Status s = Persist(e);
+    if (!s.ok()) LogWarning(s.ToString());
   }
 }
 
 Status ProjectionSet::CatchUpAll(uint64_t last_global) {
   Status first;
   for (auto& [name, ep] : entries_) {
-    std::lock_guard<std::mutex> lock(ep->mu);
+    MutexLock lock(&ep->mu);
     Status s = CatchUp(*ep, last_global);
     if (s.ok()) s = Persist(*ep);
     if (!s.ok() && first.ok()) first = s;
@@ -141,7 +147,7 @@ Result<ProjectionSnapshot> ProjectionSet::Read(const std::string& name, uint64_t
   auto it = entries_.find(name);
   if (it == entries_.end()) return NotFound("no projection named " + name);
   Entry& e = *it->second;
-  std::lock_guard<std::mutex> lock(e.mu);
+  MutexLock lock(&e.mu);
   ACCELOPT_RETURN_IF_ERROR(CatchUp(e, last_global));
   return ProjectionSnapshot{e.state, e.checkpoint};
 }
@@ -150,7 +156,7 @@ Status ProjectionSet::Rebuild(const std::string& name, uint64_t last_global) {
   auto it = entries_.find(name);
   if (it == entries_.end()) return NotFound("no projection named " + name);
   Entry& e = *it->second;
-  std::lock_guard<std::mutex> lock(e.mu);
+  MutexLock lock(&e.mu);
   ACCELOPT_RETURN_IF_ERROR(Reset(e));
   ACCELOPT_RETURN_IF_ERROR(CatchUp(e, last_global));
   return Persist(e);
@@ -159,7 +165,7 @@ Status ProjectionSet::Rebuild(const std::string& name, uint64_t last_global) {
 Status ProjectionSet::PersistAll() {
   Status first;
   for (auto& [name, ep] : entries_) {
-    std::lock_guard<std::mutex> lock(ep->mu);
+    MutexLock lock(&ep->mu);
     if (!ep->error.ok()) continue;
     Status s = Persist(*ep);
     if (!s.ok() && first.ok()) first = s;

@@ -18,10 +18,10 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.hpp"
 #include "base/status.hpp"
 #include "store/event.hpp"
 #include "store/projection.hpp"
@@ -52,20 +52,23 @@ class ProjectionSet {
 
  private:
   struct Entry {
-    std::shared_ptr<const Projection> projection;
-    std::mutex mu;
-    json state;
-    uint64_t checkpoint = 0;
-    uint64_t persisted = 0;  // checkpoint last written
-    bool ever_persisted = false;
-    Status error;            // sticky fold error
-    rocksdb::ColumnFamilyHandle* cf = nullptr;
+    std::shared_ptr<const Projection> projection;  // fixed after Add
+    Mutex mu;
+    json state ACCELOPT_GUARDED_BY(mu);
+    uint64_t checkpoint ACCELOPT_GUARDED_BY(mu) = 0;
+    uint64_t persisted ACCELOPT_GUARDED_BY(mu) = 0;  // checkpoint last written
+    bool ever_persisted ACCELOPT_GUARDED_BY(mu) = false;
+    Status error ACCELOPT_GUARDED_BY(mu);  // sticky fold error
+    rocksdb::ColumnFamilyHandle* cf ACCELOPT_GUARDED_BY(mu) = nullptr;
   };
 
-  Status ApplyOne(Entry& e, const EventRecord& event);
-  Status CatchUp(Entry& e, uint64_t last_global);
-  Status Persist(Entry& e);
-  Status Reset(Entry& e);
+  Status ApplyOne(Entry& e, const EventRecord& event) ACCELOPT_REQUIRES(e.mu);
+  Status CatchUp(Entry& e, uint64_t last_global) ACCELOPT_REQUIRES(e.mu);
+  Status Persist(Entry& e) ACCELOPT_REQUIRES(e.mu);
+  Status Reset(Entry& e) ACCELOPT_REQUIRES(e.mu);
+  // OnCommitted's work on one projection, whose mutex it took.
+  void FoldCommitted(Entry& e, const std::vector<EventRecord>& events, uint64_t last_global)
+      ACCELOPT_REQUIRES(e.mu);
 
   StoreDb* db_;
   Reader reader_;

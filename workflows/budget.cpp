@@ -42,12 +42,14 @@ json ToJson(const Amounts& a) {
           {"evaluations", a.evaluations}};
 }
 
-Amounts AmountsFromJson(const json& j) {
+Result<Amounts> Amounts::FromJson(const json& j) {
   Amounts a;
-  a.cost_nusd = j.value("cost_nusd", int64_t{0});
-  a.tokens = j.value("tokens", int64_t{0});
-  a.llm_calls = j.value("llm_calls", int64_t{0});
-  a.evaluations = j.value("evaluations", int64_t{0});
+  ACCELOPT_RETURN_IF_ERROR(DecodeJsonFields("amounts", [&] {
+    a.cost_nusd = j.value("cost_nusd", int64_t{0});
+    a.tokens = j.value("tokens", int64_t{0});
+    a.llm_calls = j.value("llm_calls", int64_t{0});
+    a.evaluations = j.value("evaluations", int64_t{0});
+  }));
   return a;
 }
 

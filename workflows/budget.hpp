@@ -43,6 +43,8 @@ struct Amounts {
   Amounts& operator+=(const Amounts& o);
   Amounts& operator-=(const Amounts& o);
   double cost_usd() const { return static_cast<double>(cost_nusd) / 1e9; }
+  // Reads cost_nusd (not the informative cost_usd); missing fields are 0.
+  static Result<Amounts> FromJson(const json& j);
 };
 
 // USD → nano-USD, rounded up (reservations, so they never undershoot) or to
@@ -52,7 +54,6 @@ int64_t UsdToNanoRound(double usd);
 
 // {"cost_nusd", "cost_usd" (informative), "tokens", "llm_calls", "evaluations"}
 json ToJson(const Amounts& a);
-Amounts AmountsFromJson(const json& j);  // reads cost_nusd; missing fields are 0
 
 // Worst case of one LLM call of `role` whose system+user prompt has
 // `prompt_bytes` bytes. Cost is 0 when the role has no pricing.

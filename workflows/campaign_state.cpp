@@ -108,7 +108,9 @@ Status ApplyStarted(CampaignState& s, const Event& e) {
   s.hardware = e.data.value("hardware", json::object());
   for (const json& p : e.data.at("problems")) {
     ProblemState ps;
-    ps.info = ProblemInfoFromJson(p);
+    auto info = ProblemInfo::FromJson(p);
+    if (!info.ok()) return Bad(e, info.status().message());
+    ps.info = std::move(*info);
     s.problems.push_back(std::move(ps));
   }
   s.started = true;
@@ -154,12 +156,18 @@ Status ApplyMemoryUpdated(CampaignState& s, const Event& e) {
   if (e.data.contains("bank")) {
     // The items went to the bank (MemoryItemsAdded in the same batch); the
     // planners see the bank through the next MemorySnapshotTaken.
-    for (const json& m : e.data.at("added")) MemoryItemFromJson(m);
+    for (const json& m : e.data.at("added")) {
+      if (auto item = MemoryItem::FromJson(m); !item.ok()) return Bad(e, item.status().message());
+    }
     it->memory_updated = true;
     return Status::Ok();
   }
   std::vector<MemoryItem> memory;
-  for (const json& m : e.data.at("added")) memory.push_back(MemoryItemFromJson(m));
+  for (const json& m : e.data.at("added")) {
+    auto item = MemoryItem::FromJson(m);
+    if (!item.ok()) return Bad(e, item.status().message());
+    memory.push_back(std::move(*item));
+  }
   for (const json& id : e.data.at("retained")) {
     const std::string want = id.get<std::string>();
     bool found = false;
@@ -202,7 +210,9 @@ Status ApplyScheduled(CampaignState& s, const Event& e) {
   a.pair = d.value("pair", 0);
   a.attempt = d.value("attempt", 0);
   a.payload = d.at("payload");
-  a.reservation = AmountsFromJson(d.at("reservation"));
+  auto reservation = Amounts::FromJson(d.at("reservation"));
+  if (!reservation.ok()) return Bad(e, reservation.status().message());
+  a.reservation = *reservation;
   a.scheduled_at_us = e.recorded_at_us;
   a.seq = s.events_applied;
   ACCELOPT_ASSIGN_OR_RETURN(IterationState * it, IterationAt(s, e));
@@ -328,7 +338,9 @@ Status ApplyMemorySnapshotTaken(CampaignState& s, const Event& e) {
   std::vector<MemoryItem> memory;
   json ids = json::array();
   for (const json& m : e.data.at("items")) {
-    memory.push_back(MemoryItemFromJson(m));
+    auto item = MemoryItem::FromJson(m);
+    if (!item.ok()) return Bad(e, item.status().message());
+    memory.push_back(std::move(*item));
     ids.push_back(memory.back().id);
   }
   a->status = ActivityStatus::kCompleted;
@@ -509,7 +521,11 @@ Status ApplyOne(CampaignState& s, const Event& e) {
   if (e.type == t::kMemoryPairsSelected) {
     ACCELOPT_ASSIGN_OR_RETURN(IterationState * it, IterationAt(s, e));
     if (it->pairs_selected) return Bad(e, "pairs already selected");
-    for (const json& p : e.data.at("pairs")) it->pairs.push_back(MemoryPairFromJson(p));
+    for (const json& p : e.data.at("pairs")) {
+      auto pair = MemoryPair::FromJson(p);
+      if (!pair.ok()) return Bad(e, pair.status().message());
+      it->pairs.push_back(std::move(*pair));
+    }
     it->pair_scheduled.assign(it->pairs.size(), false);
     it->pair_done.assign(it->pairs.size(), false);
     it->pairs_selected = true;

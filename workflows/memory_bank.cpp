@@ -16,6 +16,13 @@ Status BadBankEvent(const Event& e, const std::string& why) {
   return Corruption(e.type + ": " + why);
 }
 
+// An item an event carries, decoded; a wrong shape is the event's corruption.
+Result<MemoryItem> ValidItem(const Event& e, const json& j) {
+  auto m = MemoryItem::FromJson(j);
+  if (!m.ok()) return BadBankEvent(e, m.status().message());
+  return m;
+}
+
 json NewBank() {
   return {{"version", 0},
           {"generation", 1},
@@ -54,7 +61,7 @@ Status AddItems(json& bank, const Event& e, const json& items, int generation,
                 const std::string& source) {
   json& all = bank["items"];
   for (const json& j : items) {
-    MemoryItem m = MemoryItemFromJson(j);  // validates the shape
+    ACCELOPT_ASSIGN_OR_RETURN(MemoryItem m, ValidItem(e, j));
     if (all.contains(m.id)) continue;      // an import of the same item again
     json entry = {{"item", ToJson(m)},
                   {"generation", generation},
@@ -107,7 +114,9 @@ Status ApplyOne(json& bank, const Event& e) {
   if (e.type == b::kMemoryRedistillStarted) {
     const std::string id = d.at("redistill_id").get<std::string>();
     if (bank["redistills"].contains(id)) return BadBankEvent(e, "re-distillation " + id + " started twice");
-    for (const json& p : d.at("pairs")) RedistillPairFromJson(p);  // validates
+    for (const json& p : d.at("pairs")) {
+      if (auto pair = RedistillPair::FromJson(p); !pair.ok()) return BadBankEvent(e, pair.status().message());
+    }
     bank["redistills"][id] = {{"status", "running"},
                               {"from_generation", d.at("from_generation").get<int>()},
                               {"generation", d.at("generation").get<int>()},
@@ -217,14 +226,18 @@ json ToJson(const RedistillPair& p) {
           {"pair_index", p.pair_index}, {"pair", ToJson(p.pair)}};
 }
 
-RedistillPair RedistillPairFromJson(const json& j) {
+Result<RedistillPair> RedistillPair::FromJson(const json& j) {
   RedistillPair p;
-  p.campaign = j.at("campaign").get<std::string>();
-  p.problem_index = j.at("problem_index").get<int>();
-  p.problem = j.at("problem").get<std::string>();
-  p.iteration = j.at("iteration").get<int>();
-  p.pair_index = j.at("pair_index").get<int>();
-  p.pair = MemoryPairFromJson(j.at("pair"));
+  const json* pair = nullptr;
+  ACCELOPT_RETURN_IF_ERROR(DecodeJsonFields("re-distillation pair", [&] {
+    p.campaign = j.at("campaign").get<std::string>();
+    p.problem_index = j.at("problem_index").get<int>();
+    p.problem = j.at("problem").get<std::string>();
+    p.iteration = j.at("iteration").get<int>();
+    p.pair_index = j.at("pair_index").get<int>();
+    pair = &j.at("pair");
+  }));
+  ACCELOPT_ASSIGN_OR_RETURN(p.pair, MemoryPair::FromJson(*pair));
   return p;
 }
 
@@ -238,6 +251,9 @@ Result<BankView> ReadBank(const json& banks, const std::string& bank) {
   if (!banks.is_object() || !banks.contains(bank)) return NotFound("no memory bank '" + bank + "'");
   const json& j = banks.at(bank);
   BankView v;
+  auto malformed = [&](const std::string& why) {
+    return Corruption("memory bank '" + bank + "' projection is malformed: " + why);
+  };
   try {
     v.name = bank;
     v.version = j.at("version").get<uint64_t>();
@@ -245,7 +261,9 @@ Result<BankView> ReadBank(const json& banks, const std::string& bank) {
     v.generations = j.at("generations");
     for (const auto& [id, e] : j.at("items").items()) {
       BankItem it;
-      it.item = MemoryItemFromJson(e.at("item"));
+      auto item = MemoryItem::FromJson(e.at("item"));
+      if (!item.ok()) return malformed(item.status().message());
+      it.item = std::move(*item);
       it.generation = e.at("generation").get<int>();
       it.seq = e.at("seq").get<int64_t>();
       it.source = e.at("source").get<std::string>();
@@ -265,7 +283,11 @@ Result<BankView> ReadBank(const json& banks, const std::string& bank) {
       run.from_generation = r.at("from_generation").get<int>();
       run.generation = r.at("generation").get<int>();
       run.role = r.at("role");
-      for (const json& p : r.at("pairs")) run.pairs.push_back(RedistillPairFromJson(p));
+      for (const json& p : r.at("pairs")) {
+        auto pair = RedistillPair::FromJson(p);
+        if (!pair.ok()) return malformed(pair.status().message());
+        run.pairs.push_back(std::move(*pair));
+      }
       run.done = r.at("done").get<std::vector<int>>();
       run.added = r.at("added").get<int>();
       run.failed = r.at("failed").get<int>();
@@ -273,7 +295,7 @@ Result<BankView> ReadBank(const json& banks, const std::string& bank) {
       v.redistills.push_back(std::move(run));
     }
   } catch (const std::exception& ex) {
-    return Corruption("memory bank '" + bank + "' projection is malformed: " + ex.what());
+    return malformed(ex.what());
   }
   return v;
 }
@@ -345,14 +367,11 @@ Result<std::vector<MemoryItem>> ParseImport(const json& doc, const std::string& 
     for (size_t i = 0; i < doc["items"].size(); ++i) {
       const json& j = doc["items"][i];
       if (j.is_object() && j.value("retired", false)) continue;
-      try {
-        MemoryItem m = MemoryItemFromJson(j);
-        m.credit = 0;  // credit is earned in the bank that uses it
-        m.last_credited_iteration = -1;
-        out.push_back(std::move(m));
-      } catch (const std::exception& ex) {
-        return InvalidArgument("items[" + std::to_string(i) + "]: " + ex.what());
-      }
+      auto m = MemoryItem::FromJson(j);
+      if (!m.ok()) return InvalidArgument("items[" + std::to_string(i) + "]: " + m.status().message());
+      m->credit = 0;  // credit is earned in the bank that uses it
+      m->last_credited_iteration = -1;
+      out.push_back(std::move(*m));
     }
     return out;
   }

@@ -89,9 +89,10 @@ struct RedistillPair {
   int iteration = 0;
   int pair_index = 0;         // in the iteration's MemoryPairsSelected
   MemoryPair pair;
+
+  static Result<RedistillPair> FromJson(const json& j);  // kInvalidArgument on a wrong shape
 };
 json ToJson(const RedistillPair& p);
-RedistillPair RedistillPairFromJson(const json& j);  // throws json::exception
 
 struct RedistillRun {
   std::string id;

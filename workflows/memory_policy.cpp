@@ -20,21 +20,23 @@ json ToJson(const MemoryPair& p) {
           {"child_speedup", p.child_speedup}};
 }
 
-MemoryPair MemoryPairFromJson(const json& j) {
+Result<MemoryPair> MemoryPair::FromJson(const json& j) {
   MemoryPair p;
-  p.kind = j.at("kind").get<std::string>();
-  p.group_index = j.at("group_index").get<int>();
-  p.child_candidate_id = j.at("child_candidate_id").get<std::string>();
-  p.parent_beam_id = j.at("parent_beam_id").get<std::string>();
-  p.plan_id = j.at("plan_id").get<std::string>();
-  p.slow_id = j.at("slow_id").get<std::string>();
-  p.slow_sha256 = j.at("slow_sha256").get<std::string>();
-  p.fast_id = j.at("fast_id").get<std::string>();
-  p.fast_sha256 = j.at("fast_sha256").get<std::string>();
-  p.slow_latency_us = j.at("slow_latency_us").get<double>();
-  p.fast_latency_us = j.at("fast_latency_us").get<double>();
-  p.speedup = j.at("speedup").get<double>();
-  p.child_speedup = j.at("child_speedup").get<double>();
+  ACCELOPT_RETURN_IF_ERROR(DecodeJsonFields("memory pair", [&] {
+    p.kind = j.at("kind").get<std::string>();
+    p.group_index = j.at("group_index").get<int>();
+    p.child_candidate_id = j.at("child_candidate_id").get<std::string>();
+    p.parent_beam_id = j.at("parent_beam_id").get<std::string>();
+    p.plan_id = j.at("plan_id").get<std::string>();
+    p.slow_id = j.at("slow_id").get<std::string>();
+    p.slow_sha256 = j.at("slow_sha256").get<std::string>();
+    p.fast_id = j.at("fast_id").get<std::string>();
+    p.fast_sha256 = j.at("fast_sha256").get<std::string>();
+    p.slow_latency_us = j.at("slow_latency_us").get<double>();
+    p.fast_latency_us = j.at("fast_latency_us").get<double>();
+    p.speedup = j.at("speedup").get<double>();
+    p.child_speedup = j.at("child_speedup").get<double>();
+  }));
   return p;
 }
 
@@ -58,22 +60,26 @@ json ToJson(const MemoryItem& m) {
   return j;
 }
 
-MemoryItem MemoryItemFromJson(const json& j) {
+Result<MemoryItem> MemoryItem::FromJson(const json& j) {
   MemoryItem m;
-  m.id = j.at("id").get<std::string>();
-  m.kind = j.at("kind").get<std::string>();
-  m.title = j.at("title").get<std::string>();
-  m.description = j.at("description").get<std::string>();
-  m.slow_snippet = j.at("slow_snippet").get<std::string>();
-  m.fast_snippet = j.at("fast_snippet").get<std::string>();
-  m.no_optimization = j.at("no_optimization").get<bool>();
-  m.problem = j.at("problem").get<std::string>();
-  m.iteration = j.at("iteration").get<int>();
-  m.summarizer_activity = j.at("summarizer_activity").get<std::string>();
-  m.pair = MemoryPairFromJson(j.at("pair"));
-  m.credit = j.value("credit", 0);
-  m.last_credited_iteration = j.value("last_credited_iteration", -1);
-  if (j.contains("derived_from")) m.derived_from = j.at("derived_from").get<std::vector<std::string>>();
+  const json* pair = nullptr;
+  ACCELOPT_RETURN_IF_ERROR(DecodeJsonFields("memory item", [&] {
+    m.id = j.at("id").get<std::string>();
+    m.kind = j.at("kind").get<std::string>();
+    m.title = j.at("title").get<std::string>();
+    m.description = j.at("description").get<std::string>();
+    m.slow_snippet = j.at("slow_snippet").get<std::string>();
+    m.fast_snippet = j.at("fast_snippet").get<std::string>();
+    m.no_optimization = j.at("no_optimization").get<bool>();
+    m.problem = j.at("problem").get<std::string>();
+    m.iteration = j.at("iteration").get<int>();
+    m.summarizer_activity = j.at("summarizer_activity").get<std::string>();
+    pair = &j.at("pair");
+    m.credit = j.value("credit", 0);
+    m.last_credited_iteration = j.value("last_credited_iteration", -1);
+    if (j.contains("derived_from")) m.derived_from = j.at("derived_from").get<std::vector<std::string>>();
+  }));
+  ACCELOPT_ASSIGN_OR_RETURN(m.pair, MemoryPair::FromJson(*pair));
   return m;
 }
 

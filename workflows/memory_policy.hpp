@@ -50,6 +50,8 @@ struct MemoryPair {
   double slow_latency_us = 0, fast_latency_us = 0;
   double speedup = 1;        // fast over slow (slow latency / fast latency), >= 1
   double child_speedup = 1;  // parent latency / child latency
+
+  static Result<MemoryPair> FromJson(const json& j);  // kInvalidArgument on a wrong shape
 };
 
 // One item of memory: a summarized pair with where it came from.
@@ -72,12 +74,12 @@ struct MemoryItem {
   // The memory items the plan behind the pair's child named (its
   // used_experiences): what this item was derived from. Empty when unknown.
   std::vector<std::string> derived_from;
+
+  static Result<MemoryItem> FromJson(const json& j);  // kInvalidArgument on a wrong shape
 };
 
 json ToJson(const MemoryPair& p);
-MemoryPair MemoryPairFromJson(const json& j);  // throws json::exception on bad input
 json ToJson(const MemoryItem& m);
-MemoryItem MemoryItemFromJson(const json& j);  // throws json::exception on bad input
 
 class MemoryPolicy {
  public:

@@ -15,16 +15,18 @@ json ToJson(const ProblemInfo& p) {
           {"baseline_sha256", p.baseline_sha256}};
 }
 
-ProblemInfo ProblemInfoFromJson(const json& j) {
+Result<ProblemInfo> ProblemInfo::FromJson(const json& j) {
   ProblemInfo p;
-  p.id = j.at("id").get<std::string>();
-  p.name = j.at("name").get<std::string>();
-  p.backend = j.at("backend").get<std::string>();
-  p.function = j.at("function").get<std::string>();
-  p.signature = j.at("signature").get<std::string>();
-  p.problem = j.at("problem");
-  p.reference_sha256 = j.at("reference_sha256").get<std::string>();
-  p.baseline_sha256 = j.at("baseline_sha256").get<std::string>();
+  ACCELOPT_RETURN_IF_ERROR(DecodeJsonFields("problem", [&] {
+    p.id = j.at("id").get<std::string>();
+    p.name = j.at("name").get<std::string>();
+    p.backend = j.at("backend").get<std::string>();
+    p.function = j.at("function").get<std::string>();
+    p.signature = j.at("signature").get<std::string>();
+    p.problem = j.at("problem");
+    p.reference_sha256 = j.at("reference_sha256").get<std::string>();
+    p.baseline_sha256 = j.at("baseline_sha256").get<std::string>();
+  }));
   return p;
 }
 

@@ -33,10 +33,11 @@ struct ProblemInfo {
   json problem;            // problem.json as loaded
   std::string reference_sha256;
   std::string baseline_sha256;
+
+  static Result<ProblemInfo> FromJson(const json& j);  // kInvalidArgument on a wrong shape
 };
 
 json ToJson(const ProblemInfo& p);
-ProblemInfo ProblemInfoFromJson(const json& j);  // throws json::exception on bad input
 
 // The kernel's C declaration of a problem.json, per docs/contracts.md
 // (ProblemSpec::KernelSignature with a ';'): inputs `const float*`, outputs

@@ -27,7 +27,11 @@ Status ApplyOne(RedistillState& st, const Event& e) {
     st.role = *role;
     st.campaigns = d.value("campaigns", std::vector<std::string>{});
     st.pairs.clear();
-    for (const json& p : d.at("pairs")) st.pairs.push_back(RedistillPairFromJson(p));
+    for (const json& p : d.at("pairs")) {
+      auto pair = RedistillPair::FromJson(p);
+      if (!pair.ok()) return Bad(st, e, pair.status().message());
+      st.pairs.push_back(std::move(*pair));
+    }
     return Status::Ok();
   }
   if (!st.started()) return Bad(st, e, "not started");
@@ -42,7 +46,7 @@ Status ApplyOne(RedistillState& st, const Event& e) {
   if (!st.done.insert(index).second) return Bad(st, e, "pair " + std::to_string(index) + " summarized twice");
   st.cost_usd += d.value("cost_usd", 0.0);
   if (d.contains("item") && d["item"].is_object()) {
-    MemoryItemFromJson(d["item"]);  // validates
+    if (auto item = MemoryItem::FromJson(d["item"]); !item.ok()) return Bad(st, e, item.status().message());
     ++st.added;
   } else {
     ++st.failed;

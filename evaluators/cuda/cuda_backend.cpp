@@ -44,14 +44,14 @@ Result<std::string> CudaBackend::Runner(const Problem& problem, const std::atomi
   const std::string key = Sha256Hex(key_text).substr(0, 24);
   const fs::path dir = fs::path(options_.cache_dir) / "cuda-runner" / key;
   const std::string runner = (dir / "runner").string();
-  std::shared_ptr<std::mutex> lock;
+  std::shared_ptr<Mutex> lock;
   {
     MutexLock guard(&mu_);
     auto& l = runner_locks_[key];
-    if (!l) l = std::make_shared<std::mutex>();
+    if (!l) l = std::make_shared<Mutex>();
     lock = l;
   }
-  std::lock_guard<std::mutex> guard(*lock);
+  MutexLock guard(lock.get());
   if (env->Exists(runner)) return runner;
   for (const auto& [path, text] : RunnerSources()) {
     ACCELOPT_RETURN_IF_ERROR(env->CreateDirs((dir / "src" / fs::path(path).parent_path()).string()));

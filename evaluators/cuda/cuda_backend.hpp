@@ -85,7 +85,7 @@ class CudaBackend : public Backend {
   gpu::GpuSlots gpus_;  // one evaluation per GPU of options.devices
   Mutex mu_;
   // One lock per runner build (held while it is built, by key).
-  std::map<std::string, std::shared_ptr<std::mutex>> runner_locks_ ACCELOPT_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<Mutex>> runner_locks_ ACCELOPT_GUARDED_BY(mu_);
 };
 
 // The sources of the cuda runner (embedded at build time: cuda_embedded.cpp),

@@ -208,10 +208,10 @@ std::string HarnessCache::TempName(const std::string& path) {
   return path + ".tmp." + std::to_string(env_->ProcessId()) + "." + std::to_string(env_->RandomU64() % 1000000007);
 }
 
-std::shared_ptr<std::mutex> HarnessCache::KeyLock(const std::string& key) {
+std::shared_ptr<Mutex> HarnessCache::KeyLock(const std::string& key) {
   MutexLock lock(&mu_);
   auto& m = locks_[key];
-  if (!m) m = std::make_shared<std::mutex>();
+  if (!m) m = std::make_shared<Mutex>();
   return m;
 }
 
@@ -246,7 +246,7 @@ Result<HarnessCache::Objects> HarnessCache::MainObjects(const std::atomic<bool>*
   fs::path dir = fs::path(cache_dir_) / "harness" / ("main-" + key);
   Objects objs{(dir / "judge_main.o").string(), (dir / "runner_main.o").string()};
   auto lock = KeyLock(dir.string());
-  std::lock_guard<std::mutex> guard(*lock);
+  MutexLock guard(lock.get());
   Env* env = env_;
   if (env->Exists(objs.judge_o) && env->Exists(objs.runner_o)) return objs;
   for (const auto& f : embedded::kHarnessFiles) {
@@ -279,7 +279,7 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
   fs::path dir = fs::path(cache_dir_) / "harness" / (problem.name + "-" + key);
   Built built{(dir / "judge").string(), (dir / "runner").string(), dir.string(), false};
   auto lock = KeyLock(dir.string());
-  std::lock_guard<std::mutex> guard(*lock);
+  MutexLock guard(lock.get());
   if (env->Exists(built.judge) && env->Exists(built.runner)) return built;
   ACCELOPT_RETURN_IF_ERROR(env->CreateDirs((dir / "refs").string()));
   (void)env->SetPermissions((dir / "refs").string(), 0700);
@@ -335,7 +335,7 @@ Result<std::vector<std::string>> HarnessCache::References(const Problem& problem
   if (!missing) return paths;
 
   auto lock = KeyLock(harness.dir + "/refs");
-  std::lock_guard<std::mutex> guard(*lock);
+  MutexLock guard(lock.get());
   ProcessSpec spec;
   spec.argv = {harness.judge};
   spec.stdin_data = JobText(problem, "prepare", "", "", named, named_paths, EvalSettings{});

@@ -107,7 +107,7 @@ class HarnessCache {
   Result<std::string> Secret();
 
  private:
-  std::shared_ptr<std::mutex> KeyLock(const std::string& key);
+  std::shared_ptr<Mutex> KeyLock(const std::string& key);
   struct Objects { std::string judge_o, runner_o; };
   Result<Objects> MainObjects(const std::atomic<bool>* cancel);
 
@@ -118,7 +118,7 @@ class HarnessCache {
   std::string compiler_;
   Env* const env_;
   Mutex mu_;
-  std::map<std::string, std::shared_ptr<std::mutex>> locks_ ACCELOPT_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<Mutex>> locks_ ACCELOPT_GUARDED_BY(mu_);
   std::string secret_ ACCELOPT_GUARDED_BY(mu_);
 };
 

@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(request_and_response_round_trip_through_json) {
   r.thinking_budget = 4096;
   r.stop = {"a", "b"};
   r.request_id = "x";
-  auto back = RequestFromJson(ToJson(r));
+  auto back = LlmRequest::FromJson(ToJson(r));
   BOOST_REQUIRE(back.ok());
   BOOST_TEST(RequestHash(*back) == RequestHash(r));
 
@@ -80,11 +80,11 @@ BOOST_AUTO_TEST_CASE(request_and_response_round_trip_through_json) {
   resp.cost_known = true;
   resp.attempts = {{503, "server_error", std::chrono::milliseconds(12), std::chrono::milliseconds(0)},
                    {200, "", std::chrono::milliseconds(30), std::chrono::milliseconds(7)}};
-  auto rb = ResponseFromJson(ToJson(resp));
+  auto rb = LlmResponse::FromJson(ToJson(resp));
   BOOST_REQUIRE(rb.ok());
   BOOST_TEST(Dump(ToJson(*rb)) == Dump(ToJson(resp)));
-  BOOST_TEST(!ResponseFromJson(json{{"reasoning", "no text"}}).ok());
-  BOOST_TEST(!ResponseFromJson(json{{"text", 5}}).ok());
+  BOOST_TEST(!LlmResponse::FromJson(json{{"reasoning", "no text"}}).ok());
+  BOOST_TEST(!LlmResponse::FromJson(json{{"text", 5}}).ok());
 }
 
 BOOST_AUTO_TEST_CASE(cost_uses_cached_price_for_cached_tokens) {
@@ -163,9 +163,9 @@ BOOST_AUTO_TEST_CASE(numbers_out_of_int64_range_are_refused_not_cast) {
   BOOST_TEST(Int(Find(j, "frac")) == 42);
   BOOST_TEST(Int(Find(j, "u")) == INT64_MAX);
   BOOST_TEST(Int(Find(j, "s")) == 0);
-  BOOST_TEST(!ResponseFromJson({{"text", "x"}, {"input_tokens", 1e300}}).ok());
-  BOOST_TEST(!ResponseFromJson({{"text", "x"}, {"latency_ms", 2.5}}).ok());
-  BOOST_TEST(ResponseFromJson({{"text", "x"}, {"input_tokens", 12}}).ok());
+  BOOST_TEST(!LlmResponse::FromJson({{"text", "x"}, {"input_tokens", 1e300}}).ok());
+  BOOST_TEST(!LlmResponse::FromJson({{"text", "x"}, {"latency_ms", 2.5}}).ok());
+  BOOST_TEST(LlmResponse::FromJson({{"text", "x"}, {"input_tokens", 12}}).ok());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -433,7 +433,9 @@ BOOST_AUTO_TEST_CASE(the_decider_asks_every_pair_once_and_completes_with_the_las
       continue;
     }
     BOOST_TEST(e["ok"] == true);
-    const MemoryItem item = MemoryItemFromJson(e["item"]);
+    auto decoded = MemoryItem::FromJson(e["item"]);
+    BOOST_TEST_REQUIRE(decoded.ok(), decoded.status().ToString());
+    const MemoryItem& item = *decoded;
     BOOST_TEST(item.id == "redistill/b/r1/m" + std::to_string(i));
     BOOST_TEST(item.summarizer_activity == "redistill/r1/" + std::to_string(i));
     BOOST_TEST(item.title == "Trick " + std::to_string(i));
