@@ -1,7 +1,6 @@
 #include "llm/client.hpp"
 
 #include <cstdlib>
-#include <future>
 
 #include "llm/command_provider.hpp"
 #include "llm/http_provider.hpp"
@@ -10,20 +9,6 @@
 #include "llm/transport.hpp"
 
 namespace accelopt::llm {
-namespace {
-
-LlmResult CallAndWait(const std::function<CallHandle(LlmCallback)>& call) {
-  auto promise = std::make_shared<std::promise<LlmResult>>();
-  auto future = promise->get_future();
-  call([promise](LlmResult r) { promise->set_value(std::move(r)); });
-  return future.get();
-}
-
-}  // namespace
-
-LlmResult Provider::CallBlocking(LlmRequest request, const std::atomic<bool>* cancel) {
-  return CallAndWait([&](LlmCallback cb) { return Call(std::move(request), std::move(cb), cancel); });
-}
 
 Result<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config_in, Env* env,
                                                std::shared_ptr<CurlTransport> transport,
@@ -107,7 +92,7 @@ CallHandle ProviderSet::Call(LlmRequest request, LlmCallback done, const std::at
 }
 
 LlmResult ProviderSet::CallBlocking(LlmRequest request, const std::atomic<bool>* cancel) {
-  return CallAndWait([&](LlmCallback cb) { return Call(std::move(request), std::move(cb), cancel); });
+  return WaitForCall([&](LlmCallback cb) { return Call(std::move(request), std::move(cb), cancel); });
 }
 
 }  // namespace accelopt::llm

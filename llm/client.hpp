@@ -1,5 +1,6 @@
-// The LLM client: one asynchronous Provider interface, and a ProviderSet
-// built from the "providers" config section (see llm/config.hpp).
+// The LLM client: a ProviderSet of Providers (llm/provider.hpp, the one
+// asynchronous interface), built from the "providers" config section (see
+// llm/config.hpp).
 //
 //   ACCELOPT_ASSIGN_OR_RETURN(auto providers, ProviderSet::Create(config["llm"], {}));
 //   providers->Call(request, [](LlmResult r) { post to io_context ... });
@@ -35,53 +36,13 @@
 #include "base/env.hpp"
 #include "base/json.hpp"
 #include "base/status.hpp"
-#include "llm/cancel.hpp"
 #include "llm/config.hpp"
+#include "llm/provider.hpp"
 #include "llm/types.hpp"
 
 namespace accelopt::llm {
 
 class CurlTransport;
-
-using LlmCallback = std::function<void(LlmResult)>;
-
-// Returned by Call(). Copyable; cancelling a finished call does nothing.
-class CallHandle {
- public:
-  CallHandle() = default;
-  explicit CallHandle(std::shared_ptr<CancelToken> token) : token_(std::move(token)) {}
-  // Non-blocking and thread-safe; the callback still runs (with kCancelled
-  // unless the result was already delivered).
-  void Cancel() const {
-    if (token_) token_->Cancel();
-  }
-  bool valid() const { return token_ != nullptr; }
-
- private:
-  std::shared_ptr<CancelToken> token_;
-};
-
-class Provider {
- public:
-  virtual ~Provider() = default;
-
-  virtual const std::string& name() const = 0;
-  virtual ProviderKind kind() const = 0;
-
-  // Starts a call. `cancel` (may be null) must outlive the call.
-  // Thread-safe.
-  virtual CallHandle Call(LlmRequest request, LlmCallback done,
-                          const std::atomic<bool>* cancel = nullptr) = 0;
-
-  // Blocking convenience around Call().
-  // REQUIRES: not called on a callback thread of this provider (deadlock).
-  LlmResult CallBlocking(LlmRequest request, const std::atomic<bool>* cancel = nullptr);
-};
-
-// Backs the replay provider: request hash → the recorded response JSON (the
-// form of ToJson(LlmResponse)), or nullopt when none was recorded. Called on
-// the replay provider's worker thread; must be thread-safe.
-using ReplayLookup = std::function<std::optional<std::string>(const std::string& request_hash)>;
 
 struct ProviderSetOptions {
   Env* env = nullptr;          // clock, randomness, files; null → Env::Default()

@@ -18,7 +18,7 @@
 #include <memory>
 
 #include "base/env.hpp"
-#include "llm/client.hpp"
+#include "llm/provider.hpp"
 
 namespace accelopt::llm {
 

@@ -19,7 +19,7 @@
 #include <mutex>
 
 #include "base/env.hpp"
-#include "llm/client.hpp"
+#include "llm/provider.hpp"
 #include "llm/codec.hpp"
 #include "llm/transport.hpp"
 
