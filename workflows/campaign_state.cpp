@@ -3,7 +3,6 @@
 #include "workflows/activity_id.hpp"
 #include "workflows/parse.hpp"
 
-#include <cmath>
 
 namespace accelopt::workflows {
 
@@ -30,56 +29,18 @@ double BeamMember::spread() const {
   return measured && measurement.correct ? measurement.spread : selection_spread;
 }
 
-bool ReusableResult(const Measurement& m) {
-  return m.status != "internal_error" && m.status != "cancelled" &&
-         m.status != "evaluation_failed" && !m.status.empty();
-}
-
-bool FixableResult(const Measurement& m) {
-  return m.status == "compile_error" || m.status == "wrong_result" ||
-         m.status == "runtime_error" || m.status == "timeout";
-}
-
-Measurement ReadEvaluationResult(const json& result) {
-  Measurement m;
-  if (!result.is_object()) {
-    m.status = "internal_error";
-    m.reason = "evaluation result is not an object";
-    return m;
-  }
-  m.status = result.value("status", "internal_error");
-  m.reason = result.contains("reason") && result["reason"].is_string()
-                 ? result["reason"].get<std::string>()
-                 : std::string();
-  if (result.contains("profile") && result["profile"].is_object()) m.profile = result["profile"];
-  if (result.contains("comparison") && result["comparison"].is_object()) m.comparison = result["comparison"];
-  if (result.contains("percent_of_peak") && result["percent_of_peak"].is_number()) {
-    m.percent_of_peak = result["percent_of_peak"].get<double>();
-  }
-  double latency = 0;
-  if (result.contains("latency") && result["latency"].is_object()) {
-    const json& l = result["latency"];
-    if (l.contains("spread") && l["spread"].is_number()) m.spread = l["spread"].get<double>();
-    if (l.contains("median_us") && l["median_us"].is_number()) {
-      latency = l["median_us"].get<double>();
-    } else if (l.contains("mean_us") && l["mean_us"].is_number()) {
-      latency = l["mean_us"].get<double>();
-    }
-  }
-  const bool correct_flag = result.contains("correct") && result["correct"].is_boolean() &&
-                            result["correct"].get<bool>();
-  m.latency_us = latency;
-  m.correct = m.status == "ok" && correct_flag && std::isfinite(latency) && latency > 0;
-  if (m.status == "ok" && !m.correct && m.reason.empty()) {
-    m.reason = "result marked ok but not correct or without a latency";
-  }
-  return m;
-}
-
 namespace {
 
 Status Bad(const Event& e, const std::string& why) {
   return Corruption(e.type + ": " + why);
+}
+
+// A value the event carries (T::FromJson), or the event's corruption.
+template <typename T>
+Result<T> DecodeIn(const Event& e, const json& j) {
+  Result<T> r = T::FromJson(j);
+  if (!r.ok()) return Bad(e, r.status().message());
+  return r;
 }
 
 Result<ProblemState*> ProblemAt(CampaignState& s, const Event& e) {
@@ -108,9 +69,7 @@ Status ApplyStarted(CampaignState& s, const Event& e) {
   s.hardware = e.data.value("hardware", json::object());
   for (const json& p : e.data.at("problems")) {
     ProblemState ps;
-    auto info = ProblemInfo::FromJson(p);
-    if (!info.ok()) return Bad(e, info.status().message());
-    ps.info = std::move(*info);
+    ACCELOPT_ASSIGN_OR_RETURN(ps.info, DecodeIn<ProblemInfo>(e, p));
     s.problems.push_back(std::move(ps));
   }
   s.started = true;
@@ -157,16 +116,15 @@ Status ApplyMemoryUpdated(CampaignState& s, const Event& e) {
     // The items went to the bank (MemoryItemsAdded in the same batch); the
     // planners see the bank through the next MemorySnapshotTaken.
     for (const json& m : e.data.at("added")) {
-      if (auto item = MemoryItem::FromJson(m); !item.ok()) return Bad(e, item.status().message());
+      ACCELOPT_RETURN_IF_ERROR(DecodeIn<MemoryItem>(e, m).status());
     }
     it->memory_updated = true;
     return Status::Ok();
   }
   std::vector<MemoryItem> memory;
   for (const json& m : e.data.at("added")) {
-    auto item = MemoryItem::FromJson(m);
-    if (!item.ok()) return Bad(e, item.status().message());
-    memory.push_back(std::move(*item));
+    ACCELOPT_ASSIGN_OR_RETURN(MemoryItem item, DecodeIn<MemoryItem>(e, m));
+    memory.push_back(std::move(item));
   }
   for (const json& id : e.data.at("retained")) {
     const std::string want = id.get<std::string>();
@@ -210,9 +168,7 @@ Status ApplyScheduled(CampaignState& s, const Event& e) {
   a.pair = d.value("pair", 0);
   a.attempt = d.value("attempt", 0);
   a.payload = d.at("payload");
-  auto reservation = Amounts::FromJson(d.at("reservation"));
-  if (!reservation.ok()) return Bad(e, reservation.status().message());
-  a.reservation = *reservation;
+  ACCELOPT_ASSIGN_OR_RETURN(a.reservation, DecodeIn<Amounts>(e, d.at("reservation")));
   a.scheduled_at_us = e.recorded_at_us;
   a.seq = s.events_applied;
   ACCELOPT_ASSIGN_OR_RETURN(IterationState * it, IterationAt(s, e));
@@ -338,9 +294,8 @@ Status ApplyMemorySnapshotTaken(CampaignState& s, const Event& e) {
   std::vector<MemoryItem> memory;
   json ids = json::array();
   for (const json& m : e.data.at("items")) {
-    auto item = MemoryItem::FromJson(m);
-    if (!item.ok()) return Bad(e, item.status().message());
-    memory.push_back(std::move(*item));
+    ACCELOPT_ASSIGN_OR_RETURN(MemoryItem item, DecodeIn<MemoryItem>(e, m));
+    memory.push_back(std::move(item));
     ids.push_back(memory.back().id);
   }
   a->status = ActivityStatus::kCompleted;
@@ -522,9 +477,8 @@ Status ApplyOne(CampaignState& s, const Event& e) {
     ACCELOPT_ASSIGN_OR_RETURN(IterationState * it, IterationAt(s, e));
     if (it->pairs_selected) return Bad(e, "pairs already selected");
     for (const json& p : e.data.at("pairs")) {
-      auto pair = MemoryPair::FromJson(p);
-      if (!pair.ok()) return Bad(e, pair.status().message());
-      it->pairs.push_back(std::move(*pair));
+      ACCELOPT_ASSIGN_OR_RETURN(MemoryPair pair, DecodeIn<MemoryPair>(e, p));
+      it->pairs.push_back(std::move(pair));
     }
     it->pair_scheduled.assign(it->pairs.size(), false);
     it->pair_done.assign(it->pairs.size(), false);

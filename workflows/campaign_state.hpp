@@ -21,6 +21,7 @@
 #include "workflows/budget.hpp"
 #include "workflows/campaign_spec.hpp"
 #include "workflows/event.hpp"
+#include "workflows/measurement.hpp"
 #include "workflows/memory_policy.hpp"
 #include "workflows/problem.hpp"
 
@@ -60,19 +61,6 @@ struct ActivityRecord {
   int64_t scheduled_at_us = 0, completed_at_us = 0;
   int64_t seq = 0;  // position of its ActivityScheduled among applied events
 };
-
-// Reading of an evaluation result (docs/contracts.md).
-struct Measurement {
-  bool correct = false;       // status "ok" and correct, with a positive latency
-  double latency_us = 0;      // latency.median_us (mean_us if no median)
-  double spread = 0;          // latency.spread, the relative noise (0 if absent)
-  double percent_of_peak = -1;  // -1 when unknown
-  std::string status;         // result status, or "evaluation_failed"
-  std::string reason;
-  json profile = json::object();
-  json comparison = nullptr;  // result.comparison: the interleaved speedup over the baseline, if asked for
-};
-Measurement ReadEvaluationResult(const json& result);
 
 struct BeamMember {
   std::string beam_id;
@@ -189,12 +177,6 @@ struct ProblemState {
   std::map<std::string, std::string> evaluated_code;
   FinalBest final_best;
 };
-
-// Evaluation statuses whose result is reused for identical code (not
-// internal_error, cancelled, or a failed evaluation).
-bool ReusableResult(const Measurement& m);
-// Statuses the fixer is asked to repair.
-bool FixableResult(const Measurement& m);
 
 struct CampaignState {
   bool started = false;

@@ -1,0 +1,34 @@
+// What an evaluation result means to a campaign: its reading (correct, the
+// latency the beam ranks by, the noise) and which statuses are reused for
+// identical code or handed to the fixer. docs/contracts.md has the result's
+// fields.
+//
+// Thread safety: plain values and pure functions.
+#pragma once
+
+#include <string>
+
+#include "base/json.hpp"
+
+namespace accelopt::workflows {
+
+// Reading of an evaluation result (docs/contracts.md).
+struct Measurement {
+  bool correct = false;       // status "ok" and correct, with a positive latency
+  double latency_us = 0;      // latency.median_us (mean_us if no median)
+  double spread = 0;          // latency.spread, the relative noise (0 if absent)
+  double percent_of_peak = -1;  // -1 when unknown
+  std::string status;         // result status, or "evaluation_failed"
+  std::string reason;
+  json profile = json::object();
+  json comparison = nullptr;  // result.comparison: the interleaved speedup over the baseline, if asked for
+};
+Measurement ReadEvaluationResult(const json& result);
+
+// Evaluation statuses whose result is reused for identical code (not
+// internal_error, cancelled, or a failed evaluation).
+bool ReusableResult(const Measurement& m);
+// Statuses the fixer is asked to repair.
+bool FixableResult(const Measurement& m);
+
+}  // namespace accelopt::workflows
