@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "base/landlock.hpp"
 #include "base/status.hpp"
 
 namespace accelopt {
@@ -38,6 +39,14 @@ struct ProcessSpec {
   std::string cwd;                               // empty: inherit
   std::string stdin_data;                        // written to the child's stdin, then closed
   std::chrono::milliseconds timeout{60000};      // wall clock; <= 0 means none
+  // A timeout that a busy host cannot turn into the child's fault. When
+  // > 0: at the timeout the group's CPU time is read (/proc); if it is
+  // below timeout x timeout_cpu_share, the deadline moves on (re-read every
+  // 200 ms) until the group has had that much CPU (then kTimedOut) or the
+  // wall clock reaches timeout x timeout_stretch (then kTimedOut with
+  // `starved` set: the host, not the child, was slow).
+  double timeout_cpu_share = 0;
+  int timeout_stretch = 4;
   ProcessLimits limits;
   // Private namespaces, granted when permitted: with CAP_SYS_ADMIN a plain
   // unshare; as an unprivileged user inside a new user namespace mapping
@@ -47,6 +56,10 @@ struct ProcessSpec {
   bool private_network = false;                  // unshare(CLONE_NEWNET): only a loopback interface
   bool private_ipc = false;                      // unshare(CLONE_NEWIPC): no SysV/POSIX
                                                  // IPC object of the host or of another child is visible
+  // Landlock: the child may open only these paths (base/landlock.hpp). When
+  // set and the kernel has no Landlock, RunProcess fails with kUnavailable
+  // and starts nothing: never silently unrestricted.
+  std::optional<FileAccessRules> file_access;
   size_t max_output_bytes = 1 << 20;             // per stream; the rest is discarded
   const std::atomic<bool>* cancel = nullptr;     // when it becomes true, the group is killed
 };
@@ -62,6 +75,12 @@ struct ProcessResult {
   bool stderr_truncated = false;
   bool network_isolated = false;  // private_network was asked for and granted
   bool ipc_isolated = false;      // private_ipc was asked for and granted
+  int landlock_abi = 0;           // file_access was applied with this Landlock ABI
+  bool starved = false;           // timed out without its CPU share (timeout_cpu_share)
+  // CPU time (user + system) of the child and of the descendants it waited
+  // for, from wait4; on a timeout, of every process of its group just
+  // before the kill (/proc); zero when cancelled.
+  std::chrono::nanoseconds cpu{0};
   std::chrono::nanoseconds wall{0};
 
   bool Succeeded() const { return outcome == Outcome::kExited && exit_code == 0; }

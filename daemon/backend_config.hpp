@@ -34,6 +34,9 @@ struct BackendConfig {
   // this long after each refusal; cpu evaluations wait meanwhile
   // (daemon/deferred_calibration.hpp). 1..86400.
   double calibration_retry_after_s = 60;
+  // cpu backend: the size limit of the judge's reference cache under
+  // cache_dir (evaluators/judge/reference_cache.hpp), in GiB; 0: no limit.
+  double reference_cache_max_gb = 20;
   // Where evaluations run: "executor": {"kind": "local"} (the default: child
   // processes of the daemon) or {"kind": "slurm", ...} (one Slurm job per
   // evaluation, evaluators/slurm/slurm_backend.hpp; `max_jobs` replaces

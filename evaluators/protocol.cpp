@@ -193,6 +193,7 @@ json EvalResult::ToJson() const {
   j["correct"] = correct;
   j["reason"] = reason;
   j["error_text"] = error_text;
+  if (!runner_diagnostics.empty()) j["runner_diagnostics"] = runner_diagnostics;
   if (latency) {
     j["latency"] = {{"median_us", latency->median_us}, {"min_us", latency->min_us},
                     {"mean_us", latency->mean_us},     {"spread", latency->spread},
@@ -224,6 +225,8 @@ Result<EvalResult> EvalResult::FromJson(const json& j) {
   if (j.contains("correct")) ACCELOPT_RETURN_IF_ERROR(ReadBool(j["correct"], "correct", &r.correct));
   if (j.contains("reason")) ACCELOPT_RETURN_IF_ERROR(ReadString(j["reason"], "reason", &r.reason));
   if (j.contains("error_text")) ACCELOPT_RETURN_IF_ERROR(ReadString(j["error_text"], "error_text", &r.error_text));
+  if (j.contains("runner_diagnostics"))
+    ACCELOPT_RETURN_IF_ERROR(ReadString(j["runner_diagnostics"], "runner_diagnostics", &r.runner_diagnostics));
   if (j.contains("latency") && !j["latency"].is_null()) {
     const json& l = j["latency"];
     if (!l.is_object()) return TypeError("latency", "an object or null");

@@ -108,6 +108,11 @@ struct EvalResult {
   bool correct = false;
   std::string reason;      // one line a person can read
   std::string error_text;  // compiler output / mismatch statistics / signal; see TruncateErrorText
+  // What the candidate's runner processes wrote on their stderr (bounded,
+  // TruncateErrorText): for a human reading the evaluation, never for a
+  // prompt. Only the judge's own words (reason, error_text) reach the agent
+  // (docs/evaluation.md, "Only the judge speaks").
+  std::string runner_diagnostics;
   std::optional<LatencyStats> latency;       // present when timed
   std::map<std::string, double> profile;     // honest metrics only (see docs/evaluation.md)
   std::optional<double> peak_latency_us;     // roofline latency of the problem on this machine

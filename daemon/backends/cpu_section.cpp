@@ -52,6 +52,9 @@ Status ParseCpu(const json& ej, const std::string& where, const ConfigPaths& pat
   ACCELOPT_RETURN_IF_ERROR(Get(ej, "slots", where, bc->slots));
   ACCELOPT_RETURN_IF_ERROR(ParseSlotCores(ej, where, bc));
   ACCELOPT_RETURN_IF_ERROR(ParseHostCommon(ej, where, "cpu", paths, bc));
+  ACCELOPT_RETURN_IF_ERROR(Get(ej, "reference_cache_max_gb", where, bc->reference_cache_max_gb));
+  if (bc->reference_cache_max_gb < 0 || bc->reference_cache_max_gb > 1e6)
+    return InvalidArgument(where + ".reference_cache_max_gb: must be between 0 (no limit) and 1000000");
   return ParseExecutor(ej, where, "cpu", bc);
 }
 
@@ -60,7 +63,7 @@ Status ParseCpu(const json& ej, const std::string& where, const ConfigPaths& pat
 BackendModule CpuSection() {
   return {"cpu",
           {"slots", "cache_dir", "slot_cores", "calibration_force_busy", "calibration_attempts",
-           "calibration_retry_wait_s", "calibration_retry_after_s", "executor"}, ParseCpu, nullptr};
+           "calibration_retry_wait_s", "calibration_retry_after_s", "executor", "reference_cache_max_gb"}, ParseCpu, nullptr};
 }
 
 }  // namespace accelopt::daemon::backends

@@ -31,7 +31,7 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
 }  // namespace
 
 CpuBackend::CpuBackend(CpuBackendOptions options)
-    : options_(std::move(options)), harnesses_(options_.cache_dir, options_.compiler, options_.env) {
+    : options_(std::move(options)), harnesses_(options_.cache_dir, options_.compiler, options_.env, options_.reference_cache_max_bytes) {
   if (options_.calibration_path.empty()) options_.calibration_path = (fs::path(options_.cache_dir) / "calibration.json").string();
   if (options_.calibration) calibration_ = options_.calibration;
 }
@@ -66,31 +66,56 @@ struct Stopped {
   std::string reason, text;
 };
 
-// Compiles `source` into <work>/<stem>.so with the kernel flags. A candidate
-// that does not compile is a compile_error with the first error line; the
-// comparison kernel (`trusted_less`: the problem's baseline) not compiling is
-// the problem's fault (internal_error).
+// Compiles `source` in a folder of its own, <work>/<stem>/, into
+// <work>/<stem>/<stem>.so with the kernel flags, under the compiler's file
+// sandbox (toolchain.hpp: it reads the system toolchain and writes only that
+// folder; `protect`, the cache, must stay out of its reach). A candidate that
+// does not compile is a compile_error with the first error line; the
+// comparison kernel (`comparison`: the problem's baseline) not compiling is
+// the problem's fault (internal_error). With `check_preprocessed`, what the
+// compiler saw (its -save-temps preprocessed output) goes through
+// CheckPreprocessed — also when the compile failed, since a refused
+// construct (inline assembly made by a macro) explains the failure better.
 std::optional<Stopped> CompileKernel(Env* env, const std::string& compiler, const std::string& work,
                                      const std::string& stem, const std::string& source, const EvalSettings& s,
-                                     const std::atomic<bool>* cancel, bool comparison, std::string* so,
-                                     double* compile_s) {
-  const std::string src = work + "/" + stem + ".cpp";
-  *so = work + "/" + stem + ".so";
+                                     const std::atomic<bool>* cancel, bool comparison, const std::string& protect,
+                                     std::string* so, double* compile_s, bool check_preprocessed) {
+  // Absolute: the compiler runs in this folder.
+  const std::string dir = (work.empty() || work[0] != '/' ? env->CurrentDir() + "/" : std::string()) + work + "/" + stem;
+  const std::string src = dir + "/" + stem + ".cpp";
+  *so = dir + "/" + stem + ".so";
+  if (Status st = env->CreateDirs(dir); !st.ok()) return Stopped{EvalStatus::kInternalError, st.ToString(), ""};
   if (Status st = env->WriteFileAtomic(src, source); !st.ok()) return Stopped{EvalStatus::kInternalError, st.ToString(), ""};
   std::vector<std::string> args = judge::KernelFlags();
   args.insert(args.end(), {"-fPIC", "-shared", "-o", *so, src});
-  auto cc = judge::RunCompiler(env, compiler, args, s.compile_timeout_s, cancel);
+  if (check_preprocessed) args.push_back("-save-temps=obj");
+  auto cc = judge::RunCompiler(env, compiler, args, s.compile_timeout_s, cancel, dir, {protect});
   const bool cancelled = cancel && cancel->load();
   if (comparison) {
     if (cc.ok() && cc->ok) return std::nullopt;
     if (cancelled) return Stopped{EvalStatus::kCancelled, "cancelled while compiling", ""};
     return Stopped{EvalStatus::kInternalError, "the comparison kernel does not compile",
-                   cc.ok() ? Replace(cc->output, work + "/", "") : cc.status().message()};
+                   cc.ok() ? Replace(cc->output, dir + "/", "") : cc.status().message()};
   }
   if (!cc.ok()) return Stopped{EvalStatus::kInternalError, "cannot run the compiler: " + cc.status().message(), ""};
   if (compile_s) *compile_s = cc->seconds;
-  std::string text = Replace(cc->output, work + "/", "");
+  std::string text = Replace(cc->output, dir + "/", "");
   if (cc->cancelled) return Stopped{EvalStatus::kCancelled, "cancelled while compiling", ""};
+  if (check_preprocessed) {
+    // -save-temps=obj names it after the output and the source (GCC:
+    // <stem>.so-<stem>.ii; others: <stem>.ii): the one .ii in the folder.
+    std::string ii;
+    if (auto names = env->ListDir(dir); names.ok())
+      for (const auto& n : *names)
+        if (n.size() > 3 && n.compare(n.size() - 3, 3, ".ii") == 0) ii = dir + "/" + n;
+    if (!ii.empty()) {
+      auto pp = env->ReadFile(ii);
+      if (!pp.ok()) return Stopped{EvalStatus::kInternalError, pp.status().message(), ""};
+      if (Status st = CheckPreprocessed(*pp, src); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
+    } else if (cc->ok) {
+      return Stopped{EvalStatus::kInternalError, "the compiler left no preprocessed source (-save-temps)", ""};
+    }
+  }
   if (cc->timed_out) {
     return Stopped{EvalStatus::kCompileError,
                    "compilation timed out after " + std::to_string(s.compile_timeout_s) + " s", text};
@@ -99,14 +124,19 @@ std::optional<Stopped> CompileKernel(Env* env, const std::string& compiler, cons
     std::string line = cc->describe;
     std::istringstream lines(text);
     for (std::string l; std::getline(lines, l);)
-      if (l.find("error") != std::string::npos) { line = l; break; }
+      if (l.find("error") != std::string::npos || l.find("Error") != std::string::npos) { line = l; break; }
     return Stopped{EvalStatus::kCompileError, "compilation failed: " + line.substr(0, 300), text};
   }
   return std::nullopt;
 }
 
-// The checks on the compiled object: undefined symbols, instructions.
-std::optional<Stopped> CheckObject(Env* env, const std::string& so) {
+// The checks on the compiled object: its size, the function defined, no data
+// in code; undefined symbols; instructions.
+std::optional<Stopped> CheckObject(Env* env, const std::string& so, const std::string& function) {
+  if (Status st = CheckObjectFile(so, function, env); !st.ok()) {
+    return Stopped{st.code() == Code::kPermissionDenied ? EvalStatus::kStaticCheckFailed : EvalStatus::kInternalError,
+                   st.message(), ""};
+  }
   auto syms = UndefinedSymbols(so, env);
   if (!syms.ok()) return Stopped{EvalStatus::kInternalError, syms.status().message(), ""};
   if (Status st = CheckSymbols(*syms); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
@@ -127,6 +157,10 @@ ProcessSpec JudgeProcess(const std::string& judge, std::string job, const EvalSe
   spec.clear_env = true;
   spec.env_set["PATH"] = "/usr/bin:/bin";
   spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
+  // A busy host gets the evaluation more wall time instead of a `timeout`
+  // for the kernel (judge_verdict.hpp).
+  spec.timeout_cpu_share = judge::kTimeoutCpuShare;
+  spec.timeout_stretch = judge::kTimeoutStretch;
   // Address space: the limit applies to the judge and to the runner, each.
   spec.limits.address_space_bytes = s.memory_limit_mb << 20;
   spec.limits.cpu_seconds = static_cast<uint64_t>(std::ceil(s.timeout_s * std::max(1, cores) + 10));
@@ -252,8 +286,8 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   const WorkDirCleanup cleanup{env, work, options_.keep_work_dirs};
   if (Status st = env->CreateDirs(work); !st.ok()) return f.Fail(EvalStatus::kInternalError, st.ToString());
   std::string so, compare_so;
-  if (auto x = CompileKernel(env, options_.compiler, work, "kernel", request.source, s, cancel, false, &so,
-                             &result.timings.compile_s))
+  if (auto x = CompileKernel(env, options_.compiler, work, "kernel", request.source, s, cancel, false,
+                             options_.cache_dir, &so, &result.timings.compile_s, s.static_checks))
     return stopped(*x);
   result.compiled = true;
 
@@ -262,10 +296,10 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   // same way.
   t_check = f.Now();
   if (s.static_checks)
-    if (auto x = CheckObject(env, so)) return stopped(*x);
+    if (auto x = CheckObject(env, so, problem->function)) return stopped(*x);
   if (!request.compare_source.empty())
     if (auto x = CompileKernel(env, options_.compiler, work, "compare", request.compare_source, s, cancel, true,
-                               &compare_so, nullptr))
+                               options_.cache_dir, &compare_so, nullptr, false))
       return stopped(*x);
 
   // 4. Harness and references (cached per problem).
@@ -292,6 +326,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
                     {"timeout_s", s.timeout_s},
                     {"separate_judge", true}};
   judge::JudgeOutcome judged = judge::ReadJudgeOutcome(*run, cases, s.timeout_s);
+  result.runner_diagnostics = judged.runner_diagnostics;  // for a human; never in a prompt
   if (!judged.passed) return f.Fail(judged.status, judged.reason, judged.error_text);
   const json& h = judged.verdict;
   result.sandbox["seccomp"] = h.value("seccomp", false);

@@ -52,6 +52,9 @@ struct CpuBackendOptions {
   // already recorded a calibration event).
   std::optional<Calibration> calibration;
   bool keep_work_dirs = false;   // keep <cache_dir>/work/<id>/ for debugging
+  // Size limit of <cache_dir>/harness (judge builds and cached references;
+  // evaluators/judge/reference_cache.hpp); 0: none.
+  uint64_t reference_cache_max_bytes = judge::kDefaultReferenceCacheBytes;
 };
 
 class CpuBackend : public Backend {

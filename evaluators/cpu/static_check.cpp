@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <functional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -51,6 +52,51 @@ Status Refuse(const std::string& m) { return PermissionDenied(m); }
 
 std::string StripCommentsAndStrings(const std::string& source) { return Strip(source, true); }
 
+namespace {
+
+// The identifier rules, on code without comments and literals; line_of maps
+// a line index of `code` (0-based) to the line number shown.
+Status CheckIdentifiers(const std::string& code, const std::function<int(int)>& line_of, bool preprocessed) {
+  static const std::regex kIdent(R"([A-Za-z_][A-Za-z0-9_]*)");
+  static const std::set<std::string> kLowPrecision = {
+      "_Float16", "__fp16", "__bf16", "bfloat16", "bfloat16_t", "float16_t", "_Float16x",
+      "__m128bh", "__m256bh", "__m512bh", "__m128h", "__m256h", "__m512h", "half_float"};
+  static const std::set<std::string> kAsm = {"asm", "__asm", "__asm__"};
+  // Data placed in an executable section is machine code no compiler wrote.
+  static const std::set<std::string> kSection = {"section", "__section__"};
+  static const std::set<std::string> kClock = {"__rdtsc", "__rdtscp", "_rdtsc", "__builtin_ia32_rdtsc",
+                                               "__builtin_ia32_rdtscp", "__builtin_readcyclecounter"};
+  // Reduced precision by name: F16C, AVX512-BF16/FP16, VNNI (and AVX-VNNI,
+  // -INT8, -INT16), AVX-NE-CONVERT intrinsics; AMX tiles (`_tile_*`, macros
+  // over inline assembly in GCC's own header); and the compiler builtins
+  // behind all of them. The object check refuses their instructions too.
+  static const std::regex kLowIntrinsic(
+      R"(^_mm\d*_\w*(cvtps_ph|cvtph_ps|cvtneps_pbh|cvtne2ps_pbh|cvtneps_avx_pbh|bcstnebf16|bcstnesh|cvtneebf16|)"
+      R"(cvtneeph|cvtneobf16|cvtneoph|dpbf16|dpbusd|dpwssd|dpbssd|dpbsud|dpbuud|dpwsud|dpwusd|dpwuud|_ph|_sh|_pch|_sch)\w*$)"
+      R"(|^_tile_\w+$|^__tile\w*$|^__builtin_ia32_\w*(tile|tdp|tcmm|bf16|fp16|ph2|2ph|phs|_ph|_sh|vpdp|dpbf|cvtne)\w*$)");
+  const std::string after = preprocessed ? " (after preprocessing)" : "";
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), kIdent); it != std::sregex_iterator(); ++it) {
+    const std::string id = it->str();
+    size_t pos = static_cast<size_t>(it->position());
+    const int index = static_cast<int>(std::count(code.begin(), code.begin() + pos, '\n'));
+    std::string where = "line " + std::to_string(line_of(index)) + after + ": ";
+    if (kLowPrecision.count(id)) {
+      return Refuse(where + "reduced-precision type '" + id + "' is not allowed: the kernel must compute in fp32");
+    }
+    if (std::regex_match(id, kLowIntrinsic)) {
+      return Refuse(where + "reduced-precision intrinsic '" + id + "' is not allowed: the kernel must compute in fp32");
+    }
+    if (kAsm.count(id)) return Refuse(where + "inline assembly is not allowed (use intrinsics)");
+    if (kSection.count(id)) {
+      return Refuse(where + "placing code or data in a named section is not allowed (attribute 'section')");
+    }
+    if (kClock.count(id)) return Refuse(where + "'" + id + "' reads a clock; kernels may not read clocks");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status CheckSource(const std::string& source) {
   // Includes: on the text without comments (strings kept, "..." includes are refused).
   std::istringstream lines(Strip(source, false));
@@ -73,34 +119,83 @@ Status CheckSource(const std::string& source) {
     if (h[1].str().find("..") != std::string::npos) return Refuse(where + "#include with '..' is not allowed");
   }
   // Identifiers: on the text without comments and literals.
-  const std::string code = Strip(source, true);
-  static const std::regex kIdent(R"([A-Za-z_][A-Za-z0-9_]*)");
-  static const std::set<std::string> kLowPrecision = {
-      "_Float16", "__fp16", "__bf16", "bfloat16", "bfloat16_t", "float16_t", "_Float16x",
-      "__m128bh", "__m256bh", "__m512bh", "__m128h", "__m256h", "__m512h", "half_float"};
-  static const std::set<std::string> kAsm = {"asm", "__asm", "__asm__"};
-  static const std::set<std::string> kClock = {"__rdtsc", "__rdtscp", "_rdtsc", "__builtin_ia32_rdtsc",
-                                               "__builtin_ia32_rdtscp", "__builtin_readcyclecounter"};
-  // Reduced precision by name: F16C, AVX512-BF16/FP16, VNNI (and AVX-VNNI,
-  // -INT8, -INT16), AVX-NE-CONVERT intrinsics; AMX tiles (`_tile_*`, macros
-  // over inline assembly in GCC's own header); and the compiler builtins
-  // behind all of them. The object check refuses their instructions too.
-  static const std::regex kLowIntrinsic(
-      R"(^_mm\d*_\w*(cvtps_ph|cvtph_ps|cvtneps_pbh|cvtne2ps_pbh|cvtneps_avx_pbh|bcstnebf16|bcstnesh|cvtneebf16|)"
-      R"(cvtneeph|cvtneobf16|cvtneoph|dpbf16|dpbusd|dpwssd|dpbssd|dpbsud|dpbuud|dpwsud|dpwusd|dpwuud|_ph|_sh|_pch|_sch)\w*$)"
-      R"(|^_tile_\w+$|^__tile\w*$|^__builtin_ia32_\w*(tile|tdp|tcmm|bf16|fp16|ph2|2ph|phs|_ph|_sh|vpdp|dpbf|cvtne)\w*$)");
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), kIdent); it != std::sregex_iterator(); ++it) {
-    const std::string id = it->str();
-    size_t pos = static_cast<size_t>(it->position());
-    std::string where = "line " + std::to_string(1 + std::count(code.begin(), code.begin() + pos, '\n')) + ": ";
-    if (kLowPrecision.count(id)) {
-      return Refuse(where + "reduced-precision type '" + id + "' is not allowed: the kernel must compute in fp32");
+  return CheckIdentifiers(Strip(source, true), [](int i) { return i + 1; }, false);
+}
+
+Status CheckPreprocessed(const std::string& preprocessed, const std::string& source_path) {
+  // Line markers: `# <line> "<file>" <flags>`. Only the candidate's own
+  // lines are checked: the system headers' (which use asm themselves) are
+  // not the candidate's, while every macro the candidate wrote is expanded
+  // on its own lines.
+  static const std::regex kMarker(R"re(^# (\d+) "((?:[^"\\]|\\.)*)"(.*)$)re");
+  std::string mine;
+  std::vector<int> lines;
+  bool in_source = false;
+  int line = 0;
+  std::istringstream in(preprocessed);
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (!l.empty() && l[0] == '#' && std::regex_match(l, m, kMarker)) {
+      line = std::stoi(m[1]);
+      in_source = m[2] == source_path;
+      continue;
     }
-    if (std::regex_match(id, kLowIntrinsic)) {
-      return Refuse(where + "reduced-precision intrinsic '" + id + "' is not allowed: the kernel must compute in fp32");
+    if (in_source) {
+      mine += l + "\n";
+      lines.push_back(line);
     }
-    if (kAsm.count(id)) return Refuse(where + "inline assembly is not allowed (use intrinsics)");
-    if (kClock.count(id)) return Refuse(where + "'" + id + "' reads a clock; kernels may not read clocks");
+    ++line;
+  }
+  if (lines.empty() && !preprocessed.empty()) {
+    return Refuse("the preprocessed source has no line of the kernel's own file: cannot check it");
+  }
+  return CheckIdentifiers(Strip(mine, true), [&](int i) { return i < static_cast<int>(lines.size()) ? lines[i] : 0; },
+                          true);
+}
+
+Status CheckObjectFile(const std::string& so_path, const std::string& function, Env* env) {
+  auto size = env->FileSize(so_path);
+  if (!size.ok()) return IOError(so_path + ": " + size.status().message());
+  if (*size > kMaxObjectBytes) {
+    return Refuse("the kernel object is " + std::to_string(*size >> 20) + " MiB, over the " +
+                  std::to_string(kMaxObjectBytes >> 20) + " MiB limit");
+  }
+  if (elf_version(EV_CURRENT) == EV_NONE) return Internal("libelf: version mismatch");
+  auto image = env->ReadFile(so_path);
+  if (!image.ok()) return IOError(so_path + ": cannot read: " + image.status().message());
+  Elf* elf = elf_memory(image->data(), image->size());
+  if (!elf) return InvalidArgument(so_path + ": not an ELF file");
+  std::set<size_t> exec_sections;
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR)) exec_sections.insert(elf_ndxscn(scn));
+  }
+  bool defines = false;
+  std::string data_in_code;
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB)) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    const size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+    for (size_t i = 0; data && i < count; ++i) {
+      GElf_Sym sym;
+      if (!gelf_getsym(data, static_cast<int>(i), &sym)) continue;
+      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+      const int type = GELF_ST_TYPE(sym.st_info);
+      if (type == STT_OBJECT && exec_sections.count(sym.st_shndx) && data_in_code.empty())
+        data_in_code = name && *name ? name : "?";
+      if (sh.sh_type == SHT_DYNSYM && name && function == name && sym.st_shndx != SHN_UNDEF &&
+          (type == STT_FUNC || type == STT_GNU_IFUNC))
+        defines = true;
+    }
+  }
+  elf_end(elf);
+  if (!data_in_code.empty()) {
+    return Refuse("data symbol '" + data_in_code + "' lies in an executable section: machine code no compiler wrote");
+  }
+  if (!defines) {
+    return Refuse("the kernel does not define extern \"C\" " + function +
+                  " (declare it extern \"C\", with the problem's signature)");
   }
   return Status::Ok();
 }

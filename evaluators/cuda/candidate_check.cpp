@@ -31,14 +31,20 @@ EvalResult CheckCandidate(const std::string& source, const CandidateCheckOptions
   };
   if (Status st = CheckSource(source); !st.ok()) return done(EvalStatus::kStaticCheckFailed, st.message());
   if (Status st = env->CreateDirs(o.work_dir); !st.ok()) return done(EvalStatus::kInternalError, st.ToString());
-  const std::string src = o.work_dir + "/kernel.cu", so = o.work_dir + "/kernel.so";
+  // Absolute: the compiler runs in this folder (below).
+  const std::string sandbox =
+      (o.work_dir.empty() || o.work_dir[0] != '/' ? env->CurrentDir() + "/" : std::string()) + o.work_dir;
+  const std::string src = sandbox + "/kernel.cu", so = sandbox + "/kernel.so";
   if (Status st = env->WriteFileAtomic(src, source); !st.ok()) return done(EvalStatus::kInternalError, st.ToString());
   std::vector<std::string> args = KernelFlags(o.arch);
   args.insert(args.end(), {"-o", so, src});
-  auto cc = judge::RunCompiler(env, o.nvcc, args, o.compile_timeout_s, cancel);
+  // Under the compiler's file sandbox, like the cpu backend's compile
+  // (judge/toolchain.hpp): nvcc and its host compiler read the system and
+  // the toolkit, and write only the work folder.
+  auto cc = judge::RunCompiler(env, o.nvcc, args, o.compile_timeout_s, cancel, sandbox);
   if (!cc.ok()) return done(EvalStatus::kInternalError, "cannot run nvcc: " + cc.status().message());
   r.timings.compile_s = cc->seconds;
-  const std::string text = CudaReplaceAll(cc->output, o.work_dir + "/", "");
+  const std::string text = CudaReplaceAll(cc->output, sandbox + "/", "");
   if (cc->cancelled) return done(EvalStatus::kCancelled, "cancelled while compiling");
   if (cc->timed_out) {
     std::ostringstream m;

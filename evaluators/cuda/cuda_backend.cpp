@@ -133,6 +133,7 @@ EvalResult CudaBackend::Evaluate(const EvalRequest& request, const std::atomic<b
                     {"separate_judge", true},
                     {"cuda_device", device}};
   judge::JudgeOutcome judged = judge::ReadJudgeOutcome(*run, cases, s.timeout_s);
+  result.runner_diagnostics = judged.runner_diagnostics;  // for a human; never in a prompt
   if (!judged.passed) return gpu::GpuJudgeFailure(f, judged, "the cuda runner", device);
   return f.Finish(gpu::GpuTimedResult(std::move(result), *problem, judged.verdict, cases, s, options_.calibration,
                                 "CUDA events"));

@@ -40,13 +40,29 @@ const std::string kHarnessFlagsText = "judge -std=c++17 -O3 -march=native -fopen
 
 namespace {
 
-// H(secret, problem, label, index) as a 64-bit seed.
+// H(secret, problem identity, label, index) as a 64-bit seed.
 uint64_t SecretSeed(const std::string& secret, const std::string& problem, const std::string& label, uint64_t index) {
   std::string h = Sha256Hex(secret + "|" + problem + "|" + label + "|" + std::to_string(index));
   return std::strtoull(h.substr(0, 16).c_str(), nullptr, 16);
 }
 
 }  // namespace
+
+std::string ProblemIdentity(const Problem& p) {
+  std::ostringstream os;
+  os << "function " << p.function << "\n";
+  for (const auto& prm : p.params) {
+    const int64_t elements = prm.kind == ParamKind::kDim ? p.dims.at(prm.name) : prm.elements;
+    os << "param " << static_cast<int>(prm.kind) << " " << prm.name << " " << elements << " " << prm.dtype << " "
+       << G(prm.value) << " " << DistText(prm.distribution) << "\n";
+  }
+  for (const auto& a : p.adversarial) {
+    os << "adversarial " << a.name;
+    for (const auto& [param, dist] : a.overrides) os << " " << param << " " << DistText(dist);
+    os << "\n";
+  }
+  return Sha256Hex(os.str()).substr(0, 24);
+}
 
 int TimingPoolSize(const Problem& problem) {
   uint64_t bytes = 0;
@@ -60,8 +76,9 @@ int TimingPoolSize(const Problem& problem) {
 
 std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& settings, const std::string& secret,
                                 const std::function<uint64_t()>& random) {
+  const std::string identity = ProblemIdentity(problem);
   auto pooled = [&](const std::string& label) {
-    return SecretSeed(secret, problem.name, label, random() % static_cast<uint64_t>(kSeedPool));
+    return SecretSeed(secret, identity, label, random() % static_cast<uint64_t>(kSeedPool));
   };
   std::vector<CaseSpec> cases;
   const size_t n = settings.seeds.size();
@@ -103,7 +120,7 @@ std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& sett
   for (int i = 0; n > 0 && i < TimingPoolSize(problem); ++i) {
     CaseSpec p;
     p.label = "timing pool case " + std::to_string(i);
-    p.seed = SecretSeed(secret, problem.name, "timing pool", static_cast<uint64_t>(i));
+    p.seed = SecretSeed(secret, identity, "timing pool", static_cast<uint64_t>(i));
     p.role = 'p';
     cases.push_back(p);
   }
@@ -201,8 +218,8 @@ std::string JobText(const Problem& p, const std::string& mode, const std::string
   return os.str();
 }
 
-HarnessCache::HarnessCache(std::string cache_dir, std::string compiler, Env* env)
-    : cache_dir_(std::move(cache_dir)), compiler_(std::move(compiler)), env_(env) {}
+HarnessCache::HarnessCache(std::string cache_dir, std::string compiler, Env* env, uint64_t max_bytes)
+    : cache_dir_(std::move(cache_dir)), compiler_(std::move(compiler)), env_(env), max_bytes_(max_bytes) {}
 
 std::string HarnessCache::TempName(const std::string& path) {
   return path + ".tmp." + std::to_string(env_->ProcessId()) + "." + std::to_string(env_->RandomU64() % 1000000007);
@@ -213,6 +230,26 @@ std::shared_ptr<Mutex> HarnessCache::KeyLock(const std::string& key) {
   auto& m = locks_[key];
   if (!m) m = std::make_shared<Mutex>();
   return m;
+}
+
+void HarnessCache::MaybeEvict(const std::string& version, const std::string& in_use) {
+  const int64_t now = env_->NowMicros();
+  {
+    MutexLock lock(&mu_);
+    if (max_bytes_ == 0 || (last_evict_us_ != 0 && now - last_evict_us_ < kEvictEveryUs)) return;
+    last_evict_us_ = now;
+  }
+  MutexLock evicting(&evict_mu_);
+  auto usage = EvictReferenceCache(env_, cache_dir_ + "/harness", version, max_bytes_, {in_use});
+  if (usage.ok()) {
+    MutexLock lock(&mu_);
+    usage_ = *usage;
+  }
+}
+
+CacheUsage HarnessCache::Usage() {
+  MutexLock lock(&mu_);
+  return usage_;
 }
 
 Result<std::string> HarnessCache::Secret() {
@@ -275,13 +312,25 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
   Env* env = env_;
   ACCELOPT_ASSIGN_OR_RETURN(std::string reference, env->ReadFile(problem.reference_path));
   const std::string judge_glue = JudgeGlueSource(problem), runner_glue = RunnerGlueSource(problem);
-  std::string key = Sha256Hex(objs.judge_o + "|" + judge_glue + "|" + runner_glue + "|" + reference).substr(0, 24);
+  // Keyed by everything that makes a case: the problem's identity (dims,
+  // dtypes, distributions), its reference source and the judge's objects;
+  // two suites' problems of one name share nothing.
+  std::string key = Sha256Hex(objs.judge_o + "|" + judge_glue + "|" + runner_glue + "|" + reference + "|" +
+                              ProblemIdentity(problem))
+                        .substr(0, 24);
   fs::path dir = fs::path(cache_dir_) / "harness" / (problem.name + "-" + key);
   Built built{(dir / "judge").string(), (dir / "runner").string(), dir.string(), false};
   auto lock = KeyLock(dir.string());
   MutexLock guard(lock.get());
-  if (env->Exists(built.judge) && env->Exists(built.runner)) return built;
+  const std::string version = fs::path(objs.judge_o).parent_path().filename().string();
+  if (env->Exists(built.judge) && env->Exists(built.runner)) {
+    (void)env->WriteFileAtomic((dir / "last_used").string(), std::to_string(env->NowMicros()));
+    MaybeEvict(version, dir.string());
+    return built;
+  }
   ACCELOPT_RETURN_IF_ERROR(env->CreateDirs((dir / "refs").string()));
+  ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic((dir / "judge_version").string(), version));
+  (void)env->WriteFileAtomic((dir / "last_used").string(), std::to_string(env->NowMicros()));
   (void)env->SetPermissions((dir / "refs").string(), 0700);
   ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic((dir / "judge_glue.cpp").string(), judge_glue));
   ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic((dir / "runner_glue.cpp").string(), runner_glue));
@@ -307,6 +356,7 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
   if (!cc.ok) return Internal("building the runner " + cc.describe + ":\n" + cc.output);
   ACCELOPT_RETURN_IF_ERROR(env->RenameFile(tmp, built.runner));
   built.fresh = true;
+  MaybeEvict(version, dir.string());
   return built;
 }
 
@@ -329,7 +379,7 @@ Result<std::vector<std::string>> HarnessCache::References(const Problem& problem
     // The first kPreparedPool of them are made here, so that every
     // evaluation has a few whatever its budget.
     const bool prepared = c.role != 'p' || pool_index++ < kPreparedPool;
-    if (prepared) missing |= !env_->Exists(paths.back()) || (c.role == 'p' && !env_->Exists(paths.back() + ".in"));
+    if (prepared) missing |= !env_->Exists(paths.back());
     if (prepared) { named.push_back(c); named_paths.push_back(paths.back()); }
   }
   if (!missing) return paths;

@@ -1,13 +1,15 @@
 // The cpu judge and runner, per problem, compiled once and cached by content
-// hash under <cache_dir>/harness/: the judge (harness/judge_main.cpp + the
+// hash (with the problem's identity) under <cache_dir>/harness/: the judge (harness/judge_main.cpp + the
 // generated reference glue + the problem's reference.cpp; trusted) and the
 // runner (harness/runner_main.cpp + the generated kernel glue, linked
 // -z now -z relro). Reference outputs of the pooled secret-seed cases are
 // computed by the judge ("prepare" mode) and cached next to it
 // (refs/<case hash>.bin, 0600; the runner cannot open any file), and so are
-// the timing pool's inputs (refs/<case hash>.bin.in, written by the judge
-// the first time a case is used), so a candidate costs one compile and one
-// judge run once a problem's pool exists.
+// the timing pool's inputs (in the same file, written by the judge the first
+// time a case is used), so a candidate costs one compile and one judge run
+// once a problem's pool exists. Each file is one verified unit (trailer with
+// its name and checksum); one that does not verify is recomputed by the
+// judge (harness/job.hpp ReadCaseFile).
 //
 // The cache is safe to share between threads and processes: files appear by
 // atomic rename, and one in-process lock per key avoids duplicate builds.
@@ -26,6 +28,7 @@
 #include "base/mutex.hpp"
 #include "base/env.hpp"
 #include "base/status.hpp"
+#include "evaluators/judge/reference_cache.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/protocol.hpp"
 
@@ -56,6 +59,12 @@ constexpr uint64_t kPoolBytes = 192ULL << 20;
 constexpr int kMinPool = 16, kMaxPool = 256;
 constexpr int kPreparedPool = 8;  // pool cases made before the judge runs; the others on first use
 
+// What makes a problem's cases, as a hash: the function, every parameter
+// (kind, name, size, dtype, value, distribution) and the adversarial cases.
+// Case seeds and the harness cache folder are keyed by it, never by the
+// problem's name alone (two suites may have a problem of one name).
+std::string ProblemIdentity(const Problem& problem);
+
 // The number of timing pool cases of `problem`.
 int TimingPoolSize(const Problem& problem);
 
@@ -82,7 +91,10 @@ std::string JobText(const Problem& problem, const std::string& mode, const std::
 
 class HarnessCache {
  public:
-  HarnessCache(std::string cache_dir, std::string compiler, Env* env);
+  // max_bytes: the size limit of <cache_dir>/harness (reference_cache.hpp;
+  // 0: none), enforced at most once a minute after Get.
+  HarnessCache(std::string cache_dir, std::string compiler, Env* env,
+               uint64_t max_bytes = kDefaultReferenceCacheBytes);
 
   struct Built {
     std::string judge;   // the judge executable (trusted; links reference.cpp)
@@ -106,7 +118,12 @@ class HarnessCache {
   // mode 0600, created on first use. Case seeds are derived from it.
   Result<std::string> Secret();
 
+  // What the last eviction pass found (bytes in the cache, bytes removed).
+  CacheUsage Usage();
+
  private:
+  static constexpr int64_t kEvictEveryUs = 60'000'000;
+  void MaybeEvict(const std::string& version, const std::string& in_use);
   std::shared_ptr<Mutex> KeyLock(const std::string& key);
   struct Objects { std::string judge_o, runner_o; };
   Result<Objects> MainObjects(const std::atomic<bool>* cancel);
@@ -117,8 +134,12 @@ class HarnessCache {
   std::string cache_dir_;
   std::string compiler_;
   Env* const env_;
+  const uint64_t max_bytes_;
   Mutex mu_;
+  Mutex evict_mu_;  // one eviction pass at a time
   std::map<std::string, std::shared_ptr<Mutex>> locks_ ACCELOPT_GUARDED_BY(mu_);
+  int64_t last_evict_us_ ACCELOPT_GUARDED_BY(mu_) = 0;
+  CacheUsage usage_ ACCELOPT_GUARDED_BY(mu_);
   std::string secret_ ACCELOPT_GUARDED_BY(mu_);
 };
 

@@ -23,19 +23,30 @@ std::string JudgeLastStage(const std::string& err, const std::vector<CaseSpec>& 
   return s;
 }
 
-// Harness stderr without its progress lines.
+// Harness stderr without its progress lines and without the runner's
+// forwarded lines: the judge's own words.
 std::string JudgeHarnessErrors(const std::string& err) {
   std::istringstream in(err);
   std::string line, out;
   while (std::getline(in, line))
-    if (line.rfind("stage ", 0) != 0) out += line + "\n";
+    if (line.rfind("stage ", 0) != 0 && line.rfind("runner: ", 0) != 0) out += line + "\n";
   return out;
+}
+
+// The runner's forwarded lines, prefix removed.
+std::string RunnerLines(const std::string& err) {
+  std::istringstream in(err);
+  std::string line, out;
+  while (std::getline(in, line))
+    if (line.rfind("runner: ", 0) == 0) out += line.substr(8) + "\n";
+  return TruncateErrorText(out);
 }
 
 }  // namespace
 
 JudgeOutcome ReadJudgeOutcome(const ProcessResult& run, const std::vector<CaseSpec>& cases, double timeout_s) {
   JudgeOutcome o;
+  o.runner_diagnostics = RunnerLines(run.stderr_data);
   auto out = [&o](EvalStatus st, std::string reason, std::string text = "") {
     o.status = st;
     o.reason = std::move(reason);
@@ -47,6 +58,15 @@ JudgeOutcome ReadJudgeOutcome(const ProcessResult& run, const std::vector<CaseSp
   using O = ProcessResult::Outcome;
   if (run.outcome == O::kCancelled) return out(EvalStatus::kCancelled, "cancelled while running");
   if (run.outcome == O::kTimedOut) {
+    const double wall = std::chrono::duration<double>(run.wall).count();
+    o.cpu_share = wall > 0 ? std::chrono::duration<double>(run.cpu).count() / wall : 0;
+    if (run.starved) {
+      std::ostringstream m;
+      m << "the host was busy: the evaluation got " << static_cast<int>(100 * o.cpu_share) << "% of one core in "
+        << static_cast<int>(wall) << " s (during " << stage
+        << "), too little to judge the kernel; evaluate it again when the machine is quieter";
+      return out(EvalStatus::kInternalError, m.str());
+    }
     std::ostringstream m;
     m << "timed out: still running after " << timeout_s << " s, during " << stage;
     return out(EvalStatus::kTimeout, m.str(), errors);

@@ -103,6 +103,7 @@ EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic
                     {"runner", "python"},
                     {"cuda_device", device}};
   judge::JudgeOutcome judged = judge::ReadJudgeOutcome(*run, cases, s.timeout_s);
+  result.runner_diagnostics = judged.runner_diagnostics;  // for a human; never in a prompt
   if (!judged.passed) return gpu::GpuJudgeFailure(f, judged, "the triton runner", device);
   return f.Finish(gpu::GpuTimedResult(std::move(result), *problem, judged.verdict, cases, s, options_.calibration,
                                      "CUDA events via torch"));

@@ -212,6 +212,8 @@ BOOST_AUTO_TEST_CASE(a_comparison_measures_both_kernels_interleaved_with_an_inte
 // unbatched (calls_per_sample 1: its correctness calls were too slow to
 // batch, seen with a fresh clone's ctest beside two builds and a CPU hog),
 // every call did the honest work and "ok" is the right verdict.
+// "never_in_text: W" (a runner that speaks): W is in neither reason nor
+// error_text.
 BOOST_AUTO_TEST_CASE(every_cheat_is_rejected_with_a_clear_reason) {
   CpuBackend backend = MakeBackend();
   std::vector<fs::path> files;
@@ -220,7 +222,7 @@ BOOST_AUTO_TEST_CASE(every_cheat_is_rejected_with_a_clear_reason) {
   std::sort(files.begin(), files.end());
   BOOST_TEST(files.size() >= 15u);
   static const std::regex kHeader(
-      R"(^// (problem|expect|reason|settings|no_faster_than|compare_with|unbatched): (.*)$)");
+      R"(^// (problem|expect|reason|settings|no_faster_than|compare_with|unbatched|never_in_text): (.*)$)");
   for (const auto& f : files) {
     std::string text = ReadText(f.string());
     std::map<std::string, std::string> h;
@@ -276,6 +278,13 @@ BOOST_AUTO_TEST_CASE(every_cheat_is_rejected_with_a_clear_reason) {
       }
       BOOST_TEST(reason_ok, "reason: " << r.reason << " (expected: " << alts << ")");
       if (h["expect"] != "ok") BOOST_TEST(!r.correct);
+      // "never_in_text: W": the runner's own words W reach neither the
+      // reason nor error_text (what a prompt may show), only the human's
+      // runner_diagnostics.
+      if (h.count("never_in_text")) {
+        BOOST_TEST(r.reason.find(h["never_in_text"]) == std::string::npos, Describe(r));
+        BOOST_TEST(r.error_text.find(h["never_in_text"]) == std::string::npos, Describe(r));
+      }
       if (h.count("no_faster_than") && r.latency) {
         // Bought time = even the low end of the ~95% interval of the
         // speedup over the honest kernel, measured interleaved in the same

@@ -11,7 +11,10 @@
 //     no ptrace or process_vm_*, no affinity or scheduler changes, no
 //     io_uring, bpf, perf, mount, namespaces, no SysV or POSIX IPC (shm*, msg*,
 //     sem*, mq_*: objects that would outlive the evaluation), no memfd, no
-//     AMX tile permission (arch_prctl ARCH_REQ_XCOMP_PERM).
+//     AMX tile permission (arch_prctl ARCH_REQ_XCOMP_PERM); no change to an
+//     open file's metadata (xattrs, mode, owner, times, locks, leases) and no
+//     page-cache control (fadvise, readahead, mincore, MADV_COLD/PAGEOUT):
+//     nothing one runner process does to the kernel object reaches the next.
 // Stage 2, after dlopen: a second Landlock domain with no rules at all (no file
 //   can be opened), and seccomp: open/openat fail with EACCES, no new
 //   executable memory, no prctl.
@@ -98,7 +101,7 @@ inline int LandlockRestrict(int allow_fd) {
 // ---- seccomp ------------------------------------------------------------------
 
 struct Forbidden { int nr; const char* name; };
-inline Forbidden g_forbidden[160];
+inline Forbidden g_forbidden[256];
 inline int g_forbidden_count = 0;
 
 inline void OnSigsys(int, siginfo_t* info, void*) {
@@ -117,7 +120,7 @@ inline void Rule(scmp_filter_ctx ctx, uint32_t action, const char* name, unsigne
   if (nr == __NR_SCMP_ERROR) return;  // not on this architecture
   int rc = argc ? seccomp_rule_add(ctx, action, nr, 1, a) : seccomp_rule_add(ctx, action, nr, 0);
   if (rc != 0) Die(std::string("seccomp rule for ") + name + ": " + std::strerror(-rc));
-  if (action == SCMP_ACT_TRAP && g_forbidden_count < 160) g_forbidden[g_forbidden_count++] = {nr, name};
+  if (action == SCMP_ACT_TRAP && g_forbidden_count < 256) g_forbidden[g_forbidden_count++] = {nr, name};
 }
 
 // Loads the filter into every thread of the process (TSYNC): threads a
@@ -154,9 +157,33 @@ inline void SeccompStage1() {
                         // and reach other runners (Landlock does not cover them)
                         "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget",
                         "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend",
-                        "mq_timedreceive", "mq_notify", "mq_getsetattr", "memfd_secret"}) {
+                        "mq_timedreceive", "mq_notify", "mq_getsetattr", "memfd_secret",
+                        // Metadata of an open file (the kernel object is
+                        // one): extended attributes, mode, owner, times and
+                        // locks would carry data from one runner process to
+                        // the next; page-cache control (advice, residency)
+                        // would too, through which pages stay cached.
+                        "setxattr", "lsetxattr", "fsetxattr", "getxattr", "lgetxattr", "fgetxattr",
+                        "listxattr", "llistxattr", "flistxattr", "removexattr", "lremovexattr",
+                        "fremovexattr", "fchmod", "fchown", "lchown", "utime", "utimes", "utimensat",
+                        "futimesat", "flock", "fadvise64", "readahead", "mincore", "remap_file_pages",
+                        "fallocate", "ftruncate", "sync_file_range", "syncfs", "fsync", "fdatasync"}) {
     Rule(ctx, T, s);
   }
+  // The *xattrat calls (Linux 6.13), by number where this libseccomp does
+  // not know their names (x86_64: 463-466).
+#if defined(__x86_64__)
+  for (int nr : {463, 464, 465, 466}) {
+    if (seccomp_rule_add(ctx, T, nr, 0) == 0 && g_forbidden_count < 256)
+      g_forbidden[g_forbidden_count++] = {nr, "*xattrat"};
+  }
+#endif
+  // Record locks, leases and change notification through fcntl.
+  for (scmp_datum_t cmd : {F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE, F_NOTIFY})
+    Rule(ctx, T, "fcntl", 1, SCMP_A1(SCMP_CMP_EQ, cmd));
+  // Pages pushed out of the page cache on purpose (reclaim advice).
+  Rule(ctx, T, "madvise", 1, SCMP_A2(SCMP_CMP_EQ, 20 /* MADV_COLD */));
+  Rule(ctx, T, "madvise", 1, SCMP_A2(SCMP_CMP_EQ, 21 /* MADV_PAGEOUT */));
   // Threads only: clone without CLONE_THREAD is a new process.
   Rule(ctx, T, "clone", 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
   // clone3's flags live in memory seccomp cannot read: make glibc fall back to clone.

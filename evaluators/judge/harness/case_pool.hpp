@@ -2,8 +2,8 @@
 // from its seed and its reference (from the cache or computed now), and the
 // timing pool, whose cases' inputs and references are computed once per
 // problem and secret, the first time an evaluation uses each, and read back
-// from their cache files (REF.in, REF; 0600, in a folder no runner can open)
-// ever after. Included once, by judge_main.cpp.
+// from their case files (inputs and reference as one verified unit, 0600, in
+// a folder no runner can open; job.hpp WriteCaseFile) ever after. Included once, by judge_main.cpp.
 //
 // Why a pool: every timed call must run on inputs its runner process has
 // never seen (docs/evaluation.md, "Inputs"), and each one needs a double
@@ -39,23 +39,6 @@ struct CaseData {
   std::vector<float*> Inputs(const Job& job) { return InputPointers(job, inputs.data()); }
 };
 
-inline bool PreadExact(const std::string& path, void* data, size_t bytes) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char* p = static_cast<char*>(data);
-  size_t off = 0;
-  while (off < bytes) {
-    ssize_t n = pread(fd, p + off, bytes - off, static_cast<off_t>(off));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    off += static_cast<size_t>(n);
-  }
-  char extra;
-  const bool exact = off == bytes && pread(fd, &extra, 1, static_cast<off_t>(off)) == 0;
-  close(fd);
-  return exact;
-}
-
 class CasePool {
  public:
   explicit CasePool(const Job& job) : job_(job) {
@@ -67,25 +50,25 @@ class CasePool {
   size_t pool_size() const { return pool_.size(); }
 
   // Loads case c into d: inputs drawn from the seed (correctness cases) or
-  // read from the cache (pool cases), and the reference.
+  // read from the cache (pool cases), and the reference. A cached file that
+  // is missing or does not verify (job.hpp ReadCaseFile) is computed again
+  // and rewritten: a damaged cache costs time, never a verdict.
   void Load(int c, CaseData* d) const {
     const Case& cs = job_.cases[static_cast<size_t>(c)];
     d->index = c;
     d->inputs.resize(static_cast<size_t>(InputElements(job_)));
     d->ref.resize(static_cast<size_t>(OutputElements(job_)));
     if (cs.role == 'p') {
-      if (!PreadExact(InputPath(cs), d->inputs.data(), sizeof(float) * d->inputs.size()) ||
-          !PreadExact(cs.ref_path, d->ref.data(), sizeof(double) * d->ref.size())) {
+      if (!ReadCaseFile(cs.ref_path, {{d->inputs.data(), sizeof(float) * d->inputs.size()},
+                                      {d->ref.data(), sizeof(double) * d->ref.size()}}))
         Make(c, d);
-      }
       return;
-    } else {
-      DrawInputs(job_, cs, d->Inputs(job_));
     }
+    DrawInputs(job_, cs, d->Inputs(job_));
     if (cs.ref_path == "-") {
       d->ref = ReferenceOf(job_, d->Inputs(job_), static_cast<size_t>(c));
-    } else if (!PreadExact(cs.ref_path, d->ref.data(), sizeof(double) * d->ref.size())) {
-      Die("reference file missing or wrong size: " + cs.ref_path);
+    } else if (!ReadCaseFile(cs.ref_path, {{d->ref.data(), sizeof(double) * d->ref.size()}})) {
+      Heal(c, d->Inputs(job_), &d->ref);
     }
   }
 
@@ -95,36 +78,54 @@ class CasePool {
     const Case& cs = job_.cases[static_cast<size_t>(c)];
     if (cs.ref_path == "-") return false;
     ref->resize(static_cast<size_t>(OutputElements(job_)));
-    if (!PreadExact(cs.ref_path, ref->data(), sizeof(double) * ref->size()))
-      Die("reference file missing or wrong size: " + cs.ref_path);
+    if (!ReadCaseFile(cs.ref_path, {{ref->data(), sizeof(double) * ref->size()}})) {
+      std::vector<float> in(static_cast<size_t>(InputElements(job_)));
+      const std::vector<float*> fin = InputPointers(job_, in.data());
+      DrawInputs(job_, cs, fin);
+      Heal(c, fin, ref);
+    }
     return true;
   }
 
-  // The first use of pool case c on this machine: its inputs drawn from its
-  // seed and written (REF.in, first), then its reference (REF), both 0600
-  // and atomically (a judge beside it may be writing the same bytes).
+  // A correctness case whose cached reference was missing or damaged: the
+  // reference computed again from its inputs and written back.
+  void Heal(int c, const std::vector<float*>& inputs, std::vector<double>* ref) const {
+    const Case& cs = job_.cases[static_cast<size_t>(c)];
+    Stage("reference case " + std::to_string(c) + ": cached file missing or damaged, computing it again");
+    *ref = ReferenceOf(job_, inputs, static_cast<size_t>(c));
+    WriteCaseFile(cs.ref_path, {{ref->data(), sizeof(double) * ref->size()}});
+    ++healed_;
+  }
+  int healed() const { return healed_; }
+
+  // The first use of pool case c on this machine (or its file did not
+  // verify): its inputs drawn from its seed and its reference, written as
+  // one case file, 0600 and atomically (a judge beside it may be writing the
+  // same bytes).
   void Make(int c, CaseData* d) const {
     const Case& cs = job_.cases[static_cast<size_t>(c)];
     Stage("timing pool case " + std::to_string(c) + ": first use, computing its reference");
     const double t0 = Now();
     DrawInputs(job_, cs, d->Inputs(job_));
-    WriteFileAtomic(InputPath(cs), d->inputs.data(), sizeof(float) * d->inputs.size());
     d->ref = ReferenceOf(job_, d->Inputs(job_), static_cast<size_t>(c));
-    WriteFileAtomic(cs.ref_path, d->ref.data(), sizeof(double) * d->ref.size());
+    WriteCaseFile(cs.ref_path, {{d->inputs.data(), sizeof(float) * d->inputs.size()},
+                                {d->ref.data(), sizeof(double) * d->ref.size()}});
     ++made_;
     make_s_ += Now() - t0;
   }
   int made() const { return made_; }
 
-  // A new runner process: the pool in a fresh random order, every case
-  // available once again (this process has seen none of them). Cases whose
-  // files exist come first: an evaluation makes new pool cases only when
-  // the cached ones are used up, and only within its budget (CanTake).
-  void NewGeneration(std::mt19937_64& rng) {
+  // The pool in a fresh random order, once per evaluation: every case is
+  // taken at most once in the whole evaluation (every round, every runner
+  // process), so nothing one runner process could have learned about a
+  // case is ever worth anything to another. Cases whose files exist come
+  // first: an evaluation makes new pool cases only when the cached ones are
+  // used up, and only within its budget (CanTake).
+  void Shuffle(std::mt19937_64& rng) {
     std::vector<int> cached, fresh;
     for (int c : pool_) {
       const Case& cs = job_.cases[static_cast<size_t>(c)];
-      (access(cs.ref_path.c_str(), F_OK) == 0 && access(InputPath(cs).c_str(), F_OK) == 0 ? cached : fresh).push_back(c);
+      (access(cs.ref_path.c_str(), F_OK) == 0 ? cached : fresh).push_back(c);
     }
     std::shuffle(cached.begin(), cached.end(), rng);
     std::shuffle(fresh.begin(), fresh.end(), rng);
@@ -142,7 +143,7 @@ class CasePool {
     if (left() < n) return false;
     return next_ + n <= first_fresh_ || make_s_ < job_.pool_make_budget_s;
   }
-  // The next n never-used cases of this generation (CanTake(n)).
+  // The next n never-used cases of this evaluation (CanTake(n)).
   std::vector<int> Take(size_t n) {
     std::vector<int> out(order_.begin() + static_cast<long>(next_), order_.begin() + static_cast<long>(next_ + n));
     next_ += n;
@@ -153,7 +154,7 @@ class CasePool {
   const Job& job_;
   std::vector<int> correctness_, pool_, order_;
   size_t next_ = 0, first_fresh_ = 0;
-  mutable int made_ = 0;
+  mutable int made_ = 0, healed_ = 0;
   mutable double make_s_ = 0;
 };
 

@@ -230,4 +230,103 @@ inline bool ReadFileExact(const std::string& path, void* data, size_t bytes) {
   return exact;
 }
 
+// ---- cached case files ----------------------------------------------------------
+// A cached case (a correctness case's reference; a timing pool case's inputs
+// and reference) is one file: its parts back to back, then a trailer that
+// makes it one verified unit: magic, the file's own name's hash (a file
+// copied or renamed onto another case's name does not verify), the payload
+// length and a checksum of the payload. A file that does not verify is
+// recomputed by the judge and rewritten, never trusted and never an error
+// (docs/evaluation.md, "The reference cache").
+
+struct CasePart {
+  void* data;
+  size_t bytes;
+};
+
+inline uint64_t Checksum64(const void* data, size_t n, uint64_t h) {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+inline uint64_t NameTag(const std::string& path) {
+  const std::string name = path.substr(path.rfind('/') + 1);
+  return Checksum64(name.data(), name.size(), 0xcbf29ce484222325ULL);
+}
+
+struct CaseTrailer {
+  char magic[8];
+  uint64_t name_tag, payload_bytes, checksum;
+};
+constexpr char kCaseMagic[8] = {'A', 'C', 'C', 'A', 'S', 'E', '0', '1'};
+
+inline void WriteCaseFile(const std::string& path, const std::vector<CasePart>& parts) {
+  CaseTrailer t{};
+  std::memcpy(t.magic, kCaseMagic, 8);
+  t.name_tag = NameTag(path);
+  uint64_t h = 0x84222325cbf29ce4ULL;
+  for (const auto& part : parts) {
+    h = Checksum64(part.data, part.bytes, h);
+    t.payload_bytes += part.bytes;
+  }
+  t.checksum = h;
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) Die("cannot write " + tmp + ": " + std::strerror(errno));
+  auto write_all = [&](const void* data, size_t bytes) {
+    const char* p = static_cast<const char*>(data);
+    for (size_t off = 0; off < bytes;) {
+      const ssize_t n = write(fd, p + off, bytes - off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) Die("write " + tmp + ": " + std::strerror(errno));
+      off += static_cast<size_t>(n);
+    }
+  };
+  for (const auto& part : parts) write_all(part.data, part.bytes);
+  write_all(&t, sizeof t);
+  close(fd);
+  if (rename(tmp.c_str(), path.c_str()) != 0) Die("rename " + tmp + ": " + std::strerror(errno));
+}
+
+// True when `path` holds exactly `parts` (sizes, name, checksum): they are
+// filled. False when it is missing, of another size, another case's, or
+// damaged: the caller recomputes it.
+inline bool ReadCaseFile(const std::string& path, const std::vector<CasePart>& parts) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  auto read_all = [fd](void* data, size_t bytes) {
+    char* p = static_cast<char*>(data);
+    size_t off = 0;
+    while (off < bytes) {
+      const ssize_t n = read(fd, p + off, bytes - off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      off += static_cast<size_t>(n);
+    }
+    return true;
+  };
+  uint64_t h = 0x84222325cbf29ce4ULL, payload = 0;
+  bool ok = true;
+  for (const auto& part : parts) {
+    ok = ok && read_all(part.data, part.bytes);
+    if (!ok) break;
+    h = Checksum64(part.data, part.bytes, h);
+    payload += part.bytes;
+  }
+  CaseTrailer t{};
+  char extra;
+  ok = ok && read_all(&t, sizeof t) && read(fd, &extra, 1) == 0;
+  close(fd);
+  return ok && std::memcmp(t.magic, kCaseMagic, 8) == 0 && t.name_tag == NameTag(path) &&
+         t.payload_bytes == payload && t.checksum == h;
+}
+
 }  // namespace judge

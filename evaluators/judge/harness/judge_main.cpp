@@ -16,10 +16,12 @@
 //   judge    holds the inputs (from secret seeds), the references, the clock,
 //            the tolerance and the verdict; starts the runner, checks every
 //            call's whole output, times every call itself. No timed call
-//            runs on inputs its runner process has seen before: timed calls
-//            take cases from the timing pool (case_pool.hpp), each at most
-//            once per runner process, and every timing round after the first
-//            starts a fresh runner process.
+//            runs on inputs any runner of the evaluation has seen before:
+//            timed calls take cases from the timing pool (case_pool.hpp),
+//            each at most once per evaluation, and every timing round after
+//            the first starts a fresh runner process with its own
+//            descriptor of the kernel object. A runner's load-time work
+//            beyond kFreeLoadCpuS is charged to its timed calls.
 //
 // Output: progress lines "stage ..." and the runner's diagnostics (prefixed
 // "runner: ") on stderr; one final line on stdout:
@@ -93,15 +95,12 @@ class Judge {
 
   void Run() {
     prctl(PR_SET_DUMPABLE, 0);  // the runners (same uid) cannot ptrace us or read /proc/<judge>/mem
-    so_fd_ = open(job_.so_path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (so_fd_ < 0) Die("cannot open the kernel object " + job_.so_path + ": " + std::strerror(errno));
-    if (!job_.compare_so_path.empty()) {
-      // The kernel to compare with (the problem's baseline): a second runner
-      // on the same cores, with a region of its own; only one of the two ever runs.
-      compare_fd_ = open(job_.compare_so_path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (compare_fd_ < 0)
-        Die("cannot open the comparison kernel " + job_.compare_so_path + ": " + std::strerror(errno));
-    }
+    // Opened once here to fail early; every runner gets a descriptor of its
+    // own (OpenObject): no file offset or open file is shared between runners.
+    close(OpenObject(job_.so_path, "kernel object"));
+    // The kernel to compare with (the problem's baseline): a second runner
+    // on the same cores, with a region of its own; only one of the two ever runs.
+    if (!job_.compare_so_path.empty()) close(OpenObject(job_.compare_so_path, "comparison kernel"));
     CheckCorrectnessReferences();
     cores_ = job_.cores.empty() ? AllowedCores() : job_.cores;
     threads_ = job_.threads > 0 ? job_.threads : static_cast<int>(cores_.size());
@@ -143,17 +142,30 @@ class Judge {
     Retire(&cmp_);
     cand_.shm = CreateShared(job_);
     cand_.link = std::make_unique<RunnerLink>();
-    cand_.link->Start(job_, so_fd_, cand_.shm.fd, cores_, threads_);
+    {
+      const int fd = OpenObject(job_.so_path, "kernel object");
+      cand_.link->Start(job_, fd, cand_.shm.fd, cores_, threads_);
+      close(fd);
+    }
     cand_.link->set_warmer(&warmer_);
-    if (compare_fd_ >= 0) {
+    if (!job_.compare_so_path.empty()) {
       cmp_.shm = CreateShared(job_);
       cmp_.link = std::make_unique<RunnerLink>();
-      cmp_.link->Start(job_, compare_fd_, cmp_.shm.fd, cores_, threads_);
+      const int fd = OpenObject(job_.compare_so_path, "comparison kernel");
+      cmp_.link->Start(job_, fd, cmp_.shm.fd, cores_, threads_);
+      close(fd);
       cmp_.link->set_warmer(&warmer_);
     }
     ++generations_;
     if (first) CalibrateHandshake();
     Load(first);
+  }
+
+  // A new open file description of `path` (read-only) for one runner.
+  static int OpenObject(const std::string& path, const char* what) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) Die(std::string("cannot open the ") + what + " " + path + ": " + std::strerror(errno));
+    return fd;
   }
 
   void Retire(Runner* r) {
@@ -212,11 +224,17 @@ class Judge {
         if (!cmp_.link->RoundTrip(accelopt_wire::kNull, &trip)) CompareFailure(-1, "handshake");
       if (!cmp_.link->RoundTrip(accelopt_wire::kLoad, &trip) || trip.status != accelopt_wire::kDone)
         CompareFailure(-1, "load");
+      cmp_load_charge_s_ = std::max(0.0, trip.cpu_s - kFreeLoadCpuS);
     }
     if (!first)
       for (int k = 0; k < 10; ++k)
         if (!cand_.link->RoundTrip(accelopt_wire::kNull, &trip)) RunnerFailure(-1, "handshake");
     if (!cand_.link->RoundTrip(accelopt_wire::kLoad, &trip)) RunnerFailure(-1, "load");
+    // Load-time work is on the clock: the runner's CPU time while loading
+    // (its constructors, all threads) beyond kFreeLoadCpuS is charged to the
+    // timed calls of this runner process (Timing, ChargeRound).
+    cand_load_charge_s_ = std::max(0.0, trip.cpu_s - kFreeLoadCpuS);
+    max_load_cpu_s_ = std::max(max_load_cpu_s_, trip.cpu_s);
     if (trip.status != accelopt_wire::kDone) {
       cand_.link->AwaitExit();
       if (cand_.link->failure_kind.empty()) cand_.link->failure_kind = "load_error";
@@ -313,7 +331,7 @@ class Judge {
     else { mine = Batch(cand_, cases, phase); other = Batch(cmp_, cases, phase); }
     if (keep_compare) {
       compare_round_.push_back(other * 1e9);
-      if (mine > 0 && other > 0) pair_ratios_.push_back(other / mine);
+      round_pairs_.emplace_back(mine, other);
     }
     return mine;
   }
@@ -330,6 +348,23 @@ class Judge {
     }
   }
 
+  // Charges this round's load-time work (Load) to its timed calls: each
+  // sample (per call) gets its runner's charge / the round's calls; the
+  // round's pairs give their ratios with the charges included.
+  void ChargeRound(std::vector<double>* samples) {
+    const double calls = static_cast<double>(samples->size()) * batch_;
+    const double mine_ns = calls > 0 ? cand_load_charge_s_ * 1e9 / calls : 0;
+    const double other_ns = calls > 0 ? cmp_load_charge_s_ * 1e9 / calls : 0;
+    for (double& v : *samples) v += mine_ns;
+    for (double& v : compare_round_) v += other_ns;
+    for (const auto& [mine, other] : round_pairs_) {
+      const double m = mine + mine_ns * 1e-9, o = other + other_ns * 1e-9;
+      if (m > 0 && o > 0) pair_ratios_.push_back(o / m);
+    }
+    round_pairs_.clear();
+    load_charged_s_ += cand_load_charge_s_;
+  }
+
   // Loads the next `batch` cases of this runner generation.
   std::vector<CaseData*> NextCases(size_t batch) {
     slots_.resize(std::max(slots_.size(), batch));
@@ -342,10 +377,10 @@ class Judge {
     return out;
   }
 
-  // Timing rounds. Every timed call runs on a pool case its runner process
-  // has never seen: a round takes each pool case at most once, and every
-  // round after the first starts a fresh runner process (and a fresh
-  // comparison runner), so memoizing anything can only cost time. Short
+  // Timing rounds. Every timed call runs on a pool case no runner of this
+  // evaluation has seen: the evaluation takes each pool case at most once,
+  // and every round after the first starts a fresh runner process (and a
+  // fresh comparison runner), so memoizing anything can only cost time. Short
   // kernels are timed in batches of distinct cases (one handshake for
   // several calls, each call on its own input and output slot, every slot
   // checked); a round ends at min_time_s of kernel time and min_samples
@@ -356,17 +391,26 @@ class Judge {
     if (pool_.pool_size() == 0 || job_.max_rounds < 1) return;
     const double single = stats::Min(single_s_);  // correctness calls: distinct inputs, never a repeat
     batch_ = single > 0 ? static_cast<uint32_t>(std::ceil(kBatchTargetS / single)) : 1;
-    const size_t per_round = static_cast<size_t>(std::max(1, job_.warmup + std::max(1, job_.min_samples)));
+    // Every pool case is used once per evaluation, whatever the round: the
+    // rounds that always run (min_rounds) share the pool.
+    const size_t per_round = static_cast<size_t>(std::max(1, job_.warmup + std::max(1, job_.min_samples))) *
+                             static_cast<size_t>(std::max(1, std::min(job_.min_rounds, job_.max_rounds)));
     const uint32_t pool_cap = static_cast<uint32_t>(std::max<size_t>(1, pool_.pool_size() / per_round));
     batch_ = std::max<uint32_t>(1, std::min({batch_, cand_.shm.max_batch, pool_cap}));
     double best_median = 1e300;
     for (rounds_ = 1; rounds_ <= job_.max_rounds; ++rounds_) {
       const std::string phase = "timing round " + std::to_string(rounds_);
       Stage(phase);
+      if (rounds_ > 1 && !pool_.CanTake(batch_)) {  // the pool is used up: no case is given twice
+        pool_limited_ = true;
+        --rounds_;
+        break;
+      }
       if (rounds_ > 1) StartGeneration();
-      pool_.NewGeneration(rng_);
+      if (rounds_ == 1) pool_.Shuffle(rng_);
       for (int w = 0; w < job_.warmup && pool_.CanTake(batch_); ++w) Sample(NextCases(batch_), phase, false);
       compare_round_.clear();
+      round_pairs_.clear();
       std::vector<double> samples;
       double total = 0;
       while (static_cast<int>(samples.size()) < job_.max_samples &&
@@ -378,6 +422,7 @@ class Judge {
       }
       if (samples.empty()) Die("the timing pool has no case left for a sample (" + std::to_string(pool_.pool_size()) +
                                " pool cases, batches of " + std::to_string(batch_) + ")");
+      ChargeRound(&samples);
       // The fastest round is kept: on a shared machine a round next to a busy
       // neighbour is uniformly slower, and says more about the neighbour.
       // With a comparison, the round where both kernels were fastest (the
@@ -425,14 +470,16 @@ class Judge {
         "\"stop_median_ns\": %s, \"seccomp\": %s, \"landlock_abi\": %d, \"pool_cases\": %zu, "
         "\"runner_processes\": %d, \"pool_limited\": %s, \"pool_cases_made\": %d, "
         "\"clock\": \"%s\", \"device_claimed_s\": %s, \"device_wall_s\": %s, "
-        "\"device_unexplained_median\": %s}\n",
+        "\"device_unexplained_median\": %s, \"load_cpu_s\": %s, \"load_charged_s\": %s, "
+        "\"references_healed\": %d}\n",
         Num(max_error_).c_str(), rounds_, s.c_str(), cmp.c_str(), ratios.c_str(), Num(busy).c_str(), maxrss_kb_, threads_,
         cs.c_str(), JsonEscape(cpus_allowed_).c_str(), calls_, batch_, Num(stats::Median(single_s_) * 1e9).c_str(),
         Num(overhead_min_s_ * 1e9).c_str(), Num(overhead_median_s_ * 1e9).c_str(),
         Num(stats::Median(tails_) * 1e9).c_str(), seccomp_ ? "true" : "false", landlock_abi_, pool_.pool_size(),
         generations_, pool_limited_ ? "true" : "false", pool_.made(), job_.device_clock ? "device" : "host",
         Num(device_claimed_s_).c_str(), Num(device_wall_s_).c_str(),
-        unexplained_.empty() ? "null" : Num(stats::Median(unexplained_)).c_str());
+        unexplained_.empty() ? "null" : Num(stats::Median(unexplained_)).c_str(), Num(max_load_cpu_s_).c_str(),
+        Num(load_charged_s_).c_str(), pool_.healed());
   }
 
   const Job& job_;
@@ -440,7 +487,6 @@ class Judge {
   CasePool pool_;
   std::vector<CaseData> slots_;  // the cases of the current batch
   std::map<int, CaseData> computed_;  // correctness cases whose reference the judge computed ("-")
-  int so_fd_ = -1, compare_fd_ = -1;
   std::vector<int> cores_;
   int threads_ = 1;
   CoreWarmer warmer_;
@@ -450,6 +496,9 @@ class Judge {
   long maxrss_kb_ = 0;
   std::vector<double> compare_round_, compare_best_;
   std::vector<double> pair_ratios_;  // every timed pair of every round: the other kernel's latency / the candidate's
+  std::vector<std::pair<double, double>> round_pairs_;  // this round's pairs (candidate s, other s), before charges
+  double cand_load_charge_s_ = 0, cmp_load_charge_s_ = 0;  // this generation's load-time work beyond the free part
+  double max_load_cpu_s_ = 0, load_charged_s_ = 0;
   double overhead_min_s_ = 0, overhead_median_s_ = 0;
   int landlock_abi_ = 0;
   bool seccomp_ = false, pool_limited_ = false;

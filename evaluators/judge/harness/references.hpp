@@ -47,9 +47,6 @@ inline int64_t InputElements(const Job& job) {
   return n;
 }
 
-// Where a pool case's inputs are cached: next to its reference.
-inline std::string InputPath(const Case& c) { return c.ref_path + ".in"; }
-
 // Pointers to each input inside one buffer holding every input, concatenated
 // in parameter order (nullptr for the other parameters).
 inline std::vector<float*> InputPointers(const Job& job, float* all) {
@@ -99,23 +96,27 @@ inline std::vector<double> ComputeReference(const Job& job, const Case& c, size_
   return ReferenceOf(job, fin, case_index);
 }
 
-// Computes and writes (0600, atomically) every missing file of the job's
-// cases: a correctness case's reference; a pool case's inputs (REF.in,
-// written first) and reference.
+// Computes and writes (0600, atomically; job.hpp WriteCaseFile) every
+// missing or unverifiable file of the job's cases: a correctness case's
+// reference; a pool case's inputs and reference, as one file.
 inline void Prepare(const Job& job) {
   for (size_t c = 0; c < job.cases.size(); ++c) {
     const Case& cs = job.cases[c];
     const std::string& path = cs.ref_path;
     if (path == "-") continue;
     const bool pool = cs.role == 'p';
-    if (access(path.c_str(), F_OK) == 0 && (!pool || access(InputPath(cs).c_str(), F_OK) == 0)) continue;
-    Stage("reference case " + std::to_string(c));
     std::vector<float> in(static_cast<size_t>(InputElements(job)));
+    std::vector<double> all(static_cast<size_t>(OutputElements(job)));
+    std::vector<CasePart> parts;
+    if (pool) parts.push_back({in.data(), sizeof(float) * in.size()});
+    parts.push_back({all.data(), sizeof(double) * all.size()});
+    if (ReadCaseFile(path, parts)) continue;
+    Stage("reference case " + std::to_string(c));
     const std::vector<float*> fin = InputPointers(job, in.data());
     DrawInputs(job, cs, fin);
-    if (pool) WriteFileAtomic(InputPath(cs), in.data(), sizeof(float) * in.size());
-    std::vector<double> all = ReferenceOf(job, fin, c);
-    WriteFileAtomic(path, all.data(), sizeof(double) * all.size());
+    all = ReferenceOf(job, fin, c);
+    parts.back().data = all.data();
+    WriteCaseFile(path, parts);
   }
   std::printf("ACCELOPT-JUDGE {\"ok\": true}\n");
 }

@@ -22,6 +22,44 @@
 
 namespace judge {
 
+constexpr rlim_t kRunnerTasks = 512;  // threads (tasks) a runner's namespace may hold
+
+// The name of a system call the runner's sandbox refuses (sandbox.hpp), by
+// its number on this machine; nullptr for any other number. The judge's
+// own table: a runner can choose which refused call it makes, not the text.
+inline const char* KnownSyscallName(long nr) {
+  struct Entry { long nr; const char* name; };
+#define ACCELOPT_SYSCALL(n) {SYS_##n, #n},
+  static const Entry kNames[] = {
+      ACCELOPT_SYSCALL(execve) ACCELOPT_SYSCALL(execveat) ACCELOPT_SYSCALL(fork) ACCELOPT_SYSCALL(vfork)
+      ACCELOPT_SYSCALL(clone) ACCELOPT_SYSCALL(socket) ACCELOPT_SYSCALL(socketpair) ACCELOPT_SYSCALL(connect)
+      ACCELOPT_SYSCALL(bind) ACCELOPT_SYSCALL(listen) ACCELOPT_SYSCALL(accept) ACCELOPT_SYSCALL(accept4)
+      ACCELOPT_SYSCALL(sendto) ACCELOPT_SYSCALL(sendmsg) ACCELOPT_SYSCALL(ptrace) ACCELOPT_SYSCALL(kill)
+      ACCELOPT_SYSCALL(tgkill) ACCELOPT_SYSCALL(tkill) ACCELOPT_SYSCALL(open) ACCELOPT_SYSCALL(openat)
+      ACCELOPT_SYSCALL(openat2) ACCELOPT_SYSCALL(creat) ACCELOPT_SYSCALL(unlink) ACCELOPT_SYSCALL(unlinkat)
+      ACCELOPT_SYSCALL(rename) ACCELOPT_SYSCALL(renameat) ACCELOPT_SYSCALL(mkdir) ACCELOPT_SYSCALL(mkdirat)
+      ACCELOPT_SYSCALL(rmdir) ACCELOPT_SYSCALL(truncate) ACCELOPT_SYSCALL(chmod) ACCELOPT_SYSCALL(fchmod)
+      ACCELOPT_SYSCALL(fchmodat) ACCELOPT_SYSCALL(chown) ACCELOPT_SYSCALL(fchown) ACCELOPT_SYSCALL(lchown)
+      ACCELOPT_SYSCALL(fchownat) ACCELOPT_SYSCALL(setxattr) ACCELOPT_SYSCALL(lsetxattr) ACCELOPT_SYSCALL(fsetxattr)
+      ACCELOPT_SYSCALL(getxattr) ACCELOPT_SYSCALL(lgetxattr) ACCELOPT_SYSCALL(fgetxattr) ACCELOPT_SYSCALL(listxattr)
+      ACCELOPT_SYSCALL(llistxattr) ACCELOPT_SYSCALL(flistxattr) ACCELOPT_SYSCALL(removexattr)
+      ACCELOPT_SYSCALL(lremovexattr) ACCELOPT_SYSCALL(fremovexattr) ACCELOPT_SYSCALL(utime) ACCELOPT_SYSCALL(utimes)
+      ACCELOPT_SYSCALL(utimensat) ACCELOPT_SYSCALL(futimesat) ACCELOPT_SYSCALL(flock) ACCELOPT_SYSCALL(fcntl)
+      ACCELOPT_SYSCALL(fadvise64) ACCELOPT_SYSCALL(readahead) ACCELOPT_SYSCALL(mincore) ACCELOPT_SYSCALL(madvise)
+      ACCELOPT_SYSCALL(memfd_create) ACCELOPT_SYSCALL(mmap) ACCELOPT_SYSCALL(mprotect) ACCELOPT_SYSCALL(prctl)
+      ACCELOPT_SYSCALL(arch_prctl) ACCELOPT_SYSCALL(prlimit64) ACCELOPT_SYSCALL(setrlimit)
+      ACCELOPT_SYSCALL(sched_setaffinity) ACCELOPT_SYSCALL(setpriority) ACCELOPT_SYSCALL(shmget)
+      ACCELOPT_SYSCALL(shmat) ACCELOPT_SYSCALL(msgget) ACCELOPT_SYSCALL(semget) ACCELOPT_SYSCALL(mq_open)
+      ACCELOPT_SYSCALL(io_uring_setup) ACCELOPT_SYSCALL(bpf) ACCELOPT_SYSCALL(perf_event_open)
+      ACCELOPT_SYSCALL(userfaultfd) ACCELOPT_SYSCALL(mount) ACCELOPT_SYSCALL(unshare) ACCELOPT_SYSCALL(setns)
+      ACCELOPT_SYSCALL(process_vm_readv) ACCELOPT_SYSCALL(process_vm_writev) ACCELOPT_SYSCALL(pidfd_open)
+      ACCELOPT_SYSCALL(landlock_create_ruleset) ACCELOPT_SYSCALL(symlink) ACCELOPT_SYSCALL(link)};
+#undef ACCELOPT_SYSCALL
+  for (const Entry& e : kNames)
+    if (e.nr == nr) return e.name;
+  return nullptr;
+}
+
 class RunnerLink {
  public:
   // What ended the runner's usefulness; "" while it is fine.
@@ -85,6 +123,12 @@ class RunnerLink {
         as.rlim_cur = as.rlim_max;
         if (setrlimit(RLIMIT_AS, &as) != 0) _exit(125);
       }
+      // At most kRunnerTasks threads: inside the judge's user namespace
+      // RLIMIT_NPROC counts that namespace's tasks only (Linux >= 5.14
+      // ucounts), so a runner cannot take the machine's or the daemon's
+      // cgroup's PIDs (TasksMax= in the unit). Not enforced for root.
+      rlimit tasks{kRunnerTasks, kRunnerTasks};
+      setrlimit(RLIMIT_NPROC, &tasks);
       execve(argv[0], argv, envp.data());
       _exit(127);
     }
@@ -262,18 +306,21 @@ class RunnerLink {
     return m;
   }
 
+  // How the runner ended, in the judge's own words: what the kernel
+  // reported (exit codes, signals, waitid's figures), never the runner's
+  // text, which stays in diagnostics() for a human (docs/evaluation.md,
+  // "Only the judge speaks"). The one thing read from the diagnostics is a
+  // forbidden call's number, named from the judge's own table.
   bool Died(const siginfo_t& si) {
     DrainDiag();
-    std::string first = DiagLine("");
     if (si.si_code == CLD_EXITED) {
       int code = si.si_status;
-      if (code == 77) {
-        std::string why = DiagLine("forbidden system call");
-        return Fail("sandbox", why.empty() ? "forbidden system call" : why);
+      if (code == 77) return Fail("sandbox", "a forbidden system call" + ForbiddenCallName());
+      if (code == 3) {
+        return Fail("load_error", "the kernel could not be loaded: dynamic linking failed or a load-time "
+                                  "constructor ended the process");
       }
-      if (code == 3 && !DiagLine("load error: ").empty()) return Fail("load_error", DiagLine("load error: ").substr(12));
-      return Fail("exited", "the kernel exited (code " + std::to_string(code) + ") instead of returning" +
-                                (first.empty() ? "" : ": " + first));
+      return Fail("exited", "the kernel exited (code " + std::to_string(code) + ") instead of returning");
     }
     int sig = si.si_status;
     const char* name = strsignal(sig);
@@ -281,6 +328,18 @@ class RunnerLink {
     std::string memory = MemoryExhausted(sig);
     if (!memory.empty()) return Fail("memory", memory + ", then " + killed);
     return Fail("crashed", killed);
+  }
+
+  // " (<name>)" for the call the runner's SIGSYS handler reported, when its
+  // line has the handler's form and the number is one the judge knows;
+  // otherwise "".
+  std::string ForbiddenCallName() const {
+    const std::string line = DiagLine("forbidden system call: ");
+    const size_t nr_at = line.rfind("(nr ");
+    if (nr_at == std::string::npos) return "";
+    const long nr = std::strtol(line.c_str() + nr_at + 4, nullptr, 10);
+    const char* name = KnownSyscallName(nr);
+    return name ? std::string(" (") + name + ")" : "";
   }
 
   void DrainDiag() {

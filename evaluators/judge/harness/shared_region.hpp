@@ -36,6 +36,10 @@ struct Shared {
 constexpr uint32_t kMaxBatch = 32;
 constexpr uint64_t kBatchBytes = 64ULL << 20;
 constexpr double kBatchTargetS = 4e-3;  // a batch aims at this much time
+// CPU seconds a runner process may spend loading the kernel (dynamic
+// linking, libgomp, a constructor's small table) before the rest is charged
+// to its timed calls (judge_main.cpp Load, ChargeRound).
+constexpr double kFreeLoadCpuS = 0.05;
 
 inline Shared CreateShared(const Job& job) {
   Shared s;

@@ -1,8 +1,10 @@
 // problem: matmul
 // expect: static_check_failed
-// reason: reduced-precision arithmetic
-// The type name is pasted together by the preprocessor, so the source scan
-// does not see it; the instruction check on the object does.
+// reason: after preprocessing): reduced-precision type '_Float16'
+// The type name is pasted together by the preprocessor, so the scan of the
+// text as written does not see it; since round 4 the scan of what the
+// compiler saw (CheckPreprocessed) does, and the instruction check on the
+// object would too.
 #include <cstdint>
 #define PASTE(a, b) a##b
 typedef PASTE(_Float, 16) h16;

@@ -1,5 +1,5 @@
 // problem: silu
-// expect: runtime_error
+// expect: static_check_failed
 // reason: does not define extern "C" silu
 #include <cmath>
 #include <cstdint>

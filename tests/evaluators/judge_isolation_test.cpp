@@ -1,0 +1,182 @@
+// The judge's isolation from the host and between evaluations (issue 40):
+// a candidate cannot read the daemon's files at compile time by any
+// spelling, a runner's own output never reaches the agent's text, and the
+// reference cache keeps apart problems that share a name (two suites) and
+// heals from deleted and damaged entries without blaming a kernel.
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/evaluators/cpu_test_util.hpp"
+
+using namespace accelopt;
+using namespace accelopt::eval;
+using namespace accelopt::eval::cpu;
+using namespace accelopt::eval::cpu::testutil;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string Shown(const EvalResult& r) {
+  return std::string(EvalStatusName(r.status)) + ": " + r.reason + "\n" + r.error_text.substr(0, 1500);
+}
+
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+// A fresh folder of this test's own under the build tree.
+std::string FreshDir(const std::string& name) {
+  const std::string dir = std::string(ACCELOPT_BINARY_DIR) + "/judge-isolation-" + name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+CpuBackend BackendWithCache(const std::string& cache) {
+  CpuBackendOptions o;
+  o.env = Env::Default();
+  o.root = Src();
+  o.cache_dir = cache;
+  o.calibration = GenerousCalibration();
+  return CpuBackend(o);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(judge_isolation)
+
+// Class A: `.incbin` of the judge's secret through `__asm__` made by token
+// pasting. With the static checks the preprocessed source is refused; without
+// them the compiler's own sandbox cannot open the file. Either way the
+// secret's content appears nowhere in the result.
+BOOST_AUTO_TEST_CASE(the_compiler_cannot_read_the_judge_secret_by_any_spelling) {
+  const std::string cache = FreshDir("secret");
+  CpuBackend backend = BackendWithCache(cache);
+  // The secret exists once an evaluation has run.
+  EvalResult warm = backend.Evaluate(
+      Request("tests/evaluators/problems/silu", ReadText(Src() + "/tests/evaluators/problems/silu/baseline.cpp"),
+              QuickSettings()),
+      nullptr);
+  BOOST_REQUIRE_MESSAGE(warm.status == EvalStatus::kOk, Shown(warm));
+  const std::string secret_path = cache + "/judge-secret";
+  const std::string secret = ReadText(secret_path).substr(0, 64);
+  BOOST_REQUIRE_EQUAL(secret.size(), 64u);
+  const std::string attack = ReplaceAll(ReadText(Src() + "/tests/evaluators/attacks_host/incbin_judge_secret.cpp"),
+                                     "@TARGET_PATH@", secret_path);
+  for (bool checks : {true, false}) {
+    BOOST_TEST_CONTEXT("static checks " << (checks ? "on" : "off")) {
+      EvalSettings s = QuickSettings();
+      s.static_checks = checks;
+      EvalResult r = backend.Evaluate(Request("tests/evaluators/problems/silu", attack, s), nullptr);
+      BOOST_TEST(r.reason.find(secret) == std::string::npos, Shown(r));
+      BOOST_TEST(r.error_text.find(secret) == std::string::npos, Shown(r));
+      BOOST_TEST(r.runner_diagnostics.find(secret) == std::string::npos, r.runner_diagnostics);
+      BOOST_TEST(r.ToJson().dump().find(secret) == std::string::npos);
+      BOOST_TEST(!r.correct);
+      if (checks) {
+        BOOST_TEST((r.status == EvalStatus::kStaticCheckFailed), Shown(r));
+        BOOST_TEST(r.reason.find("inline assembly") != std::string::npos, Shown(r));
+      } else {
+        BOOST_TEST((r.status == EvalStatus::kCompileError), Shown(r));
+      }
+    }
+  }
+}
+
+// Class G: a problem of the same name in two suites (same reference source
+// and output size, another K) shares nothing in one cache, in both orders.
+BOOST_AUTO_TEST_CASE(same_named_problems_of_two_suites_share_no_reference) {
+  const std::string root = FreshDir("twins");
+  for (const char* suite : {"a", "b"}) {
+    fs::create_directories(root + "/" + suite);
+    fs::copy(Src() + "/tests/evaluators/problems/matmul", root + "/" + suite + "/matmul");
+  }
+  {
+    std::string pj = ReadText(root + "/b/matmul/problem.json");
+    pj = ReplaceAll(pj, "\"K\": 256", "\"K\": 128");
+    std::ofstream(root + "/b/matmul/problem.json") << pj;
+  }
+  const std::string baseline = ReadText(Src() + "/tests/evaluators/problems/matmul/baseline.cpp");
+  for (const auto& order : std::vector<std::vector<std::string>>{{"a", "b", "a"}, {"b", "a", "b"}}) {
+    const std::string cache = FreshDir("twins-cache-" + order[0]);
+    CpuBackend backend = BackendWithCache(cache);
+    for (const auto& suite : order) {
+      BOOST_TEST_CONTEXT("order " << order[0] << order[1] << order[2] << ", suite " << suite) {
+        EvalResult r = backend.Evaluate(Request(root + "/" + suite + "/matmul", baseline, QuickSettings()), nullptr);
+        BOOST_TEST((r.status == EvalStatus::kOk), Shown(r));
+      }
+    }
+  }
+}
+
+// Class G: a warm cache whose entries are deleted, truncated or damaged in
+// place (same size) heals: every honest baseline stays ok.
+BOOST_AUTO_TEST_CASE(a_damaged_reference_cache_heals_and_never_blames_the_kernel) {
+  const std::string cache = FreshDir("damage");
+  CpuBackend backend = BackendWithCache(cache);
+  const std::string baseline = ReadText(Src() + "/tests/evaluators/problems/matmul/baseline.cpp");
+  auto run = [&] { return backend.Evaluate(Request("tests/evaluators/problems/matmul", baseline, QuickSettings()), nullptr); };
+  EvalResult first = run();
+  BOOST_REQUIRE_MESSAGE(first.status == EvalStatus::kOk, Shown(first));
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(cache + "/harness"))
+    if (e.is_regular_file() && e.path().parent_path().filename() == "refs") files.push_back(e.path());
+  BOOST_REQUIRE_GE(files.size(), 3u);
+  std::sort(files.begin(), files.end());
+  for (size_t i = 0; i < files.size(); ++i) {
+    const fs::path& f = files[i];
+    switch (i % 3) {
+      case 0: fs::remove(f); break;
+      case 1: fs::resize_file(f, fs::file_size(f) / 2); break;
+      case 2: {  // same size, other bytes
+        std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
+        io.seekp(static_cast<std::streamoff>(fs::file_size(f) / 2));
+        const char junk[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+        io.write(junk, sizeof junk);
+        break;
+      }
+    }
+  }
+  for (int k = 0; k < 2; ++k) {
+    EvalResult r = run();
+    BOOST_TEST((r.status == EvalStatus::kOk), Shown(r));
+  }
+}
+
+// The cache's size limit: old judge versions go first, then the least
+// recently used problem folder; the folder in use and the current judge's
+// objects stay.
+BOOST_AUTO_TEST_CASE(the_reference_cache_evicts_old_versions_then_the_least_recently_used) {
+  Env* env = Env::Default();
+  const std::string root = FreshDir("evict") + "/harness";
+  auto make = [&](const std::string& name, const std::string& version, int64_t used, size_t bytes) {
+    BOOST_REQUIRE(env->CreateDirs(root + "/" + name + "/refs").ok());
+    if (!version.empty()) BOOST_REQUIRE(env->WriteFileAtomic(root + "/" + name + "/judge_version", version).ok());
+    BOOST_REQUIRE(env->WriteFileAtomic(root + "/" + name + "/last_used", std::to_string(used)).ok());
+    BOOST_REQUIRE(env->WriteFileAtomic(root + "/" + name + "/refs/a.bin", std::string(bytes, 'x')).ok());
+  };
+  BOOST_REQUIRE(env->CreateDirs(root + "/main-new").ok());
+  BOOST_REQUIRE(env->WriteFileAtomic(root + "/main-new/judge_main.o", std::string(1000, 'o')).ok());
+  make("old-version", "main-old", 300, 10000);
+  make("lru", "main-new", 100, 10000);
+  make("recent", "main-new", 200, 10000);
+  make("in-use", "main-new", 50, 10000);
+  auto usage = judge::EvictReferenceCache(env, root, "main-new", 25000, {root + "/in-use"});
+  BOOST_REQUIRE(usage.ok());
+  BOOST_TEST(!env->Exists(root + "/old-version"));
+  BOOST_TEST(!env->Exists(root + "/lru"));
+  BOOST_TEST(env->Exists(root + "/recent"));
+  BOOST_TEST(env->Exists(root + "/in-use"));
+  BOOST_TEST(env->Exists(root + "/main-new"));
+  BOOST_TEST(usage->bytes <= 25000u);
+  BOOST_TEST(usage->evicted.size() == 2u);
+  // Under the limit: nothing goes.
+  auto again = judge::EvictReferenceCache(env, root, "main-new", 25000, {});
+  BOOST_REQUIRE(again.ok());
+  BOOST_TEST(again->evicted.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
