@@ -29,6 +29,7 @@ Status StartCpu(Env* env, const std::string& name, const BackendConfig& bc, Star
   co.env = env;
   co.root = "/";
   co.cache_dir = bc.cache_dir;
+  co.refill_stock = true;  // fresh timing cases made while the evaluator is idle
   co.reference_cache_max_bytes = static_cast<uint64_t>(bc.reference_cache_max_gb * double(uint64_t{1} << 30));
   out->cpu_calibration = eval::cpu::CalibrationOptionsFor(bc.cache_dir, env, co.compiler);
   out->cpu_calibration.force_busy = bc.calibration_force_busy;

@@ -32,6 +32,7 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
 
 CpuBackend::CpuBackend(CpuBackendOptions options)
     : options_(std::move(options)), harnesses_(options_.cache_dir, options_.compiler, options_.env, options_.reference_cache_max_bytes) {
+  if (options_.refill_stock) stock_ = std::make_unique<judge::StockKeeper>(&harnesses_);
   if (options_.calibration_path.empty()) options_.calibration_path = (fs::path(options_.cache_dir) / "calibration.json").string();
   if (options_.calibration) calibration_ = options_.calibration;
 }
@@ -260,6 +261,13 @@ void CheckPlausible(EvalResult* result, const EvalSettings& s) {
 }  // namespace
 
 EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
+  // No stock refill runs beside an evaluation (its CPU would be the
+  // evaluation's noise).
+  struct Bracket {
+    judge::StockKeeper* keeper;
+    explicit Bracket(judge::StockKeeper* k) : keeper(k) { if (keeper) keeper->EvaluationStarted(); }
+    ~Bracket() { if (keeper) keeper->EvaluationEnded(); }
+  } bracket(stock_.get());
   Env* const env = options_.env;
   const EvalSettings& s = request.settings;
   EvalFrame f(env, cancel);
@@ -308,8 +316,11 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   auto secret = harnesses_.Secret();
   if (!secret.ok()) return f.Fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
   std::vector<judge::CaseSpec> cases = judge::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
-  auto refs = harnesses_.References(*problem, *harness, cases, cancel);
+  size_t from_stock = 0;
+  auto refs = harnesses_.References(*problem, *harness, cases, work + "/pool", cancel, &from_stock);
   if (!refs.ok()) return f.FailStep(refs.status(), /*whole_reason=*/true);
+  if (stock_) stock_->Want(*problem, *harness);
+  result.profile["timing_cases_from_stock"] = static_cast<double>(from_stock);
   check_s += f.SecondsSince(t_check);
   result.timings.check_s = check_s;
 

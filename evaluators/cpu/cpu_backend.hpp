@@ -37,6 +37,7 @@
 #include "evaluators/backend.hpp"
 #include "evaluators/cpu/calibration.hpp"
 #include "evaluators/judge/harness_builder.hpp"
+#include "evaluators/judge/stock_keeper.hpp"
 
 namespace accelopt::eval::cpu {
 
@@ -55,6 +56,11 @@ struct CpuBackendOptions {
   // Size limit of <cache_dir>/harness (judge builds and cached references;
   // evaluators/judge/reference_cache.hpp); 0: none.
   uint64_t reference_cache_max_bytes = judge::kDefaultReferenceCacheBytes;
+  // Fill each evaluated problem's stock of never-used timing cases while no
+  // evaluation runs (evaluators/judge/stock_keeper.hpp): the daemon sets it;
+  // without it (one-shot tools, tests) every evaluation makes its own
+  // timing cases (within a quarter of its timeout).
+  bool refill_stock = false;
 };
 
 class CpuBackend : public Backend {
@@ -81,6 +87,7 @@ class CpuBackend : public Backend {
  private:
   CpuBackendOptions options_;
   judge::HarnessCache harnesses_;
+  std::unique_ptr<judge::StockKeeper> stock_;  // with refill_stock; after harnesses_ (destroyed first)
   Mutex calibration_mu_;
   std::optional<Calibration> calibration_ ACCELOPT_GUARDED_BY(calibration_mu_);
 };

@@ -111,7 +111,7 @@ EvalResult CudaBackend::Evaluate(const EvalRequest& request, const std::atomic<b
   auto secret = harnesses_.Secret();
   if (!secret.ok()) return f.Fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
   std::vector<judge::CaseSpec> cases = judge::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
-  auto refs = harnesses_.References(*problem, *harness, cases, cancel);
+  auto refs = harnesses_.References(*problem, *harness, cases, work + "/pool", cancel);
   if (!refs.ok()) return f.FailStep(refs.status(), /*whole_reason=*/true);
   result.timings.check_s = f.SecondsSince(t_check) - result.timings.compile_s;
   if (f.Cancelled()) return f.Fail(EvalStatus::kCancelled, "cancelled");

@@ -11,6 +11,7 @@
 #include "base/env.hpp"
 #include "base/sha256.hpp"
 #include "base/subprocess.hpp"
+#include "evaluators/judge/case_stock.hpp"
 #include "evaluators/judge/embedded.hpp"
 #include "evaluators/judge/toolchain.hpp"
 
@@ -120,7 +121,7 @@ std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& sett
   for (int i = 0; n > 0 && i < TimingPoolSize(problem); ++i) {
     CaseSpec p;
     p.label = "timing pool case " + std::to_string(i);
-    p.seed = SecretSeed(secret, identity, "timing pool", static_cast<uint64_t>(i));
+    p.seed = SecretSeed(secret, identity, "timing pool", random());  // fresh: used in this evaluation only
     p.role = 'p';
     cases.push_back(p);
   }
@@ -362,22 +363,36 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
 
 Result<std::vector<std::string>> HarnessCache::References(const Problem& problem, const Built& harness,
                                                           const std::vector<CaseSpec>& cases,
-                                                          const std::atomic<bool>* cancel) {
+                                                          const std::string& pool_dir,
+                                                          const std::atomic<bool>* cancel, size_t* from_stock) {
   std::vector<std::string> paths, named_paths;
   std::vector<CaseSpec> named;  // the cases prepare mode makes if missing
   bool missing = false;
   int pool_index = 0;
+  // This evaluation's timing cases: claimed from the stock, the rest made
+  // fresh in its own folder (case_stock.hpp); none is ever used again.
+  const size_t pool_cases =
+      static_cast<size_t>(std::count_if(cases.begin(), cases.end(), [](const CaseSpec& c) { return c.role == 'p'; }));
+  ACCELOPT_ASSIGN_OR_RETURN(std::vector<std::string> claimed,
+                            ClaimStock(env_, harness.dir + "/stock", pool_cases, pool_dir));
+  if (from_stock) *from_stock = claimed.size();
+  if (pool_cases > 0) ACCELOPT_RETURN_IF_ERROR(env_->CreateDirs(pool_dir));
+  size_t next_claim = 0;
   for (const auto& c : cases) {
     if (c.fresh) { paths.push_back("-"); continue; }
-    std::ostringstream id;
-    id << c.seed << "|" << c.perturb;
-    for (const auto& [i, d] : c.overrides) id << "|" << i << ":" << DistText(d);
-    paths.push_back((fs::path(harness.dir) / "refs" / (Sha256Hex(id.str()).substr(0, 24) + ".bin")).string());
-    // Pool cases are made by the judge itself the first time one is used
-    // (judge_main.cpp, case_pool.hpp): an evaluation pays only for those it
-    // takes, and a problem's pool fills over its first evaluations.
-    // The first kPreparedPool of them are made here, so that every
-    // evaluation has a few whatever its budget.
+    if (c.role == 'p') {
+      paths.push_back(next_claim < claimed.size() ? claimed[next_claim++] : pool_dir + "/" + FreshCaseName(env_));
+    } else {
+      std::ostringstream id;
+      id << c.seed << "|" << c.perturb;
+      for (const auto& [i, d] : c.overrides) id << "|" << i << ":" << DistText(d);
+      paths.push_back((fs::path(harness.dir) / "refs" / (Sha256Hex(id.str()).substr(0, 24) + ".bin")).string());
+    }
+    // Pool cases not claimed from the stock are made by the judge itself
+    // the first time one is used (judge_main.cpp, case_pool.hpp): an
+    // evaluation pays only for those it takes. The first kPreparedPool of
+    // them are made here, so that every evaluation has a few whatever its
+    // budget.
     const bool prepared = c.role != 'p' || pool_index++ < kPreparedPool;
     if (prepared) missing |= !env_->Exists(paths.back());
     if (prepared) { named.push_back(c); named_paths.push_back(paths.back()); }
@@ -386,18 +401,56 @@ Result<std::vector<std::string>> HarnessCache::References(const Problem& problem
 
   auto lock = KeyLock(harness.dir + "/refs");
   MutexLock guard(lock.get());
+  ACCELOPT_RETURN_IF_ERROR(RunPrepare(problem, harness, named, named_paths, cancel));
+  return paths;
+}
+
+Status HarnessCache::RunPrepare(const Problem& problem, const Built& harness, const std::vector<CaseSpec>& cases,
+                                const std::vector<std::string>& paths, const std::atomic<bool>* cancel) {
   ProcessSpec spec;
   spec.argv = {harness.judge};
-  spec.stdin_data = JobText(problem, "prepare", "", "", named, named_paths, EvalSettings{});
+  spec.stdin_data = JobText(problem, "prepare", "", "", cases, paths, EvalSettings{});
   spec.timeout = std::chrono::seconds(600);
   spec.cancel = cancel;
   spec.clear_env = true;
   ACCELOPT_ASSIGN_OR_RETURN(ProcessResult r, env_->RunProcess(spec));
+  if (r.outcome == ProcessResult::Outcome::kCancelled) return Cancelled("cancelled while computing references");
   if (!r.Succeeded() || r.stdout_data.find("ACCELOPT-JUDGE {\"ok\": true}") == std::string::npos) {
     return InvalidArgument("problem '" + problem.name + "': computing reference outputs " + r.Describe() + ": " +
                            r.stderr_data.substr(0, 4000));
   }
-  return paths;
+  return Status::Ok();
+}
+
+Result<size_t> HarnessCache::RefillStock(const Problem& problem, const Built& harness, size_t target, size_t chunk,
+                                         const std::atomic<bool>* cancel) {
+  const std::string stock = harness.dir + "/stock";
+  auto lock = KeyLock(stock);
+  MutexLock guard(lock.get());
+  ACCELOPT_RETURN_IF_ERROR(env_->CreateDirs(stock));
+  (void)env_->SetPermissions(stock, 0700);
+  // A refill cancelled mid-file leaves its temporary file: never claimed, removed here.
+  if (auto names = env_->ListDir(stock); names.ok())
+    for (const auto& n : *names)
+      if (n.find(".tmp.") != std::string::npos) (void)env_->RemoveAll(stock + "/" + n);
+  const size_t have = StockCount(env_, stock);
+  if (have >= target) return have;
+  ACCELOPT_ASSIGN_OR_RETURN(std::string secret, Secret());
+  const std::string identity = ProblemIdentity(problem);
+  std::vector<CaseSpec> cases;
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < std::min(chunk, target - have); ++i) {
+    CaseSpec p;
+    p.role = 'p';
+    p.label = "stock case";
+    p.seed = SecretSeed(secret, identity, "timing pool", env_->RandomU64());
+    cases.push_back(p);
+    paths.push_back(stock + "/" + FreshCaseName(env_));
+  }
+  Status st = RunPrepare(problem, harness, cases, paths, cancel);
+  const size_t now_have = StockCount(env_, stock);  // a cancelled refill keeps what it finished
+  if (!st.ok() && st.code() != Code::kCancelled) return st;
+  return now_have;
 }
 
 }  // namespace accelopt::eval::judge

@@ -73,9 +73,11 @@ int TimingPoolSize(const Problem& problem);
 // adversarial cases (if settings.adversarial), one fresh case for problems of
 // at most kFreshCaseMaxFlops — all correctness cases ('c') — then the
 // TimingPoolSize() timing pool cases ('p', when settings.seeds is not
-// empty). Every named case's seed is H(secret, problem, label, pool index)
-// with a pool index drawn per evaluation from `random`; the fresh case's seed
-// is random(); timing pool case i's seed is H(secret, problem, "timing pool", i).
+// empty). Every named case's seed is H(secret, problem identity, label, pool
+// index) with a pool index drawn per evaluation from `random`; the fresh
+// case's seed is random(); a timing pool case's seed is H(secret, problem
+// identity, "timing pool", random()): drawn for this evaluation (a case
+// claimed from the stock brings its own inputs; References).
 std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& settings, const std::string& secret,
                                 const std::function<uint64_t()>& random);
 
@@ -106,13 +108,22 @@ class HarnessCache {
   Result<Built> Get(const Problem& problem, const std::atomic<bool>* cancel);
 
   // Reference files for `cases` ("-" for fresh cases), computing the missing
-  // ones of the correctness cases and of the first kPreparedPool timing pool
-  // cases (their inputs too, REF.in). The other pool cases' files are
-  // written by the judge the first time an evaluation uses one, within a
-  // quarter of its timeout (job pool_make_budget_s).
+  // ones of the correctness cases (cached in refs/, by case) and of the
+  // first kPreparedPool timing cases. The timing cases are this
+  // evaluation's alone: claimed from the problem's stock (case_stock.hpp)
+  // into `pool_dir` (the evaluation's work folder, removed with it), the
+  // rest given fresh names there and made by the judge on first use, within
+  // a quarter of its timeout (job pool_make_budget_s). `from_stock`: how
+  // many were claimed.
   Result<std::vector<std::string>> References(const Problem& problem, const Built& harness,
-                                              const std::vector<CaseSpec>& cases,
-                                              const std::atomic<bool>* cancel);
+                                              const std::vector<CaseSpec>& cases, const std::string& pool_dir,
+                                              const std::atomic<bool>* cancel, size_t* from_stock = nullptr);
+
+  // Adds up to `chunk` never-used timing cases (fresh secret-keyed seeds) to
+  // the problem's stock while it holds fewer than `target`; returns how many
+  // it holds then. Cancelled (`cancel`): keeps the cases finished so far.
+  Result<size_t> RefillStock(const Problem& problem, const Built& harness, size_t target, size_t chunk,
+                             const std::atomic<bool>* cancel);
 
   // The judge secret: 32 random bytes (hex) in <cache_dir>/judge-secret,
   // mode 0600, created on first use. Case seeds are derived from it.
@@ -123,6 +134,9 @@ class HarnessCache {
 
  private:
   static constexpr int64_t kEvictEveryUs = 60'000'000;
+  // Runs the judge in prepare mode on `cases`, writing `paths`.
+  Status RunPrepare(const Problem& problem, const Built& harness, const std::vector<CaseSpec>& cases,
+                    const std::vector<std::string>& paths, const std::atomic<bool>* cancel);
   void MaybeEvict(const std::string& version, const std::string& in_use);
   std::shared_ptr<Mutex> KeyLock(const std::string& key);
   struct Objects { std::string judge_o, runner_o; };

@@ -67,10 +67,10 @@ EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic
   auto secret = harnesses_.Secret();
   if (!secret.ok()) return f.Fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
   std::vector<judge::CaseSpec> cases = judge::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
-  auto refs = harnesses_.References(*problem, *harness, cases, cancel);
-  if (!refs.ok()) return f.FailStep(refs.status(), /*whole_reason=*/true);
   const std::string work = f.WorkDirName(options_.cache_dir, "triton-");
   const WorkDirCleanup cleanup{env, work, options_.keep_work_dirs};
+  auto refs = harnesses_.References(*problem, *harness, cases, work + "/pool", cancel);
+  if (!refs.ok()) return f.FailStep(refs.status(), /*whole_reason=*/true);
   if (Status st = env->CreateDirs(work + "/triton-cache"); !st.ok())
     return f.Fail(EvalStatus::kInternalError, "work folder: " + st.message());
   const std::string candidate = work + "/candidate.py";

@@ -7,6 +7,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "evaluators/judge/case_stock.hpp"
 
 #include "tests/evaluators/cpu_test_util.hpp"
 
@@ -144,6 +149,64 @@ BOOST_AUTO_TEST_CASE(a_damaged_reference_cache_heals_and_never_blames_the_kernel
     EvalResult r = run();
     BOOST_TEST((r.status == EvalStatus::kOk), Shown(r));
   }
+}
+
+// Class B/F: every timing case is used in one evaluation at most, ever.
+// Each evaluation's timing cases (its work folder's pool/, kept here) are
+// its own: no file name and no input shared with another evaluation's; with
+// the stock kept filled between evaluations, they come from the stock and
+// leave it.
+BOOST_AUTO_TEST_CASE(every_timing_case_is_used_in_one_evaluation_at_most) {
+  const std::string cache = FreshDir("once");
+  CpuBackendOptions o;
+  o.env = Env::Default();
+  o.root = Src();
+  o.cache_dir = cache;
+  o.calibration = GenerousCalibration();
+  o.keep_work_dirs = true;
+  o.refill_stock = true;
+  CpuBackend backend(o);
+  const std::string baseline = ReadText(Src() + "/tests/evaluators/problems/silu/baseline.cpp");
+  // name -> the first 64 bytes of the case file (inputs come first)
+  std::vector<std::map<std::string, std::string>> seen;
+  std::set<std::string> work_before;
+  std::vector<double> from_stock;
+  for (int k = 0; k < 3; ++k) {
+    EvalResult r = backend.Evaluate(Request("tests/evaluators/problems/silu", baseline, QuickSettings()), nullptr);
+    BOOST_REQUIRE_MESSAGE(r.status == EvalStatus::kOk, Shown(r));
+    from_stock.push_back(r.profile.at("timing_cases_from_stock"));
+    std::map<std::string, std::string> mine;
+    for (const auto& w : fs::directory_iterator(cache + "/work")) {
+      if (work_before.count(w.path().string()) || !fs::exists(w.path() / "pool")) continue;
+      work_before.insert(w.path().string());
+      for (const auto& f : fs::directory_iterator(w.path() / "pool"))
+        mine[f.path().filename().string()] = ReadText(f.path().string()).substr(0, 64);
+    }
+    BOOST_REQUIRE(!mine.empty());
+    for (const auto& earlier : seen) {
+      for (const auto& [name, head] : mine) {
+        BOOST_TEST(!earlier.count(name), "case file " << name << " in two evaluations");
+        for (const auto& [other, other_head] : earlier) BOOST_TEST(head != other_head, name << " == " << other);
+      }
+    }
+    seen.push_back(mine);
+    // Wait (bounded) for the keeper to fill the stock while nothing runs.
+    std::string stock;
+    for (const auto& h : fs::directory_iterator(cache + "/harness"))
+      if (fs::exists(h.path() / "stock")) stock = (h.path() / "stock").string();
+    for (int wait = 0; wait < 600 && (stock.empty() || judge::StockCount(Env::Default(), stock) < 8); ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (stock.empty())
+        for (const auto& h : fs::directory_iterator(cache + "/harness"))
+          if (fs::exists(h.path() / "stock")) stock = (h.path() / "stock").string();
+    }
+    BOOST_REQUIRE_MESSAGE(!stock.empty(), "no stock folder after 60 s");
+    for (const auto& f : fs::directory_iterator(stock))
+      for (const auto& earlier : seen) BOOST_TEST(!earlier.count(f.path().filename().string()));
+  }
+  BOOST_TEST(from_stock[0] == 0);
+  BOOST_TEST(from_stock[1] > 0);
+  BOOST_TEST(from_stock[2] > 0);
 }
 
 // The cache's size limit: old judge versions go first, then the least

@@ -401,7 +401,7 @@ class Judge {
     for (rounds_ = 1; rounds_ <= job_.max_rounds; ++rounds_) {
       const std::string phase = "timing round " + std::to_string(rounds_);
       Stage(phase);
-      if (rounds_ > 1 && !pool_.CanTake(batch_)) {  // the pool is used up: no case is given twice
+      if (rounds_ > 1 && !pool_.CanTake(batch_ * static_cast<size_t>(job_.warmup + 1))) {  // used up: no case twice
         pool_limited_ = true;
         --rounds_;
         break;
@@ -419,6 +419,11 @@ class Judge {
         const double t = Sample(NextCases(batch_), phase, true);
         samples.push_back(t * 1e9);
         total += t * batch_;
+      }
+      if (samples.empty() && rounds_ > 1) {  // the pool ran out during this round's warm-up: the earlier rounds stand
+        pool_limited_ = true;
+        --rounds_;
+        break;
       }
       if (samples.empty()) Die("the timing pool has no case left for a sample (" + std::to_string(pool_.pool_size()) +
                                " pool cases, batches of " + std::to_string(batch_) + ")");

@@ -157,6 +157,7 @@ class RunnerLink {
     char junk;
     if (read(rep_, &junk, 1) == 1) return Fail("protocol", "the runner wrote on the result channel without being asked");
     const uint64_t seq = ++seq_;
+    if (op != accelopt_wire::kNull) candidate_ran_ = true;  // from here on its text is the candidate's
     accelopt_wire::Command c{op, count, seq};
     // The timed interval runs from before the runner is continued to after
     // it is stopped again: whatever the runner's threads do (early, late, in
@@ -313,8 +314,14 @@ class RunnerLink {
   // forbidden call's number, named from the judge's own table.
   bool Died(const siginfo_t& si) {
     DrainDiag();
+    // Before the first kLoad only our runner's own code has run (no
+    // candidate is loaded yet): what it said then is ours and may be
+    // quoted, e.g. why it could not start on its device.
+    const std::string own = candidate_ran_ ? "" : DiagLine("");
     if (si.si_code == CLD_EXITED) {
       int code = si.si_status;
+      if (!own.empty() && code != 77)
+        return Fail("exited", "the runner exited (code " + std::to_string(code) + ") before loading the kernel: " + own);
       if (code == 77) return Fail("sandbox", "a forbidden system call" + ForbiddenCallName());
       if (code == 3) {
         return Fail("load_error", "the kernel could not be loaded: dynamic linking failed or a load-time "
@@ -366,6 +373,7 @@ class RunnerLink {
   int cmd_ = -1, rep_ = -1, diag_ = -1, pidfd_ = -1;
   clockid_t cpu_clock_{};
   bool running_ = false, reaped_ = false, device_clock_ = false;
+  bool candidate_ran_ = false;  // a command other than kNull was sent: candidate code may have run
   long maxrss_kb_ = 0;  // peak resident memory, once reaped
   uint64_t seq_ = 0;
   std::string diag_text_;

@@ -1,0 +1,70 @@
+#include "evaluators/judge/stock_keeper.hpp"
+
+#include "base/log.hpp"
+
+namespace accelopt::eval::judge {
+
+StockKeeper::StockKeeper(HarnessCache* cache, size_t chunk, double idle_s)
+    : cache_(cache), chunk_(chunk), idle_s_(idle_s), thread_([this] { Loop(); }) {}
+
+StockKeeper::~StockKeeper() {
+  {
+    MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  cancel_ = true;
+  cv_.notify_all();
+  thread_.join();
+}
+
+void StockKeeper::Want(const Problem& problem, const HarnessCache::Built& harness) {
+  {
+    MutexLock lock(&mu_);
+    wanted_[harness.dir] = Wanted{problem, harness};
+  }
+  cv_.notify_all();
+}
+
+void StockKeeper::EvaluationStarted() {
+  MutexLock lock(&mu_);
+  ++active_;
+  cancel_ = true;
+}
+
+void StockKeeper::EvaluationEnded() {
+  {
+    MutexLock lock(&mu_);
+    --active_;
+    last_end_ = std::chrono::steady_clock::now();
+  }
+  cv_.notify_all();
+}
+
+void StockKeeper::Loop() {
+  for (;;) {
+    Wanted job;
+    {
+      MutexLock lock(&mu_);
+      for (;;) {
+        if (stop_) return;
+        const auto quiet_at = last_end_ + std::chrono::milliseconds(static_cast<int64_t>(idle_s_ * 1000));
+        if (active_ == 0 && !wanted_.empty() && std::chrono::steady_clock::now() >= quiet_at) break;
+        if (active_ == 0 && !wanted_.empty()) lock.WaitUntil(&cv_, quiet_at);
+        else lock.Wait(&cv_);
+      }
+      job = wanted_.begin()->second;
+      cancel_ = false;
+    }
+    const size_t target = static_cast<size_t>(TimingPoolSize(job.problem));
+    auto have = cache_->RefillStock(job.problem, job.harness, target, chunk_, &cancel_);
+    MutexLock lock(&mu_);
+    if (!have.ok()) {
+      LogWarning("timing case stock of '" + job.problem.name + "': " + have.status().ToString());
+      wanted_.erase(job.harness.dir);  // tried again after its next evaluation
+      continue;
+    }
+    if (*have >= target) wanted_.erase(job.harness.dir);
+  }
+}
+
+}  // namespace accelopt::eval::judge
