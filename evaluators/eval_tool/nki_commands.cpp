@@ -95,7 +95,7 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
 
 int CmdDoctor(Env* env, const std::vector<std::string>& args) {
   std::string what, python = "auto", cores = "auto", generation = "trn1";
-  std::string runner_dir = "/usr/share/accelopt/nki", profiler = "neuron-profile", reference_python = "/usr/bin/python3";
+  std::string runner_dir = "/usr/share/accelopt/nki", profiler = "auto", reference_python = "/usr/bin/python3";
   po::options_description d(
       "accelopt-eval doctor nki [options]\n"
       "Checks this host for the nki backend (evaluators.nki in the daemon's config); names each missing piece and its fix");
@@ -106,7 +106,7 @@ int CmdDoctor(Env* env, const std::vector<std::string>& args) {
        "the NeuronCores to use (evaluators.nki.cores; \"auto\": as the daemon, from neuron-ls)")
       ("generation", po::value(&generation)->default_value(generation), "trn1 | trn2 | trn3")
       ("runner-dir", po::value(&runner_dir)->default_value(runner_dir), "folder of runner.py and reference_runner.py")
-      ("profiler", po::value(&profiler)->default_value(profiler), "neuron-profile")
+      ("profiler", po::value(&profiler)->default_value(profiler), "auto (the profiler the probe finds answering: neuron-explorer from Neuron 2.29, neuron-profile before), or a path")
       ("reference-python", po::value(&reference_python)->default_value(reference_python),
        "a Python with numpy for the trusted reference");
   po::positional_options_description pos;

@@ -80,6 +80,8 @@ NkiEvalOptions NkiBackend::EvalOptions(const EvalSettings& s) const {
   e.runner.profiler = o_.config.ProfilerCommand();
   e.runner.sdk_path = o_.config.sdk.PathName();
   e.runner.lnc = o_.config.lnc;
+  e.runner.lnc_call = o_.config.sdk.lnc_call;
+  e.runner.inspect_warmup = o_.config.sdk.inspect_warmup;
   e.runner.simulate = o_.simulate;
   e.runner.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
   e.runner.env = o_.runner_env;
@@ -96,24 +98,34 @@ NkiEvalOptions NkiBackend::EvalOptions(const EvalSettings& s) const {
   return e;
 }
 
-Status NkiBackend::HealthCheck(int core) {
+NkiEvalOutcome NkiBackend::RunIdentity(int core, bool timed) {
   Env* env = o_.env;
   const std::string dir = (o_.config.work_dir.empty() ? "/tmp" : o_.config.work_dir) + "/accelopt-nki-health-" +
                           std::to_string(core) + "-" + std::to_string(env->RandomU64() % 1000000);
-  ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(dir));
-  Status st = env->WriteFileAtomic(dir + "/reference.py", kIdentityReference);
   NkiEvalOutcome r;
+  Status st = env->CreateDirs(dir);
+  if (st.ok()) st = env->WriteFileAtomic(dir + "/reference.py", kIdentityReference);
   if (st.ok()) {
     EvalSettings s;
     s.timeout_s = 120;
     NkiEvalOptions e = EvalOptions(s);
-    e.measure = false;
+    e.measure = timed;
+    // One short round (1 warm-up, 2 captured executions): enough to see the
+    // capture, the profiler and its summary work, not a measurement.
+    if (timed) e.timing = TimingRule{1, 2, 1, 1.0};
     e.normal_cases = 1;
     r = EvaluateNki(IdentityProblem(), dir + "/reference.py", IdentityKernel(o_.config.sdk.path), core, e, env,
                     nullptr);
+  } else {
+    r.status = "internal_error";
+    r.reason = st.message();
   }
   (void)env->RemoveAll(dir);
-  ACCELOPT_RETURN_IF_ERROR(st);
+  return r;
+}
+
+Status NkiBackend::HealthCheck(int core) {
+  NkiEvalOutcome r = RunIdentity(core, false);
   if (r.status != "ok") return Status(Code::kUnavailable, "identity kernel: " + r.status + ": " + r.reason);
   return Status::Ok();
 }
@@ -171,7 +183,13 @@ EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
                 {"neuron_core", *core},
                 {"neuron_sdk", o_.config.sdk.Release()},
                 {"nki_path", o_.config.sdk.PathName()},
-                {"logical_nc_config", o_.config.lnc}};
+                {"logical_nc_config", o_.config.lnc},
+                {"lnc_call", o_.config.sdk.lnc_call},
+                {"capture", o_.config.sdk.path == NkiPath::kBeta1 ? "nki.baremetal save_trace_name, each timed call"
+                            : o_.config.sdk.inspect_warmup
+                                ? "runtime inspect, one process per timed execution, warm-ups skipped by NUM_WARMUP"
+                                : "runtime inspect, one process per timed execution, the process's first execution "
+                                  "(no in-process warm-up before 2.33)"}};
   r.sandbox = {{"network_isolated", true}, {"process_group", true}, {"runner", "python"}};
   r.timings.total_s = static_cast<double>(o_.env->MonotonicNanos() - start) / 1e9;
   return r;

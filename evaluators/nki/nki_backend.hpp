@@ -46,6 +46,10 @@ class NkiBackend : public Backend {
   // The health check the pool runs on a suspect core (public for tests and
   // the doctor): an identity kernel through the runner on `core`.
   Status HealthCheck(int core);
+  // The identity kernel on `core`: checked only (the health check), or also
+  // timed in one short round by the evaluation's own capture, profiler and
+  // summary parser at the configured LNC (the doctor's "kernel" check).
+  NkiEvalOutcome RunIdentity(int core, bool timed);
   NeuronCorePool& pool() { return *pool_; }
 
  private:
