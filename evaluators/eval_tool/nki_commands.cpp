@@ -67,8 +67,8 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
       ("force", po::bool_switch(&force), "overwrite problem folders that exist")
       ("dry-run", po::bool_switch(&dry_run), "check everything, write nothing")
       ("for-sdk", po::value(&for_sdk),
-       "neuronxcc (Neuron <= 2.27) | nki (Neuron 2.28+): refuse baselines that generation cannot run "
-       "(NKIBench's are neuronxcc.nki; no migration is attempted)");
+       "neuronxcc (Neuron <= 2.27) | nki (Neuron 2.28+): check each baseline for that generation (nki: the "
+       "Beta 1 -> nki migration the evaluation applies; one that cannot be migrated is reported and skipped)");
   po::positional_options_description pos;
   pos.add("what", 1).add("path", 1);
   if (ParseShowingHelp(args, d, &pos)) return 0;
@@ -87,6 +87,10 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
     return r.status().code() == Code::kInternal ? 3 : 2;  // kResourceExhausted: a problem too large for this host
   }
   for (const auto& p : *r) {
+    if (!p.refused.empty()) {
+      std::cout << "not imported " << p.name << ": " << p.refused << "\n";
+      continue;
+    }
     std::cout << (dry_run ? "would write " : "wrote ") << p.dir << "  (" << p.problem.value("paper_shape", "")
               << ", " << p.problem.value("bound", "") << ")\n    " << p.budget.Describe() << "\n";
   }

@@ -8,6 +8,7 @@
 
 #include "evaluators/nki/inputs.hpp"
 #include "evaluators/nki/judge_compare.hpp"
+#include "evaluators/nki/migrate.hpp"
 #include "evaluators/nki/output_files.hpp"
 #include "evaluators/nki/roofline.hpp"
 #include "evaluators/nki/static_check.hpp"
@@ -85,6 +86,8 @@ json NkiEvalOutcome::ToJson() const {
   if (timing) j["timing"] = timing->ToJson();
   if (profile) j["profile"] = profile->ToJson();
   if (percent_of_peak) j["percent_of_peak"] = *percent_of_peak;
+  if (!migration.empty()) j["migration"] = migration;
+  if (!kernel_path.empty()) j["kernel_path"] = kernel_path;
   return j;
 }
 
@@ -381,18 +384,38 @@ class NkiEvaluation {
 }  // namespace
 
 NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::string& reference_path,
-                           const std::string& kernel_source, int core, const NkiEvalOptions& o, Env* env,
+                           const std::string& kernel_source, int core, const NkiEvalOptions& options, Env* env,
                            const std::atomic<bool>* cancel) {
-  if (Status st = CheckKernelSource(kernel_source, o.runner.sdk_path == "nki" ? NkiPath::kNki : NkiPath::kBeta1);
-      !st.ok()) {
+  // The kernel's path on this host (NkiEvalOptions::beta1_available).
+  NkiEvalOptions o = options;
+  std::string source = kernel_source;
+  std::vector<std::string> migration;
+  auto refuse = [&](const std::string& why) {
     NkiEvalOutcome res;
     res.simulated = o.runner.simulate;
     res.status = "rejected";
-    res.reason = st.message();
+    res.reason = why;
     return res;
+  };
+  if (o.runner.sdk_path == "nki" && UsesNeuronxccNki(source)) {
+    auto m = MigrateBeta1ToNki(source);
+    if (m.ok()) {
+      source = m->source;
+      migration = m->rewrites;
+    } else if (o.beta1_available && !o.runner.simulate) {
+      o.runner.sdk_path = "neuronxcc";
+      o.runner.lnc_call = "compile_flag";
+    } else {
+      return refuse("a neuronxcc.nki (NKI Beta 1) kernel on a host that runs NKI through the nki package, and it "
+                    "cannot be migrated: " + m.status().message());
+    }
   }
+  if (Status st = CheckKernelSource(source, o.runner.sdk_path == "nki" ? NkiPath::kNki : NkiPath::kBeta1); !st.ok())
+    return refuse(st.message());
   NkiEvaluation e(problem, reference_path, core, o, env, cancel);
-  if (!e.Prepare(kernel_source)) return e.res;
+  e.res.migration = migration;
+  e.res.kernel_path = o.runner.sdk_path;
+  if (!e.Prepare(source)) return e.res;
   std::vector<TimingRound> rounds;
   for (int round = 0;; ++round) {
     std::vector<RunnerRecord> recs;

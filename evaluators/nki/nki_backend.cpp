@@ -82,6 +82,7 @@ NkiEvalOptions NkiBackend::EvalOptions(const EvalSettings& s) const {
   e.runner.lnc = o_.config.lnc;
   e.runner.lnc_call = o_.config.sdk.lnc_call;
   e.runner.inspect_warmup = o_.config.sdk.inspect_warmup;
+  e.beta1_available = o_.config.sdk.beta1_available;
   e.runner.simulate = o_.simulate;
   e.runner.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
   e.runner.env = o_.runner_env;
@@ -184,12 +185,14 @@ EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
                 {"neuron_sdk", o_.config.sdk.Release()},
                 {"nki_path", o_.config.sdk.PathName()},
                 {"logical_nc_config", o_.config.lnc},
-                {"lnc_call", o_.config.sdk.lnc_call},
+                {"lnc_call", out.kernel_path == "neuronxcc" ? "compile_flag" : o_.config.sdk.lnc_call},
+                {"kernel_path", out.kernel_path},
                 {"capture", o_.config.sdk.path == NkiPath::kBeta1 ? "nki.baremetal save_trace_name, each timed call"
                             : o_.config.sdk.inspect_warmup
                                 ? "runtime inspect, one process per timed execution, warm-ups skipped by NUM_WARMUP"
                                 : "runtime inspect, one process per timed execution, the process's first execution "
                                   "(no in-process warm-up before 2.33)"}};
+  if (!out.migration.empty()) r.hardware["migration"] = out.migration;
   r.sandbox = {{"network_isolated", true}, {"process_group", true}, {"runner", "python"}};
   r.timings.total_s = static_cast<double>(o_.env->MonotonicNanos() - start) / 1e9;
   return r;

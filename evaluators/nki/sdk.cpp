@@ -242,6 +242,7 @@ Result<SdkChoice> ChooseSdk(const SdkVersions& v) {
   };
   SdkChoice c;
   c.stand_in = v.stand_in;
+  c.beta1_available = v.neuronxcc_nki && (v.neuronxcc_baremetal || !v.probed);
   std::optional<int> rel = ReleaseOf(v, &c.release_from, &c.warnings);
   const bool nki_usable = v.nki.has_value() && (v.nki_jit || !v.probed);
   if (rel && *rel > kNewestKnownMinor) {
@@ -303,6 +304,7 @@ SdkVersions ProbeSdk(const SdkProbeOptions& o, Env* env) {
   p.clear_env = true;
   p.env_set = o.env;
   if (!p.env_set.count("PATH")) p.env_set["PATH"] = "/opt/aws/neuron/bin:/usr/local/bin:/usr/bin:/bin";
+  p.env_set["PYTHONDONTWRITEBYTECODE"] = "1";
   p.timeout = std::chrono::milliseconds(o.timeout_ms);
   p.max_output_bytes = 1 << 20;
   auto r = env->RunProcess(p);

@@ -123,6 +123,7 @@ struct SdkChoice {
   std::string lnc_call = "compile_flag";   // compile_flag | bracket | env (above)
   bool inspect_warmup = false;             // NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP usable (2.33+)
   bool newer_than_known = false;           // started on capabilities alone
+  bool beta1_available = false;            // neuronxcc.nki with nki.baremetal imports (Beta 1 kernels can run as they are)
   std::vector<std::string> warnings;       // said at start and by doctor
   // "Neuron 2.29 (nki 0.3.0): the nki package path (NKI 0.3.0), neuron-explorer"
   std::string Describe() const;

@@ -220,7 +220,7 @@ BOOST_AUTO_TEST_CASE(the_static_check_follows_the_generation) {
 
 // Neuron 2.28: the nki package path end to end (nki.jit standalone, the
 // runtime's inspect folder for the artifacts), timed with neuron-profile.
-BOOST_AUTO_TEST_CASE(a_2_28_host_runs_nki_package_kernels_and_refuses_beta1_ones) {
+BOOST_AUTO_TEST_CASE(a_2_28_host_runs_nki_package_kernels_and_migrates_beta1_ones) {
   auto sdk = ChooseSdk(SdkProbe("2.28"));
   BOOST_REQUIRE(sdk.ok());
   NkiEvalOptions o = SdkEvalOptions("2.28", *sdk);
@@ -228,9 +228,11 @@ BOOST_AUTO_TEST_CASE(a_2_28_host_runs_nki_package_kernels_and_refuses_beta1_ones
   BOOST_TEST(r.status == "ok", r.reason + "\n" + r.runner_stderr);
   BOOST_REQUIRE(r.timing.has_value());
   BOOST_TEST(r.timing->latency_s == 0.002, boost::test_tools::tolerance(0.01));
+  // A Beta 1 kernel is migrated (migrate.hpp) and runs on the nki path.
   auto beta1 = SdkRun("good.py", o);
-  BOOST_TEST(beta1.status == "rejected");
-  BOOST_TEST(beta1.reason.find("compile error from Neuron 2.28") != std::string::npos, beta1.reason);
+  BOOST_TEST(beta1.status == "ok", beta1.reason + "\n" + beta1.runner_stderr);
+  BOOST_TEST(beta1.kernel_path == "nki");
+  BOOST_TEST(!beta1.migration.empty());
 }
 
 // Neuron 2.30: only neuron-explorer exists; its summary has several

@@ -31,6 +31,10 @@ def main(tool):
             return 1
     with open(args[args.index("-s") + 1]) as f:
         trace = json.load(f)
+    if os.environ.get("ACCELOPT_STAND_IN_SUMMARY") == "unknown":
+        # A layout no documented reading covers (no device time anywhere).
+        json.dump({"tool": tool, "metrics": {"hbm_read_bytes": 1}, "accelopt_test_stand_in": True}, sys.stdout)
+        return 0
     fields = {k: 1.0 for k in FIELDS}
     fields["total_time"] = trace["total_time"]
     fields["accelopt_test_stand_in"] = True

@@ -119,3 +119,29 @@ def store(dst, value):
 
 def dma_copy(dst, src):
     dst[...] = src
+
+
+# The nki.language compute calls NKIBench's kernels make, in numpy terms
+# (both language modules answer unknown names from here, PEP 562). Test-only
+# semantics: what the NKI ops compute, not how a NeuronCore does it.
+def _axes(axis):
+    return tuple(axis) if isinstance(axis, (list, tuple)) else axis
+
+
+NUMPY_OPS = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
+    "exp": np.exp, "sqrt": np.sqrt, "tanh": np.tanh, "maximum": np.maximum, "minimum": np.minimum,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x),
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "matmul": lambda a, b, transpose_x=False: np.matmul(a.T if transpose_x else a, b),
+    "mean": lambda x, axis=None, keepdims=False, **kw: np.mean(x, axis=_axes(axis), keepdims=keepdims),
+    "sum": lambda x, axis=None, keepdims=False, **kw: np.sum(x, axis=_axes(axis), keepdims=keepdims),
+    "zeros": lambda shape, dtype=np.float32, **kw: np.zeros(shape, dtype=dtype),
+    "affine_range": range, "sequential_range": range, "static_range": range,
+}
+
+
+def numpy_op(name):
+    if name in NUMPY_OPS:
+        return NUMPY_OPS[name]
+    raise AttributeError("stand-in nki.language has no %r" % name)
