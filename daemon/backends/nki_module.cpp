@@ -40,6 +40,7 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
     return FailedPrecondition(st.message() + " (accelopt-eval doctor nki)");
   }
   LogInfo("evaluators.nki: " + sdk_how);
+  for (const auto& w : no.config.sdk.warnings) LogWarning("evaluators.nki: " + w);
   if (out->nki_facts.is_object()) {
     out->nki_facts["nki_path"] = no.config.sdk.PathName();  // the prompts name the language (prompts_nki.cpp)
     out->nki_facts["neuron_sdk"] = no.config.sdk.Release();
@@ -49,7 +50,15 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
   LogInfo("evaluator backend 'nki': " + std::to_string(nki_slots) + " NeuronCores (" +
           (detected.empty() ? bc.nki->cores_spec : detected) + "), " + bc.nki->generation + ", runner " +
           no.config.python);
-  out->slots.push_back({std::make_shared<eval::nki::NkiBackend>(no), nki_slots, {}});
+  auto backend = std::make_shared<eval::nki::NkiBackend>(no);
+  // A summary layout, capture or profiler that would fail every timed
+  // evaluation stops the start here, once (issue 38).
+  if (Status st = backend->StartupTimingCheck(); st.code() == Code::kFailedPrecondition) {
+    return st;
+  } else if (!st.ok()) {
+    LogWarning("evaluators.nki: " + st.message());
+  }
+  out->slots.push_back({backend, nki_slots, {}});
   return Status::Ok();
 }
 

@@ -50,7 +50,13 @@ Maker MakeNkiBackend(Env* env, const Common&, const BackendFlags& f) {
   no.config = *nc;
   no.env = env;
   no.simulate = f.nki_simulate;
-  return std::unique_ptr<Backend>(std::make_unique<nki::NkiBackend>(no));
+  auto backend = std::make_unique<nki::NkiBackend>(no);
+  if (Status st = backend->StartupTimingCheck(); st.code() == Code::kFailedPrecondition) {
+    return Unavailable(st.message());
+  } else if (!st.ok()) {
+    std::cerr << "accelopt-eval: warning: " << st.message() << "\n";
+  }
+  return std::unique_ptr<Backend>(std::move(backend));
 }
 
 int CmdImport(Env* env, const std::vector<std::string>& args) {

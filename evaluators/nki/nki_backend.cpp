@@ -131,6 +131,23 @@ Status NkiBackend::HealthCheck(int core) {
   return Status::Ok();
 }
 
+Status NkiBackend::StartupTimingCheck() {
+  if (o_.simulate || o_.config.cores.empty()) return Status::Ok();
+  const int core = o_.config.cores.front();
+  NkiEvalOutcome r = RunIdentity(core, true);
+  if (r.status == "ok") return Status::Ok();
+  const std::string what = "the start-up timing check (an identity kernel timed on NeuronCore " +
+                           std::to_string(core) + " at LNC=" + std::to_string(o_.config.lnc) + ", " +
+                           o_.config.sdk.Describe() + "): " + r.status + ": " + r.reason;
+  for (const char* systemic : {"unknown summary layout", "inspect folder holds", "inspect variables were not set",
+                               " failed: "}) {
+    if (r.reason.find(systemic) != std::string::npos)
+      return Status(Code::kFailedPrecondition, what + " (every timed evaluation would fail the same way; "
+                                                      "accelopt-eval doctor nki)");
+  }
+  return Status(Code::kUnavailable, what);
+}
+
 EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
   const int64_t start = o_.env->MonotonicNanos();
   auto problem = LoadProblem((fs::path(o_.root) / request.problem).string(), o_.env);

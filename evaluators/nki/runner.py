@@ -11,8 +11,12 @@ environment NEURON_RT_VISIBLE_CORES=<core>, NEURON_RT_NUM_CORES=1,
 NEURON_LOGICAL_NC_CONFIG=<lnc>, NEURON_CC_FLAGS=--auto-cast=none.
 
 Two SDK generations (evaluators/nki/sdk.hpp; job["sdk"]["path"]):
-"neuronxcc" (Neuron <= 2.27, nki.baremetal, the paper's) and "nki" (the nki
-package, Neuron 2.28 and later).
+"neuronxcc" (Neuron <= 2.27, nki.baremetal, the paper's; on 2.28..2.33 also
+for a Beta 1 kernel the judge could not migrate) and "nki" (the nki package,
+Neuron 2.28 and later; job["sdk"]["lnc_call"] says how the kernel's LNC is
+set). On the nki path each timed execution is its own process
+(job["timing"]["capture"] == "inspect"), started by the judge with the
+runtime's inspect variables already set.
 
 Channel: the process's original stdout (a pipe the judge reads); the runner
 moves it to a private descriptor first and points fd 1 at stderr, so the
@@ -23,6 +27,7 @@ nothing truncated; the judge checks each file's size against nbytes):
     {"type": "output", "case": c, "index": k, "dtype": "float32", "elements": n, "nbytes": 4n, "file": name}
         (with "run": "warmup I" | "timed I" for the outputs of timing runs, case 0's inputs)
     {"type": "sample", "round": r, "iteration": i, "neff": path, "ntff": path}
+        (inspect capture: the outputs of its warm-ups are "run": "i<I> warmup J")
     {"type": "error", "stage": "sdk" | "load" | "compile" | "run" | "output", "message": ...}
     {"type": "done"}
 

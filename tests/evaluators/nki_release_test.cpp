@@ -182,6 +182,28 @@ BOOST_AUTO_TEST_CASE(the_doctor_says_no_with_the_real_cause) {
   BOOST_TEST(kernel.fix.find("layout") != std::string::npos, kernel.fix);
 }
 
+// An unknown summary layout is refused once, at start (daemon and
+// accelopt-eval run call StartupTimingCheck), not per evaluation.
+BOOST_AUTO_TEST_CASE(an_unknown_summary_layout_is_refused_at_start) {
+  StandInHost host("2.33", "trn2_lnc2.json");
+  NkiBackendOptions o;
+  o.config = host.Config(2);
+  o.runner_env = host.env;
+  o.allow_test_stand_in = true;
+  BOOST_REQUIRE(ResolveSdk(&o.config, Env::Default(), o.runner_env).ok());
+  {
+    NkiBackend good(o);
+    Status st = good.StartupTimingCheck();
+    BOOST_TEST(st.ok(), st.message());
+  }
+  o.runner_env["ACCELOPT_STAND_IN_SUMMARY"] = "unknown";
+  NkiBackend bad(o);
+  Status st = bad.StartupTimingCheck();
+  BOOST_TEST((st.code() == Code::kFailedPrecondition), st.ToString());
+  BOOST_TEST(st.message().find("an unknown summary layout") != std::string::npos, st.message());
+  BOOST_TEST(st.message().find("every timed evaluation would fail the same way") != std::string::npos);
+}
+
 // The old runner's ways fail against the stand-in as the docs say they
 // would: a plain call at LNC=2 on 2.31 (the LNC must come by brackets), and
 // inspect variables set in os.environ after the runtime started.

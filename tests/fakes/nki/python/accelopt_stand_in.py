@@ -132,7 +132,7 @@ NUMPY_OPS = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
     "exp": np.exp, "sqrt": np.sqrt, "tanh": np.tanh, "maximum": np.maximum, "minimum": np.minimum,
     "rsqrt": lambda x: 1.0 / np.sqrt(x),
-    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "sigmoid": lambda x: 0.5 * (1.0 + np.tanh(0.5 * x)),
     "matmul": lambda a, b, transpose_x=False: np.matmul(a.T if transpose_x else a, b),
     "mean": lambda x, axis=None, keepdims=False, **kw: np.mean(x, axis=_axes(axis), keepdims=keepdims),
     "sum": lambda x, axis=None, keepdims=False, **kw: np.sum(x, axis=_axes(axis), keepdims=keepdims),
