@@ -356,6 +356,11 @@ Status ResolveSdk(NkiConfig* c, Env* env, const std::map<std::string, std::strin
                       (v.python_error.empty() ? "" : "; the interpreter " + c->python + ": " + v.python_error));
   }
   c->sdk = *choice;
+  if (c->generation == "trn1" && c->sdk.path == NkiPath::kNki &&
+      (c->sdk.release_minor == 0 || c->sdk.release_minor >= 29)) {
+    c->sdk.warnings.push_back("generation trn1 on the nki package path: the NKI FAQ of Neuron 2.29 and later lists "
+                              "Trn2 and Trn3 only; NKI on trn1 is not documented for this release");
+  }
   if (how) {
     *how = choice->Describe();
     for (const auto& w : choice->warnings) *how += "; WARNING: " + w;

@@ -272,6 +272,40 @@ BOOST_AUTO_TEST_CASE(either_reading_of_the_docs_is_served) {
              r.reason);
 }
 
+// The probe waits for a slow cold import (its default is minutes) and
+// reads its answer past lines printed before it; a probe that times out
+// says so, and the doctor's fix names that cause, not a missing compiler.
+BOOST_AUTO_TEST_CASE(the_probe_survives_a_slow_talkative_import_and_names_a_timeout) {
+  StandInHost host("2.33", "trn2_lnc2.json");
+  // A wrapper interpreter that prints on the real stdout before Python starts.
+  const std::string py = host.tmp.sub("python-talkative");
+  WriteText(py, "#!/bin/sh\necho 'Neuron SDK banner'\necho '{\"not\": \"the answer\"}'\nexec /usr/bin/python3 \"$@\"\n");
+  fs::permissions(py, fs::perms::owner_all);
+  SdkProbeOptions o;
+  o.python = py;
+  o.env = host.env;
+  o.env["ACCELOPT_STAND_IN_COLD_IMPORT_S"] = "2";
+  o.dpkg_status = "/nonexistent/status";
+  BOOST_TEST(o.timeout_ms >= 300000);
+  SdkVersions v = ProbeSdk(o, Env::Default());
+  BOOST_TEST(v.python_error.empty(), v.python_error);
+  BOOST_REQUIRE(v.nki.has_value());
+  BOOST_TEST(*v.nki == "0.7.0");
+  BOOST_TEST(v.nki_jit);
+  BOOST_TEST(v.profilers.size() == 1);  // 2.33: neuron-explorer only
+  // Too short a wait: a timeout, named as such.
+  o.timeout_ms = 500;
+  SdkVersions slow = ProbeSdk(o, Env::Default());
+  BOOST_TEST(slow.python_error.find("a cold first import can take minutes") != std::string::npos, slow.python_error);
+  BOOST_TEST(!ChooseSdk(slow).ok());
+  // trn1 on a 2.29+ nki path: started, with the FAQ's warning.
+  NkiConfig c = host.Config(1);
+  c.generation = "trn1";
+  BOOST_REQUIRE(ResolveSdk(&c, Env::Default(), host.env).ok());
+  BOOST_REQUIRE(!c.sdk.warnings.empty());
+  BOOST_TEST(c.sdk.warnings.back().find("lists Trn2 and Trn3 only") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(nki_migration)
