@@ -210,7 +210,7 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std:
   // The profiler the probe found (or the configured one).
   const std::string profiler = kc.ProfilerCommand();
   Run prof = Exec(env, {profiler, "--help"}, extra);
-  const bool prof_ok = prof.started && prof.ok;
+  const bool prof_ok = prof.started;  // as the probe: present unless not found (127)
   all &= add({"profiler", prof_ok, false, profiler + (prof_ok ? ": answers" : prof.started ? ": " + prof.how : ": not found"),
               "install the Neuron tools (Debian/Ubuntu: apt-get install aws-neuronx-tools; they live in "
               "/opt/aws/neuron/bin; neuron-profile up to Neuron 2.28, neuron-explorer from 2.29) or set "
