@@ -6,6 +6,7 @@
 
 #include "base/log.hpp"
 #include "daemon/backends/sections.hpp"
+#include "daemon/notify.hpp"
 #include "evaluators/nki/neuron_ls.hpp"
 #include "evaluators/nki/nki_backend.hpp"
 #include "evaluators/nki/roofline.hpp"
@@ -35,6 +36,10 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
   if (Status st = eval::nki::ResolvePython(&no.config, env); !st.ok()) {
     return FailedPrecondition("evaluators.nki.python \"auto\": " + st.message());
   }
+  // The probe may wait minutes for a cold first import (sdk.hpp), and the
+  // start-up timing check compiles a kernel: ask systemd for the time
+  // (a no-op outside systemd).
+  NotifyExtendTimeout(std::chrono::minutes(8));
   std::string sdk_how;
   if (Status st = eval::nki::ResolveSdk(&no.config, env, {}, &sdk_how); !st.ok()) {
     return FailedPrecondition(st.message() + " (accelopt-eval doctor nki)");
@@ -51,6 +56,7 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
           (detected.empty() ? bc.nki->cores_spec : detected) + "), " + bc.nki->generation + ", runner " +
           no.config.python);
   auto backend = std::make_shared<eval::nki::NkiBackend>(no);
+  NotifyExtendTimeout(std::chrono::minutes(8));
   // A summary layout, capture or profiler that would fail every timed
   // evaluation stops the start here, once (issue 38).
   if (Status st = backend->StartupTimingCheck(); st.code() == Code::kFailedPrecondition) {
