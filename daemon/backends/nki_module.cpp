@@ -12,6 +12,7 @@
 #include "evaluators/nki/roofline.hpp"
 #include "evaluators/nki/sdk.hpp"
 #include "evaluators/nki/venv.hpp"
+#include "evaluators/slurm/slurm_backend.hpp"
 
 namespace accelopt::daemon::backends {
 namespace {
@@ -23,6 +24,15 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
   }
   // NeuronCores as slots; the runner needs the Neuron SDK (accelopt-eval doctor nki).
   if (auto gen = eval::nki::FindGeneration(bc.nki->generation); gen.ok()) out->nki_facts = eval::nki::GenerationFacts(*gen);
+  if (bc.slurm) {
+    // Every nki evaluation a Slurm job on a Trainium node: the node's
+    // accelopt-eval resolves the SDK, its cores and LNC, and judges there;
+    // jobs are found again after a restart as cpu jobs are (slurm_backend.hpp).
+    LogInfo("evaluator backend '" + name + "': Slurm executor, " + std::to_string(bc.slots) +
+            " jobs at once, spool " + bc.slurm->spool_dir + " (the nodes resolve the Neuron SDK)");
+    out->slots.push_back({std::make_shared<eval::slurm::SlurmBackend>(*bc.slurm, env), bc.slots, {}});
+    return Status::Ok();
+  }
   eval::nki::NkiBackendOptions no;
   no.config = *bc.nki;
   no.env = env;
