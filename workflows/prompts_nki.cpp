@@ -38,8 +38,9 @@ std::string NkiHardwareProse(const json& facts) {
   // daemon at start): what the kernel must import.
   if (g.value("nki_path", std::string()) == "nki") {
     s += "- NKI language: the nki package (Neuron " + g.value("neuron_sdk", std::string("2.28+")) +
-         ", NKI Beta 2): import nki, nki.language as nl, nki.isa as nisa; neuronxcc.nki is refused "
-         "(a compile error from Neuron 2.28)\n";
+         ", NKI Beta 2 and later): import nki, nki.language as nl, nki.isa as nisa; write the nki package's "
+         "language (nl.load/nl.store do not exist: nisa.dma_copy(dst=..., src=...)); a neuronxcc.nki kernel is "
+         "migrated by import rewrites and nl.load/nl.store -> nisa.dma_copy where it can be, else refused\n";
   } else if (g.value("nki_path", std::string()) == "neuronxcc") {
     s += "- NKI language: neuronxcc.nki (Neuron " + g.value("neuron_sdk", std::string("2.27 or older")) +
          ", NKI Beta 1): import neuronxcc.nki as nki, neuronxcc.nki.language as nl, neuronxcc.nki.isa as nisa; "

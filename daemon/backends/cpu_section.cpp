@@ -28,26 +28,6 @@ Status ParseSlotCores(const json& ej, const std::string& where, BackendConfig* b
   return Status::Ok();
 }
 
-// executor (cpu): "local" (the default) or a Slurm cluster.
-Status ParseExecutor(const json& ej, const std::string& where, const std::string& name, BackendConfig* bc) {
-  if (!ej.contains("executor")) return Status::Ok();
-  const json& x = ej["executor"];
-  if (!x.is_object() || !x.contains("kind") || !x["kind"].is_string())
-    return InvalidArgument(where + ".executor.kind: must be \"local\" or \"slurm\"");
-  if (x["kind"] == "slurm") {
-    auto so = eval::slurm::SlurmOptions::FromJson(x, where + ".executor");
-    if (!so.ok()) return so.status();
-    so->backend = name;
-    if (!bc->slot_cores.empty())
-      return InvalidArgument(where + ".slot_cores: not with the slurm executor (the job's allocation decides)");
-    bc->slots = so->max_jobs;
-    bc->slurm = *so;
-  } else if (x["kind"] != "local" || x.size() != 1) {
-    return InvalidArgument(where + ".executor: \"local\" takes no other keys; kinds: \"local\", \"slurm\"");
-  }
-  return Status::Ok();
-}
-
 Status ParseCpu(const json& ej, const std::string& where, const ConfigPaths& paths, BackendConfig* bc) {
   ACCELOPT_RETURN_IF_ERROR(Get(ej, "slots", where, bc->slots));
   ACCELOPT_RETURN_IF_ERROR(ParseSlotCores(ej, where, bc));

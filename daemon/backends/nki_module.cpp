@@ -6,11 +6,13 @@
 
 #include "base/log.hpp"
 #include "daemon/backends/sections.hpp"
+#include "daemon/notify.hpp"
 #include "evaluators/nki/neuron_ls.hpp"
 #include "evaluators/nki/nki_backend.hpp"
 #include "evaluators/nki/roofline.hpp"
 #include "evaluators/nki/sdk.hpp"
 #include "evaluators/nki/venv.hpp"
+#include "evaluators/slurm/slurm_backend.hpp"
 
 namespace accelopt::daemon::backends {
 namespace {
@@ -22,6 +24,15 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
   }
   // NeuronCores as slots; the runner needs the Neuron SDK (accelopt-eval doctor nki).
   if (auto gen = eval::nki::FindGeneration(bc.nki->generation); gen.ok()) out->nki_facts = eval::nki::GenerationFacts(*gen);
+  if (bc.slurm) {
+    // Every nki evaluation a Slurm job on a Trainium node: the node's
+    // accelopt-eval resolves the SDK, its cores and LNC, and judges there;
+    // jobs are found again after a restart as cpu jobs are (slurm_backend.hpp).
+    LogInfo("evaluator backend '" + name + "': Slurm executor, " + std::to_string(bc.slots) +
+            " jobs at once, spool " + bc.slurm->spool_dir + " (the nodes resolve the Neuron SDK)");
+    out->slots.push_back({std::make_shared<eval::slurm::SlurmBackend>(*bc.slurm, env), bc.slots, {}});
+    return Status::Ok();
+  }
   eval::nki::NkiBackendOptions no;
   no.config = *bc.nki;
   no.env = env;
@@ -35,11 +46,16 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
   if (Status st = eval::nki::ResolvePython(&no.config, env); !st.ok()) {
     return FailedPrecondition("evaluators.nki.python \"auto\": " + st.message());
   }
+  // The probe may wait minutes for a cold first import (sdk.hpp), and the
+  // start-up timing check compiles a kernel: ask systemd for the time
+  // (a no-op outside systemd).
+  NotifyExtendTimeout(std::chrono::minutes(8));
   std::string sdk_how;
   if (Status st = eval::nki::ResolveSdk(&no.config, env, {}, &sdk_how); !st.ok()) {
     return FailedPrecondition(st.message() + " (accelopt-eval doctor nki)");
   }
   LogInfo("evaluators.nki: " + sdk_how);
+  for (const auto& w : no.config.sdk.warnings) LogWarning("evaluators.nki: " + w);
   if (out->nki_facts.is_object()) {
     out->nki_facts["nki_path"] = no.config.sdk.PathName();  // the prompts name the language (prompts_nki.cpp)
     out->nki_facts["neuron_sdk"] = no.config.sdk.Release();
@@ -49,7 +65,16 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
   LogInfo("evaluator backend 'nki': " + std::to_string(nki_slots) + " NeuronCores (" +
           (detected.empty() ? bc.nki->cores_spec : detected) + "), " + bc.nki->generation + ", runner " +
           no.config.python);
-  out->slots.push_back({std::make_shared<eval::nki::NkiBackend>(no), nki_slots, {}});
+  auto backend = std::make_shared<eval::nki::NkiBackend>(no);
+  NotifyExtendTimeout(std::chrono::minutes(8));
+  // A summary layout, capture or profiler that would fail every timed
+  // evaluation stops the start here, once (issue 38).
+  if (Status st = backend->StartupTimingCheck(); st.code() == Code::kFailedPrecondition) {
+    return st;
+  } else if (!st.ok()) {
+    LogWarning("evaluators.nki: " + st.message());
+  }
+  out->slots.push_back({backend, nki_slots, {}});
   return Status::Ok();
 }
 

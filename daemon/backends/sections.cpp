@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "daemon/config_fields.hpp"
+#include "evaluators/slurm/slurm_options.hpp"
 
 namespace accelopt::daemon::backends {
 
@@ -55,6 +56,25 @@ Status NeedDir(Env* env, const std::string& dir, const std::string& field) {
   Status st = env->CreateDirs(dir);
   if (st.ok()) return st;
   return FailedPrecondition(field + ": cannot create " + dir + ": " + st.message());
+}
+
+Status ParseExecutor(const json& ej, const std::string& where, const std::string& name, BackendConfig* bc) {
+  if (!ej.contains("executor")) return Status::Ok();
+  const json& x = ej["executor"];
+  if (!x.is_object() || !x.contains("kind") || !x["kind"].is_string())
+    return InvalidArgument(where + ".executor.kind: must be \"local\" or \"slurm\"");
+  if (x["kind"] == "slurm") {
+    auto so = eval::slurm::SlurmOptions::FromJson(x, where + ".executor");
+    if (!so.ok()) return so.status();
+    so->backend = name;
+    if (!bc->slot_cores.empty())
+      return InvalidArgument(where + ".slot_cores: not with the slurm executor (the job's allocation decides)");
+    bc->slots = so->max_jobs;
+    bc->slurm = *so;
+  } else if (x["kind"] != "local" || x.size() != 1) {
+    return InvalidArgument(where + ".executor: \"local\" takes no other keys; kinds: \"local\", \"slurm\"");
+  }
+  return Status::Ok();
 }
 
 }  // namespace accelopt::daemon::backends

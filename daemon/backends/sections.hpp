@@ -19,6 +19,10 @@ Status ParseHostCommon(const json& section, const std::string& where, const std:
                        BackendConfig* bc);
 // devices (cuda, triton): one slot per listed GPU; slots, when given, must agree.
 Status ParseGpuDevices(const json& section, const std::string& where, BackendConfig* bc);
+// "executor" (cpu, nki): "local" (the default) or a Slurm cluster
+// (evaluators/slurm/slurm_options.hpp); with slurm, every evaluation of the
+// backend `name` is a job on a node, slots = max_jobs.
+Status ParseExecutor(const json& section, const std::string& where, const std::string& name, BackendConfig* bc);
 // A folder a backend needs, made if missing; the error names the config field.
 Status NeedDir(Env* env, const std::string& dir, const std::string& field);
 

@@ -15,15 +15,19 @@ using namespace accelopt::eval;
 // One evaluation as a Slurm job (evaluators/slurm/slurm_backend.hpp): the
 // request (an EvalRequest as JSON) from a file, the result written
 // atomically to another, naming the sha256 of the request it answers. The
-// request's backend is made as run makes it (tool_backends.hpp, default
-// options).
+// request's backend is made as run makes it (tool_backends.hpp), with the
+// backend flags run takes (the Slurm executor's job_args).
 // Exit 0 whenever a result was written (the candidate's failures included).
 int CmdJob(Env* env, const std::vector<std::string>& args) {
   Common c;
   c.env = env;
   std::string request_path, result_path;
-  po::options_description d("accelopt-eval job --request FILE --result FILE [--cache-dir DIR] [--force-busy]");
+  BackendFlags flags;
+  flags.startup_check = false;  // each job is one evaluation: the daemon's start checked the path
+  po::options_description d(
+      "accelopt-eval job --request FILE --result FILE [--cache-dir DIR] [--force-busy] [backend flags as run]");
   AddCommon(d, c);
+  AddRunFlags(d, flags);
   d.add_options()("request", po::value(&request_path), "the EvalRequest (JSON)")(
       "result", po::value(&result_path), "where the result goes (JSON, written atomically)");
   if (ParseShowingHelp(args, d)) return 0;
@@ -38,7 +42,7 @@ int CmdJob(Env* env, const std::vector<std::string>& args) {
     r = EvalResult::Failure(EvalStatus::kInternalError, "unreadable request: " + req.status().message());
   } else if (const ToolBackend* row = FindToolBackend(req->backend, "the request"); !row) {
     r = EvalResult::Failure(EvalStatus::kInternalError, "no backend '" + req->backend + "' on the node");
-  } else if (auto backend = row->make(env, c, BackendFlags{}); !backend.ok()) {
+  } else if (auto backend = row->make(env, c, flags); !backend.ok()) {
     std::cerr << "accelopt-eval: " << backend.status().message() << "\n";
     r = EvalResult::Failure(EvalStatus::kInternalError,
                             "the " + req->backend + " backend on the node: " + backend.status().message());

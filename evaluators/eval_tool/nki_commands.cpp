@@ -50,7 +50,14 @@ Maker MakeNkiBackend(Env* env, const Common&, const BackendFlags& f) {
   no.config = *nc;
   no.env = env;
   no.simulate = f.nki_simulate;
-  return std::unique_ptr<Backend>(std::make_unique<nki::NkiBackend>(no));
+  auto backend = std::make_unique<nki::NkiBackend>(no);
+  if (Status st = f.startup_check ? backend->StartupTimingCheck() : Status::Ok();
+      st.code() == Code::kFailedPrecondition) {
+    return Unavailable(st.message());
+  } else if (!st.ok()) {
+    std::cerr << "accelopt-eval: warning: " << st.message() << "\n";
+  }
+  return std::unique_ptr<Backend>(std::move(backend));
 }
 
 int CmdImport(Env* env, const std::vector<std::string>& args) {
@@ -67,8 +74,8 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
       ("force", po::bool_switch(&force), "overwrite problem folders that exist")
       ("dry-run", po::bool_switch(&dry_run), "check everything, write nothing")
       ("for-sdk", po::value(&for_sdk),
-       "neuronxcc (Neuron <= 2.27) | nki (Neuron 2.28+): refuse baselines that generation cannot run "
-       "(NKIBench's are neuronxcc.nki; no migration is attempted)");
+       "neuronxcc (Neuron <= 2.27) | nki (Neuron 2.28+): check each baseline for that generation (nki: the "
+       "Beta 1 -> nki migration the evaluation applies; one that cannot be migrated is reported and skipped)");
   po::positional_options_description pos;
   pos.add("what", 1).add("path", 1);
   if (ParseShowingHelp(args, d, &pos)) return 0;
@@ -87,6 +94,10 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
     return r.status().code() == Code::kInternal ? 3 : 2;  // kResourceExhausted: a problem too large for this host
   }
   for (const auto& p : *r) {
+    if (!p.refused.empty()) {
+      std::cout << "not imported " << p.name << ": " << p.refused << "\n";
+      continue;
+    }
     std::cout << (dry_run ? "would write " : "wrote ") << p.dir << "  (" << p.problem.value("paper_shape", "")
               << ", " << p.problem.value("bound", "") << ")\n    " << p.budget.Describe() << "\n";
   }
@@ -95,7 +106,7 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
 
 int CmdDoctor(Env* env, const std::vector<std::string>& args) {
   std::string what, python = "auto", cores = "auto", generation = "trn1";
-  std::string runner_dir = "/usr/share/accelopt/nki", profiler = "neuron-profile", reference_python = "/usr/bin/python3";
+  std::string runner_dir = "/usr/share/accelopt/nki", profiler = "auto", reference_python = "/usr/bin/python3";
   po::options_description d(
       "accelopt-eval doctor nki [options]\n"
       "Checks this host for the nki backend (evaluators.nki in the daemon's config); names each missing piece and its fix");
@@ -106,7 +117,7 @@ int CmdDoctor(Env* env, const std::vector<std::string>& args) {
        "the NeuronCores to use (evaluators.nki.cores; \"auto\": as the daemon, from neuron-ls)")
       ("generation", po::value(&generation)->default_value(generation), "trn1 | trn2 | trn3")
       ("runner-dir", po::value(&runner_dir)->default_value(runner_dir), "folder of runner.py and reference_runner.py")
-      ("profiler", po::value(&profiler)->default_value(profiler), "neuron-profile")
+      ("profiler", po::value(&profiler)->default_value(profiler), "auto (the profiler the probe finds answering: neuron-explorer from Neuron 2.29, neuron-profile before), or a path")
       ("reference-python", po::value(&reference_python)->default_value(reference_python),
        "a Python with numpy for the trusted reference");
   po::positional_options_description pos;

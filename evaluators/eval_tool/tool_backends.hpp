@@ -33,6 +33,7 @@ struct BackendFlags {
   std::string nki_python = "auto", nki_cores = "0", nki_generation = "trn1";
   std::string nki_runner_dir = "/usr/share/accelopt/nki";
   bool nki_simulate = false;
+  bool startup_check = true;  // nki: NkiBackend::StartupTimingCheck when made (not for a Slurm job)
   std::string triton_python = "/usr/bin/python3";
 };
 

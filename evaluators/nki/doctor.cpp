@@ -45,8 +45,138 @@ Run Exec(Env* env, std::vector<std::string> argv, const std::map<std::string, st
 
 }  // namespace
 
+namespace {
+
+// The interpreter's SDK: what it can do and which path that gives
+// (sdk.hpp). Adds the "neuronxcc" and "sdk" checks; *kc gets the choice.
+bool CheckSdk(const NkiConfig& c, Env* env, const std::map<std::string, std::string>& extra, const DoctorOptions& o,
+              NkiConfig* kc, std::vector<DoctorCheck>* out) {
+  SdkProbeOptions po;
+  po.python = c.python;
+  po.env = extra;
+  po.dpkg_status = o.dpkg_status;
+  SdkVersions v = ProbeSdk(po, env);
+  auto choice = ChooseSdk(v);
+  const bool stand_in_refused = v.stand_in && !o.allow_test_stand_in;
+  std::string fix;
+  if (stand_in_refused) {
+    fix = "remove tests/fakes/nki from PYTHONPATH; install the Neuron SDK";
+  } else if (!v.python_error.empty()) {
+    fix = v.python_error.find("timed out") != std::string::npos
+              ? "the interpreter did not answer the probe within " + std::to_string(kProbeTimeoutMs / 1000) +
+                    " s (a cold first import of the SDK); run '" + c.python + " -c \"import nki\"' once and retry"
+              : "the interpreter failed the probe: " + v.python_error;
+  } else {
+    std::string errs;
+    if (!v.neuronxcc_import_error.empty()) errs += "neuronxcc.nki: " + v.neuronxcc_import_error;
+    if (!v.nki_import_error.empty()) errs += (errs.empty() ? "" : "; ") + std::string("nki: ") + v.nki_import_error;
+    fix = "install the Neuron compiler in that environment (" + c.python +
+          " -m pip install neuronx-cc nki --extra-index-url=https://pip.repos.neuron.amazonaws.com)" +
+          (errs.empty() ? "" : "; the imports failed with: " + errs);
+  }
+  const bool ok = choice.ok() && !stand_in_refused;
+  std::string detail = stand_in_refused ? "this is accelopt's test-only stand-in (tests/fakes/nki), not the Neuron SDK (" +
+                                              DescribeVersions(v) + ")"
+                       : choice.ok()    ? DescribeVersions(v) + (v.stand_in ? " [test stand-in, allowed by the test]" : "")
+                                        : choice.status().message();
+  if (!choice.ok() && !v.python_error.empty()) detail += "; the interpreter: " + v.python_error;
+  out->push_back({"neuronxcc", ok, false, detail, fix});
+  if (choice.ok()) {
+    kc->sdk = *choice;
+    std::string d = "uses " + choice->Describe();
+    for (const auto& w : choice->warnings) d += "; WARNING: " + w;
+    out->push_back({"sdk", true, false, d, ""});
+  } else {
+    out->push_back({"sdk", false, true, "not chosen: see neuronxcc", ""});
+  }
+  return ok;
+}
+
+// neuron-ls and the cores (and the slot's LNC) it reports.
+bool CheckCores(const NkiConfig& c, Env* env, const std::map<std::string, std::string>& extra, NkiConfig* kc,
+                std::vector<DoctorCheck>* out) {
+  const std::string path = extra.count("PATH") ? extra.at("PATH") : "/usr/local/bin:/usr/bin:/bin";
+  std::string flag;
+  auto ls = RunNeuronLs(env, path, &flag);
+  bool all = true;
+  auto add = [&](DoctorCheck d) {
+    all &= d.ok;
+    out->push_back(std::move(d));
+  };
+  add({"neuron-ls", ls.ok(), false, ls.ok() ? flag + ": ran" : ls.status().message(),
+       c.auto_cores() ? std::string(kNeuronLsFix) : "install the Neuron tools (apt-get install aws-neuronx-tools)"});
+  if (!ls.ok()) {
+    out->push_back({"cores", false, true, "not checked: neuron-ls did not run", ""});
+    return false;
+  }
+  auto inv = ParseNeuronLsJson(*ls);
+  if (!inv.ok()) {
+    add({"cores", false, false, inv.status().message(), kNeuronLsFix});
+    return false;
+  }
+  // The slot's LNC: neuron-ls's, or the configured one (which must agree).
+  std::string lnc_note;
+  if (c.lnc_spec == "auto") {
+    kc->lnc = inv->lnc.value_or(1);
+  } else if (inv->lnc && *inv->lnc != c.lnc) {
+    add({"cores", false, false,
+         "evaluators.nki.logical_nc_config is " + std::to_string(c.lnc) + " but neuron-ls reports " +
+             std::to_string(*inv->lnc) + ": every NEFF would fail to load",
+         "set evaluators.nki.logical_nc_config to \"auto\" or " + std::to_string(*inv->lnc)});
+    return false;
+  }
+  lnc_note = "; each slot a logical NeuronCore at LNC=" + std::to_string(kc->lnc);
+  if (c.auto_cores()) {
+    auto cores = AutoCores(*inv, env->GetEnvVar("NEURON_RT_VISIBLE_CORES"));
+    if (cores.ok()) kc->cores = *cores;
+    add({"cores", cores.ok(), false,
+         cores.ok() ? "evaluators.nki.cores 'auto': " + inv->Describe() + " reported by neuron-ls; " +
+                          std::to_string(cores->size()) + " evaluation slots (cores " + std::to_string(cores->front()) +
+                          ".." + std::to_string(cores->back()) + ")" + lnc_note
+                    : cores.status().message(),
+         "unset NEURON_RT_VISIBLE_CORES or make it name existing cores; or " + std::string(kNeuronLsFix)});
+  } else {
+    const int want_max = c.cores.empty() ? -1 : c.cores.back();
+    add({"cores", inv->total_cores > want_max, false,
+         std::to_string(inv->total_cores) + " NeuronCores reported by neuron-ls (" + inv->Describe() +
+             "); evaluators.nki.cores '" + c.cores_spec + "'" + lnc_note,
+         "list only existing cores in evaluators.nki.cores (0.." + std::to_string(std::max(inv->total_cores - 1, 0)) +
+             "), or \"auto\""});
+  }
+  return all;
+}
+
+// The fix for a failed timed identity kernel, by what failed.
+std::string KernelFix(const NkiEvalOutcome& r, const NkiConfig& kc) {
+  const std::string& why = r.reason;
+  if (why.find("LNC") != std::string::npos || why.find("logical") != std::string::npos ||
+      why.find("NEURON_LOGICAL_NC_CONFIG") != std::string::npos)
+    return "the kernel's LNC and the runtime's disagree (LNC=" + std::to_string(kc.lnc) + ", set by " +
+           kc.sdk.lnc_call + "): check evaluators.nki.logical_nc_config against neuron-ls";
+  if (why.find("inspect") != std::string::npos)
+    return "the runtime captured no device profile: the runtime's inspect variables (NEURON_RT_INSPECT_*) must reach "
+           "the runtime at its start; check that nothing in the venv resets them";
+  if (why.find("summary") != std::string::npos)
+    return "the profiler's summary is a layout accelopt cannot read (evaluators/nki/profile.hpp): report it with the "
+           "profiler's version";
+  if (why.find(kc.ProfilerCommand()) != std::string::npos)
+    return "the profiler failed: run it by hand on the artifacts (evaluators.nki.profiler)";
+  return "run the same kernel by hand with NEURON_RT_VISIBLE_CORES=" +
+         std::to_string(kc.cores.empty() ? 0 : kc.cores.front()) + " and NEURON_LOGICAL_NC_CONFIG=" +
+         std::to_string(kc.lnc);
+}
+
+}  // namespace
+
 std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std::map<std::string, std::string>& extra,
                                    const std::string& dpkg_status) {
+  DoctorOptions o;
+  o.dpkg_status = dpkg_status;
+  return RunDoctor(config, env, extra, o);
+}
+
+std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std::map<std::string, std::string>& extra,
+                                   const DoctorOptions& o) {
   std::vector<DoctorCheck> out;
   // The interpreter ("auto": the newest Neuron venv, evaluators/nki/venv.hpp).
   NkiConfig c = config;
@@ -73,80 +203,29 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std:
     Run np = Exec(env, {c.python, "-c", "import numpy; print(numpy.__version__)"}, extra);
     all &= add({"numpy", np.ok, false, np.ok ? "numpy " + FirstLine(np.out) : LastLine(np.err),
                 "install numpy in that environment: " + c.python + " -m pip install numpy"});
-    // The SDK's generation (evaluators/nki/sdk.hpp): which path the runner uses.
-    SdkProbeOptions po;
-    po.python = c.python;
-    po.env = extra;
-    po.dpkg_status = dpkg_status;
-    SdkVersions v = ProbeSdk(po, env);
-    auto choice = ChooseSdk(v);
-    const bool stand_in = v.stand_in;
-    all &= add({"neuronxcc", choice.ok() && !stand_in, false,
-                stand_in ? "this is accelopt's test-only stand-in (tests/fakes/nki), not the Neuron SDK (" +
-                               DescribeVersions(v) + ")" + (choice.ok() ? "" : "; " + choice.status().message())
-                : choice.ok() ? DescribeVersions(v)
-                              : choice.status().message(),
-                stand_in ? "remove tests/fakes/nki from PYTHONPATH; install neuronx-cc"
-                         : "install the Neuron compiler in that environment: " + c.python +
-                               " -m pip install neuronx-cc --extra-index-url=https://pip.repos.neuron.amazonaws.com "
-                               "(Neuron 2.28 and later: also the nki package); supported: " +
-                               kSupportedSdks});
-    if (choice.ok()) {
-      kc.sdk = *choice;
-      out.push_back({"sdk", true, false, "uses " + choice->Describe(), ""});
-    } else {
-      out.push_back({"sdk", false, true, "not chosen: see neuronxcc", ""});
-    }
+    all &= CheckSdk(c, env, extra, o, &kc, &out);
   } else {
     for (const char* n : {"numpy", "neuronxcc", "sdk"}) out.push_back({n, false, true, "not checked: no interpreter", ""});
   }
-  // The tools.
+  // The profiler the probe found (or the configured one).
   const std::string profiler = kc.ProfilerCommand();
   Run prof = Exec(env, {profiler, "--help"}, extra);
-  all &= add({"profiler", prof.started, false, prof.started ? profiler + ": found" : profiler + ": not found",
+  const bool prof_ok = prof.started;  // as the probe: present unless not found (127)
+  all &= add({"profiler", prof_ok, false, profiler + (prof_ok ? ": answers" : prof.started ? ": " + prof.how : ": not found"),
               "install the Neuron tools (Debian/Ubuntu: apt-get install aws-neuronx-tools; they live in "
               "/opt/aws/neuron/bin; neuron-profile up to Neuron 2.28, neuron-explorer from 2.29) or set "
               "evaluators.nki.profiler"});
-  const std::string ls_exe =
-      FindNeuronLs(env, extra.count("PATH") ? extra.at("PATH") : "/opt/aws/neuron/bin:/usr/local/bin:/usr/bin:/bin");
-  Run ls = Exec(env, {ls_exe.empty() ? "neuron-ls" : ls_exe, "--json-output"}, extra);
-  all &= add({"neuron-ls", ls.ok, false, ls.ok ? "neuron-ls: ran" : std::string("neuron-ls: ") + (ls.started ? ls.how : "not found"),
-              c.auto_cores() ? std::string(kNeuronLsFix) : "install the Neuron tools (apt-get install aws-neuronx-tools)"});
   // The devices.
   std::vector<std::string> devs;
-  if (auto names = env->ListDir("/dev"); names.ok())
+  if (auto names = env->ListDir(o.dev_dir); names.ok())
     for (const auto& n : *names)
-      if (n.rfind("neuron", 0) == 0) devs.push_back("/dev/" + n);
+      if (n.rfind("neuron", 0) == 0) devs.push_back(o.dev_dir + "/" + n);
   all &= add({"devices", !devs.empty(), false,
-              devs.empty() ? "no /dev/neuron* on this host" : std::to_string(devs.size()) + " devices (" + devs[0] + ", ...)",
+              devs.empty() ? "no " + o.dev_dir + "/neuron* on this host"
+                           : std::to_string(devs.size()) + " devices (" + devs[0] + ", ...)",
               "this host needs Trainium devices and the Neuron driver (apt-get install aws-neuronx-dkms); the "
               "service needs access to /dev/neuron* (systemd drop-in: docs/evaluation.md, 'nki')"});
-  // The cores: a configured list against neuron-ls, or (auto) what the daemon would use.
-  if (ls.ok) {
-    auto inv = ParseNeuronLsJson(ls.out);
-    if (!inv.ok()) {
-      all &= add({"cores", false, false, inv.status().message(), kNeuronLsFix});
-    } else if (c.auto_cores()) {
-      auto cores = AutoCores(*inv, env->GetEnvVar("NEURON_RT_VISIBLE_CORES"));
-      if (cores.ok()) kc.cores = *cores;
-      all &= add({"cores", cores.ok(), false,
-                  cores.ok() ? "evaluators.nki.cores 'auto': " + inv->Describe() + " reported by neuron-ls; " +
-                                   std::to_string(cores->size()) + " evaluation slots (cores " +
-                                   std::to_string(cores->front()) + ".." + std::to_string(cores->back()) + ")"
-                             : cores.status().message(),
-                  "unset NEURON_RT_VISIBLE_CORES or make it name existing cores; or " + std::string(kNeuronLsFix)});
-    } else {
-      const int want_max = c.cores.empty() ? -1 : c.cores.back();
-      all &= add({"cores", inv->total_cores > want_max, false,
-                  std::to_string(inv->total_cores) + " NeuronCores reported by neuron-ls (" + inv->Describe() +
-                      "); evaluators.nki.cores '" + c.cores_spec + "'",
-                  "list only existing cores in evaluators.nki.cores (0.." +
-                      std::to_string(std::max(inv->total_cores - 1, 0)) + "), or \"auto\""});
-    }
-  } else {
-    all = false;
-    out.push_back({"cores", false, true, "not checked: neuron-ls did not run", ""});
-  }
+  all &= CheckCores(c, env, extra, &kc, &out);
   Run ref = Exec(env, {c.reference_python, "-c", "import numpy"}, {});
   all &= add({"reference", ref.ok, false,
               c.reference_python + (ref.ok ? ": numpy importable" : ": " + (ref.started ? LastLine(ref.err) : "not found")),
@@ -159,19 +238,24 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std:
                 "install accelopt's nki runner files (make install puts them in share/accelopt/nki) or set "
                 "evaluators.nki.runner_dir"});
   }
-  // A trivial kernel, compiled and run on the first core.
-  if (all) {
-    NkiBackendOptions o;
-    o.config = kc;
-    o.env = env;
-    o.runner_env = extra;
-    NkiBackend b(o);
-    Status st = b.HealthCheck(kc.cores.front());
-    out.push_back({"kernel", st.ok(), false,
-                   st.ok() ? "an identity kernel compiled and ran on NeuronCore " + std::to_string(kc.cores.front())
-                           : st.message(),
-                   "see the message; run the same kernel by hand with NEURON_RT_VISIBLE_CORES=" +
-                       std::to_string(kc.cores.front())});
+  // The identity kernel, compiled, run, checked and timed on the first core
+  // at the slot's LNC.
+  if (all && !kc.cores.empty()) {
+    NkiBackendOptions bo;
+    bo.config = kc;
+    bo.env = env;
+    bo.runner_env = extra;
+    bo.allow_test_stand_in = o.allow_test_stand_in;
+    NkiBackend b(bo);
+    const int core = kc.cores.front();
+    NkiEvalOutcome r = b.RunIdentity(core, true);
+    const bool ok = r.status == "ok" && r.timing.has_value();
+    out.push_back({"kernel", ok, false,
+                   ok ? "an identity kernel compiled, ran and was timed on NeuronCore " + std::to_string(core) +
+                            " at LNC=" + std::to_string(kc.lnc) + " (" + std::to_string(r.timing->latency_s * 1e6) +
+                            " us, " + (r.profile ? r.profile->layout : std::string("?")) + " summary)"
+                      : "the timed identity kernel at LNC=" + std::to_string(kc.lnc) + ": " + r.status + ": " + r.reason,
+                   KernelFix(r, kc)});
   } else {
     out.push_back({"kernel", false, true, "not run: fix the checks above first", ""});
   }

@@ -2,20 +2,26 @@
 // Each check names what it looked at and, when it fails, the fix:
 //   python        evaluators.nki.python runs
 //   numpy         ... and imports numpy
-//   neuronxcc     ... and the Neuron SDK's versions (neuronx-cc, the nki
-//                 package, runtime and tools: evaluators/nki/sdk.hpp) are a
-//                 supported generation; the test-only stand-in
-//                 (tests/fakes/nki) is a failure
-//   sdk           which path the runner uses (neuronxcc.nki up to 2.27, the
-//                 nki package from 2.28) and which profiler
-//   profiler, neuron-ls   on PATH (plus /opt/aws/neuron/bin): neuron-profile
-//                 or neuron-explorer, as the SDK ships
-//   devices       /dev/neuron* exist and are readable
-//   cores         the configured cores exist (neuron-ls --json-output); with
-//                 "auto", the cores the daemon would detect (neuron_ls.hpp)
+//   neuronxcc     ... and what the SDK can do (evaluators/nki/sdk.hpp: which
+//                 namespaces import, which profilers answer, the release)
+//                 gives a path; the fix names the real cause (the import
+//                 error, a probe that timed out on a cold import); the
+//                 test-only stand-in (tests/fakes/nki) is a failure
+//   sdk           which path the runner uses, which profiler, how the LNC
+//                 is set, and any warning (a release newer than known)
+//   profiler      the profiler the probe found answers (--help)
+//   neuron-ls     answers with JSON (--json-output, or 2.34's
+//                 --output-format json)
+//   devices       /dev/neuron* exist
+//   cores         the configured cores exist; with "auto", the cores the
+//                 daemon would detect (neuron_ls.hpp); the slot's LNC (from
+//                 neuron-ls, or the configured one, which must agree)
 //   reference     the trusted reference's Python imports numpy
-//   kernel        a trivial kernel compiled and run on the first core and
-//                 checked exactly (only when every check above passed)
+//   kernel        an identity kernel compiled, run, checked AND timed on the
+//                 first core at the slot's LNC through the evaluation's own
+//                 capture, profiler and summary parser (one short round):
+//                 "yes" only where a timed evaluation works (only when every
+//                 check above passed)
 // Every OS access through the Env. Thread safety: reentrant.
 #pragma once
 
@@ -36,10 +42,18 @@ struct DoctorCheck {
   std::string fix;       // when !ok: what to do
 };
 
+struct DoctorOptions {
+  std::string dpkg_status = "/var/lib/dpkg/status";
+  std::string dev_dir = "/dev";      // where /dev/neuron* are looked for (tests: a folder of their own)
+  bool allow_test_stand_in = false;  // tests only, set in code: the stand-in counts as an SDK
+};
+
 // `runner_env` is added to the checked processes' env (tests).
 std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env,
                                    const std::map<std::string, std::string>& runner_env = {},
                                    const std::string& dpkg_status = "/var/lib/dpkg/status");
+std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env,
+                                   const std::map<std::string, std::string>& runner_env, const DoctorOptions& options);
 
 // "ok      python  /opt/...: Python 3.10.12\nMISSING neuronxcc ...\n  fix: ..."
 std::string FormatDoctor(const std::vector<DoctorCheck>& checks);

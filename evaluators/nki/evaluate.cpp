@@ -8,6 +8,7 @@
 
 #include "evaluators/nki/inputs.hpp"
 #include "evaluators/nki/judge_compare.hpp"
+#include "evaluators/nki/migrate.hpp"
 #include "evaluators/nki/output_files.hpp"
 #include "evaluators/nki/roofline.hpp"
 #include "evaluators/nki/static_check.hpp"
@@ -85,6 +86,8 @@ json NkiEvalOutcome::ToJson() const {
   if (timing) j["timing"] = timing->ToJson();
   if (profile) j["profile"] = profile->ToJson();
   if (percent_of_peak) j["percent_of_peak"] = *percent_of_peak;
+  if (!migration.empty()) j["migration"] = migration;
+  if (!kernel_path.empty()) j["kernel_path"] = kernel_path;
   return j;
 }
 
@@ -142,21 +145,36 @@ class NkiEvaluation {
             {"cases", cases_},          {"outputs", json::array()},     {"artifact_dir", work_.dir + "/artifacts"},
             {"output_dir", output_dir_}, {"reference_dir", reference_dir_},
             {"sdk", {{"path", o_.runner.sdk_path}, {"compile_options", CompileOptions(o_.runner)}, {"lnc", o_.runner.lnc},
-                     {"simulate", o_.runner.simulate}}}};
+                     {"lnc_call", o_.runner.lnc_call}, {"simulate", o_.runner.simulate}}}};
     for (const auto& p : problem_.params)
       if (p.kind == workflows::ParamKind::kOutput) job_["outputs"].push_back({{"name", p.name}, {"elements", p.elements}});
     return true;
   }
 
-  // One runner process: round 0 runs every case (and, when measuring, the
-  // first timing round); later rounds time only. Its records in *recs.
-  bool RunRunner(int round, std::vector<RunnerRecord>* recs) {
+  // One runner process. Classic (the neuronxcc.nki path, nki.baremetal
+  // profiling each call itself): round 0 runs every case and the first
+  // timing round, later rounds time only; iteration is -1. Inspect (the nki
+  // path, Inspect()): round 0's first process runs the cases only
+  // (iteration -2: no timing), then one process per timed iteration, its
+  // inspect variables set at its start, capturing one execution.
+  bool RunRunner(int round, int iteration, std::vector<RunnerRecord>* recs) {
     json rj = job_;
-    if (round > 0) rj["cases"] = 0;
-    if (Timed()) rj["timing"] = {{"round", round}, {"warmup", o_.timing.warmup}, {"iterations", o_.timing.iterations}};
-    auto jf = WriteJob(rj, "runner_job_" + std::to_string(round) + ".json");
+    const bool with_cases = round == 0 && iteration < 0;
+    if (!with_cases) rj["cases"] = 0;
+    std::string inspect_dir;
+    if (Timed() && iteration == -1) {
+      rj["timing"] = {{"round", round}, {"warmup", o_.timing.warmup}, {"iterations", o_.timing.iterations}};
+    } else if (Timed() && iteration >= 0) {
+      rj["timing"] = {{"round", round}, {"iteration", iteration}, {"warmup", InProcessWarmup()},
+                      {"iterations", 1}, {"capture", "inspect"}};
+      inspect_dir = work_.dir + "/inspect_r" + std::to_string(round) + "_i" + std::to_string(iteration);
+      if (Status st = env_->CreateDirs(inspect_dir); !st.ok()) return Internal(st.message());
+    }
+    const std::string tag = std::to_string(round) + (iteration >= 0 ? "_i" + std::to_string(iteration) : "");
+    auto jf = WriteJob(rj, "runner_job_" + tag + ".json");
     if (!jf.ok()) return Internal(jf.status().message());
-    auto run = env_->RunProcess(RunnerProcess(o_.runner, *jf, core_, work_.dir, cancel_));
+    auto run = env_->RunProcess(RunnerProcess(o_.runner, *jf, core_, work_.dir, cancel_, inspect_dir,
+                                              inspect_dir.empty() ? 0 : InProcessWarmup()));
     if (!run.ok()) return Internal("the runner did not start: " + run.status().message());
     res.runner_stderr = Tail(run->stderr_data);
     if (run->outcome == ProcessResult::Outcome::kCancelled) return Ends("cancelled", "");
@@ -224,7 +242,8 @@ class NkiEvaluation {
       if (!f.ok()) return Ends("wrong_result", in_round + ", " + name + " run: " + f.status().message());
       outs[k] = *f;
     }
-    const size_t expected_runs = static_cast<size_t>(o_.timing.warmup + o_.timing.iterations);
+    const size_t expected_runs = static_cast<size_t>(
+        Inspect() ? o_.timing.iterations * (1 + InProcessWarmup()) : o_.timing.warmup + o_.timing.iterations);
     if (runs.size() != expected_runs) {
       return Ends("wrong_result", in_round + ": outputs of " + std::to_string(runs.size()) + " timing runs, expected " +
                                       std::to_string(expected_runs));
@@ -271,8 +290,9 @@ class NkiEvaluation {
       auto t = ChooseRound(rounds, o_.timing);
       if (!t.ok()) return Internal(t.status().message());
       res.timing = *t;
-      auto gen = FindGeneration(o_.generation);
-      if (!gen.ok()) return Internal(gen.status().message());
+      auto physical = FindGeneration(o_.generation);
+      if (!physical.ok()) return Internal(physical.status().message());
+      auto gen = Result<Generation>(PerLogicalCore(*physical, o_.runner.lnc));  // a slot is a logical core
       auto roof = ComputeRoofline(problem_, *gen);
       if (roof.ok()) {
         auto pct = PercentOfPeak(*roof, t->latency_s);
@@ -289,6 +309,12 @@ class NkiEvaluation {
   }
 
   bool Timed() const { return o_.measure && !o_.runner.simulate; }
+  // The nki path: one process per captured execution (runner_link.hpp).
+  bool Inspect() const { return o_.runner.sdk_path == "nki"; }
+  // Warm-ups inside a captured process: only where the runtime can skip
+  // them (NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP, documented from
+  // 2.33); before, the captured execution is the process's first.
+  int InProcessWarmup() const { return o_.runner.inspect_warmup ? o_.timing.warmup : 0; }
 
  private:
   // Written case by case, input by input, chunk by chunk: the judge never
@@ -358,23 +384,53 @@ class NkiEvaluation {
 }  // namespace
 
 NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::string& reference_path,
-                           const std::string& kernel_source, int core, const NkiEvalOptions& o, Env* env,
+                           const std::string& kernel_source, int core, const NkiEvalOptions& options, Env* env,
                            const std::atomic<bool>* cancel) {
-  if (Status st = CheckKernelSource(kernel_source, o.runner.sdk_path == "nki" ? NkiPath::kNki : NkiPath::kBeta1);
-      !st.ok()) {
+  // The kernel's path on this host (NkiEvalOptions::beta1_available).
+  NkiEvalOptions o = options;
+  std::string source = kernel_source;
+  std::vector<std::string> migration;
+  auto refuse = [&](const std::string& why) {
     NkiEvalOutcome res;
     res.simulated = o.runner.simulate;
     res.status = "rejected";
-    res.reason = st.message();
+    res.reason = why;
     return res;
+  };
+  if (o.runner.sdk_path == "nki" && UsesNeuronxccNki(source)) {
+    auto m = MigrateBeta1ToNki(source);
+    if (m.ok()) {
+      source = m->source;
+      migration = m->rewrites;
+    } else if (o.beta1_available && !o.runner.simulate) {
+      o.runner.sdk_path = "neuronxcc";
+      o.runner.lnc_call = "compile_flag";
+    } else {
+      return refuse("a neuronxcc.nki (NKI Beta 1) kernel on a host that runs NKI through the nki package, and it "
+                    "cannot be migrated: " + m.status().message());
+    }
   }
+  if (Status st = CheckKernelSource(source, o.runner.sdk_path == "nki" ? NkiPath::kNki : NkiPath::kBeta1); !st.ok())
+    return refuse(st.message());
   NkiEvaluation e(problem, reference_path, core, o, env, cancel);
-  if (!e.Prepare(kernel_source)) return e.res;
+  e.res.migration = migration;
+  e.res.kernel_path = o.runner.sdk_path;
+  if (!e.Prepare(source)) return e.res;
   std::vector<TimingRound> rounds;
   for (int round = 0;; ++round) {
     std::vector<RunnerRecord> recs;
-    if (!e.RunRunner(round, &recs)) return e.res;
-    if (round == 0 && !e.CheckCases(recs)) return e.res;
+    if (!e.Inspect()) {
+      if (!e.RunRunner(round, -1, &recs)) return e.res;
+      if (round == 0 && !e.CheckCases(recs)) return e.res;
+    } else {
+      if (round == 0 && (!e.RunRunner(0, -2, &recs) || !e.CheckCases(recs))) return e.res;
+      recs.clear();
+      for (int it = 0; e.Timed() && it < o.timing.iterations; ++it) {
+        std::vector<RunnerRecord> one;
+        if (!e.RunRunner(round, it, &one)) return e.res;
+        recs.insert(recs.end(), one.begin(), one.end());
+      }
+    }
     if (!e.Timed()) break;
     if (!e.CheckTimedRuns(recs, round) || !e.TimeRound(recs, round, &rounds)) return e.res;
     if (!NeedAnotherRound(rounds, o.timing)) break;

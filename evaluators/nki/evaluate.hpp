@@ -47,6 +47,12 @@ struct NkiEvalOptions {
   std::string work_root = "/tmp"; // a private folder per evaluation is made under it
   bool keep_work_dir = false;
   bool allow_test_stand_in = false;  // tests only (set in code, never from a config)
+  // On the nki path: a neuronxcc.nki (Beta 1) kernel is migrated
+  // (evaluators/nki/migrate.hpp); one that cannot be is run as it is on the
+  // neuronxcc.nki path when that namespace with nki.baremetal imports here
+  // (SdkChoice::beta1_available: 2.28..2.33 keep it, per the NKI notes'
+  // "postponed" removal), else refused with the migration's reason.
+  bool beta1_available = false;
 };
 
 struct NkiEvalOutcome {
@@ -61,6 +67,8 @@ struct NkiEvalOutcome {
   std::optional<DeviceProfile> profile;
   std::optional<double> percent_of_peak;
   std::string runner_stderr;      // the tail, for the fixer (never a result)
+  std::vector<std::string> migration;  // the Beta 1 -> nki rewrites made to the kernel (migrate.hpp)
+  std::string kernel_path;             // "nki" | "neuronxcc": the path the kernel ran on
   json ToJson() const;
 };
 

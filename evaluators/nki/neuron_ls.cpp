@@ -44,14 +44,42 @@ std::string NeuronInventory::Describe() const {
 }
 
 Result<NeuronInventory> ParseNeuronLsJson(const std::string& text) {
-  const std::string what = "neuron-ls --json-output";
-  auto j = ParseJson(text);
-  if (!j.ok()) return InvalidArgument(what + ": not JSON (" + j.status().message() + ")");
-  if (!j->is_array()) {
-    return InvalidArgument(what + ": expected a JSON array of devices, got " + std::string(j->type_name()) +
-                           " (Neuron 2.34 replaced --json-output with --output-format json, which accelopt does not "
-                           "read yet)");
+  const std::string what = "neuron-ls JSON";
+  auto parsed = ParseJson(text);
+  if (!parsed.ok()) return InvalidArgument(what + ": not JSON (" + parsed.status().message() + ")");
+  // --json-output (up to 2.33): the array of devices. --output-format json
+  // (2.34): an object with top-level fields for what applies to more than
+  // one device; its device list is found by content (the member that is an
+  // array of objects with "nc_count"), never by a guessed name.
+  std::optional<int> top_lnc;
+  const json* arr = &*parsed;
+  if (parsed->is_object()) {
+    arr = nullptr;
+    std::string names;
+    for (auto it = parsed->begin(); it != parsed->end(); ++it) {
+      names += (names.empty() ? "" : ", ") + it.key();
+      const json& m = it.value();
+      if (!m.is_array() || m.empty() || !m[0].is_object() || !m[0].contains("nc_count")) continue;
+      if (arr) return InvalidArgument(what + ": several members list devices ('" + it.key() + "' and another)");
+      arr = &m;
+    }
+    if (!arr) {
+      return InvalidArgument(what + ": an object whose members (" + names +
+                             ") hold no array of devices with \"nc_count\" (the --output-format json of Neuron 2.34 "
+                             "is read by content; this one is a layout accelopt does not know)");
+    }
+    for (const char* k : {"logical_neuroncore_config", "logical-neuroncore-config"}) {
+      if (!parsed->contains(k)) continue;
+      const json& l = (*parsed)[k];
+      if (!l.is_number_integer() || (l.get<int64_t>() != 1 && l.get<int64_t>() != 2))
+        return InvalidArgument(what + "." + k + ": must be 1 or 2");
+      top_lnc = static_cast<int>(l.get<int64_t>());
+    }
+  } else if (!parsed->is_array()) {
+    return InvalidArgument(what + ": expected a JSON array of devices (--json-output) or an object listing them "
+                           "(--output-format json), got " + std::string(parsed->type_name()));
   }
+  const json* j = arr;
   if (j->empty()) return InvalidArgument(what + ": no Neuron devices listed");
   NeuronInventory inv;
   std::set<int> seen;
@@ -92,6 +120,13 @@ Result<NeuronInventory> ParseNeuronLsJson(const std::string& text) {
     }
     inv.devices.push_back(dev);
   }
+  if (top_lnc) {
+    if (inv.lnc && *inv.lnc != *top_lnc)
+      return InvalidArgument(what + ": logical_neuroncore_config " + std::to_string(*top_lnc) + " at the top, " +
+                             std::to_string(*inv.lnc) + " on a device");
+    inv.lnc = top_lnc;
+    for (auto& d : inv.devices) d.lnc = top_lnc;
+  }
   std::sort(inv.devices.begin(), inv.devices.end(),
             [](const NeuronDevice& a, const NeuronDevice& b) { return a.index < b.index; });
   for (const auto& d : inv.devices) inv.total_cores += d.cores;
@@ -118,40 +153,42 @@ Result<std::vector<int>> AutoCores(const NeuronInventory& inv, const std::option
   return *listed;
 }
 
-std::string FindNeuronLs(Env* env, const std::string& path) {
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    const std::string dir = path.substr(start, end - start);
-    if (!dir.empty() && env->IsFile(dir + "/neuron-ls")) return dir + "/neuron-ls";
-    start = end + 1;
-  }
-  return "";
-}
+std::string FindNeuronLs(Env* env, const std::string& path) { return FindTool(env, path, "neuron-ls"); }
 
-Result<std::string> RunNeuronLs(Env* env, const std::string& path) {
-  ProcessSpec p;
+Result<std::string> RunNeuronLs(Env* env, const std::string& path, std::string* flag) {
   const std::string search =
       (path.empty() ? std::string("/usr/local/bin:/usr/bin:/bin") : path) + ":/opt/aws/neuron/bin";
   const std::string exe = FindNeuronLs(env, search);
   if (exe.empty()) return NotFound("neuron-ls not found (PATH " + search + ")");
-  p.argv = {exe, "--json-output"};
-  p.clear_env = true;
-  p.env_set["PATH"] = search;
-  p.timeout = std::chrono::milliseconds(30000);
-  auto r = env->RunProcess(p);
-  if (!r.ok()) return Unavailable("neuron-ls could not be started: " + r.status().message());
-  if (!r->Succeeded()) {
+  // Capability, not version: the JSON flag up to 2.33, then the one 2.34
+  // replaced it with ("Announcing end of support for the neuron-ls JSON
+  // output format starting with Neuron 2.34": --output-format json).
+  std::string failures;
+  for (std::vector<std::string> args : {std::vector<std::string>{"--json-output"},
+                                        std::vector<std::string>{"--output-format", "json"}}) {
+    ProcessSpec p;
+    p.argv = {exe};
+    p.argv.insert(p.argv.end(), args.begin(), args.end());
+    p.clear_env = true;
+    p.env_set["PATH"] = search;
+    p.timeout = std::chrono::milliseconds(30000);
+    auto r = env->RunProcess(p);
+    if (!r.ok()) return Unavailable("neuron-ls could not be started: " + r.status().message());
+    const std::string name = "neuron-ls " + args[0] + (args.size() > 1 ? " " + args[1] : "");
+    if (r->Succeeded()) {
+      if (flag) *flag = name;
+      return r->stdout_data;
+    }
     const std::string last = NeuronLsLastLine(r->stderr_data);
-    return Unavailable("neuron-ls --json-output failed (" + r->Describe() + ")" + (last.empty() ? "" : ": " + last));
+    failures += (failures.empty() ? "" : "; ") + name + " failed (" + r->Describe() + ")" + (last.empty() ? "" : ": " + last);
   }
-  return r->stdout_data;
+  return Unavailable(failures);
 }
 
 Status ResolveAutoCores(NkiConfig* c, Env* env, std::string* how) {
   if (c->cores_spec != "auto") return Status::Ok();
-  ACCELOPT_ASSIGN_OR_RETURN(std::string out, RunNeuronLs(env, env->GetEnvVar("PATH").value_or("")));
+  std::string flag;
+  ACCELOPT_ASSIGN_OR_RETURN(std::string out, RunNeuronLs(env, env->GetEnvVar("PATH").value_or(""), &flag));
   ACCELOPT_ASSIGN_OR_RETURN(NeuronInventory inv, ParseNeuronLsJson(out));
   const auto visible = env->GetEnvVar("NEURON_RT_VISIBLE_CORES");
   ACCELOPT_ASSIGN_OR_RETURN(c->cores, AutoCores(inv, visible));
@@ -164,7 +201,7 @@ Status ResolveAutoCores(NkiConfig* c, Env* env, std::string* how) {
                   ": every NEFF would fail to load (set it to \"auto\" or " + std::to_string(*inv.lnc) + ")");
   }
   if (how) {
-    *how = "auto: " + inv.Describe() + " (neuron-ls)";
+    *how = "auto: " + inv.Describe() + " (" + flag + ")";
     if (visible && !visible->empty()) *how += ", NEURON_RT_VISIBLE_CORES=" + *visible;
     *how += "; using " + std::to_string(c->cores.size()) + (c->cores.size() == 1 ? " core" : " cores");
     if (inv.lnc || c->lnc != 1) *how += ", logical_nc_config " + std::to_string(c->lnc);

@@ -9,9 +9,14 @@
 // "neuron_processes", are ignored). That the array holds "nc_count" per device is also what public
 // parsers of this output read (e.g. Ray's Neuron accelerator detection);
 // it was never checked against a real neuron-ls here (no Trainium host).
-// Neuron 2.34 announced the end of `--json-output` in favour of
-// `--output-format json`, a different layout: output that is not the array
-// above is refused with a message saying so, never guessed at.
+// Neuron 2.34 ended `--json-output` in favour of `--output-format json`
+// ("Announcing end of support for the neuron-ls JSON output format starting
+// with Neuron 2.34": "adds top-level fields for information that applies to
+// more than one device, such as instance and UltraServer details"). Its
+// layout is not documented beyond that: an object is read by content (the
+// one member that is an array of device objects with "nc_count", and a
+// top-level logical_neuroncore_config); anything else is refused naming its
+// members. Unverified on a 2.34 host.
 //
 // Core ids are global, as NEURON_RT_VISIBLE_CORES counts them: the devices in
 // order of "neuron_device", device d's cores after those of the devices before
@@ -78,7 +83,9 @@ std::string FindNeuronLs(Env* env, const std::string& path);
 // environment with that PATH; 30 s at most) and returns its stdout.
 // kNotFound when it is not found, kUnavailable when it fails (its exit and
 // last line of stderr).
-Result<std::string> RunNeuronLs(Env* env, const std::string& path);
+// Tries `--json-output` (up to 2.33), then `--output-format json` (2.34);
+// `*flag` (optional) says which answered.
+Result<std::string> RunNeuronLs(Env* env, const std::string& path, std::string* flag = nullptr);
 
 // When `config->cores_spec` is "auto": runs neuron-ls with the process's PATH
 // (through `env`), applies NEURON_RT_VISIBLE_CORES (from `env`) and sets

@@ -80,6 +80,9 @@ NkiEvalOptions NkiBackend::EvalOptions(const EvalSettings& s) const {
   e.runner.profiler = o_.config.ProfilerCommand();
   e.runner.sdk_path = o_.config.sdk.PathName();
   e.runner.lnc = o_.config.lnc;
+  e.runner.lnc_call = o_.config.sdk.lnc_call;
+  e.runner.inspect_warmup = o_.config.sdk.inspect_warmup;
+  e.beta1_available = o_.config.sdk.beta1_available;
   e.runner.simulate = o_.simulate;
   e.runner.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
   e.runner.env = o_.runner_env;
@@ -96,26 +99,53 @@ NkiEvalOptions NkiBackend::EvalOptions(const EvalSettings& s) const {
   return e;
 }
 
-Status NkiBackend::HealthCheck(int core) {
+NkiEvalOutcome NkiBackend::RunIdentity(int core, bool timed) {
   Env* env = o_.env;
   const std::string dir = (o_.config.work_dir.empty() ? "/tmp" : o_.config.work_dir) + "/accelopt-nki-health-" +
                           std::to_string(core) + "-" + std::to_string(env->RandomU64() % 1000000);
-  ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(dir));
-  Status st = env->WriteFileAtomic(dir + "/reference.py", kIdentityReference);
   NkiEvalOutcome r;
+  Status st = env->CreateDirs(dir);
+  if (st.ok()) st = env->WriteFileAtomic(dir + "/reference.py", kIdentityReference);
   if (st.ok()) {
     EvalSettings s;
     s.timeout_s = 120;
     NkiEvalOptions e = EvalOptions(s);
-    e.measure = false;
+    e.measure = timed;
+    // One short round (1 warm-up, 2 captured executions): enough to see the
+    // capture, the profiler and its summary work, not a measurement.
+    if (timed) e.timing = TimingRule{1, 2, 1, 1.0};
     e.normal_cases = 1;
     r = EvaluateNki(IdentityProblem(), dir + "/reference.py", IdentityKernel(o_.config.sdk.path), core, e, env,
                     nullptr);
+  } else {
+    r.status = "internal_error";
+    r.reason = st.message();
   }
   (void)env->RemoveAll(dir);
-  ACCELOPT_RETURN_IF_ERROR(st);
+  return r;
+}
+
+Status NkiBackend::HealthCheck(int core) {
+  NkiEvalOutcome r = RunIdentity(core, false);
   if (r.status != "ok") return Status(Code::kUnavailable, "identity kernel: " + r.status + ": " + r.reason);
   return Status::Ok();
+}
+
+Status NkiBackend::StartupTimingCheck() {
+  if (o_.simulate || o_.config.cores.empty()) return Status::Ok();
+  const int core = o_.config.cores.front();
+  NkiEvalOutcome r = RunIdentity(core, true);
+  if (r.status == "ok") return Status::Ok();
+  const std::string what = "the start-up timing check (an identity kernel timed on NeuronCore " +
+                           std::to_string(core) + " at LNC=" + std::to_string(o_.config.lnc) + ", " +
+                           o_.config.sdk.Describe() + "): " + r.status + ": " + r.reason;
+  for (const char* systemic : {"unknown summary layout", "inspect folder holds", "inspect variables were not set",
+                               " failed: "}) {
+    if (r.reason.find(systemic) != std::string::npos)
+      return Status(Code::kFailedPrecondition, what + " (every timed evaluation would fail the same way; "
+                                                      "accelopt-eval doctor nki)");
+  }
+  return Status(Code::kUnavailable, what);
 }
 
 EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
@@ -171,7 +201,15 @@ EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
                 {"neuron_core", *core},
                 {"neuron_sdk", o_.config.sdk.Release()},
                 {"nki_path", o_.config.sdk.PathName()},
-                {"logical_nc_config", o_.config.lnc}};
+                {"logical_nc_config", o_.config.lnc},
+                {"lnc_call", out.kernel_path == "neuronxcc" ? "compile_flag" : o_.config.sdk.lnc_call},
+                {"kernel_path", out.kernel_path},
+                {"capture", o_.config.sdk.path == NkiPath::kBeta1 ? "nki.baremetal save_trace_name, each timed call"
+                            : o_.config.sdk.inspect_warmup
+                                ? "runtime inspect, one process per timed execution, warm-ups skipped by NUM_WARMUP"
+                                : "runtime inspect, one process per timed execution, the process's first execution "
+                                  "(no in-process warm-up before 2.33)"}};
+  if (!out.migration.empty()) r.hardware["migration"] = out.migration;
   r.sandbox = {{"network_isolated", true}, {"process_group", true}, {"runner", "python"}};
   r.timings.total_s = static_cast<double>(o_.env->MonotonicNanos() - start) / 1e9;
   return r;

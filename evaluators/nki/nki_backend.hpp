@@ -46,6 +46,18 @@ class NkiBackend : public Backend {
   // The health check the pool runs on a suspect core (public for tests and
   // the doctor): an identity kernel through the runner on `core`.
   Status HealthCheck(int core);
+  // The identity kernel on `core`: checked only (the health check), or also
+  // timed in one short round by the evaluation's own capture, profiler and
+  // summary parser at the configured LNC (the doctor's "kernel" check).
+  NkiEvalOutcome RunIdentity(int core, bool timed);
+  // At start (daemon, accelopt-eval run; not with simulate): the identity
+  // kernel timed once on the first core. What would fail every timed
+  // evaluation the same way (a profile summary layout the parser does not
+  // know, an empty device-profile capture, a profiler that fails) is
+  // kFailedPrecondition naming it: refused once, at start, not per
+  // evaluation. Any other failure is kUnavailable, for the caller to log
+  // (the core pool's health checks deal with a bad core).
+  Status StartupTimingCheck();
   NeuronCorePool& pool() { return *pool_; }
 
  private:

@@ -8,7 +8,8 @@
 //                       "0,2-3", or "auto" (the default when absent): at
 //                       daemon start `neuron-ls --json-output` counts them
 //                       (devices x cores per device, restricted to
-//                       NEURON_RT_VISIBLE_CORES when that is set;
+//                       NEURON_RT_VISIBLE_CORES when that is set; 2.34's
+//                       `--output-format json` when --json-output fails;
 //                       evaluators/nki/neuron_ls.hpp). A missing or failing
 //                       neuron-ls stops the start with the fix. --check-config
 //                       accepts "auto" without running neuron-ls.
@@ -18,10 +19,10 @@
 //                       (default /usr/bin/python3)
 //   "runner_dir"        the folder of runner.py and reference_runner.py
 //                       (default /usr/share/accelopt/nki)
-//   "profiler"          "auto" (the default): the profiler the detected SDK
-//                       ships (evaluators/nki/sdk.hpp: neuron-profile up to
-//                       Neuron 2.28, neuron-explorer from 2.29), or a path /
-//                       name; /opt/aws/neuron/bin is added to the PATH
+//   "profiler"          "auto" (the default): the profiler the start-up probe
+//                       found answering (evaluators/nki/sdk.hpp: neuron-explorer
+//                       preferred from Neuron 2.29, neuron-profile before), or
+//                       a path / name; /opt/aws/neuron/bin is searched too
 //   "logical_nc_config" "auto" (the default): trn2's logical NeuronCore
 //                       config read from neuron-ls (logical_neuroncore_config;
 //                       1 where neuron-ls does not say), or "1" / "2". The

@@ -7,6 +7,7 @@
 
 #include "base/sha256.hpp"
 #include "evaluators/nki/dim_expr.hpp"
+#include "evaluators/nki/migrate.hpp"
 #include "evaluators/nki/nkibench_catalog.hpp"
 #include "evaluators/nki/nkibench_seed.hpp"
 #include "evaluators/nki/static_check.hpp"
@@ -265,20 +266,29 @@ Result<std::vector<ImportedProblem>> ImportNkiBench(const ImportOptions& o, Env*
     ACCELOPT_ASSIGN_OR_RETURN(workflows::ProblemSpec spec, workflows::ParseProblemSpec(b.problem, file));
     EvalBudget budget = EstimateBudget(spec);
     ACCELOPT_RETURN_IF_ERROR(CheckFitsHost(budget, summary_file + ": " + b.folder, o.host_memory_bytes));
-    if (o.for_sdk) {
+    ImportedProblem ip{b.folder, dir, b.problem, budget, {}, ""};
+    if (o.for_sdk == NkiPath::kNki && UsesNeuronxccNki(b.kernel)) {
+      auto m = MigrateBeta1ToNki(b.kernel);
+      if (!m.ok()) {
+        ip.refused = "its neuronxcc.nki baseline cannot run on the nki package path: " + m.status().message();
+      } else {
+        ip.migration = m->rewrites;
+      }
+    } else if (o.for_sdk) {
       if (Status st = CheckKernelSource(b.kernel, *o.for_sdk); !st.ok()) {
         return InvalidArgument(summary_file + ": " + b.folder + ": its baseline cannot run on this SDK generation (" +
                                (*o.for_sdk == NkiPath::kNki ? "nki package, Neuron 2.28+" : "neuronxcc.nki, Neuron <= 2.27") +
                                "): " + st.message());
       }
     }
-    if (!o.force && env->Exists(file)) {
+    if (ip.refused.empty() && !o.force && env->Exists(file)) {
       return Status(Code::kAlreadyExists, file + ": exists (pass --force to overwrite)");
     }
-    out.push_back({b.folder, dir, b.problem, budget});
+    out.push_back(std::move(ip));
   }
   if (o.dry_run) return out;
   for (size_t i = 0; i < built.size(); ++i) {
+    if (!out[i].refused.empty()) continue;
     const std::string& dir = out[i].dir;
     ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(dir));
     ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic(dir + "/reference.py", built[i].reference));

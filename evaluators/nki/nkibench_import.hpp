@@ -46,6 +46,11 @@ struct ImportedProblem {
   std::string dir;      // the folder written
   json problem;         // the problem.json written
   EvalBudget budget;    // what one evaluation of it moves and holds (eval_budget.hpp)
+  // With for_sdk kNki: the rewrites its baseline gets at evaluation
+  // (migrate.hpp), or why it cannot run there (then nothing is written for
+  // it and the other problems are imported).
+  std::vector<std::string> migration;
+  std::string refused;
 };
 
 struct ImportOptions {
@@ -57,11 +62,12 @@ struct ImportOptions {
   // is refused (kResourceExhausted naming it), before anything is written.
   uint64_t host_memory_bytes = kHostBudgetBytes;
   // The Neuron SDK generation the problems are for (evaluators/nki/sdk.hpp;
-  // `--for-sdk`), when known: every baseline must pass that generation's
-  // static check. NKIBench's baselines are Beta 1 (neuronxcc.nki): for
-  // kNki (Neuron 2.28 and later) they are refused with the reason (no
-  // migration is attempted). nullopt: not checked (the daemon's static
-  // check refuses them at the campaign's baseline instead).
+  // `--for-sdk`), when known. kBeta1: every baseline must pass that
+  // generation's static check. kNki (Neuron 2.28 and later): NKIBench's
+  // Beta 1 baselines are checked against the Beta 1 -> nki migration
+  // (migrate.hpp, the same the evaluation applies); one that cannot be
+  // migrated is reported per problem (ImportedProblem::refused) and not
+  // written. nullopt: not checked.
   std::optional<NkiPath> for_sdk;
 };
 

@@ -24,39 +24,64 @@ bool AsNumber(const json& v, double* out) {
 
 }  // namespace
 
+namespace {
+
+// The device time a summary object holds: "total_time" (seconds) or
+// "latency" (milliseconds); "" when neither.
+const char* TimeKey(const json& o) {
+  if (!o.is_object()) return "";
+  if (o.contains("total_time")) return "total_time";
+  if (o.contains("latency")) return "latency";
+  return "";
+}
+
+}  // namespace
+
 Result<DeviceProfile> ParseProfileSummary(std::string_view text, const std::string& file) {
   auto j = ParseJson(text);
   if (!j.ok()) return j.status().WithContext(file);
-  if (!j->is_object() || j->empty()) return InvalidArgument(file + ": not a profile summary (expected {kernel: {...}})");
-  // The summary is the member (an object, or an array of one object) that
-  // holds total_time, wherever it is among the others: members are read by
-  // name, never by position (the parsed object is sorted by key, not in
-  // the profiler's order).
+  if (!j->is_object() || j->empty()) return InvalidArgument(file + ": not a profile summary (expected a JSON object)");
+  // Flat (the metrics at the top level) or nested (one member, an object or
+  // an array of one object, holds them), found by content: members are
+  // read by name, never by position (the parsed object is sorted by key,
+  // not in the profiler's order).
   const json* summary = nullptr;
   std::string key;
-  std::string names;
-  for (auto it = j->begin(); it != j->end(); ++it) {
-    const json* cand = &*it;
-    if (cand->is_array() && cand->size() == 1) cand = &(*cand)[0];
-    if (!cand->is_object() || !cand->contains("total_time")) continue;
-    if (summary) {
-      return InvalidArgument(file + ": several members hold a total_time ('" + key + "', '" + it.key() +
-                             "'): which kernel was profiled is ambiguous");
+  bool flat = false;
+  if (*TimeKey(*j)) {
+    summary = &*j;
+    flat = true;
+  } else {
+    for (auto it = j->begin(); it != j->end(); ++it) {
+      const json* cand = &*it;
+      if (cand->is_array() && cand->size() == 1) cand = &(*cand)[0];
+      if (!*TimeKey(*cand)) continue;
+      if (summary) {
+        return InvalidArgument(file + ": several members hold a device time ('" + key + "', '" + it.key() +
+                               "'): which kernel was profiled is ambiguous");
+      }
+      summary = cand;
+      key = it.key();
     }
-    summary = cand;
-    key = it.key();
   }
   if (!summary) {
+    std::string names;
     for (auto it = j->begin(); it != j->end(); ++it) names += (names.empty() ? "" : ", ") + it.key();
-    return InvalidArgument(file + ": no member holds a total_time (the device time); members: " + names);
+    return InvalidArgument(file + ": an unknown summary layout: neither the top level nor one member holds a "
+                           "total_time (seconds) or a latency (milliseconds); members: " + names);
   }
   const json& s = *summary;
   DeviceProfile p;
-  p.kernel = key;
-  auto t = s.find("total_time");
-  if (!AsNumber(*t, &p.total_time_s) || !(p.total_time_s > 0)) {
-    return InvalidArgument(file + ": " + p.kernel + ".total_time: must be a positive number of seconds");
+  p.kernel = flat ? "" : key;
+  const std::string tk = TimeKey(s);
+  const double scale = tk == "latency" ? 1e-3 : 1.0;
+  p.layout = std::string(flat ? "flat" : "nested") + (tk == "latency" ? " latency (ms)" : " total_time (s)");
+  double t = 0;
+  const std::string where = file + ": " + (flat ? "" : p.kernel + ".") + tk;
+  if (!AsNumber(s.at(tk), &t) || !(t > 0)) {
+    return InvalidArgument(where + ": must be a positive number of " + (scale == 1.0 ? "seconds" : "milliseconds"));
   }
+  p.total_time_s = t * scale;
   for (std::string_view f : kProfileFields) {
     const std::string key(f);
     auto it = s.find(key);
@@ -65,7 +90,7 @@ Result<DeviceProfile> ParseProfileSummary(std::string_view text, const std::stri
       continue;
     }
     double v = 0;
-    if (!AsNumber(*it, &v)) return InvalidArgument(file + ": " + p.kernel + "." + key + ": must be a number");
+    if (!AsNumber(*it, &v)) return InvalidArgument(file + ": " + (flat ? "" : p.kernel + ".") + key + ": must be a number");
     p.fields[key] = v;
   }
   return p;
@@ -74,7 +99,7 @@ Result<DeviceProfile> ParseProfileSummary(std::string_view text, const std::stri
 json DeviceProfile::ToJson() const {
   json f = json::object();
   for (const auto& [k, v] : fields) f[k] = v;
-  return {{"kernel", kernel}, {"total_time_us", total_time_s * 1e6}, {"fields", f}, {"missing", missing}};
+  return {{"kernel", kernel}, {"layout", layout}, {"total_time_us", total_time_s * 1e6}, {"fields", f}, {"missing", missing}};
 }
 
 }  // namespace accelopt::eval::nki

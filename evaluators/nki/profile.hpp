@@ -1,15 +1,21 @@
 // A profile summary, as `neuron-profile view --output-format summary-json
 // -n NEFF -s NTFF` (Neuron up to 2.28) or `neuron-explorer view ...` (from
-// 2.29, the same option) prints it: a JSON object with the profiled
-// kernel's summary, an object of metrics, as one member (neuron-profile:
-// {kernel: {...}}) among possibly several others in any order, or as an
-// array of one object; the member that holds total_time is the summary,
-// found by its content, never by its position. We read the device time
-// `total_time` (seconds) and the 16
-// fields the AccelOpt paper showed its planner (kProfileFields). Any other
-// member is ignored; a field we want that is absent is recorded as missing
-// (the profiler's fields vary across SDK releases); a field that is present
-// but not a number (or a numeric string) is an error.
+// 2.29, the same option; "Migration Guide from Neuron Profiler to Neuron
+// Explorer") prints it. Its layout is not documented and "may change
+// between versions", so every layout seen in what we read is accepted,
+// found by content:
+//   nested  one member (an object, or an array of one object) holds the
+//           metrics: neuron-profile's {kernel: {...}};
+//   flat    the metrics at the top level (how AWS's neuron-nki-profiling
+//           agent skill, aws-neuron/neuron-agentic-development, reads
+//           neuron-explorer's summary);
+// and the device time is "total_time" (seconds) or, where absent,
+// "latency" (milliseconds). DeviceProfile::layout names which was read. We
+// read the 16 fields the AccelOpt paper showed its planner
+// (kProfileFields). Any other member is ignored; a field we want that is
+// absent is recorded as missing; a field that is present but not a number
+// (or a numeric string) is an error. A summary with no device time in any
+// of these places is "an unknown summary layout" (kInvalidArgument).
 //
 // Thread safety: pure functions.
 #pragma once
@@ -36,7 +42,8 @@ inline constexpr std::array<std::string_view, 16> kProfileFields = {
     "vector_engine_active_time_percent", "gpsimd_engine_active_time_percent"};
 
 struct DeviceProfile {
-  std::string kernel;                    // the summary's key (the profiled kernel)
+  std::string kernel;                    // the summary's key (the profiled kernel); "" when flat
+  std::string layout;                    // "nested total_time (s)", "flat latency (ms)", ...
   double total_time_s = 0;               // device time, seconds (> 0)
   std::map<std::string, double> fields;  // of kProfileFields, those present
   std::vector<std::string> missing;      // of kProfileFields, those absent
@@ -46,8 +53,8 @@ struct DeviceProfile {
 };
 
 // `file` names the summary in messages. kInvalidArgument when the text is
-// not JSON, not an object, has no member or several members with a
-// total_time, or its total_time is not a positive finite number.
+// not JSON, not an object, an unknown layout, several members hold a
+// device time, or the time is not a positive finite number.
 Result<DeviceProfile> ParseProfileSummary(std::string_view text, const std::string& file);
 
 }  // namespace accelopt::eval::nki

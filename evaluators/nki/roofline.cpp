@@ -92,6 +92,16 @@ json GenerationFacts(const Generation& g) {
           {"partitions", g.partitions}};
 }
 
+Generation PerLogicalCore(const Generation& g, int lnc) {
+  if (lnc <= 1) return g;
+  Generation l = g;
+  l.name = g.name + " (LNC=" + std::to_string(lnc) + ")";
+  l.matmul_flops_per_s = g.matmul_flops_per_s * lnc;
+  if (g.vector_flops_per_s) l.vector_flops_per_s = *g.vector_flops_per_s * lnc;
+  l.hbm_bytes_per_s = g.hbm_bytes_per_s * lnc;
+  return l;
+}
+
 Result<Roofline> ComputeRoofline(const workflows::ProblemSpec& problem, const Generation& gen) {
   const double mm = problem.matmul_flops.value_or(0.0);
   const double vec = problem.flops - mm;

@@ -49,6 +49,14 @@ Result<Generation> FindGeneration(const std::string& name);
 // "partitions"}.
 json GenerationFacts(const Generation& g);
 
+// The peaks of one logical NeuronCore of `lnc` physical cores (LNC=2 on
+// trn2/trn3: "grouping multiple physical NeuronCores (PNCs) into a single
+// logical NeuronCore", NKI "Using Logical NeuronCores (LNC) with NKI",
+// v2.33.1): matmul, vector and HBM peaks times `lnc` (the constants in
+// trainium.json are per physical core); name gets " (LNC=2)". lnc <= 1:
+// `g` unchanged.
+Generation PerLogicalCore(const Generation& g, int lnc);
+
 struct Roofline {
   double matmul_s = 0, vector_s = 0, memory_s = 0;
   double peak_s = 0;        // the largest of the three

@@ -11,8 +11,12 @@ environment NEURON_RT_VISIBLE_CORES=<core>, NEURON_RT_NUM_CORES=1,
 NEURON_LOGICAL_NC_CONFIG=<lnc>, NEURON_CC_FLAGS=--auto-cast=none.
 
 Two SDK generations (evaluators/nki/sdk.hpp; job["sdk"]["path"]):
-"neuronxcc" (Neuron <= 2.27, nki.baremetal, the paper's) and "nki" (the nki
-package, Neuron 2.28 and later).
+"neuronxcc" (Neuron <= 2.27, nki.baremetal, the paper's; on 2.28..2.33 also
+for a Beta 1 kernel the judge could not migrate) and "nki" (the nki package,
+Neuron 2.28 and later; job["sdk"]["lnc_call"] says how the kernel's LNC is
+set). On the nki path each timed execution is its own process
+(job["timing"]["capture"] == "inspect"), started by the judge with the
+runtime's inspect variables already set.
 
 Channel: the process's original stdout (a pipe the judge reads); the runner
 moves it to a private descriptor first and points fd 1 at stderr, so the
@@ -23,6 +27,7 @@ nothing truncated; the judge checks each file's size against nbytes):
     {"type": "output", "case": c, "index": k, "dtype": "float32", "elements": n, "nbytes": 4n, "file": name}
         (with "run": "warmup I" | "timed I" for the outputs of timing runs, case 0's inputs)
     {"type": "sample", "round": r, "iteration": i, "neff": path, "ntff": path}
+        (inspect capture: the outputs of its warm-ups are "run": "i<I> warmup J")
     {"type": "error", "stage": "sdk" | "load" | "compile" | "run" | "output", "message": ...}
     {"type": "done"}
 
@@ -111,21 +116,33 @@ class NeuronxccSdk:
 class NkiPackageSdk:
     """Neuron 2.28 and later: the standalone nki package (NKI Beta 2 and
     later). A @nki.jit kernel called with numpy arrays is specialized,
-    compiled to its own NEFF and run on the NeuronCore (Neuron docs, "NKI
-    Standalone", nki.jit); the LNC degree comes from NEURON_LOGICAL_NC_CONFIG,
-    which the judge sets. Device profiles of the timed runs: the runtime's
-    inspect mode (NEURON_RT_INSPECT_ENABLE / _DEVICE_PROFILE / _OUTPUT_DIR)
-    writes the NEFF and NTFF into a folder per run; how the files in it are
-    named is not documented (unverified): the one .neff and one .ntff found
-    there are moved to the names the judge asked for."""
+    compiled to its own NEFF and run on the NeuronCore (Neuron docs, nki.jit:
+    "np.ndarray: compiles and executes standalone kernel").
+
+    LNC (job["sdk"]["lnc_call"], evaluators/nki/sdk.hpp): "bracket" on
+    2.28..2.32, kernel[lnc](...) (nki.jit docs of 2.31: "The LNC value must
+    match the NEURON_LOGICAL_NC_CONFIG environment variable ... Mismatching
+    the two will cause a runtime error"); "env" from 2.33, the kernel called
+    plainly and NEURON_LOGICAL_NC_CONFIG (set by the judge) alone decides.
+
+    Device profiles: the judge starts this process with the runtime's
+    inspect variables already set (Neuron Explorer "Environment Variables":
+    NEURON_RT_* are read at run time, "Set them before the workload
+    starts"); device profile mode 1 "Captures first execution per NEFF per
+    core", so one process captures one timed execution, whose NEFF and NTFF
+    are found in NEURON_RT_INSPECT_OUTPUT_DIR (how they are named is not
+    documented beyond the example of the capture guide; the one .neff and
+    one .ntff found are moved to the names the judge asked for)."""
 
     path = "nki"
 
-    def __init__(self, compile_options, simulate=False):
+    def __init__(self, compile_options, simulate=False, lnc_call="env", lnc=1):
         import nki
         self.nki = nki
         self.version = getattr(nki, "__version__", "unknown")
         self.stand_in = bool(getattr(nki, "ACCELOPT_TEST_STAND_IN", False))
+        self.lnc_call = lnc_call
+        self.lnc = int(lnc)
         # The CPU simulator (nki.simulate, NKI 0.3.0 / Neuron 2.29 and
         # later): correctness only, no device, no time.
         self.simulate = simulate
@@ -133,23 +150,26 @@ class NkiPackageSdk:
             raise ImportError("this nki package (%s) has no nki.simulate (NKI 0.3.0, Neuron 2.29, and later)"
                               % self.version)
 
+    def call(self, fn, inputs):
+        if self.lnc_call == "bracket":
+            return fn[self.lnc](*inputs)
+        return fn(*inputs)
+
     def run(self, fn, inputs, neff=None, ntff=None):
         if self.simulate:
             if neff:
                 raise RuntimeError("the CPU simulator does not time kernels")
             return self.nki.simulate(fn)(*inputs)
-        if not neff:
-            return fn(*inputs)
-        capture = neff + ".capture"
-        os.makedirs(capture, exist_ok=True)
-        os.environ["NEURON_RT_INSPECT_ENABLE"] = "1"
-        os.environ["NEURON_RT_INSPECT_DEVICE_PROFILE"] = "1"
-        os.environ["NEURON_RT_INSPECT_OUTPUT_DIR"] = capture
-        try:
-            result = fn(*inputs)
-        finally:
-            for k in ("NEURON_RT_INSPECT_ENABLE", "NEURON_RT_INSPECT_DEVICE_PROFILE", "NEURON_RT_INSPECT_OUTPUT_DIR"):
-                os.environ.pop(k, None)
+        result = self.call(fn, inputs)
+        if neff:
+            self.collect(neff, ntff)
+        return result
+
+    @staticmethod
+    def collect(neff, ntff):
+        capture = os.environ.get("NEURON_RT_INSPECT_OUTPUT_DIR")
+        if os.environ.get("NEURON_RT_INSPECT_ENABLE") != "1" or not capture:
+            raise RuntimeError("the runtime's inspect variables were not set when this process started")
         found = {".neff": [], ".ntff": []}
         for root, _, files in os.walk(capture):
             for name in files:
@@ -161,14 +181,14 @@ class NkiPackageSdk:
                                % (len(found[".neff"]), len(found[".ntff"])))
         os.rename(found[".neff"][0], neff)
         os.rename(found[".ntff"][0], ntff)
-        return result
 
 
 def make_sdk(job):
     sdk = job.get("sdk", {})
     options = sdk.get("compile_options", "--disable-dge --logical-nc-config=1")
     if sdk.get("path", "neuronxcc") == "nki":
-        return NkiPackageSdk(options, bool(sdk.get("simulate", False)))
+        return NkiPackageSdk(options, bool(sdk.get("simulate", False)), sdk.get("lnc_call", "env"),
+                             sdk.get("lnc", 1))
     return NeuronxccSdk(options)
 
 
@@ -250,10 +270,20 @@ def main():
             # Every timed (and warm-up) run's outputs go back too: the judge
             # checks them against case 0, so a kernel cannot be right while
             # checked and something else while timed.
-            runs = [("warmup", i, None, None) for i in range(int(timing["warmup"]))]
-            for i in range(int(timing["iterations"])):
-                runs.append(("timed", i, os.path.join(job["artifact_dir"], "r%d_i%d.neff" % (r, i)),
-                             os.path.join(job["artifact_dir"], "r%d_i%d.ntff" % (r, i))))
+            # capture "inspect" (nki path): this process makes one captured
+            # execution, iteration job["timing"]["iteration"], after the
+            # warm-ups the runtime skips (NUM_WARMUP, set by the judge).
+            art = job["artifact_dir"]
+            if timing.get("capture") == "inspect":
+                it = int(timing["iteration"])
+                runs = [("i%d warmup" % it, j, None, None) for j in range(int(timing["warmup"]))]
+                runs.append(("timed", it, os.path.join(art, "r%d_i%d.neff" % (r, it)),
+                             os.path.join(art, "r%d_i%d.ntff" % (r, it))))
+            else:
+                runs = [("warmup", i, None, None) for i in range(int(timing["warmup"]))]
+                for i in range(int(timing["iterations"])):
+                    runs.append(("timed", i, os.path.join(art, "r%d_i%d.neff" % (r, i)),
+                                 os.path.join(art, "r%d_i%d.ntff" % (r, i))))
             for kind, i, neff, ntff in runs:
                 result = sdk.run(fn, inputs, neff, ntff)
                 outs = result if isinstance(result, (tuple, list)) else (result,)
@@ -262,7 +292,7 @@ def main():
                     header = {"type": "output", "case": 0, "index": k, "dtype": str(a.dtype),
                               "run": "%s %d" % (kind, i)}
                     if a.dtype == np.float32:
-                        outputs.write(header, a, "r%d_%s%d_k%d.f32" % (r, kind, i, k))
+                        outputs.write(header, a, "r%d_%s%d_k%d.f32" % (r, kind.replace(" ", "_"), i, k))
                     else:
                         channel.record(dict(header, elements=int(a.size), nbytes=0))
                 if neff:

@@ -49,13 +49,19 @@ ProcessSpec Base(const RunnerSettings& s, const std::string& work_dir, const std
 }  // namespace
 
 ProcessSpec RunnerProcess(const RunnerSettings& s, const std::string& job_file, int core, const std::string& work_dir,
-                          const std::atomic<bool>* cancel) {
+                          const std::atomic<bool>* cancel, const std::string& inspect_dir, int skip_warmup) {
   ProcessSpec p = Base(s, work_dir, cancel);
   p.argv = {s.python, s.runner_script, job_file};
   p.env_set["NEURON_RT_VISIBLE_CORES"] = std::to_string(core);
   p.env_set["NEURON_RT_NUM_CORES"] = "1";
   p.env_set["NEURON_LOGICAL_NC_CONFIG"] = std::to_string(s.lnc);
   p.env_set["NEURON_CC_FLAGS"] = "--auto-cast=none";
+  if (!inspect_dir.empty()) {
+    p.env_set["NEURON_RT_INSPECT_ENABLE"] = "1";
+    p.env_set["NEURON_RT_INSPECT_DEVICE_PROFILE"] = "1";
+    p.env_set["NEURON_RT_INSPECT_OUTPUT_DIR"] = inspect_dir;
+    if (skip_warmup > 0) p.env_set["NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP"] = std::to_string(skip_warmup);
+  }
   if (s.address_space_bytes) p.limits.address_space_bytes = s.address_space_bytes;
   return p;
 }

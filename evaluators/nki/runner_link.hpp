@@ -32,6 +32,8 @@ struct RunnerSettings {
   std::string profiler = "neuron-profile";  // or neuron-explorer (the same view command)
   std::string sdk_path = "neuronxcc";        // "neuronxcc" | "nki" (evaluators/nki/sdk.hpp)
   int lnc = 1;                               // logical NeuronCore config: compile flag and runtime
+  std::string lnc_call = "compile_flag";     // compile_flag | bracket | env (SdkChoice::lnc_call)
+  bool inspect_warmup = false;               // NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP usable (2.33+)
   bool simulate = false;                     // nki.simulate on the CPU: correctness only, no time (nki path)
   std::chrono::milliseconds timeout{180000};  // per process (the paper's 180 s per candidate)
   uint64_t address_space_bytes = 0;      // RLIMIT_AS of the runner; 0: none (the Neuron runtime maps a lot)
@@ -60,8 +62,14 @@ std::string CompileOptions(const RunnerSettings& s);
 // NEURON_CC_FLAGS=--auto-cast=none, a clean environment (HOME=work_dir, the
 // settings' env), private network, no core dumps, 256 open files... and
 // the timeout. Its stdout carries records only (1 MiB; outputs are files).
+// With `inspect_dir` (the nki path's timed processes): the runtime's
+// inspect variables are in its environment from the start
+// (NEURON_RT_INSPECT_ENABLE=1, NEURON_RT_INSPECT_DEVICE_PROFILE=1,
+// NEURON_RT_INSPECT_OUTPUT_DIR=inspect_dir, and, when `skip_warmup` > 0,
+// NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP=skip_warmup): Neuron Explorer
+// "Environment Variables" (v2.33.1): "Set them before the workload starts".
 ProcessSpec RunnerProcess(const RunnerSettings& s, const std::string& job_file, int core, const std::string& work_dir,
-                          const std::atomic<bool>* cancel);
+                          const std::atomic<bool>* cancel, const std::string& inspect_dir = "", int skip_warmup = 0);
 // The trusted reference process (no NeuronCore).
 ProcessSpec ReferenceProcess(const RunnerSettings& s, const std::string& job_file, const std::string& work_dir,
                              const std::atomic<bool>* cancel);

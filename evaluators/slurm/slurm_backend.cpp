@@ -83,8 +83,8 @@ Result<std::string> SlurmBackend::Submit(const std::string& dir, const EvalReque
   else args.push_back("--exclusive");
   if (!options_.gres.empty()) args.push_back("--gres=" + options_.gres);
   for (const auto& a : options_.sbatch_args) args.push_back(a);
-  // The job: the cpu backend on the node (judge and runner there), reading
-  // and writing only this folder. Arguments are quoted for sh.
+  // The job: the request's backend on the node (judge and runner there),
+  // reading and writing only this folder. Arguments are quoted for sh.
   auto quote = [](const std::string& s) {
     std::string q = "'";
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -93,6 +93,7 @@ Result<std::string> SlurmBackend::Submit(const std::string& dir, const EvalReque
   std::string cmd = "exec " + quote(eval) + " job --request request.json --result result.json";
   if (!options_.node_cache_dir.empty()) cmd += " --cache-dir " + quote(options_.node_cache_dir);
   if (options_.force_busy) cmd += " --force-busy";
+  for (const auto& a : options_.job_args) cmd += " " + quote(a);
   args.push_back("--wrap=" + cmd);
   ACCELOPT_ASSIGN_OR_RETURN(auto r, Slurm("sbatch", std::move(args), 60));
   if (!r.Succeeded()) return Unavailable("sbatch " + r.Describe() + ": " + r.stderr_data.substr(0, 500));

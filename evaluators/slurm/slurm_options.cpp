@@ -9,7 +9,7 @@ Result<SlurmOptions> SlurmOptions::FromJson(const json& j, const std::string& wh
   if (!j.is_object()) return InvalidArgument(where + ": must be an object");
   static const std::set<std::string> kKeys = {"kind", "partition", "max_jobs", "spool_dir", "eval_path",
                                               "node_cache_dir", "force_busy", "cpus_per_task", "gres",
-                                              "sbatch_args", "max_attempts", "poll_s", "controller_timeout_s",
+                                              "sbatch_args", "job_args", "max_attempts", "poll_s", "controller_timeout_s",
                                               "max_pending_s", "bin_dir", "env"};
   for (const auto& [k, v] : j.items())
     if (!kKeys.count(k)) return InvalidArgument(where + "." + k + ": unknown key");
@@ -60,6 +60,13 @@ Result<SlurmOptions> SlurmOptions::FromJson(const json& j, const std::string& wh
     for (const auto& a : j["sbatch_args"]) {
       if (!a.is_string()) return InvalidArgument(where + ".sbatch_args: must be an array of strings");
       o.sbatch_args.push_back(a.get<std::string>());
+    }
+  }
+  if (j.contains("job_args")) {
+    if (!j["job_args"].is_array()) return InvalidArgument(where + ".job_args: must be an array of strings");
+    for (const auto& a : j["job_args"]) {
+      if (!a.is_string()) return InvalidArgument(where + ".job_args: must be an array of strings");
+      o.job_args.push_back(a.get<std::string>());
     }
   }
   if (j.contains("env")) {

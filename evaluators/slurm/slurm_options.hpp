@@ -25,6 +25,10 @@ struct SlurmOptions {
   int cpus_per_task = 0;         // --cpus-per-task; 0 = --exclusive (the whole node)
   std::string gres;              // --gres, e.g. "gpu:1" or "neuron:2" ("" = none)
   std::vector<std::string> sbatch_args;   // appended to sbatch's arguments
+  // Appended to `accelopt-eval job` on the node: the backend's own flags,
+  // as `accelopt-eval run` takes them (nki: --nki-python, --nki-cores,
+  // --nki-generation, --nki-runner-dir).
+  std::vector<std::string> job_args;
   int max_attempts = 3;          // submissions per evaluation (node failure, preemption, lost job)
   double poll_s = 0.5;           // how often the job's state is read
   double controller_timeout_s = 300;  // slurmctld unreachable this long: the evaluation fails

@@ -76,7 +76,8 @@ BOOST_AUTO_TEST_CASE(the_stand_in_is_not_the_sdk) {
   BOOST_TEST(!none.ok);
   BOOST_TEST(none.detail.find("neither neuronxcc.nki nor the nki package can be imported") != std::string::npos,
              none.detail);
-  BOOST_TEST(none.detail.find("supported: Neuron up to 2.27") != std::string::npos, none.detail);
+  BOOST_TEST(none.detail.find("accelopt knows Neuron up to 2.27") != std::string::npos, none.detail);
+  BOOST_TEST(none.detail.find("No module named 'neuronxcc'") != std::string::npos, none.detail);
   BOOST_TEST(none.fix.find("pip install neuronx-cc") != std::string::npos);
 }
 
@@ -90,9 +91,10 @@ BOOST_AUTO_TEST_CASE(says_which_sdk_path_it_uses) {
   BOOST_TEST(sdk.detail.find("profiler neuron-explorer") != std::string::npos, sdk.detail);
   BOOST_TEST(!Find(checks, "neuronxcc").ok);  // the stand-in is never the SDK
   auto newer = RunDoctor(Config("/usr/bin/python3"), Env::Default(),
-                         {{"PYTHONPATH", kDoctorSrc + "/tests/fakes/nki/python"}, {"ACCELOPT_STAND_IN_SDK", "2.34"}});
-  BOOST_TEST(Find(newer, "neuronxcc").detail.find("Neuron 2.34 is newer than accelopt supports") != std::string::npos,
-             Find(newer, "neuronxcc").detail);
+                         {{"PYTHONPATH", kDoctorSrc + "/tests/fakes/nki/python"}, {"ACCELOPT_STAND_IN_SDK", "2.35"}});
+  BOOST_TEST(Find(newer, "sdk").detail.find("Neuron 2.35 (nki 0.9.0) is newer than any release accelopt knows") !=
+                 std::string::npos,
+             Find(newer, "sdk").detail);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -182,7 +184,7 @@ BOOST_AUTO_TEST_CASE(run_without_the_sdk_says_so_and_never_reaches_the_stand_in)
   // Refused at start, naming what was found and what is supported.
   BOOST_TEST(rr->stderr_data.find("neither neuronxcc.nki nor the nki package can be imported") != std::string::npos,
              rr->stderr_data);
-  BOOST_TEST(rr->stderr_data.find("supported: Neuron up to 2.27") != std::string::npos, rr->stderr_data);
+  BOOST_TEST(rr->stderr_data.find("accelopt knows Neuron up to 2.27") != std::string::npos, rr->stderr_data);
   BOOST_TEST(rr->stdout_data.find("stand-in (NOT") == std::string::npos);
 }
 

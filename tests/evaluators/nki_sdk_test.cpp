@@ -138,21 +138,42 @@ BOOST_AUTO_TEST_CASE(each_generation_gets_its_path_and_its_profiler) {
   BOOST_TEST(ChooseSdk(tools)->release_minor == 26);
 }
 
-BOOST_AUTO_TEST_CASE(unsupported_versions_are_refused_naming_what_was_found_and_what_is_supported) {
+// Chosen by capability: 2.34 is known and starts; a newer release (or a
+// numbering accelopt does not know) starts with a warning naming what was
+// probed; only "nothing of NKI imports" or 2.28+ tools without the nki
+// package are refused, naming the cause.
+BOOST_AUTO_TEST_CASE(newer_releases_start_with_a_warning_and_only_the_unrunnable_is_refused) {
   auto n34 = ChooseSdk(SdkWithNki("0.8.0"));
-  BOOST_REQUIRE(!n34.ok());
-  BOOST_TEST(n34.status().message().find("Neuron 2.34 is newer than accelopt supports") != std::string::npos,
-             n34.status().message());
-  BOOST_TEST(n34.status().message().find("nki 0.8.0") != std::string::npos);
-  BOOST_TEST(n34.status().message().find("supported: Neuron up to 2.27") != std::string::npos);
+  BOOST_REQUIRE_MESSAGE(n34.ok(), n34.status().ToString());
+  BOOST_TEST(n34->release_minor == 34);
+  BOOST_TEST(n34->warnings.empty());
+  BOOST_TEST(n34->lnc_call == "env");
+  BOOST_TEST(n34->inspect_warmup);
+  auto n35 = ChooseSdk(SdkWithNki("0.9.0"));
+  BOOST_REQUIRE(n35.ok());
+  BOOST_TEST((n35->path == NkiPath::kNki));
+  BOOST_TEST(n35->newer_than_known);
+  BOOST_REQUIRE(!n35->warnings.empty());
+  BOOST_TEST(n35->warnings[0].find("Neuron 2.35 (nki 0.9.0) is newer than any release accelopt knows") !=
+                 std::string::npos, n35->warnings[0]);
+  BOOST_TEST(n35->warnings[0].find("the nki package imports") != std::string::npos, n35->warnings[0]);
+  auto odd = ChooseSdk(SdkWithNki("banana"));
+  BOOST_REQUIRE(odd.ok());
+  BOOST_TEST(odd->warnings[0].find("follows no numbering accelopt knows") != std::string::npos);
   SdkVersions no_nki = SdkBeta1Only();
   no_nki.tools = "2.29.0.0";  // a 2.29 host whose venv lacks the nki package
+  no_nki.nki_import_error = "ModuleNotFoundError: No module named 'nki'";
   auto missing = ChooseSdk(no_nki);
   BOOST_REQUIRE(!missing.ok());
   BOOST_TEST(missing.status().message().find("only with the nki package") != std::string::npos,
              missing.status().message());
+  BOOST_TEST(missing.status().message().find("No module named 'nki'") != std::string::npos);
   BOOST_TEST(!ChooseSdk(SdkVersions{}).ok());
-  BOOST_TEST(!ChooseSdk(SdkWithNki("banana")).ok());
+  // The LNC call follows the release: brackets on 2.28..2.32, the variable from 2.33.
+  BOOST_TEST(ChooseSdk(SdkWithNki("0.5.0"))->lnc_call == "bracket");  // 2.31
+  BOOST_TEST(!ChooseSdk(SdkWithNki("0.5.0"))->inspect_warmup);
+  BOOST_TEST(ChooseSdk(SdkWithNki("0.7.0"))->lnc_call == "env");      // 2.33
+  BOOST_TEST(ChooseSdk(SdkBeta1Only())->lnc_call == "compile_flag");
 }
 
 BOOST_AUTO_TEST_CASE(the_stand_in_is_probed_like_the_sdk_with_its_version_gates) {
@@ -166,7 +187,9 @@ BOOST_AUTO_TEST_CASE(the_stand_in_is_probed_like_the_sdk_with_its_version_gates)
   BOOST_TEST((ChooseSdk(v28)->path == NkiPath::kNki));
   SdkVersions v34 = SdkProbe("2.34");
   BOOST_TEST(!v34.neuronxcc_nki);  // the namespace is gone
-  BOOST_TEST(!ChooseSdk(v34).ok());
+  BOOST_TEST(v34.neuronxcc_import_error.find("removed the neuronxcc.nki namespace") != std::string::npos,
+             v34.neuronxcc_import_error);
+  BOOST_TEST((ChooseSdk(v34)->path == NkiPath::kNki));
   // dpkg's status is read too.
   TempDir tmp;
   WriteText(tmp.sub("status"), "Package: aws-neuronx-tools\nStatus: install ok installed\nVersion: 2.30.1.0\n");
@@ -197,7 +220,7 @@ BOOST_AUTO_TEST_CASE(the_static_check_follows_the_generation) {
 
 // Neuron 2.28: the nki package path end to end (nki.jit standalone, the
 // runtime's inspect folder for the artifacts), timed with neuron-profile.
-BOOST_AUTO_TEST_CASE(a_2_28_host_runs_nki_package_kernels_and_refuses_beta1_ones) {
+BOOST_AUTO_TEST_CASE(a_2_28_host_runs_nki_package_kernels_and_migrates_beta1_ones) {
   auto sdk = ChooseSdk(SdkProbe("2.28"));
   BOOST_REQUIRE(sdk.ok());
   NkiEvalOptions o = SdkEvalOptions("2.28", *sdk);
@@ -205,9 +228,11 @@ BOOST_AUTO_TEST_CASE(a_2_28_host_runs_nki_package_kernels_and_refuses_beta1_ones
   BOOST_TEST(r.status == "ok", r.reason + "\n" + r.runner_stderr);
   BOOST_REQUIRE(r.timing.has_value());
   BOOST_TEST(r.timing->latency_s == 0.002, boost::test_tools::tolerance(0.01));
+  // A Beta 1 kernel is migrated (migrate.hpp) and runs on the nki path.
   auto beta1 = SdkRun("good.py", o);
-  BOOST_TEST(beta1.status == "rejected");
-  BOOST_TEST(beta1.reason.find("compile error from Neuron 2.28") != std::string::npos, beta1.reason);
+  BOOST_TEST(beta1.status == "ok", beta1.reason + "\n" + beta1.runner_stderr);
+  BOOST_TEST(beta1.kernel_path == "nki");
+  BOOST_TEST(!beta1.migration.empty());
 }
 
 // Neuron 2.30: only neuron-explorer exists; its summary has several

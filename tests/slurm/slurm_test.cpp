@@ -11,7 +11,13 @@
 //   daemon SIGKILLed while jobs are queued finds them again by the job id
 //   recorded in the event log (EvaluationPlaced; their folders' job_id files
 //   are deleted meanwhile) after its restart, instead of submitting them
-//   again; the campaign completes.
+//   again; the campaign completes;
+// - nki on Slurm (issue 38): an nki campaign's evaluations are jobs whose
+//   node makes the nki backend from the executor's job_args (here the
+//   test-only SDK stand-in, which the node refuses: the result says so); a
+//   job held in Slurm while the daemon is killed is found again after the
+//   restart, then runs.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -30,6 +36,7 @@
 #include "base/env.hpp"
 #include "base/subprocess.hpp"
 #include "daemon/config.hpp"
+#include "evaluators/nki/nkibench_import.hpp"
 #include "evaluators/slurm/slurm_backend.hpp"
 #include "tests/daemon/daemon_fixture.hpp"
 
@@ -363,6 +370,79 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
 // The config: `local` stays the default, `slurm` needs an absolute spool
 // folder, its max_jobs become the backend's slots, unknown keys are errors
 // naming the field. (No cluster needed.)
+// The nki backend on Slurm (item 6 of issue 38).
+BOOST_AUTO_TEST_CASE(an_nki_campaign_runs_as_slurm_jobs_and_a_held_job_survives_a_restart) {
+  Cluster c;
+  DaemonFixture f(StandardScript(5));
+  eval::nki::ImportOptions io;
+  io.nkibench_dir = SourceDir() + "/tests/evaluators/nkibench";
+  io.out_dir = f.dir + "/suites/nki";
+  auto imported = eval::nki::ImportNkiBench(io, Env::Default());
+  BOOST_REQUIRE_MESSAGE(imported.ok(), imported.status().ToString());
+  // The node's interpreter: the stand-in playing Neuron 2.33.
+  const std::string py = f.dir + "/stand-in-python";
+  std::ofstream(py) << "#!/bin/sh\nPYTHONPATH=" << SourceDir()
+                    << "/tests/fakes/nki/python ACCELOPT_STAND_IN_SDK=2.33 exec /usr/bin/python3 \"$@\"\n";
+  chmod(py.c_str(), 0755);
+  const std::string spool = c.dir + "/spool-nki";
+  json executor = {{"kind", "slurm"},
+                   {"max_jobs", 1},
+                   {"spool_dir", spool},
+                   {"eval_path", ACCELOPT_EVAL_PATH},
+                   {"cpus_per_task", 1},
+                   {"poll_s", 0.2},
+                   {"sbatch_args", {"--hold"}},  // each job waits in Slurm until the test releases it
+                   {"job_args", {"--nki-python", py, "--nki-cores", "0", "--nki-generation", "trn2",
+                                 "--nki-runner-dir", SourceDir() + "/evaluators/nki"}},
+                   {"env", {{"SLURM_CONF", c.conf}}}};
+  {
+    json config = json::parse(std::ifstream(f.config_path));
+    config["evaluators"] = {{"nki", {{"python", py}, {"cores", "0"}, {"executor", executor}}}};
+    config["suites"] = {{"nki", io.out_dir}};
+    std::ofstream(f.config_path) << config.dump(1);
+  }
+  f.StartDaemon();
+  json spec = SmallSpec({"silu"}, 1, 1, 1, 1);
+  spec["suite"] = "suites/nki";
+  auto [status, body] = f.Http("POST", "/v1/campaigns", json{{"spec", spec}}.dump());
+  BOOST_REQUIRE_MESSAGE(status == 201, body);
+  const std::string id = json::parse(body)["id"].get<std::string>();
+  // The baseline's evaluation is a held job; the daemon is killed meanwhile.
+  std::string job, folder;
+  BOOST_REQUIRE(WaitFor([&] {
+    for (auto& [j, st, dir] : c.JobFolders()) job = j, folder = dir;
+    return !job.empty();
+  }, std::chrono::seconds(120)));
+  auto req = ParseJson(ReadAll(spool + "/" + folder + "/request.json"));
+  BOOST_REQUIRE(req.ok());
+  BOOST_TEST(req->value("backend", std::string()) == "nki");
+  f.KillDaemon();
+  BOOST_TEST(c.Jobs().size() == 1u, "the held job went away with the daemon");
+  fs::remove(spool + "/" + folder + "/job_id");  // only the event log names it now
+  f.StartDaemon();
+  // Found again, not submitted again; released, it runs on the node.
+  BOOST_REQUIRE(WaitFor([&] { return ReadAll(f.daemon_log).find("found job " + job + " again") != std::string::npos; },
+                        std::chrono::seconds(120)));
+  c.Run({"scontrol", "release", job});
+  std::string state;
+  WaitFor([&] {
+    auto [s, b] = f.Http("GET", "/v1/campaigns/" + id);
+    state = s == 200 ? json::parse(b).value("state", "") : "";
+    return state != "running" && !state.empty();
+  }, std::chrono::seconds(300));
+  BOOST_TEST(state == "failed");  // its only baseline: the stand-in's result, refused on the node
+  for (auto& [j, st, dir] : c.JobFolders()) BOOST_TEST(j == job, "another job was submitted: " << j);
+  auto result = ParseJson(ReadAll(spool + "/" + folder + "/result.json"));
+  BOOST_REQUIRE_MESSAGE(result.ok(), ReadAll(spool + "/" + folder + "/job-" + job + ".out"));
+  const json& r = (*result)["result"];
+  BOOST_TEST(r["status"] == "internal_error");
+  BOOST_TEST(r["reason"].get<std::string>().find("test-only Neuron SDK stand-in") != std::string::npos, r.dump());
+  BOOST_TEST(r["hardware"]["device"] == "test stand-in (NOT a Trainium measurement)", r.dump());
+  BOOST_TEST(r["hardware"]["nki_path"] == "nki", r.dump());
+  BOOST_TEST(r["hardware"]["kernel_path"] == "nki", r.dump());  // the Beta 1 baseline, migrated on the node
+  BOOST_TEST(ReadAll(f.daemon_log).find("evaluator backend 'nki': Slurm executor") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(executor_config_is_checked) {
   auto parse = [](const json& executor) {
     json cfg = {{"state_dir", "/tmp/accelopt-config-test"}, {"evaluators", {{"cpu", {{"slots", 2}}}}}};
@@ -390,4 +470,18 @@ BOOST_AUTO_TEST_CASE(executor_config_is_checked) {
              typo.status().ToString());
   BOOST_TEST(!parse(json{{"kind", "kubernetes"}}).ok());
   BOOST_TEST(slurm::TimeLimitMinutes(EvalSettings{}) >= 2);
+  // The nki backend takes the same executor; its jobs get job_args.
+  json cfg = {{"state_dir", "/tmp/accelopt-config-test"},
+              {"evaluators", {{"nki", {{"cores", "0"}, {"executor", {{"kind", "slurm"}, {"spool_dir", "/shared/spool"},
+                                                                     {"max_jobs", 16}, {"gres", "neuron:1"},
+                                                                     {"job_args", {"--nki-cores", "auto"}}}}}}}}};
+  auto nki = daemon::ParseDaemonConfig(cfg, "/", Env::Default());
+  BOOST_REQUIRE_MESSAGE(nki.ok(), nki.status().ToString());
+  const auto& nb = nki->evaluators.at("nki");
+  BOOST_REQUIRE(nb.slurm.has_value());
+  BOOST_TEST(nb.slurm->backend == "nki");
+  BOOST_TEST(nb.slots == 16);
+  BOOST_TEST((nb.slurm->job_args == std::vector<std::string>{"--nki-cores", "auto"}));
+  cfg["evaluators"]["nki"]["executor"]["job_args"] = "--nki-cores auto";
+  BOOST_TEST(!daemon::ParseDaemonConfig(cfg, "/", Env::Default()).ok());
 }

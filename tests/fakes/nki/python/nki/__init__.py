@@ -17,6 +17,13 @@ from . import isa, language  # noqa: F401,E402
 
 
 class Kernel:
+    """LNC (nki.jit docs): 2.28..2.32, the call site's bracket LNC (default 1)
+    "must match the NEURON_LOGICAL_NC_CONFIG environment variable set for the
+    Neuron Runtime. Mismatching the two will cause a runtime error" (v2.31.0
+    nki.jit); from 2.33 the kernel takes NEURON_LOGICAL_NC_CONFIG ("Configure
+    the LNC ... by setting the NEURON_LOGICAL_NC_CONFIG environment variable",
+    v2.33.1 nki.jit), and a bracket that differs is an error (EVRF066)."""
+
     def __init__(self, fn, lnc=None):
         self.fn = fn
         self.lnc = lnc
@@ -28,15 +35,14 @@ class Kernel:
         if getattr(self.fn, "_accelopt_beta1", False) or getattr(self.fn, "__module__", "") == "neuronxcc.nki":
             raise RuntimeError("stand-in NKI compiler: a neuronxcc.nki kernel cannot be compiled by the nki package")
         _s.broken_core_check()
-        _s.lnc_check(self.lnc if self.lnc is not None else int(os.environ.get("NEURON_LOGICAL_NC_CONFIG", "1")))
+        env_lnc = int(os.environ.get("NEURON_LOGICAL_NC_CONFIG", "1"))
+        if _s.RELEASE >= 33:
+            _s.lnc_check(self.lnc if self.lnc is not None else env_lnc)
+        else:
+            _s.lnc_check(self.lnc if self.lnc is not None else 1)
         _s._calls[0] += 1
         out = self.fn(*inputs)
-        capture = os.environ.get("NEURON_RT_INSPECT_OUTPUT_DIR")
-        if os.environ.get("NEURON_RT_INSPECT_ENABLE") == "1" and capture:
-            os.makedirs(os.path.join(capture, "i-0"), exist_ok=True)
-            n = _s._calls[0]
-            _s.write_artifacts(os.path.join(capture, "i-0", "kernel_%d.neff" % n),
-                               os.path.join(capture, "i-0", "kernel_%d_nc0.ntff" % n))
+        _s.inspect_capture(self.fn.__module__ + "." + self.fn.__qualname__)
         return out
 
 
