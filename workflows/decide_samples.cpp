@@ -342,7 +342,8 @@ Status SampleLoop::ProposeCode(const char* type, const ActivityRecord& a, json d
     d["detail"] = a.completion.value("error", "");
   } else {
     ACCELOPT_ASSIGN_OR_RETURN(std::string reply, r_.Text(a.response_sha256));
-    ParsedCode code = ParseExecutorReply(reply, problem().info.function, problem().info.backend);
+    ParsedCode code = ParseExecutorReply(reply, problem().info.function, problem().info.backend,
+                                         r_.rules().first_code_block_only);
     if (code.failure == kMissingFunction && r_.rules().evaluate_missing_function) {
       // paper: the published judge compiles it and fails (mode_rules.hpp).
       code.failure.clear();
