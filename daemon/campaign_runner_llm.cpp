@@ -45,10 +45,13 @@ std::string UsageSource(const llm::LlmResponse& r) {
 
 // Where its cost came from: "usage" (the provider's usage x the price table),
 // "estimate" (estimated usage x the price table), "no_price" (the model has
-// no price entry: the cost is unknown, recorded as 0), "replay" (not paid).
+// no price entry: the cost is unknown, recorded as 0), "zero_price" (priced
+// at $0 per token, e.g. a model served on this machine: known to be free),
+// "replay" (not paid).
 std::string CostSource(const llm::LlmResponse& r) {
   if (r.replayed) return "replay";
   if (!r.cost_known) return "no_price";
+  if (r.cost_usd == 0 && r.input_tokens + r.output_tokens > 0) return "zero_price";
   return r.usage_estimated ? "estimate" : "usage";
 }
 
