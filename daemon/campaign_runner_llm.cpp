@@ -339,6 +339,12 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
       ev.data["error_kind"] = llm::LlmErrorKindName(e.kind);
       ev.data["usage_source"] = usage_source;
       ev.data["cost_source"] = cost_source;
+      // A reply cut at max_tokens was paid for and may hold a whole kernel
+      // before the cut: its text is kept (a blob) for the workflow to read.
+      if (e.kind == llm::LlmErrorKind::kTruncated && e.partial && !e.partial->text.empty()) {
+        ev.data["partial_sha256"] = Sha256Hex(e.partial->text);
+        blobs.push_back(e.partial->text);
+      }
       if (s_.metrics) s_.metrics->Add(metric::kLlmCallsTotal, {{"role", role}, {"model", model}, {"outcome", llm::LlmErrorKindName(e.kind)}}, 1);
     }
     // The provider field names the provider from the request payload.
