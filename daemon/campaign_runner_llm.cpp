@@ -345,6 +345,11 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
         ev.data["partial_sha256"] = Sha256Hex(e.partial->text);
         blobs.push_back(e.partial->text);
       }
+      if (e.partial) {  // the server answered (HTTP 200): who, and how long it took
+        ev.data["model"] = e.partial->model;
+        ev.data["latency_s"] = std::chrono::duration<double>(e.partial->latency).count();
+        ev.data["finish_reason"] = e.partial->finish_reason;
+      }
       if (s_.metrics) s_.metrics->Add(metric::kLlmCallsTotal, {{"role", role}, {"model", model}, {"outcome", llm::LlmErrorKindName(e.kind)}}, 1);
     }
     // The provider field names the provider from the request payload.

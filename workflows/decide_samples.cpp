@@ -348,10 +348,17 @@ Status SampleLoop::ProposeCode(const char* type, const ActivityRecord& a, json d
     ParsedCode code = ParseExecutorReply(reply, problem().info.function, problem().info.backend,
                                          r_.rules().first_code_block_only);
     const std::string cut = "reply cut at max_tokens";
-    if (code.ok()) {
+    // Cut inside the block, after the kernel function's body began: the
+    // block up to the cut is evaluated (default mode), so the compiler says
+    // what is missing and the fixer gets its words.
+    const bool cut_kernel = code.failure == kTruncatedCode && !r_.rules().first_code_block_only &&
+                            DefinesKernelFunction(code.code, problem().info.function,
+                                                  problem().info.backend);
+    if (code.ok() || cut_kernel) {
       d["ok"] = true;
       d["failure"] = "";
-      d["detail"] = cut + (code.detail.empty() ? "" : "; " + code.detail);
+      d["detail"] = cut_kernel ? cut + " inside its code block: the block up to the cut is evaluated"
+                               : cut + (code.detail.empty() ? "" : "; " + code.detail);
       code_text = std::move(code.code);
     } else {
       d["ok"] = false;

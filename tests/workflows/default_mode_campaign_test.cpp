@@ -445,6 +445,11 @@ BOOST_AUTO_TEST_CASE(replies_cut_at_max_tokens_are_used_up_to_the_cut) {
       return ScriptedReply{false, "", "truncated: reply cut off at max_tokens",
                            reply.text + "\nA test:\n```cpp\nint main() {\n  float x[4];\n"};
     }
+    if (a.role == kRoleExecutor && EndsWithText(id, "/n1/k1") && reply.text.size() > 4) {
+      // Cut inside the block, after the whole kernel: evaluated as it is.
+      return ScriptedReply{false, "", "truncated: reply cut off at max_tokens",
+                           reply.text.substr(0, reply.text.rfind("```"))};
+    }
     if (a.role == kRoleExecutor && EndsWithText(id, "/n1/k0")) {
       return ScriptedReply{false, "", "truncated: reply cut off at max_tokens",
                            "Sure:\n```cpp\nextern \"C\" void f(const float* x,"};
@@ -453,7 +458,7 @@ BOOST_AUTO_TEST_CASE(replies_cut_at_max_tokens_are_used_up_to_the_cut) {
   };
   r.Run(s);
   BOOST_TEST(r.state.status == kStatusCompleted);
-  int cut_used = 0, cut_unclosed = 0, plans_cut = 0;
+  int cut_used = 0, cut_unclosed = 0, cut_inside = 0, plans_cut = 0;
   for (const Event& e : r.log) {
     if (e.type == event_type::kPlanProposed && e.data.value("cut_at_max_tokens", false)) {
       BOOST_TEST(e.data["ok"] == true);
@@ -471,7 +476,13 @@ BOOST_AUTO_TEST_CASE(replies_cut_at_max_tokens_are_used_up_to_the_cut) {
       BOOST_TEST(e.data["failure"] == kTruncatedCode);
       ++cut_unclosed;
     }
+    if (EndsWithText(exec, "/n1/k1")) {
+      BOOST_TEST(e.data["ok"] == true);
+      BOOST_TEST(e.data["detail"].get<std::string>().find("inside its code block") != std::string::npos);
+      ++cut_inside;
+    }
   }
+  BOOST_TEST(cut_inside > 0);
   BOOST_TEST(cut_used > 0);
   BOOST_TEST(cut_unclosed > 0);
   BOOST_TEST(plans_cut > 0);
