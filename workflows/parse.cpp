@@ -293,6 +293,7 @@ std::vector<std::string> ExternCFunctionNames(std::string_view code) {
   if (s.find("extern \"\"") == std::string::npos) return names;
   static const char* const kNotNames[] = {"if", "for", "while", "switch", "return", "sizeof",
                                           "catch", "defined"};
+  int looked = 0;
   for (size_t i = 0; i < s.size();) {
     if (!IsIdentChar(s[i]) || (i > 0 && IsIdentChar(s[i - 1]))) {
       ++i;
@@ -303,6 +304,12 @@ std::vector<std::string> ExternCFunctionNames(std::string_view code) {
     const std::string name = s.substr(i, e - i);
     i = e;
     if (std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    // Only a name followed by '(' can be a definition; at most 64 looked at
+    // (each look is a pass over the code: a long reply stays cheap).
+    size_t j = e;
+    while (j < s.size() && std::isspace(static_cast<unsigned char>(s[j]))) ++j;
+    if (j >= s.size() || s[j] != '(') continue;
+    if (++looked > 64) break;
     if (std::find(std::begin(kNotNames), std::end(kNotNames), name) != std::end(kNotNames)) continue;
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;
     if (DefinesExternCFunction(code, name)) names.push_back(name);
