@@ -495,7 +495,9 @@ int CmdReport(ApiClient& api, const Options& o) {
     std::cout << "\nLLM usage and cost (" << usage.value("evaluations", 0) << " evaluations)\n";
     PrintTable({"BY", "NAME", "CALLS", "FAILED", "IN TOKENS", "OUT TOKENS", "COST", "COST FROM (CALLS)"}, cost_rows);
     std::cout << "cost from: usage = the provider's token counts x the price table; estimate = the reply had no\n"
-                 "usage, tokens estimated at 4 bytes each; no_price = no price configured for the model (counted as $0)\n";
+                 "usage, tokens estimated at 4 bytes each; no_price = no price configured for the model (counted as $0);\n"
+                 "zero_price = priced at $0 per token (a model served locally: its calls are free, budgets count\n"
+                 "its calls and tokens)\n";
   }
   if (!replay->is_null()) PrintReplaySideBySide(*replay);
   return kExitOk;

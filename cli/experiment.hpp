@@ -48,7 +48,19 @@ inline constexpr const char kLearnArm[] = "learn";
 struct ExperimentArm {
   std::string name;
   json overlay = json::object();
+  // Equal spend: the name of an earlier arm. This arm's campaign of a seed
+  // is submitted once that arm's campaign of the same seed ended, with its
+  // budget set to exactly what that campaign spent: max_cost_usd = its
+  // dollars, or max_tokens = its tokens when it cost nothing (zero-priced
+  // models), and no call cap (EqualSpendOverlay).
+  std::string spend_of;
 };
+
+// `overlay` with its budget set to the spend of a reference campaign
+// (`spend`: {"cost_usd", "tokens", ...} as GET /v1/campaigns/ID reports it):
+// max_cost_usd when it cost money, else max_tokens; max_llm_calls lifted
+// (1000000) so that only the spend binds. *what says it in words.
+json EqualSpendOverlay(const json& overlay, const json& spend, std::string* what);
 
 struct ExperimentFile {
   std::string id;

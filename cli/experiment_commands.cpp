@@ -35,6 +35,7 @@ struct Submitted {
   int64_t seed = 0;
   std::string campaign;
   std::string note;  // "submitted" | "already submitted" | why not
+  std::string budget;  // equal spend: the budget it got and from which campaign
 };
 
 // POSTs one campaign of the experiment; false when the call failed (the
@@ -98,6 +99,27 @@ std::optional<std::set<int64_t>> AwaitLearning(ApiClient& api, const Options& o,
   }
 }
 
+// Waits until campaign `id` ended and returns its spend ({"cost_usd",
+// "tokens", ...}); nullopt when a call failed or --timeout passed.
+std::optional<json> AwaitSpend(ApiClient& api, const Options& o, const std::string& id, int* exit_code) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    auto r = Ask(api, "GET", "/v1/campaigns/" + id);
+    if (!r.ok()) {
+      *exit_code = r.exit_code;
+      return std::nullopt;
+    }
+    if (CampaignEnded(r.body)) return r.body.value("spend", json::object());
+    if (o.timeout_s > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o.timeout_s) {
+      std::cerr << "acceloptctl experiment: --timeout passed waiting for " << id << " to end\n";
+      *exit_code = kExitTimeout;
+      return std::nullopt;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
 // Submits `seeds` of the experiment (learning first), prints what it did
 // and, with --wait, waits for the whole experiment.
 int SubmitSeeds(ApiClient& api, const Options& o, const ExperimentFile& e, const std::vector<int64_t>& seeds) {
@@ -110,8 +132,12 @@ int SubmitSeeds(ApiClient& api, const Options& o, const ExperimentFile& e, const
         done.push_back({kLearnArm, seed, "-", "not submitted (--dry-run)"});
       }
       for (const ExperimentArm& arm : e.arms) {
-        planned.push_back({{"arm", arm.name}, {"seed", seed}, {"spec", ExperimentCampaignSpec(e, arm.name, arm.overlay, seed)}});
-        done.push_back({arm.name, seed, "-", e.learn_overlay ? "not submitted (--dry-run; after its learning)" : "not submitted (--dry-run)"});
+        json p = {{"arm", arm.name}, {"seed", seed}, {"spec", ExperimentCampaignSpec(e, arm.name, arm.overlay, seed)}};
+        if (!arm.spend_of.empty()) p["budget_from_spend_of"] = arm.spend_of;
+        planned.push_back(std::move(p));
+        std::string note = e.learn_overlay ? "not submitted (--dry-run; after its learning)" : "not submitted (--dry-run)";
+        if (!arm.spend_of.empty()) note += "; budget = the spend of arm '" + arm.spend_of + "', seed " + std::to_string(seed);
+        done.push_back({arm.name, seed, "-", note});
       }
     }
     if (o.json_output) {
@@ -141,7 +167,27 @@ int SubmitSeeds(ApiClient& api, const Options& o, const ExperimentFile& e, const
         done.push_back({arm.name, seed, "-", "not submitted: its learning did not complete"});
         continue;
       }
-      if (!Post(api, e, arm.name, arm.overlay, seed, &done, &code)) return code;
+      if (arm.spend_of.empty()) {
+        if (!Post(api, e, arm.name, arm.overlay, seed, &done, &code)) return code;
+        continue;
+      }
+      // Equal spend: after the reference arm's campaign of this seed ended.
+      std::string ref_id;
+      for (const auto& d : done) {
+        if (d.arm == arm.spend_of && d.seed == seed && d.campaign != "-") ref_id = d.campaign;
+      }
+      if (ref_id.empty()) {
+        done.push_back({arm.name, seed, "-", "not submitted: arm '" + arm.spend_of + "' of this seed was not"});
+        continue;
+      }
+      std::cerr << "experiment " << e.id << ": arm '" << arm.name << "', seed " << seed << " waits for " << ref_id
+                << " (arm '" << arm.spend_of << "') to end: it gets exactly that campaign's spend\n";
+      auto spend = AwaitSpend(api, o, ref_id, &code);
+      if (!spend) return code;
+      std::string what;
+      const json overlay = EqualSpendOverlay(arm.overlay, *spend, &what);
+      if (!Post(api, e, arm.name, overlay, seed, &done, &code)) return code;
+      done.back().budget = "budget " + what + " = the spend of " + ref_id;
     }
   }
   const bool all = ready.size() == seeds.size();
@@ -150,13 +196,16 @@ int SubmitSeeds(ApiClient& api, const Options& o, const ExperimentFile& e, const
     for (const auto& d : done) {
       out.push_back({{"arm", d.arm}, {"seed", d.seed}, {"campaign", d.campaign}, {"created", d.note == "submitted"},
                      {"submitted", d.campaign != "-"}});
+      if (!d.budget.empty()) out.back()["budget"] = d.budget;
     }
     std::cout << Dump(json{{"experiment", e.id}, {"seeds", seeds}, {"campaigns", out}}, 2) << "\n";
   } else if (!o.json_output) {
     std::cout << "experiment " << e.id << ": " << e.arms.size() << " arms x " << seeds.size() << " seeds"
               << (e.learn_overlay ? ", each seed after its learn campaign" : "") << "\n";
     std::vector<std::vector<std::string>> rows;
-    for (const auto& d : done) rows.push_back({d.arm, std::to_string(d.seed), d.campaign, d.note});
+    for (const auto& d : done) {
+      rows.push_back({d.arm, std::to_string(d.seed), d.campaign, d.note + (d.budget.empty() ? "" : "; " + d.budget)});
+    }
     PrintTable({"ARM", "SEED", "CAMPAIGN", ""}, rows);
   }
   if (!o.wait) return all ? kExitOk : kExitPartial;

@@ -1,4 +1,5 @@
 // The experiment file and the experiment's campaigns (experiment.hpp).
+#include <cstdio>
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -100,7 +101,15 @@ Result<ExperimentFile> ParseExperimentFile(Env* env, const std::string& path) {
       return InvalidArgument(path + ": the arm name 'learn' is reserved for the learning phase ('learn' at the top)");
     }
     for (const auto& [k, v] : a.items()) {
-      if (k != "name" && k != "overlay") return InvalidArgument(path + ": arm '" + arm.name + "': unknown key '" + k + "'");
+      if (k != "name" && k != "overlay" && k != "spend_of") {
+        return InvalidArgument(path + ": arm '" + arm.name + "': unknown key '" + k + "' (known: name, overlay, spend_of)");
+      }
+    }
+    if (a.contains("spend_of")) {
+      if (!a["spend_of"].is_string() || !names.count(a["spend_of"].get<std::string>())) {
+        return InvalidArgument(path + ": arm '" + arm.name + "': 'spend_of' must name an arm listed before it");
+      }
+      arm.spend_of = a["spend_of"].get<std::string>();
     }
     auto o = Overlay(a, path + ": arm '" + arm.name + "'");
     if (!o.ok()) return o.status();
@@ -109,6 +118,27 @@ Result<ExperimentFile> ParseExperimentFile(Env* env, const std::string& path) {
     e.arms.push_back(std::move(arm));
   }
   return e;
+}
+
+json EqualSpendOverlay(const json& overlay, const json& spend, std::string* what) {
+  json o = overlay;
+  if (!o.contains("budget") || !o["budget"].is_object()) o["budget"] = json::object();
+  json& b = o["budget"];
+  b.erase("max_cost_usd");
+  b.erase("max_tokens");
+  const double cost = spend.value("cost_usd", 0.0);
+  const int64_t tokens = spend.value("tokens", int64_t{0});
+  if (cost > 0) {
+    b["max_cost_usd"] = cost;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "$%.6f", cost);
+    *what = std::string(buf);
+  } else {
+    b["max_tokens"] = std::max<int64_t>(tokens, 1);
+    *what = std::to_string(std::max<int64_t>(tokens, 1)) + " tokens (it cost $0)";
+  }
+  b["max_llm_calls"] = 1000000;
+  return o;
 }
 
 json ExperimentCampaignSpec(const ExperimentFile& e, const std::string& arm, const json& overlay, int64_t seed) {

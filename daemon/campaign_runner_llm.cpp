@@ -45,10 +45,13 @@ std::string UsageSource(const llm::LlmResponse& r) {
 
 // Where its cost came from: "usage" (the provider's usage x the price table),
 // "estimate" (estimated usage x the price table), "no_price" (the model has
-// no price entry: the cost is unknown, recorded as 0), "replay" (not paid).
+// no price entry: the cost is unknown, recorded as 0), "zero_price" (priced
+// at $0 per token, e.g. a model served on this machine: known to be free),
+// "replay" (not paid).
 std::string CostSource(const llm::LlmResponse& r) {
   if (r.replayed) return "replay";
   if (!r.cost_known) return "no_price";
+  if (r.cost_usd == 0 && r.input_tokens + r.output_tokens > 0) return "zero_price";
   return r.usage_estimated ? "estimate" : "usage";
 }
 
@@ -336,6 +339,17 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
       ev.data["error_kind"] = llm::LlmErrorKindName(e.kind);
       ev.data["usage_source"] = usage_source;
       ev.data["cost_source"] = cost_source;
+      // A reply cut at max_tokens was paid for and may hold a whole kernel
+      // before the cut: its text is kept (a blob) for the workflow to read.
+      if (e.kind == llm::LlmErrorKind::kTruncated && e.partial && !e.partial->text.empty()) {
+        ev.data["partial_sha256"] = Sha256Hex(e.partial->text);
+        blobs.push_back(e.partial->text);
+      }
+      if (e.partial) {  // the server answered (HTTP 200): who, and how long it took
+        ev.data["model"] = e.partial->model;
+        ev.data["latency_s"] = std::chrono::duration<double>(e.partial->latency).count();
+        ev.data["finish_reason"] = e.partial->finish_reason;
+      }
       if (s_.metrics) s_.metrics->Add(metric::kLlmCallsTotal, {{"role", role}, {"model", model}, {"outcome", llm::LlmErrorKindName(e.kind)}}, 1);
     }
     // The provider field names the provider from the request payload.

@@ -27,14 +27,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i + 1 < blocks.size(); ++i) FUZZ_CHECK(blocks[i].terminated);  // only the last may be open
 
   const std::string backend = data[0] & 4 ? "nki" : "cpu";
+  const std::vector<FencedBlock> answer_blocks = FencedBlocks(StripReasoning(reply));
   ParsedCode code = ParseExecutorReply(reply, function, backend);
   if (code.ok()) {
-    FUZZ_CHECK(!blocks.empty() && blocks.front().terminated);
-    FUZZ_CHECK(code.code == blocks.front().body);
     FUZZ_CHECK(DefinesKernelFunction(code.code, function, backend));
   } else {
-    FUZZ_CHECK(code.failure == kNoCodeBlock || code.failure == kTruncatedCode || code.failure == kMissingFunction);
-    FUZZ_CHECK((code.failure == kNoCodeBlock) == blocks.empty());
+    FUZZ_CHECK(code.failure == kNoCodeBlock || code.failure == kTruncatedCode ||
+               code.failure == kMissingFunction || code.failure == kRefused ||
+               code.failure == kReasoningOnly);
+    const bool no_block =
+        code.failure == kNoCodeBlock || code.failure == kRefused || code.failure == kReasoningOnly;
+    FUZZ_CHECK(no_block == answer_blocks.empty());
+  }
+  // paper: the published rule, the first fenced block of the raw reply's answer.
+  ParsedCode first = ParseExecutorReply(reply, function, backend, /*first_block_only=*/true);
+  if (first.ok()) {
+    FUZZ_CHECK(!answer_blocks.empty() && answer_blocks.front().terminated);
+    FUZZ_CHECK(first.code == answer_blocks.front().body);
   }
 
   auto plan = ParsePlannerReply(reply);

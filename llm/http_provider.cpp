@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/log.hpp"
+#include "base/text.hpp"
 #include "base/mutex.hpp"
 #include "llm/pricing.hpp"
 #include "llm/retry.hpp"
@@ -18,6 +19,7 @@ struct HttpProvider::CallState {
   Millis next_backoff{0};
   std::string url;  // of the last attempt (no secrets: keys travel in headers)
   bool holds_slot = false;  // under Shared::mu
+  bool folded_system = false;  // the system prompt was moved into the user message
   bool delivered = false;  // transport thread only
 };
 
@@ -32,6 +34,25 @@ std::string UrlPath(const std::string& url) {
 }
 
 }  // namespace
+
+bool IsContextOverflowMessage(const std::string& message) {
+  const std::string m = Lower(message);
+  for (const char* p : {"context size", "context window", "context length", "context_length",
+                        "exceed_context", "prompt is too long", "too many tokens"}) {
+    if (m.find(p) != std::string::npos) return true;
+  }
+  return false;
+}
+
+bool IsSystemRoleRejection(const std::string& message) {
+  const std::string m = Lower(message);
+  if (m.find("must alternate") != std::string::npos) return true;
+  if (m.find("system") == std::string::npos) return false;
+  for (const char* p : {"not supported", "unsupported", "not allowed", "only user", "invalid role"}) {
+    if (m.find(p) != std::string::npos) return true;
+  }
+  return false;
+}
 
 // What to check for an error that waiting cannot heal ("" for the others).
 std::string FixHint(int status, const std::string& url) {
@@ -60,6 +81,12 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
   size_t active ACCELOPT_GUARDED_BY(mu) = 0;                             // slots in use
   std::deque<std::shared_ptr<CallState>> queue ACCELOPT_GUARDED_BY(mu);  // waiting for a slot
   std::set<std::shared_ptr<CallState>> live ACCELOPT_GUARDED_BY(mu);     // not yet delivered
+  std::set<std::string> fold_system ACCELOPT_GUARDED_BY(mu);  // models whose template has no system role
+
+  static void FoldSystem(LlmRequest* r) {
+    r->user = r->system + "\n\n" + r->user;
+    r->system.clear();
+  }
 
   Millis Elapsed(const CallState& s) const {
     return std::chrono::duration_cast<Millis>(std::chrono::nanoseconds(env->MonotonicNanos() - s.start_nanos));
@@ -125,6 +152,17 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
     if (s->token->cancelled()) {
       Finish(s, MakeError(LlmErrorKind::kCancelled, false, 0, "cancelled"));
       return;
+    }
+    if (!s->folded_system && !s->request.system.empty()) {
+      bool fold = false;
+      {
+        MutexLock lock(&mu);
+        fold = fold_system.count(s->request.model) > 0;
+      }
+      if (fold) {
+        FoldSystem(&s->request);
+        s->folded_system = true;
+      }
     }
     auto http = codec->Build(s->request);
     if (!http.ok()) {
@@ -194,7 +232,31 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
         else if (r.status >= 500) kind = LlmErrorKind::kServerError;
         else if (r.status == 401 || r.status == 403) kind = LlmErrorKind::kAuth;
         retry = IsRetryableHttpStatus(r.status);
-        error = MakeError(kind, retry, r.status, what + FixHint(r.status, s->url));
+        if (IsContextOverflowMessage(m)) {
+          kind = LlmErrorKind::kContextOverflow;
+          retry = false;
+          error = MakeError(kind, false, r.status,
+                            what + " (the prompt does not fit the model's context window: a shorter "
+                                   "prompt, or serve the model with a larger context)");
+        } else if (!s->folded_system && !s->request.system.empty() && IsSystemRoleRejection(m)) {
+          // A chat template without a system role (Gemma 2, Mistral's):
+          // the system prompt goes first in the user message, sent again at
+          // once, and so for every later call of this model.
+          at.error = ScrubSecrets(what);
+          s->attempts.push_back(at);
+          {
+            MutexLock lock(&mu);
+            fold_system.insert(s->request.model);
+          }
+          FoldSystem(&s->request);
+          s->folded_system = true;
+          s->next_backoff = Millis(0);
+          auto self = shared_from_this();
+          transport->Post([self, s] { self->StartAttempt(s); });
+          return;
+        } else {
+          error = MakeError(kind, retry, r.status, what + FixHint(r.status, s->url));
+        }
       }
     }
     at.error = error ? error->message : "";

@@ -53,4 +53,14 @@ class HttpProvider : public Provider {
 // 422): what to check, with the URL's path for a 404. "" for other statuses.
 std::string FixHint(int status, const std::string& url);
 
+// An error message about the prompt not fitting the context window
+// (llama.cpp: "the request exceeds the available context size"; OpenAI,
+// vLLM, llama-cpp-python: "maximum context length is ..."): kContextOverflow.
+bool IsContextOverflowMessage(const std::string& message);
+// An error message of a chat template that has no system role ("System role
+// not supported", "Conversation roles must alternate user/assistant"): the
+// call is sent again at once with the system prompt folded into the user
+// message, and so are the model's later calls.
+bool IsSystemRoleRejection(const std::string& message);
+
 }  // namespace accelopt::llm

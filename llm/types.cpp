@@ -23,6 +23,7 @@ const char* LlmErrorKindName(LlmErrorKind kind) {
     case LlmErrorKind::kCancelled: return "cancelled";
     case LlmErrorKind::kCommandFailed: return "command_failed";
     case LlmErrorKind::kReplayMiss: return "replay_miss";
+    case LlmErrorKind::kContextOverflow: return "context_overflow";
   }
   return "unknown";
 }
@@ -51,6 +52,7 @@ Status LlmError::ToStatus() const {
   switch (kind) {
     case LlmErrorKind::kConfig: code = Code::kFailedPrecondition; break;
     case LlmErrorKind::kInvalidRequest:
+    case LlmErrorKind::kContextOverflow:
     case LlmErrorKind::kClientError: code = Code::kInvalidArgument; break;
     case LlmErrorKind::kAuth: code = Code::kPermissionDenied; break;
     case LlmErrorKind::kRateLimited: code = Code::kResourceExhausted; break;

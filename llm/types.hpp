@@ -89,6 +89,10 @@ enum class LlmErrorKind {
   kCancelled,       // cancelled by the caller or provider shutdown
   kCommandFailed,   // the command provider's program exited non-zero / was killed
   kReplayMiss,      // replay: no recorded response for the request hash
+  // The prompt does not fit the model's context window (llama.cpp, vLLM and
+  // OpenAI answer 400 with a message about the context); never retried as
+  // is: the workflow may shorten the prompt (fewer memory items, no profile).
+  kContextOverflow,
 };
 
 // Stable lower_snake name ("rate_limited"), used in events and metrics.

@@ -171,12 +171,16 @@ Status SampleLoop::ProposePlan(int b, int n) {
   ACCELOPT_ASSIGN_OR_RETURN(const ActivityRecord* a, r_.Activity(plan_id));
   json d = {{"problem", p_}, {"iteration", i_}, {"beam", b}, {"plan", n},
             {"activity_id", plan_id}};
-  if (a->status != ActivityStatus::kCompleted) {
+  // A plan cut at max_tokens is still a plan (its text up to the cut).
+  const std::string partial = a->completion.value("partial_sha256", "");
+  if (a->status != ActivityStatus::kCompleted && partial.empty()) {
     d["ok"] = false;
     d["error"] = std::string(kLlmFailed) + ": " + a->completion.value("error", "");
     return r_.EmitEvent(event_type::kPlanProposed, std::move(d));
   }
-  ACCELOPT_ASSIGN_OR_RETURN(std::string reply, r_.Text(a->response_sha256));
+  if (a->status != ActivityStatus::kCompleted) d["cut_at_max_tokens"] = true;
+  ACCELOPT_ASSIGN_OR_RETURN(std::string reply,
+                            r_.Text(a->status == ActivityStatus::kCompleted ? a->response_sha256 : partial));
   if (r_.rules().planner_names_experiences) {
     // The experiences it names, as memory item ids (the memory has not
     // changed since the planner was scheduled: it changes only between
@@ -336,13 +340,39 @@ Status SampleLoop::ProposeFix(int b, int n, int k) {
 // executor-role activity, with the code as a blob.
 Status SampleLoop::ProposeCode(const char* type, const ActivityRecord& a, json d) {
   std::string code_text;
-  if (a.status != ActivityStatus::kCompleted) {
+  const std::string partial = a.completion.value("partial_sha256", "");
+  if (a.status != ActivityStatus::kCompleted && !partial.empty()) {
+    // Cut at max_tokens: a whole kernel before the cut is used; otherwise
+    // the failure says what the cut left (an unclosed block, or no code).
+    ACCELOPT_ASSIGN_OR_RETURN(std::string reply, r_.Text(partial));
+    ParsedCode code = ParseExecutorReply(reply, problem().info.function, problem().info.backend,
+                                         r_.rules().first_code_block_only);
+    const std::string cut = "reply cut at max_tokens";
+    // Cut inside the block, after the kernel function's body began: the
+    // block up to the cut is evaluated (default mode), so the compiler says
+    // what is missing and the fixer gets its words.
+    const bool cut_kernel = code.failure == kTruncatedCode && !r_.rules().first_code_block_only &&
+                            DefinesKernelFunction(code.code, problem().info.function,
+                                                  problem().info.backend);
+    if (code.ok() || cut_kernel) {
+      d["ok"] = true;
+      d["failure"] = "";
+      d["detail"] = cut_kernel ? cut + " inside its code block: the block up to the cut is evaluated"
+                               : cut + (code.detail.empty() ? "" : "; " + code.detail);
+      code_text = std::move(code.code);
+    } else {
+      d["ok"] = false;
+      d["failure"] = code.failure == kTruncatedCode ? kTruncatedCode : kLlmFailed;
+      d["detail"] = a.completion.value("error", "") + "; " + code.detail;
+    }
+  } else if (a.status != ActivityStatus::kCompleted) {
     d["ok"] = false;
     d["failure"] = kLlmFailed;
     d["detail"] = a.completion.value("error", "");
   } else {
     ACCELOPT_ASSIGN_OR_RETURN(std::string reply, r_.Text(a.response_sha256));
-    ParsedCode code = ParseExecutorReply(reply, problem().info.function, problem().info.backend);
+    ParsedCode code = ParseExecutorReply(reply, problem().info.function, problem().info.backend,
+                                         r_.rules().first_code_block_only);
     if (code.failure == kMissingFunction && r_.rules().evaluate_missing_function) {
       // paper: the published judge compiles it and fails (mode_rules.hpp).
       code.failure.clear();

@@ -29,6 +29,7 @@ ModeRules ModeRulesOf(const CampaignSpec& spec) {
   r.shuffle_profile_per_plan = false;
   r.dedup_evaluations = false;
   r.evaluate_missing_function = true;
+  r.first_code_block_only = true;
   r.skip_after_timeout = true;
   r.final_measure = false;
   return r;

@@ -43,6 +43,10 @@ struct ModeRules {
   // sibling, the parent stands in (published accelopt/kernel_wrapper.py:70-75
   // @47e29a7 raises "No kernel function found" inside the profiled run).
   bool evaluate_missing_function = false;
+  // The code is the reply's first fenced block, as published (paper); else
+  // (default) the first block that defines the kernel function, reasoning
+  // removed, a fence-less reply of code taken as is (ParseExecutorReply).
+  bool first_code_block_only = false;
   int fix_attempts = 1;           // FixAttempts(spec); 0 = no fixer
   // paper: the samples of one plan are evaluated one after another, and once
   // one ends in "timeout" the plan's later samples are skipped

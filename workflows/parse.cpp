@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
+#include <iterator>
 
 namespace accelopt::workflows {
 
@@ -232,13 +234,176 @@ std::string KernelFunctionDescription(const std::string& name, const std::string
   return "extern \"C\" " + name + "(...)";
 }
 
-ParsedCode ParseExecutorReply(std::string_view reply, const std::string& function,
-                              const std::string& backend) {
+std::string StripReasoning(std::string_view reply, bool* unclosed) {
+  if (unclosed) *unclosed = false;
+  static const char* const kTags[] = {"think", "thinking", "reasoning"};
+  std::string out;
+  size_t i = 0;
+  while (i < reply.size()) {
+    // The earliest opening tag from here.
+    size_t open = std::string_view::npos;
+    std::string close;
+    size_t open_len = 0;
+    for (const char* tag : kTags) {
+      const std::string o = std::string("<") + tag + ">";
+      const size_t at = reply.find(o, i);
+      if (at != std::string_view::npos && (open == std::string_view::npos || at < open)) {
+        open = at;
+        open_len = o.size();
+        close = std::string("</") + tag + ">";
+      }
+    }
+    if (open == std::string_view::npos) {
+      out.append(reply.substr(i));
+      break;
+    }
+    out.append(reply.substr(i, open - i));
+    const size_t end = reply.find(close, open + open_len);
+    if (end == std::string_view::npos) {
+      if (unclosed) *unclosed = true;
+      break;
+    }
+    i = end + close.size();
+  }
+  // Some templates open the block in the prompt, so the reply holds only
+  // the closing tag: everything before a leading-part "</think>" is reasoning.
+  for (const char* tag : kTags) {
+    const std::string close = std::string("</") + tag + ">";
+    const size_t at = out.find(close);
+    if (at != std::string::npos) out.erase(0, at + close.size());
+  }
+  return out;
+}
+
+bool LooksLikeRefusal(std::string_view text) {
+  const std::string head = Lower(TrimView(text.substr(0, std::min<size_t>(text.size(), 300))));
+  for (const char* p : {"i can't", "i cannot", "i can\xe2\x80\x99t", "i'm sorry", "i am sorry",
+                        "i'm unable", "i am unable", "i won't", "i will not", "as an ai",
+                        "sorry, but"}) {
+    if (head.find(p) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> ExternCFunctionNames(std::string_view code) {
+  // Every identifier followed by a parameter list and a body, in a source
+  // that has extern "C": close enough to name what the model wrote instead.
+  std::vector<std::string> names;
+  const std::string s = StripCommentsAndLiterals(code);
+  if (s.find("extern \"\"") == std::string::npos) return names;
+  static const char* const kNotNames[] = {"if", "for", "while", "switch", "return", "sizeof",
+                                          "catch", "defined"};
+  int looked = 0;
+  for (size_t i = 0; i < s.size();) {
+    if (!IsIdentChar(s[i]) || (i > 0 && IsIdentChar(s[i - 1]))) {
+      ++i;
+      continue;
+    }
+    size_t e = i;
+    while (e < s.size() && IsIdentChar(s[e])) ++e;
+    const std::string name = s.substr(i, e - i);
+    i = e;
+    if (std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    // Only a name followed by '(' can be a definition; at most 64 looked at
+    // (each look is a pass over the code: a long reply stays cheap).
+    size_t j = e;
+    while (j < s.size() && std::isspace(static_cast<unsigned char>(s[j]))) ++j;
+    if (j >= s.size() || s[j] != '(') continue;
+    if (++looked > 64) break;
+    if (std::find(std::begin(kNotNames), std::end(kNotNames), name) != std::end(kNotNames)) continue;
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    if (DefinesExternCFunction(code, name)) names.push_back(name);
+    if (names.size() >= 5) break;
+  }
+  return names;
+}
+
+namespace {
+
+// The first line of a fence-less reply that starts code, or npos.
+size_t CodeStart(std::string_view text, const std::string& backend) {
+  const bool python = TraitsOf(backend).python_kernel;
+  size_t start = 0;
+  for (std::string_view line : Lines(text)) {
+    const std::string_view t = TrimView(line);
+    static const char* const kC[] = {"#include", "#pragma", "#define", "extern", "static",
+                                     "template", "typedef", "using ", "namespace", "//", "/*",
+                                     "void ", "float ", "int ", "struct "};
+    static const char* const kPy[] = {"import ", "from ", "def ", "@", "#"};
+    bool code = false;
+    if (python) {
+      for (const char* p : kPy) code = code || t.compare(0, std::strlen(p), p) == 0;
+    } else {
+      for (const char* p : kC) code = code || t.compare(0, std::strlen(p), p) == 0;
+    }
+    if (code) return start;
+    start += line.size() + 1;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+ParsedCode ParseExecutorReply(std::string_view raw_reply, const std::string& function,
+                              const std::string& backend, bool first_block_only) {
   ParsedCode out;
+  bool unclosed_reasoning = false;
+  const std::string reply = StripReasoning(raw_reply, &unclosed_reasoning);
   std::vector<FencedBlock> blocks = FencedBlocks(reply);
   if (blocks.empty()) {
+    if (unclosed_reasoning) {
+      out.failure = kReasoningOnly;
+      out.detail = "the reply ended inside its reasoning block (<think> not closed)";
+      return out;
+    }
+    if (!first_block_only && DefinesKernelFunction(reply, function, backend)) {
+      const size_t at = CodeStart(reply, backend);
+      std::string code = at == std::string_view::npos
+                             ? std::string()
+                             : std::string(TrimView(std::string_view(reply).substr(at))) + "\n";
+      if (!code.empty() && DefinesKernelFunction(code, function, backend)) {
+        out.code = std::move(code);
+        out.detail = "no fenced block: the reply's text taken as code from its first line of code";
+        return out;
+      }
+    }
+    if (LooksLikeRefusal(reply)) {
+      out.failure = kRefused;
+      out.detail = "the reply declines the task: " + std::string(TrimView(reply.substr(0, 160)));
+      return out;
+    }
     out.failure = kNoCodeBlock;
-    out.detail = "the reply has no fenced code block";
+    out.detail = TrimView(reply).empty() ? "the reply is empty once its reasoning is removed"
+                                         : "the reply has no fenced code block";
+    return out;
+  }
+  size_t pick = 0;
+  bool found = false;
+  if (!first_block_only) {
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      if (blocks[i].terminated && DefinesKernelFunction(blocks[i].body, function, backend)) {
+        pick = i;
+        found = true;
+        break;
+      }
+    }
+  }
+  if (found) {
+    out.code = std::move(blocks[pick].body);
+    if (pick > 0) {
+      out.detail = "code block " + std::to_string(pick + 1) + " of " +
+                   std::to_string(blocks.size()) + " (the first that defines " +
+                   KernelFunctionDescription(function, backend) + ")";
+    }
+    return out;
+  }
+  // None defines it: an unclosed block means the reply was cut off.
+  const FencedBlock& last = blocks.back();
+  if (!first_block_only && !last.terminated) {
+    out.code = std::move(blocks.back().body);
+    out.failure = kTruncatedCode;
+    out.detail = blocks.size() == 1 ? "the first code block is not closed (reply cut off?)"
+                                    : "the last code block is not closed (reply cut off?)";
     return out;
   }
   out.code = std::move(blocks.front().body);
@@ -250,11 +415,27 @@ ParsedCode ParseExecutorReply(std::string_view reply, const std::string& functio
   if (!DefinesKernelFunction(out.code, function, backend)) {
     out.failure = kMissingFunction;
     out.detail = "the code does not define " + KernelFunctionDescription(function, backend);
+    if (!TraitsOf(backend).python_kernel) {
+      std::vector<std::string> names;
+      blocks.front().body = out.code;  // moved from above
+      for (const FencedBlock& b : blocks) {
+        for (std::string& n : ExternCFunctionNames(b.body)) {
+          if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(std::move(n));
+        }
+      }
+      if (!names.empty()) {
+        out.detail += "; it defines ";
+        for (size_t i = 0; i < names.size(); ++i) out.detail += (i ? ", " : "") + names[i];
+        out.detail += " instead";
+      }
+    }
   }
   return out;
 }
 
-Result<Plan> ParsePlannerReply(std::string_view reply) {
+Result<Plan> ParsePlannerReply(std::string_view raw_reply) {
+  bool unclosed = false;
+  const std::string reply = StripReasoning(raw_reply, &unclosed);
   std::vector<std::string_view> lines = Lines(reply);
   size_t i = 0;
   Plan plan;
@@ -262,7 +443,10 @@ Result<Plan> ParsePlannerReply(std::string_view reply) {
     plan.title = StripMarkdownLine(lines[i]);
     if (!plan.title.empty()) break;
   }
-  if (plan.title.empty()) return InvalidArgument("the planner's reply is empty");
+  if (plan.title.empty()) {
+    return InvalidArgument(unclosed ? "the planner's reply ended inside its reasoning block"
+                                    : "the planner's reply is empty");
+  }
   std::string rest;
   for (++i; i < lines.size(); ++i) {
     rest.append(lines[i]);
@@ -317,9 +501,14 @@ std::vector<int> ExtractUsedExperiences(std::string* reply) {
   return used;
 }
 
-Result<Summary> ParseSummarizerReply(std::string_view reply, bool published_rule) {
+Result<Summary> ParseSummarizerReply(std::string_view raw_reply, bool published_rule) {
+  bool unclosed = false;
+  const std::string reply = StripReasoning(raw_reply, &unclosed);
   std::string_view text = TrimView(reply);
-  if (text.empty()) return InvalidArgument("the summarizer's reply is empty");
+  if (text.empty()) {
+    return InvalidArgument(unclosed ? "the summarizer's reply ended inside its reasoning block"
+                                    : "the summarizer's reply is empty");
+  }
   Summary s;
   const std::string lower = Lower(text);
   std::vector<FencedBlock> blocks = FencedBlocks(text);

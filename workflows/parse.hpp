@@ -29,6 +29,11 @@ inline constexpr const char kNoCodeBlock[] = "no_code_block";
 inline constexpr const char kTruncatedCode[] = "truncated_code_block";
 inline constexpr const char kMissingFunction[] = "missing_function";
 inline constexpr const char kLlmFailed[] = "llm_failed";
+// The reply ended inside its reasoning block (<think> never closed): the
+// model spent its tokens thinking (raise max_tokens or lower the effort).
+inline constexpr const char kReasoningOnly[] = "reasoning_only";
+// No code, and the reply declines the task ("I can't help with that").
+inline constexpr const char kRefused[] = "refused";
 // Set by EvaluationSkipped (paper mode), not by parsing.
 inline constexpr const char kSkippedAfterTimeout[] = "skipped_after_timeout";
 
@@ -39,12 +44,33 @@ struct ParsedCode {
   bool ok() const { return failure.empty(); }
 };
 
-// Takes the first fenced block of an executor reply and checks that it
-// defines the problem's kernel function `function` the way `backend`'s
-// kernels do (DefinesKernelFunction). `detail` of a kMissingFunction names
-// what is missing in the backend's terms.
+// Reasoning blocks that models write before their answer: every
+// <think>...</think> (also <thinking>, <reasoning>) is removed. An opening
+// tag that is never closed takes the rest of the reply with it and sets
+// *unclosed (the reply was cut off while reasoning).
+std::string StripReasoning(std::string_view reply, bool* unclosed = nullptr);
+
+// True when a reply without code reads as a refusal ("I can't", "I'm
+// sorry", "I am unable", "As an AI" near its start).
+bool LooksLikeRefusal(std::string_view text);
+
+// The code of an executor reply, from what real models write: reasoning
+// blocks are dropped (StripReasoning); of the fenced blocks (any language
+// tag, or none), the first closed one that defines the problem's kernel
+// function `function` the way `backend`'s kernels do (DefinesKernelFunction)
+// is taken; a reply with no fence at all whose text defines the function is
+// taken from its first line of code on. Otherwise a failure:
+// kReasoningOnly (cut off inside <think>), kTruncatedCode (an unclosed
+// block, the reply cut off), kMissingFunction (code, but not the function:
+// `detail` names what is missing in the backend's terms and the C functions
+// the code defines instead), kRefused, kNoCodeBlock.
+// `first_block_only` (paper mode): the published rule, the first fenced
+// block whatever it holds.
 ParsedCode ParseExecutorReply(std::string_view reply, const std::string& function,
-                              const std::string& backend);
+                              const std::string& backend, bool first_block_only = false);
+
+// Names of the functions with C linkage that `code` defines (for messages).
+std::vector<std::string> ExternCFunctionNames(std::string_view code);
 
 // True when `code` defines function `name` with C linkage (a definition with
 // a body, not just a declaration; comments and string literals are ignored).
@@ -70,8 +96,10 @@ struct Plan {
   std::string title;        // one line, markdown stripped
   std::string description;  // the rest (may be empty)
 };
-// First non-empty line is the title ("#", "**", "Title:", "Plan:" stripped);
-// the remainder is the description. Empty replies are kInvalidArgument.
+// Reasoning blocks are dropped (StripReasoning). First non-empty line is the
+// title ("#", "**", "Title:", "Plan:" stripped); the remainder is the
+// description. Empty replies (or replies that are all reasoning) are
+// kInvalidArgument.
 Result<Plan> ParsePlannerReply(std::string_view reply);
 
 // "default" mode: removes every line "Used experiences: 2, 5" (any case,
@@ -87,7 +115,8 @@ struct Summary {
   std::string fast_snippet;
   bool no_optimization = false;
 };
-// The first bold span (or first line) is the title, the text up to the first
+// Reasoning blocks are dropped (StripReasoning). The first bold span (or
+// first line) is the title, the text up to the first
 // fenced block the description, the first two fenced blocks the slow and
 // fast snippets. A reply saying "No optimization found" sets no_optimization.
 // Empty replies are kInvalidArgument.

@@ -117,6 +117,70 @@ BOOST_AUTO_TEST_CASE(an_experiment_of_two_arms_two_seeds_two_problems_runs_and_r
 // The experiments shipped in config/experiments parse (their spec_file
 // found relative to them) into arms x seeds of tagged campaign specs;
 // --dry-run sends nothing, so no daemon runs here.
+// Equal spend (issue 37): the sampling arm of a seed is submitted after the
+// search arm's campaign of that seed ended, with exactly its spend as the
+// budget and no call cap, and the submit output says so.
+BOOST_AUTO_TEST_CASE(an_equal_spend_arm_gets_exactly_the_spend_of_its_reference_arm_per_seed) {
+  DaemonFixture f(StandardScript(2));
+  f.StartDaemon();
+  // Short replies (max_tokens 64): a call's worst-case reservation must fit
+  // in the search arm's spend, or the sampling arm is refused at submit
+  // ("the budget is spent before anything runs").
+  json spec = SmallSpec({"silu"}, 2, 1, 2, 1);
+  for (const char* role : {"planner", "executor", "summarizer"}) spec["roles"][role] = {{"max_tokens", 64}};
+  json exp = {{"id", "equal-spend"},
+              {"spec", spec},
+              {"seeds", {1, 2}},
+              {"arms", {{{"name", "search"}, {"overlay", json::object()}},
+                        {{"name", "sampling"}, {"spend_of", "search"},
+                         {"overlay", {{"mode", "sampling"}, {"search", {{"T", 2}, {"B", 1}}},
+                                      {"memory", {{"scope", "none"}}},
+                                      {"budget", {{"max_cost_usd", 5.0}, {"max_llm_calls", 3}}}}}}}}};
+  const std::string file = WriteJson(f, "equal.json", exp);
+  // Without --wait it still waits for each search campaign before its
+  // sampling one; then the experiment is waited for.
+  auto sub = f.Ctl({"experiment", "submit", file, "-o", "json"}, 600);
+  BOOST_TEST_MESSAGE(sub.err);
+  BOOST_REQUIRE_EQUAL(sub.exit_code, 0);
+  // The sampling arm may end on its budget: not a zero exit.
+  auto waited = f.Ctl({"experiment", "wait", "equal-spend"}, 600);
+  BOOST_TEST_MESSAGE(waited.err);
+  auto got = f.Ctl({"experiment", "get", "equal-spend", "-o", "json"});
+  BOOST_REQUIRE_EQUAL(got.exit_code, 0);
+  std::map<int64_t, json> search_spend, sampling_budget;
+  const json listed = got.Json();
+  for (const auto& c : listed.at("campaigns")) {
+    const int64_t seed = c.at("experiment").at("seed").get<int64_t>();
+    const std::string state = c.value("state", "");
+    // The sampling arm ends on its budget, exactly the search arm's spend.
+    BOOST_TEST((state == "completed" || state == "budget_exhausted"), c.value("id", "") << " ended " << state);
+    if (c.at("experiment").at("arm") == "search") search_spend[seed] = c.at("spend");
+    else sampling_budget[seed] = c.at("budget");
+  }
+  BOOST_REQUIRE_EQUAL(search_spend.size(), 2u);
+  BOOST_REQUIRE_EQUAL(sampling_budget.size(), 2u);
+  for (const auto& [seed, spend] : search_spend) {
+    BOOST_TEST_CONTEXT("seed " << seed) {
+      const json& b = sampling_budget.at(seed);
+      BOOST_TEST(spend.at("cost_usd").get<double>() > 0);  // the fake model is priced
+      BOOST_TEST(b.at("max_cost_usd").get<double>() == spend.at("cost_usd").get<double>());
+      BOOST_TEST(b.at("max_llm_calls").get<int64_t>() == 1000000);  // the overlay's 3 lifted
+    }
+  }
+  bool said = false;
+  for (const auto& c : sub.Json().value("campaigns", json::array())) {
+    if (c.value("arm", "") == "sampling") said = said || c.value("budget", "").find("the spend of") != std::string::npos;
+  }
+  BOOST_TEST(said);
+  // A spend_of that names no earlier arm is refused with the field.
+  json bad = exp;
+  bad["id"] = "bad-spend";
+  bad["arms"][1]["spend_of"] = "nope";
+  auto refused = f.Ctl({"experiment", "submit", WriteJson(f, "bad.json", bad), "--dry-run"});
+  BOOST_TEST(refused.exit_code != 0);
+  BOOST_TEST(refused.err.find("spend_of") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(the_shipped_experiments_parse_into_arms_times_seeds) {
   DaemonFixture f(StandardScript(2));
   for (const char* name : {"memory-ablation", "search-vs-sampling", "transfer"}) {

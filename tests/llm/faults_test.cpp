@@ -327,6 +327,61 @@ BOOST_AUTO_TEST_CASE(destroying_the_set_completes_outstanding_calls) {
   BOOST_TEST(cancelled.load() == 5);
 }
 
+// What a local server answers (llama.cpp, llama-cpp-python; issue 37).
+BOOST_AUTO_TEST_CASE(a_prompt_over_the_context_window_is_a_named_error_with_the_servers_words) {
+  for (const char* message : {"the request exceeds the available context size, try increasing it",
+                              "This model's maximum context length is 8192 tokens. However, you "
+                              "requested 9100 tokens (8900 in the messages, 200 in the completion)."}) {
+    FakeLlmServer server(FaultThenOk({{"kind", "status"}, {"status", 400}, {"message", message}}, 0));
+    LlmResult r = CallOnce(server);
+    BOOST_REQUIRE(!r.ok());
+    BOOST_TEST(r.error().kind == LlmErrorKind::kContextOverflow);
+    BOOST_TEST(std::string(LlmErrorKindName(r.error().kind)) == "context_overflow");
+    BOOST_TEST(!r.error().retryable);
+    BOOST_TEST(r.error().message.find(std::string(message).substr(0, 30)) != std::string::npos);
+    BOOST_TEST(server.total() == 1);  // not sent again as is
+  }
+  // Another 400 stays a client error.
+  FakeLlmServer other(FaultThenOk({{"kind", "status"}, {"status", 400}, {"message", "bad temperature"}}, 0));
+  BOOST_TEST(CallOnce(other).error().kind == LlmErrorKind::kClientError);
+}
+
+BOOST_AUTO_TEST_CASE(a_template_without_a_system_role_gets_the_system_prompt_in_the_user_message) {
+  // The server refuses any request with a system message (as Gemma 2's
+  // template does, with a 500 from llama-cpp-python's jinja).
+  json script = {{"rules", json::array({
+      {{"name", "no-system"}, {"match", {{"system_regex", "."}}},
+       {"fault", {{"kind", "status"}, {"status", 500}, {"message", "System role not supported"}}}},
+      {{"name", "ok"}, {"reply", {{"text", "fine"}}}}})}};
+  FakeLlmServer server(script);
+  json entry = FakeProviderEntry(server, "openai");
+  auto set = MakeSet({{"p", entry}});
+  LlmResult r = set->CallBlocking(Req("p", "Optimize this kernel.", "You are the planner."));
+  BOOST_REQUIRE_MESSAGE(r.ok(), (r.ok() ? std::string() : r.error().ToString()));
+  BOOST_TEST(r.response().text == "fine");
+  BOOST_TEST(server.count("no-system") == 1);  // not retried 6 times as a 500
+  BOOST_REQUIRE(r.response().attempts.size() == 2u);
+  BOOST_TEST(r.response().attempts[0].error.find("System role not supported") != std::string::npos);
+  auto requests = server.requests();
+  BOOST_REQUIRE(requests.size() == 2u);
+  BOOST_TEST(requests[1]["system"].get<std::string>().empty());
+  BOOST_TEST(requests[1]["user"].get<std::string>() == "You are the planner.\n\nOptimize this kernel.");
+  // The model's later calls are folded at once.
+  LlmResult again = set->CallBlocking(Req("p", "Second.", "You are the executor."));
+  BOOST_REQUIRE(again.ok());
+  BOOST_TEST(again.response().attempts.size() == 1u);
+  BOOST_TEST(server.count("no-system") == 1);
+  // A server that refuses the folded prompt too: a typed error, no loop.
+  json never = {{"rules", json::array({{{"name", "never"},
+      {"fault", {{"kind", "status"}, {"status", 400}, {"message", "System role not supported"}}}}})}};
+  FakeLlmServer server2(never);
+  auto set2 = MakeSet({{"p", FakeProviderEntry(server2, "openai")}});
+  LlmResult r2 = set2->CallBlocking(Req("p"));
+  BOOST_REQUIRE(!r2.ok());
+  BOOST_TEST(r2.error().kind == LlmErrorKind::kClientError);
+  BOOST_TEST(server2.total() == 2);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace accelopt::llm

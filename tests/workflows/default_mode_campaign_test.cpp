@@ -419,3 +419,79 @@ BOOST_AUTO_TEST_CASE(the_beam_never_loses_the_best_kernel_so_far) {
 
 }  // namespace
 }  // namespace accelopt::workflows::testing
+
+namespace accelopt::workflows::testing {
+namespace {
+
+bool EndsWithText(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// Replies cut at max_tokens (issue 37: what a small local model does on
+// nearly every call): a whole kernel before the cut is used, a cut inside
+// the kernel is truncated_code_block, a plan cut short is still a plan.
+BOOST_AUTO_TEST_CASE(replies_cut_at_max_tokens_are_used_up_to_the_cut) {
+  DefaultRun r;
+  Script base = MakeFaultyScript(r.world);
+  Script s = base;
+  s.llm = [base](const ActivityRequest& a) {
+    ScriptedReply reply = base.llm(a);
+    const std::string id = a.activity_id;
+    if (a.role == kRolePlanner) {
+      return ScriptedReply{false, "", "truncated: reply cut off at max_tokens", reply.text};
+    }
+    if (a.role == kRoleExecutor && EndsWithText(id, "/n0/k0")) {
+      // The kernel, then a test harness the cut falls in.
+      return ScriptedReply{false, "", "truncated: reply cut off at max_tokens",
+                           reply.text + "\nA test:\n```cpp\nint main() {\n  float x[4];\n"};
+    }
+    if (a.role == kRoleExecutor && EndsWithText(id, "/n1/k1") && reply.text.size() > 4) {
+      // Cut inside the block, after the whole kernel: evaluated as it is.
+      return ScriptedReply{false, "", "truncated: reply cut off at max_tokens",
+                           reply.text.substr(0, reply.text.rfind("```"))};
+    }
+    if (a.role == kRoleExecutor && EndsWithText(id, "/n1/k0")) {
+      return ScriptedReply{false, "", "truncated: reply cut off at max_tokens",
+                           "Sure:\n```cpp\nextern \"C\" void f(const float* x,"};
+    }
+    return reply;
+  };
+  r.Run(s);
+  BOOST_TEST(r.state.status == kStatusCompleted);
+  int cut_used = 0, cut_unclosed = 0, cut_inside = 0, plans_cut = 0;
+  for (const Event& e : r.log) {
+    if (e.type == event_type::kPlanProposed && e.data.value("cut_at_max_tokens", false)) {
+      BOOST_TEST(e.data["ok"] == true);
+      ++plans_cut;
+    }
+    if (e.type != event_type::kCandidateProposed) continue;
+    const std::string exec = e.data["executor_activity"];
+    if (EndsWithText(exec, "/n0/k0")) {
+      BOOST_TEST(e.data["ok"] == true);
+      BOOST_TEST(e.data["detail"].get<std::string>().find("reply cut at max_tokens") == 0);
+      ++cut_used;
+    }
+    if (EndsWithText(exec, "/n1/k0")) {
+      BOOST_TEST(e.data["ok"] == false);
+      BOOST_TEST(e.data["failure"] == kTruncatedCode);
+      ++cut_unclosed;
+    }
+    if (EndsWithText(exec, "/n1/k1")) {
+      BOOST_TEST(e.data["ok"] == true);
+      BOOST_TEST(e.data["detail"].get<std::string>().find("inside its code block") != std::string::npos);
+      ++cut_inside;
+    }
+  }
+  BOOST_TEST(cut_inside > 0);
+  BOOST_TEST(cut_used > 0);
+  BOOST_TEST(cut_unclosed > 0);
+  BOOST_TEST(plans_cut > 0);
+  // The cut replies' kernels still drive the search: level T is reached.
+  const json report = BuildReport(r.state);
+  for (const json& p : report["problems"]) {
+    BOOST_TEST(LevelOf(r.Code(p["best"]["source_sha256"].get<std::string>())) == r.spec.search.T);
+  }
+}
+
+}  // namespace
+}  // namespace accelopt::workflows::testing

@@ -178,3 +178,85 @@ BOOST_AUTO_TEST_CASE(no_optimization_detection_per_mode) {
 
 }  // namespace
 }  // namespace accelopt::workflows
+
+// What real models write (issue 37): each case lands in a usable kernel or a
+// named failure, never a crash or a silent skip.
+namespace accelopt::workflows {
+namespace {
+
+const char kKernel[] =
+    "extern \"C\" void silu(const float* x, float* out, int64_t M, int64_t N) {\n  out[0] = x[0];\n}\n";
+
+BOOST_AUTO_TEST_CASE(reasoning_blocks_are_dropped_before_the_answer) {
+  // A fenced block inside the reasoning is not the answer.
+  const std::string reply = std::string("<think>\nMaybe:\n```cpp\nextern \"C\" void silu() {}\n```\n"
+                                        "No, better vectorize.\n</think>\nHere it is:\n```cpp\n") +
+                            kKernel + "```\n";
+  ParsedCode code = ParseExecutorReply(reply, "silu", "cpu");
+  BOOST_TEST(code.ok());
+  BOOST_TEST(code.code == kKernel);
+  // Cut off while reasoning: a named failure, not "no code".
+  ParsedCode cut = ParseExecutorReply("<think>\nLet me think about the cache lines", "silu", "cpu");
+  BOOST_TEST(cut.failure == kReasoningOnly);
+  // A template that opened <think> in the prompt: only the closing tag.
+  ParsedCode closing = ParseExecutorReply(std::string("plan plan\n</think>\n```c\n") + kKernel + "```\n",
+                                          "silu", "cpu");
+  BOOST_TEST(closing.ok());
+  auto plan = ParsePlannerReply("<think>hmm</think>\n**Vectorize the loop**\nUse AVX2.");
+  BOOST_REQUIRE(plan.ok());
+  BOOST_TEST(plan->title == "Vectorize the loop");
+  auto all_thinking = ParsePlannerReply("<think>\nstill thinking");
+  BOOST_REQUIRE(!all_thinking.ok());
+  BOOST_TEST(all_thinking.status().message().find("reasoning") != std::string::npos);
+  auto summary = ParseSummarizerReply("<think>x</think>**Fuse**\nfused\n```c\na();\n```\n```c\nb();\n```\n");
+  BOOST_REQUIRE(summary.ok());
+  BOOST_TEST(summary->title == "Fuse");
+  BOOST_TEST(summary->slow_snippet == "a();\n");
+}
+
+BOOST_AUTO_TEST_CASE(the_block_that_defines_the_kernel_is_taken_whatever_its_tag) {
+  // A usage example first, the kernel second, under a wrong language tag.
+  const std::string reply = std::string("Usage:\n```bash\ng++ -O3 silu.cpp\n```\nKernel:\n```python\n") +
+                            kKernel + "```\n";
+  ParsedCode code = ParseExecutorReply(reply, "silu", "cpu");
+  BOOST_TEST(code.ok());
+  BOOST_TEST(code.code == kKernel);
+  BOOST_TEST(code.detail.find("block 2 of 2") != std::string::npos);
+  // paper: the published rule keeps the first block (and fails it).
+  ParsedCode first = ParseExecutorReply(reply, "silu", "cpu", /*first_block_only=*/true);
+  BOOST_TEST(first.failure == kMissingFunction);
+}
+
+BOOST_AUTO_TEST_CASE(code_without_a_fence_is_taken_from_its_first_line_of_code) {
+  const std::string reply = std::string("Here is the optimized kernel.\n#include <cmath>\n") + kKernel;
+  ParsedCode code = ParseExecutorReply(reply, "silu", "cpu");
+  BOOST_TEST(code.ok());
+  BOOST_TEST(code.code == std::string("#include <cmath>\n") + kKernel);
+  BOOST_TEST(ParseExecutorReply(reply, "silu", "cpu", true).failure == kNoCodeBlock);
+}
+
+BOOST_AUTO_TEST_CASE(another_function_name_is_named_in_the_failure) {
+  const std::string reply =
+      "```cpp\nextern \"C\" void silu_avx2(const float* x, float* out, int64_t M, int64_t N) {\n}\n```\n";
+  ParsedCode code = ParseExecutorReply(reply, "silu", "cpu");
+  BOOST_TEST(code.failure == kMissingFunction);
+  BOOST_TEST(code.detail.find("silu_avx2 instead") != std::string::npos);
+  // Not C linkage at all: still missing, nothing named.
+  ParsedCode cpp = ParseExecutorReply("```cpp\nvoid silu(float* x) {}\n```\n", "silu", "cpu");
+  BOOST_TEST(cpp.failure == kMissingFunction);
+}
+
+BOOST_AUTO_TEST_CASE(cut_off_refused_and_empty_replies_are_named) {
+  // Cut at max_tokens after a complete but unrelated block.
+  const std::string cut = "```bash\nmake\n```\n```cpp\nextern \"C\" void silu(const float* x";
+  BOOST_TEST(ParseExecutorReply(cut, "silu", "cpu").failure == kTruncatedCode);
+  BOOST_TEST(ParseExecutorReply("I'm sorry, but I can't help with that.", "silu", "cpu").failure ==
+             kRefused);
+  BOOST_TEST(ParseExecutorReply("I cannot write this kernel.", "silu", "cpu").failure == kRefused);
+  BOOST_TEST(ParseExecutorReply("", "silu", "cpu").failure == kNoCodeBlock);
+  BOOST_TEST(ParseExecutorReply("<think>ok</think>", "silu", "cpu").failure == kNoCodeBlock);
+  BOOST_TEST(ParseExecutorReply("Use SIMD for speed.", "silu", "cpu").failure == kNoCodeBlock);
+}
+
+}  // namespace
+}  // namespace accelopt::workflows

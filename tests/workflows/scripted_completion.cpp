@@ -22,6 +22,12 @@ ScriptedOutcome ScriptedCompletion(const CampaignSpec& spec, const Script& scrip
     usage.output_tokens = std::min<int64_t>(role.max_tokens, reply.text.size() / 4 + 1);
   }
   const double cost = CostOf(role, usage.input_tokens, usage.output_tokens);
+  if (!reply.ok && !reply.partial.empty()) {
+    Event e = LlmCallFailedEvent(a.activity_id, reply.error, usage, cost, 1);
+    e.data["error_kind"] = "truncated";
+    e.data["partial_sha256"] = Sha256Hex(reply.partial);
+    return {std::move(e), reply.partial};
+  }
   if (!reply.ok) return {LlmCallFailedEvent(a.activity_id, reply.error, usage, cost, 3), {}};
   return {LlmCallCompletedEvent(a.activity_id, Sha256Hex(reply.text), usage, cost, 1.5, 1, role.provider,
                                 role.model),

@@ -21,6 +21,9 @@ struct ScriptedReply {
   bool ok = true;
   std::string text;
   std::string error;
+  // A failed call's reply cut at max_tokens (error kind "truncated"): kept
+  // as a blob and named by the event's partial_sha256, as the daemon does.
+  std::string partial;
 };
 
 struct Script {

@@ -286,7 +286,7 @@ namespace {
 // The shipped presets (config/*.json, roles filled in by the daemon) are
 // valid specs; the nightly one shares a memory bank.
 BOOST_AUTO_TEST_CASE(shipped_presets_are_valid_specs) {
-  for (const char* name : {"quick", "paper", "nightly"}) {
+  for (const char* name : {"quick", "paper", "nightly", "local"}) {
     auto j = ReadJsonFile(std::string(ACCELOPT_SOURCE_DIR) + "/config/" + name + ".json");
     BOOST_REQUIRE_MESSAGE(j.ok(), j.status().ToString());
     json roles = json::object();
