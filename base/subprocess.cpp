@@ -104,7 +104,7 @@ double GroupCpuSeconds(pid_t pgid) {
   }
   while (dirent* e = readdir(d)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    char path[64];
+    char path[320];
     std::snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
     FILE* f = std::fopen(path, "re");
     if (!f) continue;

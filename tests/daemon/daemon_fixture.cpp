@@ -153,7 +153,11 @@ json HeadlessBrowser::Eval(const std::string& session, const std::string& expres
 
 void HeadlessBrowser::Screenshot(const std::string& session, const std::string& png_path) {
   const std::string b64 =
-      Call("Page.captureScreenshot", {{"format", "png"}, {"captureBeyondViewport", true}}, session).at("data");
+      // 180 s: seen taking over 60 s once, on 2 cores beside ctest -j3, a CPU
+      // hog and two sanitizer/fuzz builds (the compositor starved, not hung).
+      Call("Page.captureScreenshot", {{"format", "png"}, {"captureBeyondViewport", true}}, session,
+           std::chrono::seconds(180))
+          .at("data");
   std::string png(b64.size() / 4 * 3 + 3, '\0');
   const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(png.data()),
                                 reinterpret_cast<const unsigned char*>(b64.data()), static_cast<int>(b64.size()));
