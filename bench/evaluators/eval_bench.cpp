@@ -1,6 +1,6 @@
 // eval_bench: how repeatable and how costly is one cpu evaluation?
 //
-//   eval_bench [--runs N] [--cache-dir DIR] [problem_dir kernel.cpp]...
+//   eval_bench [--runs N] [--cache-dir DIR] [--stock] [problem_dir kernel.cpp]...
 //
 // Default kernels: the suite's silu baseline (memory bound, ~30 ms), the test
 // matmul baseline (compute bound) and the test silu baseline (small, ~0.5 ms).
@@ -14,6 +14,12 @@
 //                  the harness run minus the timed samples (process start,
 //                  correctness cases, input restores and output checks).
 // A calibration is measured once (or loaded) first; its time is printed.
+// --stock: as the daemon runs it, with each problem's stock of never-used
+// timing cases refilled while no evaluation runs (cpu_backend.hpp
+// refill_stock); before each evaluation the bench waits until the stock is
+// full (the idle time a campaign has while the model writes), and prints
+// that wait apart: it is not on the evaluation's critical path. Without it,
+// every evaluation makes its own timing cases (accelopt-eval, the tests).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,6 +27,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "evaluators/cpu/cpu_backend.hpp"
@@ -38,12 +45,14 @@ static std::string ReadText(const std::string& path) {
 }
 
 int main(int argc, char** argv) {
-  if (accelopt::bench::PrintedHelp(argc, argv, "usage: eval_bench [--runs N] [--cache-dir DIR] [problem_dir kernel.cpp]...\n")) return 0;
+  if (accelopt::bench::PrintedHelp(argc, argv, "usage: eval_bench [--runs N] [--cache-dir DIR] [--stock] [problem_dir kernel.cpp]...\n")) return 0;
   int runs = 10;
   std::string cache = std::string(ACCELOPT_BINARY_DIR) + "/eval-bench-cache";
   std::vector<std::pair<std::string, std::string>> kernels;
+  bool stock = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--stock")) stock = true;
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--cache-dir") && i + 1 < argc) cache = argv[++i];
     else if (i + 1 < argc) { kernels.emplace_back(argv[i], argv[i + 1]); ++i; }
   }
@@ -56,7 +65,16 @@ int main(int argc, char** argv) {
   cpu::CpuBackendOptions o;
   o.env = Env::Default();
   o.cache_dir = cache;
+  o.refill_stock = stock;
   cpu::CpuBackend backend(o);
+  // --stock: the idle time before an evaluation in which the stock fills.
+  double idle_s = 0;
+  auto wait_for_stock = [&] {
+    const auto w0 = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int k = 0; k < 6000 && !backend.StockFilled(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    idle_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  };
   auto t0 = std::chrono::steady_clock::now();
   auto cal = backend.GetCalibration();
   if (!cal.ok()) { std::fprintf(stderr, "calibration: %s\n", cal.status().ToString().c_str()); return 1; }
@@ -91,6 +109,7 @@ int main(int argc, char** argv) {
     for (int r = 0; r < runs && all_ok; ++r) {
       for (size_t si = 0; si < strategies.size(); ++si) {
         EvalRequest req{"bench", "cpu", problem, ReadText(kernel), strategies[si].settings};
+        if (stock) wait_for_stock();
         EvalResult res = backend.Evaluate(req, nullptr);
         if (!res.latency || !res.correct) {
           std::fprintf(stderr, "%s: %s: %s\n", problem.c_str(), EvalStatusName(res.status), res.reason.c_str());
@@ -129,6 +148,11 @@ int main(int argc, char** argv) {
     }
     if (cvs.size() == 2 && cvs[1] > 0) {
       std::printf("%-20s cv(1 round) / cv(default) = %.2f\n", name.c_str(), cvs[0] / cvs[1]);
+    }
+    if (stock) {
+      std::printf("%-20s stock: %.2f s of idle refill per evaluation (before it, not counted above)\n", name.c_str(),
+                  idle_s / std::max(1, 2 * runs));
+      idle_s = 0;
     }
   }
   std::printf("columns: seconds per evaluation (means); overhead = total - timed kernel calls; ratio = overhead / timed kernel time\n");

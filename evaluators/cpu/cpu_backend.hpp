@@ -79,6 +79,9 @@ class CpuBackend : public Backend {
   Result<Calibration> Recalibrate();
   // Uses `c` for every later evaluation: a calibration measured by the
   // caller's own procedure (the daemon: CalibrateAndSave with its options).
+  // With refill_stock: whether every evaluated problem's stock of timing
+  // cases is full (true without it). For benches that model idle time.
+  bool StockFilled() { return !stock_ || stock_->Idle(); }
   void SetCalibration(Calibration c) {
     MutexLock lock(&calibration_mu_);
     calibration_ = std::move(c);

@@ -40,6 +40,11 @@ void StockKeeper::EvaluationEnded() {
   cv_.notify_all();
 }
 
+bool StockKeeper::Idle() {
+  MutexLock lock(&mu_);
+  return wanted_.empty();
+}
+
 void StockKeeper::Loop() {
   for (;;) {
     Wanted job;

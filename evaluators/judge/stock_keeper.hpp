@@ -37,6 +37,8 @@ class StockKeeper {
   // Brackets every evaluation: while one runs, no refill runs.
   void EvaluationStarted();
   void EvaluationEnded();
+  // No problem's stock is wanted any more (every one filled, or given up).
+  bool Idle();
 
  private:
   void Loop();

@@ -132,14 +132,13 @@ BOOST_AUTO_TEST_CASE(honest_kernels_are_accepted_also_beside_a_cpu_hog) {
         BOOST_TEST(r.profile.count("first_sight_ratio") == 0u);  // no repeated inputs, no history check
         BOOST_TEST(r.profile.at("timing_pool_cases") >= 16);
         BOOST_TEST(r.profile.at("runner_processes") == 2);      // one per timing round
-        // Each runner process takes each pool case at most once; the count
-        // also has the correctness calls, one per case, on the first process
-        // (under a hog the rounds ran long enough to use the whole pool:
-        // 262 calls beside 2 x 128 pool cases, the correctness calls counted).
+        // The evaluation takes each pool case at most once, whatever the
+        // round (round 4; before, each runner process could take every
+        // case: 262 calls beside 2 x 128 pool cases were seen under a hog);
+        // the count also has the correctness calls, one per case.
         std::smatch checked;
         BOOST_REQUIRE(std::regex_search(r.reason, checked, std::regex("correct on ([0-9]+) cases")));
-        BOOST_TEST(r.profile.at("timing_calls") <=
-                   2 * r.profile.at("timing_pool_cases") + std::stod(checked[1].str()));
+        BOOST_TEST(r.profile.at("timing_calls") <= r.profile.at("timing_pool_cases") + std::stod(checked[1].str()));
         BOOST_TEST(r.profile.at("handshake_overhead_us") > 0);
         BOOST_TEST(r.sandbox.value("landlock_abi", 0) >= 0);
       }

@@ -389,6 +389,7 @@ class Judge {
   // make more (pool_limited in the verdict).
   void Timing() {
     if (pool_.pool_size() == 0 || job_.max_rounds < 1) return;
+    pool_.MakeAhead();  // this evaluation's own cases, not from the stock: made before any timed call
     const double single = stats::Min(single_s_);  // correctness calls: distinct inputs, never a repeat
     batch_ = single > 0 ? static_cast<uint32_t>(std::ceil(kBatchTargetS / single)) : 1;
     // Every pool case is used once per evaluation, whatever the round: the
@@ -398,6 +399,7 @@ class Judge {
     const uint32_t pool_cap = static_cast<uint32_t>(std::max<size_t>(1, pool_.pool_size() / per_round));
     batch_ = std::max<uint32_t>(1, std::min({batch_, cand_.shm.max_batch, pool_cap}));
     double best_median = 1e300;
+    const int min_rounds = std::max(1, std::min(job_.min_rounds, job_.max_rounds));
     for (rounds_ = 1; rounds_ <= job_.max_rounds; ++rounds_) {
       const std::string phase = "timing round " + std::to_string(rounds_);
       Stage(phase);
@@ -408,14 +410,23 @@ class Judge {
       }
       if (rounds_ > 1) StartGeneration();
       if (rounds_ == 1) pool_.Shuffle(rng_);
+      const size_t round_start_left = pool_.left();
       for (int w = 0; w < job_.warmup && pool_.CanTake(batch_); ++w) Sample(NextCases(batch_), phase, false);
       compare_round_.clear();
       round_pairs_.clear();
+      // The rounds that always run share the pool: this round takes at most
+      // its share, so the last of them still has cases.
+      const size_t round_quota = rounds_ < min_rounds
+                                     ? round_start_left / static_cast<size_t>(min_rounds - rounds_ + 1)
+                                     : round_start_left;
       std::vector<double> samples;
       double total = 0;
       while (static_cast<int>(samples.size()) < job_.max_samples &&
              (static_cast<int>(samples.size()) < job_.min_samples || total < job_.min_time_s)) {
-        if (!pool_.CanTake(batch_)) { pool_limited_ = true; break; }
+        if (!pool_.CanTake(batch_) || round_start_left - pool_.left() + batch_ > round_quota) {
+          pool_limited_ = true;
+          break;
+        }
         const double t = Sample(NextCases(batch_), phase, true);
         samples.push_back(t * 1e9);
         total += t * batch_;
