@@ -389,7 +389,6 @@ class Judge {
   // make more (pool_limited in the verdict).
   void Timing() {
     if (pool_.pool_size() == 0 || job_.max_rounds < 1) return;
-    pool_.MakeAhead();  // this evaluation's own cases, not from the stock: made before any timed call
     const double single = stats::Min(single_s_);  // correctness calls: distinct inputs, never a repeat
     batch_ = single > 0 ? static_cast<uint32_t>(std::ceil(kBatchTargetS / single)) : 1;
     // Every pool case is used once per evaluation, whatever the round: the
@@ -398,6 +397,17 @@ class Judge {
                              static_cast<size_t>(std::max(1, std::min(job_.min_rounds, job_.max_rounds)));
     const uint32_t pool_cap = static_cast<uint32_t>(std::max<size_t>(1, pool_.pool_size() / per_round));
     batch_ = std::max<uint32_t>(1, std::min({batch_, cand_.shm.max_batch, pool_cap}));
+    {
+      // The cases the rounds that always run will take (a quarter more for
+      // slower calls), made before any timed call (CasePool::MakeAhead).
+      const double per_sample_s = std::max(single, 1e-9) * batch_;
+      const size_t samples = static_cast<size_t>(std::clamp(
+          std::ceil(job_.min_time_s / per_sample_s), static_cast<double>(std::max(1, job_.min_samples)),
+          static_cast<double>(std::max(1, job_.max_samples))));
+      const size_t rounds = static_cast<size_t>(std::max(1, std::min(job_.min_rounds, job_.max_rounds)));
+      const size_t need = rounds * (static_cast<size_t>(std::max(0, job_.warmup)) + samples) * batch_;
+      pool_.MakeAhead(std::min(pool_.pool_size(), need + need / 4 + batch_));
+    }
     double best_median = 1e300;
     const int min_rounds = std::max(1, std::min(job_.min_rounds, job_.max_rounds));
     for (rounds_ = 1; rounds_ <= job_.max_rounds; ++rounds_) {
