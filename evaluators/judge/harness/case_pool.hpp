@@ -133,7 +133,6 @@ class CasePool {
       ++on_disk;
     }
   }
-  }
 
   // The pool in a fresh random order, once per evaluation: every case is
   // taken at most once in the whole evaluation (every round, every runner
