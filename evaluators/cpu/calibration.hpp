@@ -52,7 +52,11 @@
 // the largest calibrated size <= bytes *in the same level*, or the level's
 // first (fastest) calibrated size when bytes is below all of them. So a
 // working set beyond the LLC always gets a figure measured beyond the LLC
-// (DRAM), and one inside gets a figure of the level it fits in. The
+// (DRAM), and one inside gets a figure of the level it fits in; one just
+// beyond a level (bytes <= 1.125 x its capacity) gets the larger of that and
+// the smaller level's figure at its largest calibrated size (most of the
+// working set still fits there: the bandwidth falls off a cliff between the
+// capacity and the next point, and the bound must stay above it). The
 // calibrated sizes guarantee a point in every level: 256 KiB, 1, 4, 16, 64,
 // 256 MiB, plus half an L1, 1.125 x each level's capacity (just beyond it,
 // the fastest figure of the next level: a kernel can keep part of its working
@@ -78,8 +82,13 @@
 // "checks") still load: cores from raw.threads (else hardware.cores), the
 // one-core figures from raw, the caches from hardware.l3_bytes (one shared
 // level); the stored whole-machine figures are used as they are.
-// LoadOrCalibrate keeps using such a file (no silent re-measure); `calibrate
-// --force` on a quiet machine replaces it.
+// Format 3 adds a non-temporal-store triad to the bandwidth passes (the
+// fastest of triad, non-temporal triad and read-only is the figure): before
+// it, a streaming kernel with non-temporal stores beyond the caches could
+// honestly beat the figure. LoadOrCalibrate measures again over a file of
+// format < 3 of this machine; when that is refused (a busy machine) it keeps
+// the old figures with checks["stale"] saying why. `calibrate --force` on a
+// quiet machine replaces any file.
 //
 // Thread safety: Calibration is a plain value, its methods are const and
 // reentrant. Calibrate/CalibrateAndSave/LoadOrCalibrate may run concurrently
@@ -110,8 +119,8 @@ struct CacheLevel {
 };
 
 struct Calibration {
-  static constexpr int kFormat = 2;
-  int format = kFormat;         // 1 = a file from before the fields marked (2)
+  static constexpr int kFormat = 3;
+  int format = kFormat;         // 1 = before the fields marked (2); 2 = no non-temporal stores
   json hardware;                // HardwareInfo() at measurement time
   int cores = 1;                // (2) the machine's cores the all-core figures used
   double peak_gflops = 0;       // whole-machine roofline compute peak (see above)

@@ -284,12 +284,16 @@ BOOST_AUTO_TEST_CASE(working_sets_get_the_figure_of_the_level_they_fit_in) {
   BOOST_TEST(c.bandwidth.front().gbps == 400.0);  // lifted to the 1 MiB figure (non-increasing)
   BOOST_TEST(c.BandwidthGbpsFor(3 * MiB) == 400.0);  // L2: the 1 MiB point
   BOOST_TEST(c.BandwidthGbpsFor(5 * MiB) == 120.0);  // L3: the 4.5 MiB point
-  BOOST_TEST(c.BandwidthGbpsFor(4.2 * MiB) == 120.0);  // L3, below its first point: that point, not L2's
+  // Just beyond L2 (<= 1.125 x 4 MiB) most of the working set still fits in
+  // it: L2's figure bounds it (round 4; it was the 4.5 MiB point's 120).
+  BOOST_TEST(c.BandwidthGbpsFor(4.2 * MiB) == 400.0);
+  BOOST_TEST(c.BandwidthGbpsFor(4.6 * MiB) == 120.0);  // beyond that: L3, below its second point: its first
   BOOST_TEST(c.BandwidthGbpsFor(30 * MiB) == 100.0);  // L3: the 16 MiB point
   // Beyond the LLC: always a figure measured beyond it. A 58.7 MB problem
   // (suites/cpu/silu) gets the 36 MiB point's DRAM figure, not the 16 MiB one.
   BOOST_TEST(c.BandwidthGbpsFor(58720256) == 40.0);
-  BOOST_TEST(c.BandwidthGbpsFor(33 * MiB) == 40.0);
+  BOOST_TEST(c.BandwidthGbpsFor(33 * MiB) == 100.0);  // just beyond the LLC: its 16 MiB figure bounds it
+  BOOST_TEST(c.BandwidthGbpsFor(37 * MiB) == 40.0);
   BOOST_TEST(c.BandwidthGbpsFor(1e10) == 30.0);
   // The same with a 48 MiB LLC: 58.7 MB lies between the LLC and the first
   // point beyond it (64 MiB), and still gets that point's figure, not the
@@ -437,16 +441,31 @@ BOOST_AUTO_TEST_CASE(old_files_without_raw_are_whole_machine_only) {
   BOOST_TEST(bare->BandwidthGbpsFor(1e9) == 30.4);
 }
 
-BOOST_AUTO_TEST_CASE(load_or_calibrate_keeps_an_old_file_of_this_machine) {
+// A file from before format 3 has no non-temporal-store figure: it is
+// measured again; when that is refused, its figures stay, marked stale.
+BOOST_AUTO_TEST_CASE(load_or_calibrate_measures_over_an_old_file_and_keeps_it_when_refused) {
   std::string dir = TempDir("old");
   json j = OldFile(true);
   j["hardware"]["fingerprint"] = Hardware()["fingerprint"];
   BOOST_REQUIRE(Env::Default()->WriteFileAtomic(dir + "/calibration.json", Dump(j)).ok());
-  ScriptedEnv env;
-  auto c = LoadOrCalibrate(dir + "/calibration.json", Options(&env, dir));
+  ScriptedEnv refused;  // no scripted output: every measurement fails
+  auto c = LoadOrCalibrate(dir + "/calibration.json", Options(&refused, dir));
   BOOST_REQUIRE_MESSAGE(c.ok(), c.status().ToString());
-  BOOST_TEST(env.runs.empty());
+  BOOST_TEST(!refused.runs.empty());
   BOOST_TEST(c->peak_gflops == 484.1);
+  BOOST_TEST(c->format == 1);
+  BOOST_TEST(c->checks.value("stale", "").find("format 1 (bandwidth without non-temporal stores)") == 0u,
+             c->checks.dump());
+  ScriptedEnv quiet(QuietRaw(1.3));
+  auto fresh = LoadOrCalibrate(dir + "/calibration.json", Options(&quiet, dir));
+  BOOST_REQUIRE_MESSAGE(fresh.ok(), fresh.status().ToString());
+  BOOST_TEST(fresh->format == Calibration::kFormat);
+  BOOST_TEST(!quiet.runs.empty());
+  BOOST_TEST(!fresh->checks.contains("stale"));
+  ScriptedEnv none;  // a format-3 file is used as it is
+  auto again = LoadOrCalibrate(dir + "/calibration.json", Options(&none, dir));
+  BOOST_REQUIRE(again.ok());
+  BOOST_TEST(none.runs.empty());
 }
 
 // ---- the daemon's gate ----------------------------------------------------
