@@ -45,21 +45,25 @@ std::vector<BeamPick> PaperBeamPolicy::Select(const std::vector<Group>& groups,
     // A parent that failed its re-profile: all its children rank as failures.
     const Sample* s = g.parent_failed ? nullptr : g.Fastest();
     if (s) {
+      p.contended = s->contended;
       p.origin = s->candidate_id;
       p.source_sha256 = s->source_sha256;
       p.latency_us = s->latency_us;
     } else {
       p.standin = true;
+      p.contended = g.parent_contended;
       p.origin = g.parent_beam_id;
       p.source_sha256 = g.parent_source_sha256;
       p.latency_us = g.parent_latency_us;
     }
     picks.push_back(std::move(p));
   }
-  // Failed groups rank last whatever their parent's latency.
+  // Failed groups rank last whatever their parent's latency; a contended
+  // figure is never ranked against a clean one (clean first).
   std::stable_sort(picks.begin(), picks.end(), [](const BeamPick& a, const BeamPick& b) {
     if (a.standin != b.standin) return !a.standin;
     if (a.standin) return false;
+    if (a.contended != b.contended) return !a.contended;
     return a.latency_us < b.latency_us;
   });
   if (width >= 0 && picks.size() > static_cast<size_t>(width)) picks.resize(width);
@@ -101,8 +105,10 @@ std::vector<BeamPick> DefaultBeamPolicy::Select(const std::vector<Group>& groups
       r.pick.normalized_sha256 = g.parent_normalized_sha256;
       r.pick.latency_us = g.parent_latency_us;
       r.pick.spread = g.parent_spread;
+      r.pick.contended = g.parent_contended;
       if (g.parent_latency_us > 0 &&
-          (elite < 0 || g.parent_latency_us < pool[elite].pick.latency_us)) {
+          (elite < 0 || (pool[elite].pick.contended && !g.parent_contended) ||
+           (pool[elite].pick.contended == g.parent_contended && g.parent_latency_us < pool[elite].pick.latency_us))) {
         elite = static_cast<int>(pool.size());
       }
       pool.push_back(std::move(r));
@@ -119,7 +125,12 @@ std::vector<BeamPick> DefaultBeamPolicy::Select(const std::vector<Group>& groups
     r.pick.normalized_sha256 = s->normalized_sha256;
     r.pick.latency_us = s->latency_us;
     r.pick.spread = s->spread;
-    r.rank = FasterBeyondNoise(s->latency_us, s->spread, g.parent_latency_us, g.parent_spread)
+    r.pick.contended = s->contended;
+    // A contended child claims no improvement (rank 1); a clean child of a
+    // contended parent is not known to be within its noise (rank 0, ranked
+    // before the parent by the clean-first order below).
+    r.rank = s->contended ? 1
+             : g.parent_contended || FasterBeyondNoise(s->latency_us, s->spread, g.parent_latency_us, g.parent_spread)
                  ? 0
                  : 1;
     pool.push_back(std::move(r));
@@ -132,6 +143,7 @@ std::vector<BeamPick> DefaultBeamPolicy::Select(const std::vector<Group>& groups
   }
   std::stable_sort(pool.begin(), pool.end(), [](const Ranked& a, const Ranked& b) {
     if (a.rank != b.rank) return a.rank < b.rank;
+    if (a.pick.contended != b.pick.contended) return !a.pick.contended;  // never ranked against a clean one
     return a.pick.latency_us < b.pick.latency_us;
   });
   std::vector<BeamPick> picks;
@@ -147,8 +159,8 @@ std::vector<BeamPick> DefaultBeamPolicy::Select(const std::vector<Group>& groups
       std::find(keys.begin(), keys.end(), elite_key) == keys.end()) {
     bool superseded = false;
     for (const BeamPick& p : picks) {
-      superseded = superseded || FasterBeyondNoise(p.latency_us, p.spread, elite_pick.latency_us,
-                                                   elite_pick.spread);
+      superseded = superseded || (!p.contended && !elite_pick.contended &&
+                                  FasterBeyondNoise(p.latency_us, p.spread, elite_pick.latency_us, elite_pick.spread));
     }
     if (!superseded) {
       // Every pick is a parent or an improving child at least as fast as

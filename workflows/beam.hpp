@@ -39,6 +39,7 @@ struct BeamPick {
   std::string origin;         // candidate id of the kept sample; parent beam id when standin
   std::string source_sha256;  // the kept code
   double latency_us = 0;      // the sample's latency; the parent's when standin
+  bool contended = false;     // latency_us was timed contended (groups.hpp): ranked after every clean pick
   // "default" mode:
   bool carried = false;       // a parent carried over (origin = its beam id)
   double spread = 0;          // relative noise of latency_us

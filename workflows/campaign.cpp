@@ -53,6 +53,7 @@ std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& i
       g.parent_spread = m.spread();
       g.parent_normalized_sha256 = m.normalized_sha256;
       g.parent_failed = m.measured && !m.measurement.correct;
+      g.parent_contended = m.measured && m.measurement.contended;
       g.plan_index = n;
       g.plan_id = activity_id::Plan(activity_id::IterationPrefixOf(m.beam_id), static_cast<int>(b), n);
       for (int k = 0; k < spec.search.K; ++k) {
@@ -65,6 +66,7 @@ std::vector<Group> BuildGroups(const CampaignSpec& spec, const IterationState& i
         s.correct = c.ok && c.evaluated && c.measurement.correct;
         s.latency_us = c.measurement.latency_us;
         s.spread = c.measurement.spread;
+        s.contended = c.measurement.contended;
         s.normalized_sha256 = c.normalized_sha256;
         g.samples.push_back(std::move(s));
       }

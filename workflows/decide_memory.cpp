@@ -82,7 +82,8 @@ Status CreditExperiences(Round& round, int p, int i) {
   json credits = json::array();
   for (const Group& g : groups) {
     const Sample* s = g.Fastest();
-    if (!s || !FasterBeyondNoise(s->latency_us, s->spread, g.parent_latency_us,
+    if (!s || s->contended || g.parent_contended ||
+        !FasterBeyondNoise(s->latency_us, s->spread, g.parent_latency_us,
                                  g.parent_spread)) {
       continue;
     }

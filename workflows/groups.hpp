@@ -17,6 +17,10 @@ struct Sample {
   double spread = 0;          // relative noise of latency_us (docs/contracts.md)
   std::string normalized_sha256;  // NormalizedCodeSha256 ("default" mode; else empty)
   bool evaluated = false;     // usable code that was evaluated, whatever the verdict (correct implies it)
+  // Timed while other processes took its cores in every round (the judge's
+  // profile.contended): its latency is never ranked against a clean one nor
+  // taught as a lesson (beam.cpp, memory_policy.cpp, decide_memory.cpp).
+  bool contended = false;
 };
 
 // True when a latency `a` (relative noise `a_spread`) is faster than `b`
@@ -35,6 +39,7 @@ struct Group {
   // the one it was selected with, unconfirmed). DefaultBeamPolicy neither
   // carries nor keeps such a parent as the elite; PaperBeamPolicy ignores it.
   bool parent_failed = false;
+  bool parent_contended = false;     // the parent's latency was timed contended (see Sample)
   int plan_index = 0;
   std::string plan_id;               // the planner activity id
   std::vector<Sample> samples;       // in sample order (k = 0..K-1)

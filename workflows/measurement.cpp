@@ -25,7 +25,11 @@ Measurement ReadEvaluationResult(const json& result) {
   m.reason = result.contains("reason") && result["reason"].is_string()
                  ? result["reason"].get<std::string>()
                  : std::string();
-  if (result.contains("profile") && result["profile"].is_object()) m.profile = result["profile"];
+  if (result.contains("profile") && result["profile"].is_object()) {
+    m.profile = result["profile"];
+    const json& c = m.profile.contains("contended") ? m.profile["contended"] : json();
+    m.contended = c.is_number() && c.get<double>() > 0;
+  }
   if (result.contains("comparison") && result["comparison"].is_object()) m.comparison = result["comparison"];
   if (result.contains("percent_of_peak") && result["percent_of_peak"].is_number()) {
     m.percent_of_peak = result["percent_of_peak"].get<double>();

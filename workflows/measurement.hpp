@@ -21,6 +21,7 @@ struct Measurement {
   std::string status;         // result status, or "evaluation_failed"
   std::string reason;
   json profile = json::object();
+  bool contended = false;     // profile.contended: no timing round was clean (the judge's re-runs included)
   json comparison = nullptr;  // result.comparison: the interleaved speedup over the baseline, if asked for
 };
 Measurement ReadEvaluationResult(const json& result);

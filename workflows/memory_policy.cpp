@@ -92,6 +92,8 @@ std::vector<MemoryPair> SelectPairsImpl(const std::vector<Group>& groups,
     const Group& g = groups[i];
     const Sample* fastest = g.Fastest();
     if (!fastest) continue;  // failed group: nothing to learn from
+    // A figure timed contended is no lesson (groups.hpp, Sample::contended).
+    if (g.parent_contended || fastest->contended) continue;
     // Published: a parent that failed its re-profile contributes no pairs,
     // and a group whose best is exactly the parent's latency (1.0x) none.
     if (!noise_aware && (g.parent_failed || fastest->latency_us == g.parent_latency_us)) continue;

@@ -213,6 +213,12 @@ void FillProfile(EvalResult* result, const json& h, const Problem& problem, cons
   pr["runner_processes"] = h.value("runner_processes", 0);
   pr["pool_limited"] = h.value("pool_limited", false) ? 1.0 : 0.0;
   pr["timing_pool_cases_made"] = h.value("pool_cases_made", 0);  // first uses on this machine: references computed now
+  // Contention (judge_main.cpp Timing): the kept round's share of runnable
+  // time other processes took, how many rounds were contended, and whether
+  // the kept one is (no clean round: the figure says what the host did).
+  pr["stolen_share"] = h.value("kept_stolen_share", 0.0);
+  pr["contended_rounds"] = h.value("contended_rounds", 0);
+  pr["contended"] = h.value("kept_round_contended", false) ? 1.0 : 0.0;
   struct stat st{};
   if (stat(so.c_str(), &st) == 0) pr["kernel_object_bytes"] = static_cast<double>(st.st_size);
   const double peak_us = cal.PeakLatencyUs(problem.flops, problem.bytes, slot_cores);
@@ -355,6 +361,10 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
       std::count_if(cases.begin(), cases.end(), [](const judge::CaseSpec& c) { return c.role == 'c'; }));
   result.reason = "correct on " + std::to_string(checked) + " cases and " + std::to_string(h.value("calls", 0L)) +
                   " timed calls on never-seen inputs; median " + std::to_string(result.latency->median_us) + " us";
+  if (h.value("kept_round_contended", false))
+    result.reason += "; timed beside other processes: they took " +
+                     std::to_string(static_cast<int>(100 * h.value("kept_stolen_share", 0.0))) +
+                     "% of the runner's runnable time in the kept round (no round was clean; profile.contended)";
   CheckPlausible(&result, s);
   return f.Finish(result);
 }

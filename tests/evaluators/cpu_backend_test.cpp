@@ -1,5 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -77,12 +78,19 @@ bool CpuHas(const std::string& isa) {
 }
 
 // Busy-loop processes, killed when this goes out of scope.
+// `pin` >= 0: each is pinned to that CPU.
 struct CpuHogs {
   std::vector<pid_t> pids;
-  explicit CpuHogs(int n) {
+  explicit CpuHogs(int n, int pin = -1) {
     for (int i = 0; i < n; ++i) {
       pid_t p = fork();
       if (p == 0) {
+        if (pin >= 0) {
+          cpu_set_t set;
+          CPU_ZERO(&set);
+          CPU_SET(pin, &set);
+          sched_setaffinity(0, sizeof set, &set);
+        }
         for (;;) asm volatile("" ::: "memory");
       }
       if (p > 0) pids.push_back(p);
@@ -144,6 +152,37 @@ BOOST_AUTO_TEST_CASE(honest_kernels_are_accepted_also_beside_a_cpu_hog) {
       }
     }
   }
+}
+
+// A timing round during which another process held the slot's core is
+// contended (the runner waited for its CPU: schedstat): it is re-run, and when
+// no round is clean the verdict stays ok but says so (profile.contended, the
+// stolen share, the reason), so the search never ranks it against a clean
+// figure (workflows/beam.cpp). A hog pinned to the slot's only core makes
+// every round contended whatever else the machine runs.
+BOOST_AUTO_TEST_CASE(a_round_beside_a_process_on_the_slots_core_is_marked_and_re_run) {
+  CpuBackendOptions o;
+  o.env = Env::Default();
+  o.root = Src();
+  o.cache_dir = CacheDir();
+  o.calibration = GenerousCalibration();
+  cpu_set_t mine;
+  BOOST_REQUIRE(sched_getaffinity(0, sizeof mine, &mine) == 0);
+  int core = 0;
+  while (core < CPU_SETSIZE && !CPU_ISSET(core, &mine)) ++core;
+  CpuBackend backend(o);
+  EvalSettings s = QuickSettings();
+  s.cores = {core};
+  s.max_rounds = 3;
+  s.min_time_s = 0.2;
+  CpuHogs hog(1, core);
+  EvalResult r = backend.Evaluate(Request(kProblems + "silu", ReadText(Src() + "/" + kProblems + "silu/baseline.cpp"), s), nullptr);
+  BOOST_TEST((r.status == EvalStatus::kOk), Describe(r));
+  BOOST_TEST(r.profile.at("contended") == 1.0);
+  BOOST_TEST(r.profile.at("contended_rounds") == 3.0);  // re-run up to max_rounds, none clean
+  BOOST_TEST(r.profile.at("runner_processes") == 3.0);
+  BOOST_TEST(r.profile.at("stolen_share") > 0.2);
+  BOOST_TEST(r.reason.find("timed beside other processes") != std::string::npos, r.reason);
 }
 
 // An output that is zero in every case cannot tell a kernel that writes zeros

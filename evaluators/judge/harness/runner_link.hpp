@@ -7,6 +7,7 @@
 // Thread safety: single-threaded (the judge's main thread).
 #pragma once
 
+#include <dirent.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -211,6 +212,29 @@ class RunnerLink {
 
   // Spinners to put to sleep while the runner runs (core_warmer.hpp).
   void set_warmer(CoreWarmer* w) { warmer_ = w; }
+
+  // The runner's threads' time on a CPU and time waiting for one while
+  // runnable (ns): fields 1 and 2 of /proc/<pid>/task/*/schedstat, summed
+  // over the threads alive now (a stopped runner accrues neither). The wait
+  // is what other processes took from the runner: a timed round reads it
+  // before and after (judge_main.cpp, Contention). {0, 0} without schedstat.
+  std::pair<double, double> SchedSeconds() const {
+    double on_cpu = 0, waited = 0;
+    const std::string dir = "/proc/" + std::to_string(pid_) + "/task";
+    DIR* d = opendir(dir.c_str());
+    if (!d) return {0, 0};
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      std::ifstream in(dir + "/" + e->d_name + "/schedstat");
+      unsigned long long run = 0, wait = 0;
+      if (in >> run >> wait) {
+        on_cpu += 1e-9 * static_cast<double>(run);
+        waited += 1e-9 * static_cast<double>(wait);
+      }
+    }
+    closedir(d);
+    return {on_cpu, waited};
+  }
 
   // Fields of /proc/<runner>/status ("Seccomp", "Cpus_allowed_list", ...).
   std::string StatusField(const std::string& name) const {

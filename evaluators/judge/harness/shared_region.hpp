@@ -40,6 +40,12 @@ constexpr double kBatchTargetS = 4e-3;  // a batch aims at this much time
 // linking, libgomp, a constructor's small table) before the rest is charged
 // to its timed calls (judge_main.cpp Load, ChargeRound).
 constexpr double kFreeLoadCpuS = 0.05;
+// A timing round whose runners waited for a CPU for more than this share of
+// their runnable time (other processes had their cores) is contended: it is
+// re-run after a pause of kContendedPauseMs and kept only when no round was
+// clean (judge_main.cpp Timing; the verdict's kept_round_contended).
+constexpr double kContendedShare = 0.10;
+constexpr int kContendedPauseMs = 250;
 
 inline Shared CreateShared(const Job& job) {
   Shared s;
