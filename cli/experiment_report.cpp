@@ -134,9 +134,10 @@ std::optional<json> BuildReport(ApiClient& api, const std::string& id, const std
     auto events = EventsOf(api, c.value("id", ""), exit_code);
     if (!events) return std::nullopt;
     json points = json::array();
-    for (const auto& p : wf::CostEfficiencyCurve(*events)) points.push_back({p.cost_usd, p.best_percent_of_peak});
+    for (const auto& p : wf::CostEfficiencyCurve(*events)) points.push_back({p.cost_usd, p.best_percent_of_peak, p.tokens});
     curves_j.push_back({{"arm", t.value("arm", "")}, {"seed", t.value("seed", int64_t{0})},
-                        {"campaign", c.value("id", "")}, {"points", points}});
+                        {"campaign", c.value("id", "")}, {"points", points},
+                        {"zero_price", wf::AllZeroPriced(*events)}});
   }
   json out = {{"experiment", id}, {"against", against}, {"campaigns", cs.size()}, {"still_running", running},
               {"arms", arms_j}, {"comparisons", comparisons}, {"learn", learn}};

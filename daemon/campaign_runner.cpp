@@ -46,6 +46,11 @@ Result<std::shared_ptr<CampaignRunner>> CampaignRunner::Load(const RuntimeServic
         it = it->second.activities.empty() ? r->waiting_.erase(it) : std::next(it);
       }
     }
+    if (rec.type == runtime_event::kLlmCallShortened) {
+      r->shortened_[rec.data.value("activity_id", "")] = {rec.data.value("system_sha256", ""),
+                                                           rec.data.value("user_sha256", "")};
+      continue;
+    }
     if (rec.type == runtime_event::kEvaluationPlaced) {
       r->placements_[rec.data.value("activity_id", "")] = rec.data.value("placement", json());
       continue;
@@ -109,7 +114,9 @@ void CampaignRunner::Start() {
       }
       auto p = workflows::PendingActivities(state_, *s_.blobs);
       if (!p.ok()) return Break(p.status());
-      pending = std::move(*p);
+      // A call already shortened after a context overflow goes out with its
+      // shorter prompt: the refused one is not sent again.
+      for (auto& a : *p) pending.push_back(WithShortenedPrompt(std::move(a)));
     }
     if (!pending.empty()) LogInfo("campaign " + id_ + ": resuming " + std::to_string(pending.size()) + " activities");
     {

@@ -167,6 +167,16 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   // Strand only, REQUIRES mu_.
   void DeferLlm(const std::string& activity_id, const std::string& provider, const std::string& request_hash,
                 const llm::LlmError& e, workflows::ActivityRequest request) ACCELOPT_REQUIRES(mu_);
+  // A call refused as over the context window (context_overflow), not yet
+  // shortened: LlmCallShortened with the shorter prompt, then queued first
+  // again with it. False (nothing recorded) when the prompt has nothing to
+  // leave out: the call then fails with the server's words. Strand only,
+  // REQUIRES mu_.
+  bool ShortenLlm(const std::string& activity_id, const std::string& provider, const std::string& request_hash,
+                  const llm::LlmError& e, workflows::ActivityRequest request) ACCELOPT_REQUIRES(mu_);
+  // `a` with the shorter prompt of its LlmCallShortened, if it has one.
+  // REQUIRES mu_.
+  workflows::ActivityRequest WithShortenedPrompt(workflows::ActivityRequest a) const ACCELOPT_REQUIRES(mu_);
   void ArmWaitLimit() ACCELOPT_REQUIRES(mu_);  // strand only, REQUIRES mu_
   // Fails the campaign naming every provider waited for. Strand only, REQUIRES mu_.
   void GiveUpWaiting(const std::string& why) ACCELOPT_REQUIRES(mu_);
@@ -216,6 +226,9 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
     std::set<std::string> activities;
   };
   std::map<std::string, ProviderWait> waiting_ ACCELOPT_GUARDED_BY(mu_);
+  // Calls sent again with a shorter prompt (LlmCallShortened, kept across
+  // restarts): activity id -> the shorter prompt's {system_sha256, user_sha256}.
+  std::map<std::string, std::pair<std::string, std::string>> shortened_ ACCELOPT_GUARDED_BY(mu_);
   // Strand only, like deadline_timer_: not guarded by mu_.
   std::unique_ptr<EnvTimer> wait_timer_;
   std::map<std::string, ActivityInFlight> in_flight_ ACCELOPT_GUARDED_BY(mu_);

@@ -10,6 +10,7 @@
 #include "daemon/llm_activity.hpp"
 #include "llm/error_class.hpp"
 #include "daemon/metric_names.hpp"
+#include "workflows/prompt_shorten.hpp"
 
 #include <variant>
 
@@ -191,6 +192,54 @@ void CampaignRunner::DeferLlm(const std::string& activity_id, const std::string&
   llm_queue_.push_front(std::move(request));
 }
 
+bool CampaignRunner::ShortenLlm(const std::string& activity_id, const std::string& provider,
+                                const std::string& request_hash, const llm::LlmError& e, ActivityRequest request) {
+  const workflows::ChatPrompt full{request.request.value("system", ""), request.request.value("user", "")};
+  auto s = workflows::ShortenPrompt(full);
+  if (!s) return false;
+  const std::string error = Redact(e.Describe(provider));
+  const std::string system_sha = Sha256Hex(s->prompt.system), user_sha = Sha256Hex(s->prompt.user);
+  store::NewEvent ev{runtime_event::kLlmCallShortened, 0,
+                     {{"activity_id", activity_id},
+                      {"provider", provider},
+                      {"error", error},
+                      {"error_kind", llm::LlmErrorKindName(e.kind)},
+                      {"request_sha256", request_hash},
+                      {"trimmed", s->trimmed},
+                      {"bytes_before", full.bytes()},
+                      {"bytes_after", s->prompt.bytes()},
+                      {"system_sha256", system_sha},
+                      {"user_sha256", user_sha}},
+                     {}, {}};
+  Status st = AppendAndApply({ev}, {s->prompt.system, s->prompt.user}, nullptr);
+  if (!st.ok()) {
+    Break(st);
+    return true;  // nothing more to record: the campaign is broken
+  }
+  std::string trimmed;
+  for (const std::string& t : s->trimmed) trimmed += (trimmed.empty() ? "" : ", ") + t;
+  LogInfo("campaign " + id_ + ": " + activity_id + " was over the model's context window (" + error +
+          "); sending it once more without its " + trimmed + " (" + std::to_string(full.bytes()) + " -> " +
+          std::to_string(s->prompt.bytes()) + " bytes)");
+  shortened_[activity_id] = {system_sha, user_sha};
+  request.request["system"] = std::move(s->prompt.system);
+  request.request["user"] = std::move(s->prompt.user);
+  llm_queue_.push_front(std::move(request));
+  return true;
+}
+
+ActivityRequest CampaignRunner::WithShortenedPrompt(ActivityRequest a) const {
+  auto it = shortened_.find(a.activity_id);
+  if (a.kind != ActivityKind::kLlm || it == shortened_.end()) return a;
+  auto system = s_.blobs->Get(it->second.first);
+  auto user = s_.blobs->Get(it->second.second);
+  if (system && user) {
+    a.request["system"] = std::move(*system);
+    a.request["user"] = std::move(*user);
+  }
+  return a;
+}
+
 void CampaignRunner::ArmWaitLimit() {
   const auto& limit = state_.spec.budget.max_provider_wait_s;
   if (!limit || waiting_.empty() || state_.finished()) return;
@@ -284,8 +333,14 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
       return;
     }
     const bool defer = outage && s_.gate && request && !state_.finished() && !interrupted_;
+    // Over the context window: sent once more with a shorter prompt (one
+    // not shortened yet, and only if something can be left out).
+    const bool shorten = !r.ok() && r.error().kind == llm::LlmErrorKind::kContextOverflow && request &&
+                         !state_.finished() && !interrupted_ && !shortened_.count(activity_id);
     if (defer) {
       DeferLlm(activity_id, provider, request_hash, r.error(), std::move(*request));
+    } else if (shorten && ShortenLlm(activity_id, provider, request_hash, r.error(), *request)) {
+      // queued again; recorded as LlmCallShortened
     } else {
     std::vector<std::string> blobs;
     workflows::Event ev;
@@ -337,6 +392,8 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
                                          static_cast<int>(e.attempts.size()));
       ev.data["request_sha256"] = request_hash;
       ev.data["error_kind"] = llm::LlmErrorKindName(e.kind);
+      // Sent with a shorter prompt after a context overflow (LlmCallShortened).
+      if (shortened_.count(activity_id)) ev.data["shortened"] = true;
       ev.data["usage_source"] = usage_source;
       ev.data["cost_source"] = cost_source;
       // A reply cut at max_tokens was paid for and may hold a whole kernel

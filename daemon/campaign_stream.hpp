@@ -27,6 +27,11 @@ inline constexpr const char kCampaignPaused[] = "CampaignPaused";
 inline constexpr const char kCampaignResumed[] = "CampaignResumed";
 inline constexpr const char kCampaignInterrupted[] = "CampaignInterrupted";
 inline constexpr const char kLlmCallWaiting[] = "LlmCallWaiting";
+// A call refused as over the model's context window, sent once more with a
+// shorter prompt (workflows/prompt_shorten.hpp): appended before it is sent;
+// the shorter prompt's texts are blobs, so a restart sends that one, not the
+// refused one again.
+inline constexpr const char kLlmCallShortened[] = "LlmCallShortened";
 // Where an evaluation runs outside the daemon (a Slurm job id), appended
 // before the backend waits on it; handed back to the backend after a restart.
 inline constexpr const char kEvaluationPlaced[] = "EvaluationPlaced";

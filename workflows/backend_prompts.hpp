@@ -14,7 +14,11 @@
 //   * fields      — the profile fields the planner is shown, each with its
 //                   glossary line (both modes show every field; paper mode
 //                   adds `latency` in ms, docs/prompts.md, "Latency");
-//   * planning    — the planner's guidance;
+//   * planning    — the planner's guidance ("default" mode; "paper" mode
+//                   gives the published template's six points instead,
+//                   prompts.cpp, PaperPlanning);
+//   * api_rule    — "paper" mode's fifth point, what the kernel may call,
+//                   as this backend's real contract ("": the rules above);
 //   * pitfalls    — the executor's pitfalls sheet.
 // cpu, cuda, nki and triton have their own sets (prompts_cpu.hpp,
 // prompts_cuda.hpp, prompts_nki.hpp, prompts_triton.hpp); the registry that
@@ -51,6 +55,7 @@ struct BackendPrompts {
   std::function<std::string(const json& hardware)> hardware;
   std::vector<ProfileField> fields;  // empty: every numeric non-time field, no glossary
   std::string planning;
+  std::string api_rule;
   std::string pitfalls;
   // What the executor's reply must define (markdown after "It must define:")
   // and the body of the problem's "How the kernel is called" section ("":

@@ -7,10 +7,10 @@ const BackendTraits& TraitsOf(const std::string& backend) {
   // float64 with numpy); triton: Python kernels against suites' C++
   // references; cuda: .cu kernels against C++ references.
   static const BackendTraits kRows[] = {
-      {"cpu", "cpp", "cpp", "reference.cpp", "baseline.cpp", false},
-      {"cuda", "cpp", "cpp", "reference.cpp", "baseline.cu", false},
-      {"nki", "python", "python", "reference.py", "baseline.py", true},
-      {"triton", "python", "cpp", "reference.cpp", "baseline.py", true},
+      {"cpu", "cpp", "cpp", "reference.cpp", "baseline.cpp", false, false},
+      {"cuda", "cpp", "cpp", "reference.cpp", "baseline.cu", false, false},
+      {"nki", "python", "python", "reference.py", "baseline.py", true, true},
+      {"triton", "python", "cpp", "reference.cpp", "baseline.py", true, false},
   };
   for (const BackendTraits& row : kRows) {
     if (row.name == backend) return row;

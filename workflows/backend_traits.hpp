@@ -21,6 +21,10 @@ struct BackendTraits {
   std::string reference_file;      // in the problem folder: reference.cpp | reference.py
   std::string baseline_file;       // baseline.cpp | baseline.cu | baseline.py
   bool python_kernel = false;      // the kernel is a Python module
+  // Its evaluator times by the published rule (2 warm-ups, 10 timed runs,
+  // up to 3 rounds, the tightest kept) and latency.mean_us is the kept
+  // round's mean: the figure the published code ranks by (nki).
+  bool published_timing = false;
 };
 
 // The row of `backend`; the cpu row for a name without one.

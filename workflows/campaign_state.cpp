@@ -1,6 +1,7 @@
 #include "workflows/campaign_state.hpp"
 
 #include "workflows/activity_id.hpp"
+#include "workflows/mode_rules.hpp"
 #include "workflows/parse.hpp"
 
 
@@ -262,7 +263,8 @@ Status ApplyEvaluationDone(CampaignState& s, const Event& e, bool ok) {
   a->completed_at_us = e.recorded_at_us;
   Measurement m;
   if (ok) {
-    m = ReadEvaluationResult(e.data.at("result"));
+    m = ReadEvaluationResult(e.data.at("result"),
+                             LatencyFigureOf(ModeRulesOf(s.spec), s.problems.at(a->problem).info.backend));
   } else {
     m.status = "evaluation_failed";
     m.reason = e.data.value("error", "");
@@ -379,7 +381,9 @@ Status ApplyEvaluationReused(CampaignState& s, const Event& e) {
       found->second.status != ActivityStatus::kCompleted) {
     return Bad(e, "reused activity " + from + " is not a completed evaluation");
   }
-  c->measurement = ReadEvaluationResult(found->second.completion.at("result"));
+  c->measurement = ReadEvaluationResult(
+      found->second.completion.at("result"),
+      LatencyFigureOf(ModeRulesOf(s.spec), s.problems.at(found->second.problem).info.backend));
   c->evaluated = true;
   c->reused = true;
   c->eval_activity = from;

@@ -153,7 +153,7 @@ Status ScheduleSummaries(Round& round, int p, int i) {
     const std::optional<double> told = round.rules().tell_summarizer_speedup
                                            ? std::optional<double>(pair.speedup)
                                            : std::nullopt;
-    ChatPrompt prompt = SummarizerPrompt(round.Problem(p).info, slow, fast, told);
+    ChatPrompt prompt = SummarizerPrompt(round.Problem(p).info, slow, fast, told, round.rules().prompts);
     ACCELOPT_RETURN_IF_ERROR(round.ScheduleLlm(activity_id::Summarize(pre, static_cast<int>(m)),
                                                kRoleSummarizer, kPurposeSummarize, p, i,
                                                {{"pair", static_cast<int>(m)}}, prompt));

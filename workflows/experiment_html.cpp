@@ -171,16 +171,33 @@ std::string PairedPlots(const json& c) {
   return s + "</div>";
 }
 
+// True when every curve is of a campaign whose calls were all priced at $0
+// ("zero_price": a local model) and its points carry the tokens spent: the
+// chart's x axis is then tokens, not a flat $0.
+bool TokensAxis(const json& curves) {
+  if (curves.empty()) return false;
+  for (const json& cv : curves) {
+    if (!cv.value("zero_price", false)) return false;
+    for (const json& p : cv.value("points", json::array())) {
+      if (!p.is_array() || p.size() < 3 || !p[2].is_number()) return false;
+    }
+  }
+  return true;
+}
+
 std::string CostCurves(const json& r) {
-  std::string s = "<h2>Cost efficiency</h2><p class=\"meta\">Per campaign, after each LLM call or evaluation: the "
-                  "dollars spent so far (the providers' reported usage, priced) and the geometric mean over problems "
-                  "of the best % of peak found so far.</p>";
   const json& curves = r.value("cost_curves", json::array());
+  const bool tokens = TokensAxis(curves);
+  std::string s = "<h2>Cost efficiency</h2><p class=\"meta\">Per campaign, after each LLM call or evaluation: the " +
+                  std::string(tokens ? "tokens spent so far (input + output, as the server reported them; every "
+                                       "call was priced at $0, cost_source zero_price, so tokens measure the spend)"
+                                     : "dollars spent so far (the providers' reported usage, priced)") +
+                  " and the geometric mean over problems of the best % of peak found so far.</p>";
   std::map<std::string, int> arm_index;
   for (const json& a : r.value("arms", json::array())) arm_index.emplace(Str(a, "arm"), static_cast<int>(arm_index.size()));
   svg::LineChart chart;
-  chart.title = "best % of peak against dollars spent";
-  chart.x_label = "spent, USD";
+  chart.title = tokens ? "best % of peak against tokens spent" : "best % of peak against dollars spent";
+  chart.x_label = tokens ? "tokens spent (input + output; every call $0: zero_price)" : "spent, USD";
   chart.y_label = "best % of peak (geomean)";
   chart.width = 900;
   chart.css_class = "cost";
@@ -190,12 +207,14 @@ std::string CostCurves(const json& r) {
     const int k = arm_index.count(arm) ? arm_index[arm] : static_cast<int>(arm_index.size());
     svg::Series se{arm + " seed " + seed, "role" + std::to_string(k % 5), true, "circle", {}};
     for (const json& p : cv.value("points", json::array())) {
-      if (!p.is_array() || p.size() != 2) continue;
+      if (!p.is_array() || p.size() < 2) continue;
       svg::Point pt;
-      pt.x = p[0].get<double>();
+      pt.x = tokens ? p[2].get<double>() : p[0].get<double>();
       pt.y = p[1].get<double>();
-      pt.title = arm + " seed " + seed + ": " + Fixed(pt.y, 2) + "% at $" + Fixed(pt.x, 4);
-      pt.data = {{"arm", arm}, {"seed", seed}, {"cost", N(pt.x)}, {"pct", N(pt.y)}};
+      pt.title = arm + " seed " + seed + ": " + Fixed(pt.y, 2) + "% at " +
+                 (tokens ? Fixed(pt.x, 0) + " tokens" : "$" + Fixed(pt.x, 4));
+      pt.data = {{"arm", arm}, {"seed", seed}, {"cost", N(p[0].get<double>())}, {"pct", N(pt.y)}};
+      if (tokens) pt.data.push_back({"tokens", N(pt.x)});
       se.points.push_back(pt);
     }
     points += se.points.size();

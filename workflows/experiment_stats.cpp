@@ -273,10 +273,17 @@ std::vector<CostPoint> CostEfficiencyCurve(const std::vector<Event>& events) {
   std::vector<CostPoint> out;
   std::map<int, double> best;
   double cost = 0;
+  int64_t tokens = 0;
   for (const Event& e : events) {
     if (e.type == event_type::kLlmCallCompleted || e.type == event_type::kLlmCallFailed) {
       const json& c = e.data.contains("cost_usd") ? e.data["cost_usd"] : json();
       if (c.is_number()) cost += c.get<double>();
+      const json& u = e.data.contains("usage") ? e.data["usage"] : json();
+      if (u.is_object()) {
+        for (const char* k : {"input_tokens", "output_tokens"}) {
+          if (u.contains(k) && u[k].is_number_integer()) tokens += u[k].get<int64_t>();
+        }
+      }
     } else if (e.type == event_type::kEvaluationCompleted) {
       const double pct = pct_of(e);
       auto p = problem_of.find(e.data.value("activity_id", ""));
@@ -287,18 +294,30 @@ std::vector<CostPoint> CostEfficiencyCurve(const std::vector<Event>& events) {
     if (reporting.empty() || best.size() < reporting.size()) continue;
     double log_sum = 0;
     for (const auto& [problem, v] : best) log_sum += std::log(v);
-    const CostPoint point{cost, std::exp(log_sum / static_cast<double>(best.size()))};
-    if (!out.empty() && out.back().cost_usd == point.cost_usd &&
-        out.back().best_percent_of_peak == point.best_percent_of_peak) {
-      continue;
-    }
-    if (!out.empty() && out.back().cost_usd == point.cost_usd) {
+    const CostPoint point{cost, std::exp(log_sum / static_cast<double>(best.size())), tokens};
+    const bool same_spend = !out.empty() && out.back().cost_usd == point.cost_usd && out.back().tokens == point.tokens;
+    if (same_spend && out.back().best_percent_of_peak == point.best_percent_of_peak) continue;
+    if (same_spend) {
       out.back() = point;  // same spend, better kernel: one point
     } else {
       out.push_back(point);
     }
   }
   return out;
+}
+
+bool AllZeroPriced(const std::vector<Event>& events) {
+  bool zero = false;
+  for (const Event& e : events) {
+    if (e.type != event_type::kLlmCallCompleted && e.type != event_type::kLlmCallFailed) continue;
+    const std::string source = e.data.value("cost_source", "");
+    if (source == "zero_price") {
+      zero = true;
+    } else if (source != "none") {
+      return false;
+    }
+  }
+  return zero;
 }
 
 double BestAtCost(const std::vector<CostPoint>& curve, double cost_usd) {

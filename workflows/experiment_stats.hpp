@@ -133,15 +133,23 @@ struct ArmSummary {
 std::vector<ArmSummary> Summaries(const std::vector<ArmRun>& runs);
 
 // The cost-efficiency curve of one campaign from its events: after each LLM
-// call or evaluation, the dollars spent so far and the geomean over problems
-// of the best % of peak found so far (each problem's baseline counts once it
-// is measured; points start when every problem that ever reports a % has
-// one). A step is emitted only when either value changes.
+// call or evaluation, the dollars and the tokens (input + output, as the
+// calls' usage says) spent so far and the geomean over problems of the best
+// % of peak found so far (each problem's baseline counts once it is
+// measured; points start when every problem that ever reports a % has one).
+// A step is emitted only when the spend (dollars or tokens) or the % changes.
 struct CostPoint {
   double cost_usd = 0;
   double best_percent_of_peak = 0;
+  int64_t tokens = 0;
 };
 std::vector<CostPoint> CostEfficiencyCurve(const std::vector<Event>& events);
+
+// True when the campaign's LLM calls were all priced at $0 (a model served
+// locally): at least one call has cost_source "zero_price" and every other
+// has "zero_price" or "none" (a failed call that returned nothing). Its
+// cost curve is then flat at $0 and tokens measure the spend instead.
+bool AllZeroPriced(const std::vector<Event>& events);
 
 // The best % of peak reached by `cost_usd` dollars on a curve (0 before its
 // first point).

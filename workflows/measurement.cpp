@@ -14,7 +14,7 @@ bool FixableResult(const Measurement& m) {
          m.status == "runtime_error" || m.status == "timeout";
 }
 
-Measurement ReadEvaluationResult(const json& result) {
+Measurement ReadEvaluationResult(const json& result, LatencyFigure figure) {
   Measurement m;
   if (!result.is_object()) {
     m.status = "internal_error";
@@ -38,10 +38,12 @@ Measurement ReadEvaluationResult(const json& result) {
   if (result.contains("latency") && result["latency"].is_object()) {
     const json& l = result["latency"];
     if (l.contains("spread") && l["spread"].is_number()) m.spread = l["spread"].get<double>();
-    if (l.contains("median_us") && l["median_us"].is_number()) {
-      latency = l["median_us"].get<double>();
-    } else if (l.contains("mean_us") && l["mean_us"].is_number()) {
-      latency = l["mean_us"].get<double>();
+    const char* first = figure == LatencyFigure::kMean ? "mean_us" : "median_us";
+    const char* second = figure == LatencyFigure::kMean ? "median_us" : "mean_us";
+    if (l.contains(first) && l[first].is_number()) {
+      latency = l[first].get<double>();
+    } else if (l.contains(second) && l[second].is_number()) {
+      latency = l[second].get<double>();
     }
   }
   const bool correct_flag = result.contains("correct") && result["correct"].is_boolean() &&

@@ -12,10 +12,16 @@
 
 namespace accelopt::workflows {
 
+// Which latency of a result the beam ranks by: the median of the timed calls
+// (ours), or the mean, the published figure (the kept round's mean,
+// accelopt/kernel_wrapper.py:134-135 @47e29a7), read where the mode and the
+// backend say so (LatencyFigureOf, mode_rules.hpp).
+enum class LatencyFigure { kMedian, kMean };
+
 // Reading of an evaluation result (docs/contracts.md).
 struct Measurement {
   bool correct = false;       // status "ok" and correct, with a positive latency
-  double latency_us = 0;      // latency.median_us (mean_us if no median)
+  double latency_us = 0;      // latency.median_us (mean_us if no median); kMean: the other way round
   double spread = 0;          // latency.spread, the relative noise (0 if absent)
   double percent_of_peak = -1;  // -1 when unknown
   std::string status;         // result status, or "evaluation_failed"
@@ -24,7 +30,7 @@ struct Measurement {
   bool contended = false;     // profile.contended: no timing round was clean (the judge's re-runs included)
   json comparison = nullptr;  // result.comparison: the interleaved speedup over the baseline, if asked for
 };
-Measurement ReadEvaluationResult(const json& result);
+Measurement ReadEvaluationResult(const json& result, LatencyFigure figure = LatencyFigure::kMedian);
 
 // Evaluation statuses whose result is reused for identical code (not
 // internal_error, cancelled, or a failed evaluation).

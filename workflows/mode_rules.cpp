@@ -1,4 +1,5 @@
 #include "workflows/mode_rules.hpp"
+#include "workflows/backend_traits.hpp"
 
 namespace accelopt::workflows {
 
@@ -32,7 +33,13 @@ ModeRules ModeRulesOf(const CampaignSpec& spec) {
   r.first_code_block_only = true;
   r.skip_after_timeout = true;
   r.final_measure = false;
+  r.rank_by_published_mean = true;
   return r;
+}
+
+LatencyFigure LatencyFigureOf(const ModeRules& rules, const std::string& backend) {
+  return rules.rank_by_published_mean && TraitsOf(backend).published_timing ? LatencyFigure::kMean
+                                                                            : LatencyFigure::kMedian;
 }
 
 }  // namespace accelopt::workflows

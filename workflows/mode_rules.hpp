@@ -12,6 +12,7 @@
 #pragma once
 
 #include "workflows/campaign_spec.hpp"
+#include "workflows/measurement.hpp"
 #include "workflows/prompts.hpp"
 
 namespace accelopt::workflows {
@@ -54,6 +55,13 @@ struct ModeRules {
   // (stage 2 profiles a plan's samples in order and breaks on "Hard timeout").
   bool skip_after_timeout = false;
 
+  // Measurements (campaign_state.cpp's fold): paper ranks a backend with
+  // the published timing (backend_traits.hpp) by its kept round's mean, as
+  // published accelopt/kernel_wrapper.py:134-135 @47e29a7 does (latency =
+  // runtime_stats["mean_ms"] of the round with the least rel_diff); else by
+  // the median (LatencyFigureOf).
+  bool rank_by_published_mean = false;
+
   // End of a problem (decide.cpp): BestSelected, then the best re-measured
   // beside the baseline, before ProblemCompleted.
   bool final_measure = true;
@@ -78,5 +86,9 @@ struct ModeRules {
 
 // REQUIRES: a known mode (Validate(spec)).
 ModeRules ModeRulesOf(const CampaignSpec& spec);
+
+// The latency a result of `backend` is read by under `rules`: kMean when
+// rules.rank_by_published_mean and the backend has the published timing.
+LatencyFigure LatencyFigureOf(const ModeRules& rules, const std::string& backend);
 
 }  // namespace accelopt::workflows

@@ -25,7 +25,7 @@ Result<ChatPrompt> RenderRolePrompt(const std::string& role, const PromptPreview
     const std::string& slow = in.slow.empty() ? in.source.baseline : in.slow;
     const std::string& fast = in.fast.empty() ? kernel : in.fast;
     return SummarizerPrompt(info, slow, fast,
-                            in.mode == PromptMode::kPaper ? std::nullopt : in.speedup);
+                            in.mode == PromptMode::kPaper ? std::nullopt : in.speedup, in.mode);
   }
   return InvalidArgument("role must be planner, executor or summarizer, not '" + role + "'");
 }

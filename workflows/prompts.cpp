@@ -136,6 +136,26 @@ std::string RenderMemory(const std::vector<MemoryItem>& memory, const std::strin
   return out;
 }
 
+// "paper" mode's planning guidance: the six points of the published
+// template (prompts/planner_prompts/planner_prompt_template.txt:6-12
+// @47e29a7), in our words, and nothing the template lacks; the fifth point
+// is the backend's API rule (backend_prompts.hpp, api_rule).
+std::string PaperPlanning(const BackendPrompts& b) {
+  const std::string api = b.api_rule.empty()
+                              ? "Use only what the rules above allow; do not invent functions or APIs."
+                              : b.api_rule;
+  return "How to plan:\n"
+         "1. Start from the profile and look for inefficiencies.\n"
+         "2. Read the current kernel with those in mind and plan a change that fixes one.\n"
+         "3. Think of loop ordering, tiling, loop split and merge, liveness analysis, data reuse, "
+         "reordering instructions or blocks of instructions, hoisting redundant operations out of "
+         "loops, fusion, and other methods not listed here.\n"
+         "4. A compiler sits between the source and the hardware, so the profile may not match what "
+         "the source suggests; a plan may still aim at a particular metric.\n"
+         "5. " + api + "\n"
+         "6. Do not lower the numeric precision below the baseline kernel's.\n";
+}
+
 bool IsTimeKey(const std::string& key) {
   const std::string k = Lower(key);
   for (const char* word : {"latency", "time", "duration", "elapsed", "_us", "_ns", "_ms"}) {
@@ -185,8 +205,9 @@ ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
   ChatPrompt p;
   p.system = Role("You are a performance engineer planning the next optimization of a compute kernel",
                   ctx) +
-             CorrectnessSection(ctx) + HardwareSection(ctx) + GlossarySection(ctx) + "\n" +
-             BackendPromptsFor(ctx.problem.backend).planning;
+             CorrectnessSection(ctx) + HardwareSection(ctx) + GlossarySection(ctx) + "\n";
+  const BackendPrompts& b = BackendPromptsFor(ctx.problem.backend);
+  p.system += ctx.mode == PromptMode::kPaper ? PaperPlanning(b) : b.planning;
   // paper: no Experiences section while nothing is shown (published
   // prompts/planner_prompts/construct_base_prompt.py:26-28 @47e29a7).
   if (ctx.mode != PromptMode::kPaper || !memory.empty()) {
@@ -198,6 +219,15 @@ ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
   auto fields = ShuffledProfile(ctx.problem.backend, profile, ctx.mode, rng);
   if (fields.empty()) p.user += "(no profile metrics)\n";
   for (const auto& [key, value] : fields) p.user += "- " + key + ": " + Scalar(value) + "\n";
+  if (ctx.mode == PromptMode::kPaper) {
+    // As the published template asks (planner_prompt_template.txt:1-3),
+    // with the reply's shape our parser reads (parse.hpp).
+    p.user +=
+        "\n# Task\nPropose one optimization plan, of one step, to make the current kernel faster, "
+        "drawing on parallel computing, kernel optimization, tensor compiler optimization and "
+        "computer architecture. Reply with a short title on the first line, then the plan.\n";
+    return p;
+  }
   p.user +=
       "\n# Task\nPropose exactly one optimization plan with a single step that should make the "
       "current kernel faster. Reply with a short title on the first line, then a description "
@@ -251,7 +281,8 @@ ChatPrompt ExecutorPrompt(const KernelContext& ctx, const Plan& plan) {
 }
 
 ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_code,
-                            std::string_view fast_code, std::optional<double> speedup) {
+                            std::string_view fast_code, std::optional<double> speedup,
+                            PromptMode mode) {
   ChatPrompt p;
   p.system =
       "You distill kernel rewrites into reusable optimization experience for the " +
@@ -269,8 +300,13 @@ ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_co
   p.user +=
       "\n# Task\nReply with a short bold title (**like this**), then a general description of "
       "the rewrite that made the difference, then the relevant part of the slow code and of the "
-      "fast code, each in its own fenced code block (slow first). If the two kernels do not "
-      "differ in any meaningful optimization, reply only \"No optimization found\".\n";
+      "fast code, each in its own fenced code block (slow first). ";
+  // paper: "No optimization found" only for identical kernels, as published
+  // (prompts/summarizer_prompts/base_prompt.txt:4 @47e29a7).
+  p.user += mode == PromptMode::kPaper
+                ? "If the two kernels are identical, reply only \"No optimization found\".\n"
+                : "If the two kernels do not differ in any meaningful optimization, reply only "
+                  "\"No optimization found\".\n";
   return p;
 }
 

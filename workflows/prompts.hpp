@@ -28,6 +28,10 @@
 // from the measured latency). Otherwise both modes see the same backend
 // facts and the paper's structure; kPaper leaves the "# Experiences"
 // section out while the memory shown is empty (kDefault says "(none yet)").
+// kPaper's planner gets no guidance the published NKI templates lack: the
+// published template's six planning points (the fifth is the backend's API
+// rule) instead of the backend's own, and a task without "why it helps on
+// this hardware" or "do not write the full kernel".
 //
 // Thread safety: pure functions.
 #pragma once
@@ -104,8 +108,12 @@ std::string TruncateMiddle(std::string_view text, size_t max_bytes);
 
 // `speedup` = slow latency / fast latency (>= 1), or nullopt to leave it out
 // (the published code never filled it in; "paper" mode does the same).
+// kPaper asks for "No optimization found" only when the two kernels are
+// identical (as published); kDefault also when they differ in no meaningful
+// optimization.
 ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_code,
-                            std::string_view fast_code, std::optional<double> speedup);
+                            std::string_view fast_code, std::optional<double> speedup,
+                            PromptMode mode = PromptMode::kDefault);
 
 // The mode a campaign's prompts use (spec.mode "paper" -> kPaper).
 PromptMode PromptModeOf(const std::string& spec_mode);

@@ -120,6 +120,9 @@ const BackendPrompts& NkiPrompts() {
         "matmul operands in the layout the Tensor Engine wants instead of transposing, affine_range loops "
         "the compiler can pipeline and overlap with DMA, and other methods not listed.\n"
         "4. Keep float32 everywhere.\n";
+    // The published rule (prompts/planner_prompts/planner_prompt_template.txt:11
+    // @47e29a7): NKI's APIs are the baseline's; the model must not invent any.
+    b.api_rule = "Use only existing NKI APIs, those the baseline kernel uses; do not invent new APIs.";
     b.pitfalls =
         "NKI facts and pitfalls:\n"
         "- Tiles: the first dimension of an SBUF/PSUM tile is the partition dimension, at most 128 "

@@ -290,7 +290,8 @@ json BuildReport(const CampaignState& state) {
                  {"exhausted_resource", state.exhausted_resource}};
   if (state.spec.mode != kModePaper) report["mode"] = state.spec.mode;
   json problems = json::array();
-  double log_base = 0, log_best = 0, log_speedup = 0, published_sum = 0;
+  double log_base = 0, log_best = 0, log_speedup = 0, published_log = 0;
+  bool published_zero = false;
   int n_pct = 0, n_speedup = 0, n_published = 0;
   for (const ProblemState& ps : state.problems) {
     double base_pct = -1, best_pct = -1, speedup = -1;
@@ -302,7 +303,12 @@ json BuildReport(const CampaignState& state) {
     }
     if (const json& ps_json = problems.back(); ps_json.contains("published_speedup") &&
                                                ps_json["published_speedup"]["value"].is_number()) {
-      published_sum += ps_json["published_speedup"]["value"].get<double>();
+      const double v = ps_json["published_speedup"]["value"].get<double>();
+      if (v > 0) {
+        published_log += std::log(v);
+      } else {
+        published_zero = true;
+      }
       ++n_published;
     }
     if (base_pct > 0 && best_pct > 0) {
@@ -318,12 +324,14 @@ json BuildReport(const CampaignState& state) {
       {"speedup", n_speedup ? json(std::exp(log_speedup / n_speedup)) : json(nullptr)},
       {"problems", n_speedup}};
   if (state.spec.mode == kModePaper) {
-    // The published mean: a problem with no correct child counts as 0
-    // (experiments/full_complete_local/plot_trace.py:78-80 over
-    // plotting_utils.py:91 @47e29a7), where the geomean above counts it as 1.
-    report["published_mean_speedup"] = {
-        {"value", n_published ? json(published_sum / n_published) : json(nullptr)},
-        {"problems", n_published}};
+    // The published mean: the geometric mean of the problems' values
+    // (experiments/full_complete_local/plot_trace.py:120-122 @47e29a7,
+    // scipy.stats.gmean), in which a problem with no correct child counts as
+    // 0 (plot_trace.py:78-80 over plotting_utils.py:91), so one such problem
+    // makes it 0, as gmean does; the geomean above counts it as 1.
+    json value = nullptr;
+    if (n_published) value = published_zero ? 0.0 : std::exp(published_log / n_published);
+    report["published_geomean_speedup"] = {{"value", value}, {"problems", n_published}};
   }
 
   std::map<std::string, Usage> by_role, by_model;

@@ -59,8 +59,10 @@
 // "best" stays the fastest correct kernel. An iteration without a correct
 // child is 0 in "by_iteration", and a problem without any has value 0
 // (published accelopt/plotting_utils.py:79-91 @47e29a7); the report's
-// "published_mean_speedup": {"value", "problems"} is the arithmetic mean of
-// the values over problems with a passing baseline, those 0s included.
+// "published_geomean_speedup": {"value", "problems"} is the geometric mean
+// of the values over problems with a passing baseline, as published
+// (experiments/full_complete_local/plot_trace.py:120-122, scipy's gmean):
+// a 0 among them makes it 0.
 //
 // "default" mode adds "mode", candidates.{"reused", "fix_attempts" (sum over
 // samples), "fixed" (correct after a fix)}, and per problem

@@ -5,8 +5,10 @@
 
 #include <cmath>
 
+#include "workflows/experiment_html.hpp"
 #include "workflows/experiment_stats.hpp"
 #include "workflows/rng.hpp"
+#include "test_util.hpp"
 
 namespace accelopt::workflows {
 namespace {
@@ -208,6 +210,46 @@ BOOST_AUTO_TEST_CASE(cost_curve_follows_the_timeline) {
   BOOST_TEST(BestAtCost(curve, 0.4) == 6.0, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(BestAtCost(curve, 10) == 12.0, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(BestAtCost(curve, -1) == 0.0);
+}
+
+Event ZeroPricedLlm(int64_t in, int64_t out) {
+  return {event_type::kLlmCallCompleted,
+          {{"activity_id", "x"}, {"cost_usd", 0.0}, {"cost_source", "zero_price"},
+           {"usage", {{"input_tokens", in}, {"output_tokens", out}}}}};
+}
+
+// A local model priced at $0: the curve still moves, by the tokens spent,
+// and the HTML chart is drawn against tokens (saying why) instead of a flat $0.
+BOOST_AUTO_TEST_CASE(a_zero_priced_campaigns_curve_is_against_tokens) {
+  std::vector<Event> ev = {Scheduled("b0", 0), Evaluated("b0", 4), ZeroPricedLlm(100, 20),
+                           Scheduled("e0", 0), Evaluated("e0", 8), ZeroPricedLlm(300, 80),
+                           {event_type::kLlmCallFailed, {{"activity_id", "y"}, {"cost_usd", 0.0}, {"cost_source", "none"}}}};
+  const auto curve = CostEfficiencyCurve(ev);
+  BOOST_REQUIRE_EQUAL(curve.size(), 3u);  // $0 throughout: the tokens make the steps
+  BOOST_TEST(curve[0].tokens == 0);
+  BOOST_TEST(curve[1].tokens == 120);
+  BOOST_TEST(curve[1].best_percent_of_peak == 8.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(curve[2].tokens == 500);
+  for (const auto& p : curve) BOOST_TEST(p.cost_usd == 0.0);
+  BOOST_TEST(AllZeroPriced(ev));
+  BOOST_TEST(!AllZeroPriced({Llm(0.5)}));  // no cost_source: not known to be free
+  std::vector<Event> mixed = ev;
+  mixed.push_back({event_type::kLlmCallCompleted, {{"activity_id", "z"}, {"cost_usd", 0.1}, {"cost_source", "usage"}}});
+  BOOST_TEST(!AllZeroPriced(mixed));
+
+  json points = json::array();
+  for (const auto& p : curve) points.push_back({p.cost_usd, p.best_percent_of_peak, p.tokens});
+  json report = {{"experiment", "x"},
+                 {"arms", json::array({{{"arm", "on"}}})},
+                 {"cost_curves", json::array({{{"arm", "on"}, {"seed", 1}, {"points", points}, {"zero_price", true}}})}};
+  const std::string tokens_html = RenderExperimentHtml(report);
+  BOOST_TEST(testing::Mentions(tokens_html, "best % of peak against tokens spent"));
+  BOOST_TEST(testing::Mentions(tokens_html, "every call $0: zero_price"));
+  BOOST_TEST(testing::Mentions(tokens_html, "at 500 tokens"));
+  report["cost_curves"][0]["zero_price"] = false;
+  const std::string dollars_html = RenderExperimentHtml(report);
+  BOOST_TEST(testing::Mentions(dollars_html, "best % of peak against dollars spent"));
+  BOOST_TEST(!testing::Mentions(dollars_html, "tokens spent"));
 }
 
 }  // namespace

@@ -154,6 +154,16 @@ BOOST_AUTO_TEST_CASE(prompts_carry_what_each_agent_needs) {
   BOOST_TEST(Mentions(paper_plan.user, "- latency: 0.005\n"));
   BOOST_TEST(Mentions(paper_plan.system, "- latency: the kernel's measured time of one call, in milliseconds"));
   BOOST_TEST(Mentions(paper_plan.user, "- avg_cores_busy: 1.5"));
+  // Paper mode's planner guidance is the published template's six points
+  // (planner_prompt_template.txt:6-12 @47e29a7), not our backend's own, and
+  // its task adds nothing the template lacks.
+  BOOST_TEST(Mentions(paper_plan.system, "5. Use only what the rules above allow"));
+  BOOST_TEST(Mentions(paper_plan.system, "6. Do not lower the numeric precision"));
+  BOOST_TEST(paper_plan.system.find(BackendPromptsFor("cpu").planning) == std::string::npos);
+  BOOST_TEST(paper_plan.user.find("Do not write the full kernel") == std::string::npos);
+  BOOST_TEST(Mentions(plan.system, BackendPromptsFor("cpu").planning));
+  BOOST_TEST(Mentions(plan.user, "Do not write the full kernel"));
+  BOOST_TEST(Mentions(BackendPromptsFor("nki").api_rule, "existing NKI APIs"));
   // The profile order is shuffled by the activity id, deterministically.
   Rng r1b(1, "c/p0/it1/plan/b0/n0");
   BOOST_TEST(PlannerPrompt(ctx, profile, {item}, r1b).user == plan.user);
@@ -179,6 +189,12 @@ BOOST_AUTO_TEST_CASE(prompts_carry_what_each_agent_needs) {
   BOOST_TEST(paper.user.find("x faster") == std::string::npos);
   BOOST_TEST(Mentions(paper.user, "slow()"));
   BOOST_TEST(Mentions(summ.user, "No optimization found"));
+  // "No optimization found" only for identical kernels in paper mode, as
+  // published (summarizer_prompts/base_prompt.txt:4 @47e29a7).
+  BOOST_TEST(Mentions(summ.user, "do not differ in any meaningful optimization"));
+  ChatPrompt paper_rule = SummarizerPrompt(*info, "slow()", "fast()", std::nullopt, PromptMode::kPaper);
+  BOOST_TEST(Mentions(paper_rule.user, "If the two kernels are identical, reply only \"No optimization found\"."));
+  BOOST_TEST(paper_rule.user.find("meaningful") == std::string::npos);
 }
 
 }  // namespace
