@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <optional>
 
@@ -138,6 +139,21 @@ int CmdHealth(ApiClient& api, const Options& o) {
                 << ", " << c.value("attempts", 0) << " attempts"
                 << (c.contains("next_attempt_us") ? ", next at " + FormatUtc(c.value("next_attempt_us", int64_t{0})) : "")
                 << ": " << c.value("reason", "") << "\n  " << c.value("fix", "") << "\n";
+    }
+    if (const json b = r->body.value("backends", json()); b.is_object()) {
+      for (const auto& [name, h] : b.items()) {
+        const json rc = h.value("reference_cache", json());
+        if (!rc.is_object()) continue;
+        auto gib = [](const json& v) {
+          if (!v.is_number()) return std::string("not measured yet");
+          char buf[32];
+          std::snprintf(buf, sizeof buf, "%.2f GiB", v.get<double>() / (1 << 30));
+          return std::string(buf);
+        };
+        const double limit = rc.value("limit_bytes", 0.0);
+        std::cout << name << " reference cache: " << gib(rc.value("bytes", json())) << " of "
+                  << (limit > 0 ? gib(limit) : std::string("no limit")) << " (" << rc.value("folder", "") << ")\n";
+      }
     }
   }
   return r->http_status == 200 ? kExitOk : kExitError;

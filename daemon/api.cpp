@@ -89,6 +89,10 @@ void Api::AddServiceRoutes() {
               {"campaigns", {{"active", d_.campaigns->Active()}, {"total", d_.campaigns->All().size()}}}};
     // Serving, but cpu evaluations wait for a calibration: said, not a 503.
     if (json w = CalibrationWait(); !w.is_null()) j["calibration"] = w;
+    // Each backend's own figures (the cpu judge's reference cache: size, limit).
+    if (d_.eval) {
+      if (json b = d_.eval->Health(); !b.empty()) j["backends"] = std::move(b);
+    }
     respond(ApiOk(j, healthy ? http::status::ok : http::status::service_unavailable));
   });
 

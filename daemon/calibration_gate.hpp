@@ -25,6 +25,7 @@ class CalibrationGate : public eval::Backend {
   explicit CalibrationGate(std::shared_ptr<eval::Backend> inner) : inner_(std::move(inner)) {}
 
   std::string name() const override { return inner_->name(); }
+  json Health() override { return inner_->Health(); }
 
   eval::EvalResult Evaluate(const eval::EvalRequest& request, const std::atomic<bool>* cancel) override {
     {

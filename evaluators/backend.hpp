@@ -53,6 +53,10 @@ class Backend {
     (void)placement;
     return Evaluate(request, cancel);
   }
+  // What `health` shows of this backend (its caches' sizes and limits, ...);
+  // null: nothing. Called from any thread while evaluations run; cheap (no
+  // disk walk: figures the backend already keeps).
+  virtual json Health() { return nullptr; }
 };
 
 }  // namespace accelopt::eval

@@ -123,6 +123,18 @@ found:
   return true;
 }
 
+json Dispatcher::Health() const {
+  std::vector<std::shared_ptr<Backend>> backends;
+  {
+    MutexLock lock(&mu_);
+    for (const auto& [name, pool] : pools_) backends.push_back(pool->backend);
+  }
+  json out = json::object();
+  for (const auto& b : backends)
+    if (json h = b->Health(); !h.is_null()) out[b->name()] = std::move(h);
+  return out;
+}
+
 size_t Dispatcher::Queued(const std::string& backend) const {
   MutexLock lock(&mu_);
   auto it = pools_.find(backend);

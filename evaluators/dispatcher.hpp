@@ -63,6 +63,10 @@ class Dispatcher {
   // True when the ticket was queued or running (and is now being cancelled).
   bool Cancel(uint64_t ticket);
 
+  // {backend name: Backend::Health()} for the backends that report one.
+  // Any thread; the backends are asked outside the lock.
+  json Health() const;
+
   // Counts, for metrics and tests.
   size_t Queued(const std::string& backend) const;
   size_t Running(const std::string& backend) const;

@@ -266,6 +266,17 @@ void CheckPlausible(EvalResult* result, const EvalSettings& s) {
 
 }  // namespace
 
+json CpuBackend::Health() {
+  const judge::CacheUsage u = harnesses_.Usage();
+  const bool checked = u.checked_at_us != 0;
+  return {{"reference_cache",
+           {{"folder", (fs::path(options_.cache_dir) / "harness").string()},
+            {"bytes", checked ? json(u.bytes) : json()},
+            {"limit_bytes", options_.reference_cache_max_bytes},
+            {"evicted_bytes", u.evicted_bytes},
+            {"checked_at_unix", checked ? json(u.checked_at_us / 1000000) : json()}}}};
+}
+
 EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) {
   // No stock refill runs beside an evaluation (its CPU would be the
   // evaluation's noise).

@@ -69,6 +69,10 @@ class CpuBackend : public Backend {
 
   std::string name() const override { return "cpu"; }
   EvalResult Evaluate(const EvalRequest& request, const std::atomic<bool>* cancel) override;
+  // {"reference_cache": {folder, bytes (at the last size check; null before
+  // the first), limit_bytes (0: none), evicted_bytes (by the last check),
+  // checked_at_unix}}.
+  json Health() override;
 
   // The calibration in use (loads or measures it on first call:
   // LoadOrCalibrate with the default options, refused on a busy machine).

@@ -59,6 +59,12 @@ EvalResult CheckCandidate(const std::string& source, const CandidateCheckOptions
     return done(EvalStatus::kCompileError, "compilation failed: " + line.substr(0, 300), text);
   }
   r.compiled = true;
+  if (!o.function.empty()) {
+    if (Status st = cpu::CheckObjectFile(so, o.function, env); !st.ok()) {
+      return done(st.code() == Code::kPermissionDenied ? EvalStatus::kStaticCheckFailed : EvalStatus::kInternalError,
+                  st.message());
+    }
+  }
   auto syms = cpu::UndefinedSymbols(so, env);
   if (!syms.ok()) return done(EvalStatus::kInternalError, syms.status().message());
   if (Status st = CheckSymbols(*syms); !st.ok()) return done(EvalStatus::kStaticCheckFailed, st.message());

@@ -93,6 +93,7 @@ EvalResult CudaBackend::Evaluate(const EvalRequest& request, const std::atomic<b
   co.arch = options_.arch;
   co.compile_timeout_s = s.compile_timeout_s;
   co.keep_object = true;
+  co.function = problem->function;
   const int64_t t_check = f.Now();
   EvalResult checked = CheckCandidate(request.source, co, cancel);
   if (checked.status != EvalStatus::kOk) {

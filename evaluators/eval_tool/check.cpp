@@ -46,6 +46,7 @@ int CmdCheck(Env* env, const std::vector<std::string>& args) {
   o.nvcc = *nvcc;
   o.arch = arch;
   o.compile_timeout_s = timeout;
+  o.function = p->function;
   o.work_dir = work.empty() ? "/tmp/accelopt-check-" + std::to_string(env->RandomU64() % 1000000000000ULL) : work;
   EvalResult r = cuda::CheckCandidate(*source, o);
   if (work.empty()) (void)env->RemoveAll(o.work_dir);

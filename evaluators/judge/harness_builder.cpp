@@ -245,6 +245,7 @@ void HarnessCache::MaybeEvict(const std::string& version, const std::string& in_
   if (usage.ok()) {
     MutexLock lock(&mu_);
     usage_ = *usage;
+    usage_.checked_at_us = now;
   }
 }
 

@@ -25,6 +25,7 @@ struct CacheUsage {
   uint64_t bytes = 0;                // everything under harness/ after eviction
   uint64_t evicted_bytes = 0;        // removed by this call
   std::vector<std::string> evicted;  // folder names removed
+  int64_t checked_at_us = 0;         // when (Env clock); 0: never checked
 };
 
 // Removes folders of `harness_root` until it holds at most `max_bytes`

@@ -118,7 +118,18 @@ BOOST_AUTO_TEST_CASE(a_busy_host_serves_and_cpu_evaluations_wait_for_a_calibrati
   BOOST_TEST(forced.exit_code == 0, forced.err);
   auto wait = f.Ctl({"wait", id}, 240);
   BOOST_TEST(wait.exit_code == 0, wait.err << wait.out);
-  BOOST_TEST(!f.Ctl({"health", "-o", "json"}).Json().contains("calibration"));
+  const json healthy = f.Ctl({"health", "-o", "json"}).Json();
+  BOOST_TEST(!healthy.contains("calibration"));
+  // The judge's reference cache: its size (checked at evaluations) and limit.
+  const json rc = healthy.value("backends", json::object()).value("cpu", json::object()).value("reference_cache", json());
+  BOOST_REQUIRE_MESSAGE(rc.is_object(), healthy.dump());
+  BOOST_TEST(rc.value("limit_bytes", 0.0) == 20.0 * (1 << 30));
+  BOOST_TEST(rc["bytes"].is_number(), rc.dump());
+  BOOST_TEST(rc.value("bytes", 0.0) > 0);
+  BOOST_TEST(rc.value("folder", "") == cache + "/harness");
+  const std::string text = f.Ctl({"health"}).out;
+  BOOST_TEST(text.find("cpu reference cache: ") != std::string::npos, text);
+  BOOST_TEST(text.find(" of 20.00 GiB") != std::string::npos, text);
   BOOST_TEST(f.StopDaemon() == 0);
 
   // Busy again: the saved calibration of this fingerprint is used, no wait.

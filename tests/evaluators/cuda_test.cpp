@@ -18,6 +18,7 @@
 #include "evaluators/cpu/static_check.hpp"
 #include "evaluators/judge/toolchain.hpp"
 #include "evaluators/gpu/calibration.hpp"
+#include "evaluators/cuda/candidate_check.hpp"
 #include "evaluators/cuda/harness/runner_call.hpp"
 #include "evaluators/cuda/static_check.hpp"
 #include "evaluators/cuda/toolchain.hpp"
@@ -330,6 +331,37 @@ BOOST_AUTO_TEST_CASE(forbidden_objects_are_refused_by_their_symbols, *boost::uni
       Status st = cuda::CheckSymbols(*undefined);  // ... the object does not
       BOOST_TEST(!st.ok());
       BOOST_TEST(st.message().find(Expected(text)) != std::string::npos, st.message() << " ~ " << Expected(text));
+    }
+  }
+}
+
+// The candidate check (nvcc under the compiler's sandbox, then the object's
+// checks) refuses an object that does not define the problem's function, as
+// the cpu backend does, before any runner would load it.
+BOOST_AUTO_TEST_CASE(a_candidate_without_the_problems_function_is_refused,
+                     *boost::unit_test::precondition(NvccPresent())) {
+  auto nvcc = cuda::FindNvcc(Env::Default());
+  BOOST_REQUIRE(nvcc.ok());
+  const std::string baseline = ReadText(Src() + "/suites/cuda/silu/baseline.cu");
+  std::string renamed = baseline;
+  const std::string decl = "extern \"C\" void silu(";
+  BOOST_REQUIRE(renamed.find(decl) != std::string::npos);
+  renamed.replace(renamed.find(decl), decl.size(), "extern \"C\" void silu_v2(");
+  struct Case { std::string name, source; eval::EvalStatus want; };
+  for (const Case& c : {Case{"baseline", baseline, eval::EvalStatus::kOk},
+                        Case{"renamed", renamed, eval::EvalStatus::kStaticCheckFailed}}) {
+    const std::string& name = c.name;
+    const std::string& source = c.source;
+    const eval::EvalStatus want = c.want;
+    BOOST_TEST_CONTEXT(name) {
+      cuda::CandidateCheckOptions o;
+      o.env = Env::Default();
+      o.nvcc = *nvcc;
+      o.work_dir = WorkDir("candidate-" + name);
+      o.function = "silu";
+      eval::EvalResult r = cuda::CheckCandidate(source, o);
+      BOOST_TEST((r.status == want), eval::EvalStatusName(r.status) << ": " << r.reason);
+      if (want != eval::EvalStatus::kOk) BOOST_TEST(r.reason.find("silu") != std::string::npos, r.reason);
     }
   }
 }
