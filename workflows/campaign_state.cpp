@@ -1,19 +1,11 @@
 #include "workflows/campaign_state.hpp"
 
 #include "workflows/activity_id.hpp"
+#include "workflows/eval_vocabulary.hpp"
 #include "workflows/parse.hpp"
 
 
 namespace accelopt::workflows {
-
-const char* ActivityKindName(ActivityKind k) {
-  switch (k) {
-    case ActivityKind::kLlm: return "llm";
-    case ActivityKind::kEvaluation: return "evaluation";
-    case ActivityKind::kMemory: return "memory";
-  }
-  return "?";
-}
 
 int PlanIndex(const CampaignSpec& spec, int beam, int plan) { return beam * spec.search.N + plan; }
 
@@ -264,7 +256,7 @@ Status ApplyEvaluationDone(CampaignState& s, const Event& e, bool ok) {
   if (ok) {
     m = ReadEvaluationResult(e.data.at("result"));
   } else {
-    m.status = "evaluation_failed";
+    m.status = eval_vocab::kEvaluationFailed;
     m.reason = e.data.value("error", "");
   }
   Amounts actual;
