@@ -1,5 +1,7 @@
 #include "workflows/campaign_request.hpp"
 
+#include "base/strict_json.hpp"
+
 #include <cctype>
 #include <cmath>
 #include <set>
@@ -45,7 +47,7 @@ class Reader {
   Status CheckObject(const std::set<std::string>& allowed) const {
     if (!j_.is_object()) return InvalidArgument(where_ + " must be a JSON object");
     for (const auto& [key, value] : j_.items()) {
-      if (!allowed.count(key)) return InvalidArgument("unknown key " + Path(key));
+      if (!allowed.count(key)) return UnknownKey(JsonPlace{"", where_}, key, {allowed.begin(), allowed.end()});
     }
     return Status::Ok();
   }
