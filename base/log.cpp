@@ -44,18 +44,6 @@ std::string RedactLocked(const LogState& st, std::string_view text) ACCELOPT_REQ
 
 }  // namespace
 
-void SetLogLevel(LogLevel level) {
-  LogState& st = State();
-  MutexLock lock(&st.mu);
-  st.level = level;
-}
-
-LogLevel GetLogLevel() {
-  LogState& st = State();
-  MutexLock lock(&st.mu);
-  return st.level;
-}
-
 void Log(LogLevel level, std::string_view message) {
   LogState& st = State();
   MutexLock lock(&st.mu);

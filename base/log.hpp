@@ -14,16 +14,12 @@ namespace accelopt {
 
 enum class LogLevel { kError = 3, kWarning = 4, kNotice = 5, kInfo = 6, kDebug = 7 };
 
-// Lines above this level are dropped. Default kInfo; ACCELOPT_LOG_LEVEL=debug
+// Lines above the level are dropped. Default kInfo; ACCELOPT_LOG_LEVEL=debug
 // in the environment lowers it at first use.
-void SetLogLevel(LogLevel level);
-LogLevel GetLogLevel();
-
 void Log(LogLevel level, std::string_view message);
 inline void LogError(std::string_view m) { Log(LogLevel::kError, m); }
 inline void LogWarning(std::string_view m) { Log(LogLevel::kWarning, m); }
 inline void LogInfo(std::string_view m) { Log(LogLevel::kInfo, m); }
-inline void LogDebug(std::string_view m) { Log(LogLevel::kDebug, m); }
 
 // Registers a secret to scrub. Secrets shorter than 4 characters are ignored
 // (they would redact ordinary text).

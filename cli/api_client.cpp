@@ -76,11 +76,4 @@ Result<ApiReply> ApiClient::Call(const std::string& method, const std::string& p
   return reply;
 }
 
-Result<std::string> ApiClient::GetText(const std::string& path, std::chrono::milliseconds timeout) {
-  auto r = Perform("GET", path, nullptr, timeout);
-  if (!r.ok()) return r.status();
-  if (r->first != 200) return Unavailable("HTTP " + std::to_string(r->first) + " for " + path);
-  return r->second;
-}
-
 }  // namespace accelopt::cli

@@ -35,9 +35,6 @@ class ApiClient {
   Result<ApiReply> Call(const std::string& method, const std::string& path, const json* body = nullptr,
                         std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
-  // Raw text GET (e.g. /metrics).
-  Result<std::string> GetText(const std::string& path, std::chrono::milliseconds timeout = std::chrono::seconds(30));
-
  private:
   Result<std::pair<long, std::string>> Perform(const std::string& method, const std::string& path,
                                                const std::string* body, std::chrono::milliseconds timeout);

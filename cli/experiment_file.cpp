@@ -6,6 +6,7 @@
 #include <iostream>
 #include <set>
 
+#include "base/strict_json.hpp"
 #include "cli/commands.hpp"
 #include "cli/experiment.hpp"
 
@@ -45,11 +46,7 @@ Result<ExperimentFile> ParseExperimentFile(Env* env, const std::string& path) {
   auto j = env ? ReadJsonFile(env, path) : ReadJsonFile(path);
   if (!j.ok()) return j.status();
   if (!j->is_object()) return InvalidArgument(path + ": an experiment is a JSON object");
-  for (const auto& [k, v] : j->items()) {
-    if (k != "id" && k != "spec" && k != "spec_file" && k != "seeds" && k != "arms" && k != "learn") {
-      return InvalidArgument(path + ": unknown key '" + k + "' (known: id, spec, spec_file, seeds, learn, arms)");
-    }
-  }
+  ACCELOPT_RETURN_IF_ERROR(CheckKnownKeys(*j, JsonPlace{path, ""}, {"id", "spec", "spec_file", "seeds", "learn", "arms"}));
   ExperimentFile e;
   if (!j->contains("id") || !(*j)["id"].is_string() || !ValidName((*j)["id"].get<std::string>())) {
     return InvalidArgument(path + ": 'id' must be a name of letters, digits, '-', '_' or '.'");
@@ -81,9 +78,7 @@ Result<ExperimentFile> ParseExperimentFile(Env* env, const std::string& path) {
   if (j->contains("learn")) {
     const json& l = (*j)["learn"];
     if (!l.is_object()) return InvalidArgument(path + ": 'learn' must be an object {\"overlay\": {...}}");
-    for (const auto& [k, v] : l.items()) {
-      if (k != "overlay") return InvalidArgument(path + ": learn: unknown key '" + k + "' (known: overlay)");
-    }
+    ACCELOPT_RETURN_IF_ERROR(CheckKnownKeys(l, JsonPlace{path, "learn"}, {"overlay"}));
     auto o = Overlay(l, path + ": learn");
     if (!o.ok()) return o.status();
     e.learn_overlay = *o;
@@ -92,7 +87,8 @@ Result<ExperimentFile> ParseExperimentFile(Env* env, const std::string& path) {
     return InvalidArgument(path + ": 'arms' must list at least two arms ({\"name\", \"overlay\"}) to compare");
   }
   std::set<std::string> names;
-  for (const auto& a : (*j)["arms"]) {
+  for (size_t i = 0; i < (*j)["arms"].size(); ++i) {
+    const json& a = (*j)["arms"][i];
     if (!a.is_object() || !a.contains("name") || !a["name"].is_string() || !ValidName(a["name"].get<std::string>())) {
       return InvalidArgument(path + ": every arm needs a 'name' of letters, digits, '-', '_' or '.'");
     }
@@ -100,11 +96,7 @@ Result<ExperimentFile> ParseExperimentFile(Env* env, const std::string& path) {
     if (arm.name == kLearnArm) {
       return InvalidArgument(path + ": the arm name 'learn' is reserved for the learning phase ('learn' at the top)");
     }
-    for (const auto& [k, v] : a.items()) {
-      if (k != "name" && k != "overlay" && k != "spend_of") {
-        return InvalidArgument(path + ": arm '" + arm.name + "': unknown key '" + k + "' (known: name, overlay, spend_of)");
-      }
-    }
+    ACCELOPT_RETURN_IF_ERROR(CheckKnownKeys(a, JsonPlace{path, "arms"}.Index(i), {"name", "overlay", "spend_of"}));
     if (a.contains("spend_of")) {
       if (!a["spend_of"].is_string() || !names.count(a["spend_of"].get<std::string>())) {
         return InvalidArgument(path + ": arm '" + arm.name + "': 'spend_of' must name an arm listed before it");

@@ -7,7 +7,7 @@
 #include "daemon/api.hpp"
 
 #include "base/line_diff.hpp"
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 
 namespace accelopt::daemon {
 namespace {

@@ -7,7 +7,7 @@
 #include "daemon/suite_dirs.hpp"
 #include "evaluators/suites.hpp"
 #include "llm/config.hpp"
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 #include "workflows/report.hpp"
 #include "daemon/metric_names.hpp"
 

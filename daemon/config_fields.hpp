@@ -1,5 +1,5 @@
 // Reading the fields of a config section, every error naming the field:
-// unknown keys (with the list of known ones), typed values, paths relative
+// unknown keys (base/strict_json.hpp's message), typed values, paths relative
 // to the config file's folder. Used by the daemon's config (config.cpp) and
 // by each backend module's section parser (daemon/backends/).
 //
@@ -13,21 +13,15 @@
 
 #include "base/json.hpp"
 #include "base/status.hpp"
+#include "base/strict_json.hpp"
 
 namespace accelopt::daemon {
 
-// InvalidArgument "<where>.<key>: unknown key (expected one of: ...)" for a
-// key outside `allowed`; "<where>: must be an object" when obj is not one.
+// The strict reader's message (base/strict_json.hpp) for a key outside
+// `allowed`: "<where>: unknown key `k` (did you mean `near`?)" (the file is
+// added by LoadDaemonConfig); "<where>: must be an object" when obj is not one.
 inline Status CheckKeys(const json& obj, const std::string& where, const std::set<std::string>& allowed) {
-  if (!obj.is_object()) return InvalidArgument(where + ": must be an object");
-  for (const auto& [k, v] : obj.items()) {
-    if (!allowed.count(k)) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      return InvalidArgument((where.empty() ? k : where + "." + k) + ": unknown key (expected one of: " + list + ")");
-    }
-  }
-  return Status::Ok();
+  return CheckKnownKeys(obj, JsonPlace{"", where}, allowed);
 }
 
 // obj[key] into `out` when present (absent: out keeps its default), with

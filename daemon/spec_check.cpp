@@ -1,6 +1,6 @@
 #include "daemon/spec_check.hpp"
 
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 
 namespace accelopt::daemon {
 

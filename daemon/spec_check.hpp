@@ -16,7 +16,7 @@
 #include "base/status.hpp"
 #include "daemon/config.hpp"
 #include "llm/config.hpp"
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 
 namespace accelopt::daemon {
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <set>
 
+#include "workflows/eval_vocabulary.hpp"
+
 namespace accelopt::eval {
 namespace {
 
@@ -165,17 +167,17 @@ json EvalRequest::ToJson() const {
 
 const char* EvalStatusName(EvalStatus s) {
   switch (s) {
-    case EvalStatus::kOk: return "ok";
-    case EvalStatus::kCompileError: return "compile_error";
-    case EvalStatus::kStaticCheckFailed: return "static_check_failed";
-    case EvalStatus::kWrongResult: return "wrong_result";
-    case EvalStatus::kRuntimeError: return "runtime_error";
-    case EvalStatus::kTimeout: return "timeout";
-    case EvalStatus::kSuspicious: return "suspicious";
-    case EvalStatus::kInternalError: return "internal_error";
-    case EvalStatus::kCancelled: return "cancelled";
+    case EvalStatus::kOk: return eval_vocab::kOk;
+    case EvalStatus::kCompileError: return eval_vocab::kCompileError;
+    case EvalStatus::kStaticCheckFailed: return eval_vocab::kStaticCheckFailed;
+    case EvalStatus::kWrongResult: return eval_vocab::kWrongResult;
+    case EvalStatus::kRuntimeError: return eval_vocab::kRuntimeError;
+    case EvalStatus::kTimeout: return eval_vocab::kTimeout;
+    case EvalStatus::kSuspicious: return eval_vocab::kSuspicious;
+    case EvalStatus::kInternalError: return eval_vocab::kInternalError;
+    case EvalStatus::kCancelled: return eval_vocab::kCancelled;
   }
-  return "internal_error";
+  return eval_vocab::kInternalError;
 }
 
 Result<EvalStatus> ParseEvalStatus(const std::string& name) {
@@ -188,27 +190,28 @@ Result<EvalStatus> ParseEvalStatus(const std::string& name) {
 
 json EvalResult::ToJson() const {
   json j;
-  j["status"] = EvalStatusName(status);
+  namespace v = eval_vocab;
+  j[v::kStatusKey] = EvalStatusName(status);
   j["compiled"] = compiled;
-  j["correct"] = correct;
-  j["reason"] = reason;
+  j[v::kCorrectKey] = correct;
+  j[v::kReasonKey] = reason;
   j["error_text"] = error_text;
   if (!runner_diagnostics.empty()) j["runner_diagnostics"] = runner_diagnostics;
   if (latency) {
-    j["latency"] = {{"median_us", latency->median_us}, {"min_us", latency->min_us},
-                    {"mean_us", latency->mean_us},     {"spread", latency->spread},
+    j[v::kLatencyKey] = {{v::kMedianUsKey, latency->median_us}, {"min_us", latency->min_us},
+                         {v::kMeanUsKey, latency->mean_us},     {v::kSpreadKey, latency->spread},
                     {"rounds", latency->rounds},       {"samples_us", latency->samples_us}};
   } else {
-    j["latency"] = nullptr;
+    j[v::kLatencyKey] = nullptr;
   }
-  j["profile"] = json::object();
-  for (const auto& [k, v] : profile) j["profile"][k] = v;
+  j[v::kProfileKey] = json::object();
+  for (const auto& [k, x] : profile) j[v::kProfileKey][k] = x;
   j["peak_latency_us"] = OptionalNumber(peak_latency_us);
-  j["percent_of_peak"] = OptionalNumber(percent_of_peak);
+  j[v::kPercentOfPeakKey] = OptionalNumber(percent_of_peak);
   j["max_rel_error"] = OptionalNumber(max_rel_error);
   j["hardware"] = hardware;
   j["sandbox"] = sandbox;
-  if (!comparison.is_null()) j["comparison"] = comparison;
+  if (!comparison.is_null()) j[v::kComparisonKey] = comparison;
   j["timings_s"] = {{"compile", timings.compile_s}, {"check", timings.check_s},
                     {"measure", timings.measure_s}, {"total", timings.total_s}};
   return j;
@@ -216,23 +219,24 @@ json EvalResult::ToJson() const {
 
 Result<EvalResult> EvalResult::FromJson(const json& j) {
   if (!j.is_object()) return TypeError("result", "an object");
+  namespace v = eval_vocab;
   EvalResult r;
-  if (!j.contains("status")) return InvalidArgument("status: missing");
+  if (!j.contains(v::kStatusKey)) return InvalidArgument("status: missing");
   std::string st;
-  ACCELOPT_RETURN_IF_ERROR(ReadString(j["status"], "status", &st));
+  ACCELOPT_RETURN_IF_ERROR(ReadString(j[v::kStatusKey], "status", &st));
   ACCELOPT_ASSIGN_OR_RETURN(r.status, ParseEvalStatus(st));
   if (j.contains("compiled")) ACCELOPT_RETURN_IF_ERROR(ReadBool(j["compiled"], "compiled", &r.compiled));
-  if (j.contains("correct")) ACCELOPT_RETURN_IF_ERROR(ReadBool(j["correct"], "correct", &r.correct));
-  if (j.contains("reason")) ACCELOPT_RETURN_IF_ERROR(ReadString(j["reason"], "reason", &r.reason));
+  if (j.contains(v::kCorrectKey)) ACCELOPT_RETURN_IF_ERROR(ReadBool(j[v::kCorrectKey], "correct", &r.correct));
+  if (j.contains(v::kReasonKey)) ACCELOPT_RETURN_IF_ERROR(ReadString(j[v::kReasonKey], "reason", &r.reason));
   if (j.contains("error_text")) ACCELOPT_RETURN_IF_ERROR(ReadString(j["error_text"], "error_text", &r.error_text));
   if (j.contains("runner_diagnostics"))
     ACCELOPT_RETURN_IF_ERROR(ReadString(j["runner_diagnostics"], "runner_diagnostics", &r.runner_diagnostics));
-  if (j.contains("latency") && !j["latency"].is_null()) {
-    const json& l = j["latency"];
+  if (j.contains(v::kLatencyKey) && !j[v::kLatencyKey].is_null()) {
+    const json& l = j[v::kLatencyKey];
     if (!l.is_object()) return TypeError("latency", "an object or null");
     LatencyStats s;
-    for (auto [key, dst] : {std::pair{"median_us", &s.median_us}, {"min_us", &s.min_us},
-                            {"mean_us", &s.mean_us}, {"spread", &s.spread}}) {
+    for (auto [key, dst] : {std::pair{v::kMedianUsKey, &s.median_us}, {"min_us", &s.min_us},
+                            {v::kMeanUsKey, &s.mean_us}, {v::kSpreadKey, &s.spread}}) {
       if (!l.contains(key)) return InvalidArgument(std::string("latency.") + key + ": missing");
       ACCELOPT_RETURN_IF_ERROR(ReadNumber(l[key], std::string("latency.") + key, dst));
     }
@@ -247,22 +251,22 @@ Result<EvalResult> EvalResult::FromJson(const json& j) {
     }
     r.latency = std::move(s);
   }
-  if (j.contains("profile")) {
-    if (!j["profile"].is_object()) return TypeError("profile", "an object");
-    for (const auto& [k, v] : j["profile"].items()) {
+  if (j.contains(v::kProfileKey)) {
+    if (!j[v::kProfileKey].is_object()) return TypeError("profile", "an object");
+    for (const auto& [k, x] : j[v::kProfileKey].items()) {
       double d = 0;
-      ACCELOPT_RETURN_IF_ERROR(ReadNumber(v, "profile." + k, &d));
+      ACCELOPT_RETURN_IF_ERROR(ReadNumber(x, "profile." + k, &d));
       r.profile[k] = d;
     }
   }
   ACCELOPT_RETURN_IF_ERROR(ReadOptionalNumber(j, "peak_latency_us", &r.peak_latency_us));
-  ACCELOPT_RETURN_IF_ERROR(ReadOptionalNumber(j, "percent_of_peak", &r.percent_of_peak));
+  ACCELOPT_RETURN_IF_ERROR(ReadOptionalNumber(j, v::kPercentOfPeakKey, &r.percent_of_peak));
   ACCELOPT_RETURN_IF_ERROR(ReadOptionalNumber(j, "max_rel_error", &r.max_rel_error));
   if (j.contains("hardware")) r.hardware = j["hardware"];
   if (j.contains("sandbox")) r.sandbox = j["sandbox"];
-  if (j.contains("comparison") && !j["comparison"].is_null()) {
-    if (!j["comparison"].is_object()) return TypeError("comparison", "an object");
-    r.comparison = j["comparison"];
+  if (j.contains(v::kComparisonKey) && !j[v::kComparisonKey].is_null()) {
+    if (!j[v::kComparisonKey].is_object()) return TypeError("comparison", "an object");
+    r.comparison = j[v::kComparisonKey];
   }
   if (j.contains("timings_s")) {
     const json& t = j["timings_s"];

@@ -1,7 +1,7 @@
 // Fuzzes configuration parsing: JSON with comments (base/json.hpp ParseJson),
 // the daemon config (daemon/config.hpp ParseDaemonConfig), the providers
 // section (llm/config.hpp ParseProvidersConfig), and campaign specs
-// (workflows/campaign_spec.hpp ParseCampaignSpec + Validate).
+// (workflows/campaign_request.hpp ParseCampaignSpec + Validate).
 //
 // Every parser gets the same document; each must answer with a value or an
 // InvalidArgument error, never crash or throw. A spec that parses and
@@ -14,7 +14,7 @@
 #include "daemon/config.hpp"
 #include "fuzz/fuzz_check.hpp"
 #include "llm/config.hpp"
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 
 using namespace accelopt;
 

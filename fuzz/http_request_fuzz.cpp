@@ -21,7 +21,7 @@
 #include "daemon/http_server.hpp"
 #include "daemon/router.hpp"
 #include "fuzz/fuzz_check.hpp"
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 
 using namespace accelopt;
 using namespace accelopt::daemon;

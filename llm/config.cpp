@@ -1,5 +1,7 @@
 #include "llm/config.hpp"
 
+#include "base/strict_json.hpp"
+
 #include <cmath>
 #include <set>
 #include <type_traits>
@@ -92,7 +94,8 @@ class Fields {
 
   Status RejectUnknown() const {
     for (auto it = j_.begin(); it != j_.end(); ++it) {
-      if (!seen_.count(it.key())) return InvalidArgument(path_ + ": unknown key '" + it.key() + "'");
+      if (!seen_.count(it.key()))
+        return UnknownKey(JsonPlace{"", path_}, it.key(), std::vector<std::string>(seen_.begin(), seen_.end()));
     }
     return Status::Ok();
   }
@@ -247,7 +250,7 @@ Result<std::vector<ProviderConfig>> ParseProvidersConfig(const json& section) {
   if (section.is_object() && section.contains("providers")) {
     if (section.size() != 1) {
       for (auto it = section.begin(); it != section.end(); ++it) {
-        if (it.key() != "providers") return InvalidArgument("unknown key '" + it.key() + "'");
+        if (it.key() != "providers") return UnknownKey(JsonPlace{}, it.key(), {"providers"});
       }
     }
     providers = &section["providers"];

@@ -366,10 +366,6 @@ void CurlTransport::After(Millis delay, std::shared_ptr<CancelToken> token, std:
 
 void CurlTransport::Wakeup() { curl_multi_wakeup(impl_->multi); }
 
-bool CurlTransport::OnTransportThread() const {
-  return std::this_thread::get_id() == impl_->thread.get_id();
-}
-
 size_t CurlTransport::active() const { return impl_->active_count.load(std::memory_order_relaxed); }
 
 }  // namespace accelopt::llm

@@ -80,8 +80,6 @@ class CurlTransport {
   // Wakes the loop (e.g. after a token was cancelled). Thread-safe, cheap.
   void Wakeup();
 
-  bool OnTransportThread() const;
-
   // Transfers in flight right now (for tests and metrics).
   size_t active() const;
 

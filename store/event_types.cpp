@@ -26,11 +26,6 @@ Status EventTypeRegistry::Register(const std::string& type, int current_version,
   return Status::Ok();
 }
 
-int EventTypeRegistry::CurrentVersion(const std::string& type) const {
-  auto it = types_.find(type);
-  return it == types_.end() ? 0 : it->second.current_version;
-}
-
 std::vector<std::string> EventTypeRegistry::Types() const {
   std::vector<std::string> out;
   for (const auto& [name, info] : types_) out.push_back(name);

@@ -42,8 +42,6 @@ class EventTypeRegistry {
                   std::map<int, Upcaster> upcasters = {});
 
   bool Knows(const std::string& type) const { return types_.count(type) > 0; }
-  // Current schema version of `type`, or 0 when unknown.
-  int CurrentVersion(const std::string& type) const;
   std::vector<std::string> Types() const;
 
   // Validates an event before it is appended: the type is registered and

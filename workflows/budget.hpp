@@ -23,7 +23,7 @@
 #include <string>
 
 #include "base/json.hpp"
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 
 namespace accelopt::workflows {
 

@@ -2,19 +2,11 @@
 
 #include "workflows/activity_id.hpp"
 #include "workflows/mode_rules.hpp"
+#include "workflows/eval_vocabulary.hpp"
 #include "workflows/parse.hpp"
 
 
 namespace accelopt::workflows {
-
-const char* ActivityKindName(ActivityKind k) {
-  switch (k) {
-    case ActivityKind::kLlm: return "llm";
-    case ActivityKind::kEvaluation: return "evaluation";
-    case ActivityKind::kMemory: return "memory";
-  }
-  return "?";
-}
 
 int PlanIndex(const CampaignSpec& spec, int beam, int plan) { return beam * spec.search.N + plan; }
 
@@ -266,7 +258,7 @@ Status ApplyEvaluationDone(CampaignState& s, const Event& e, bool ok) {
     m = ReadEvaluationResult(e.data.at("result"),
                              LatencyFigureOf(ModeRulesOf(s.spec), s.problems.at(a->problem).info.backend));
   } else {
-    m.status = "evaluation_failed";
+    m.status = eval_vocab::kEvaluationFailed;
     m.reason = e.data.value("error", "");
   }
   Amounts actual;

@@ -19,7 +19,7 @@
 #include "base/json.hpp"
 #include "base/status.hpp"
 #include "workflows/budget.hpp"
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 #include "workflows/event.hpp"
 #include "workflows/measurement.hpp"
 #include "workflows/memory_policy.hpp"
@@ -29,7 +29,6 @@ namespace accelopt::workflows {
 
 // kMemory: read a memory bank (the runtime answers with MemorySnapshotTaken).
 enum class ActivityKind { kLlm, kEvaluation, kMemory };
-const char* ActivityKindName(ActivityKind k);  // "llm" | "evaluation" | "memory"
 
 enum class ActivityStatus { kScheduled, kCompleted, kFailed };
 

@@ -8,6 +8,7 @@
 #include "workflows/normalize.hpp"
 #include "workflows/parse.hpp"
 #include "workflows/prompts.hpp"
+#include "workflows/eval_vocabulary.hpp"
 
 namespace accelopt::workflows {
 
@@ -242,7 +243,7 @@ Status SampleLoop::StepProposed(int b, int n, int k, bool may_decide) {
     for (int j = 0; j < k; ++j) {
       const CandidateRecord& before = it_.candidates[CandidateIndex(spec(), b, n, j)];
       if (!before.proposed || (before.ok && !before.evaluated)) return Status::Ok();  // wait
-      if (before.ok && before.evaluated && before.measurement.status == "timeout") {
+      if (before.ok && before.evaluated && before.measurement.status == eval_vocab::kTimeout) {
         json d = SampleIndices(b, n, k);
         d.update({{"problem", p_}, {"iteration", i_}, {"attempt", c.attempt},
                   {"candidate_id", c.id}, {"timed_out", before.id}});

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "base/json.hpp"
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 #include "workflows/prompts.hpp"
 
 namespace accelopt::workflows {

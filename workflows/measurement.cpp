@@ -2,55 +2,63 @@
 
 #include <cmath>
 
+#include "workflows/eval_vocabulary.hpp"
+
 namespace accelopt::workflows {
 
+namespace v = eval_vocab;
+
 bool ReusableResult(const Measurement& m) {
-  return m.status != "internal_error" && m.status != "cancelled" &&
-         m.status != "evaluation_failed" && !m.status.empty();
+  return m.status != v::kInternalError && m.status != v::kCancelled && m.status != v::kEvaluationFailed &&
+         !m.status.empty();
 }
 
 bool FixableResult(const Measurement& m) {
-  return m.status == "compile_error" || m.status == "wrong_result" ||
-         m.status == "runtime_error" || m.status == "timeout";
+  return m.status == v::kCompileError || m.status == v::kWrongResult || m.status == v::kRuntimeError ||
+         m.status == v::kTimeout;
 }
 
 Measurement ReadEvaluationResult(const json& result, LatencyFigure figure) {
   Measurement m;
   if (!result.is_object()) {
-    m.status = "internal_error";
+    m.status = v::kInternalError;
     m.reason = "evaluation result is not an object";
     return m;
   }
-  m.status = result.value("status", "internal_error");
-  m.reason = result.contains("reason") && result["reason"].is_string()
-                 ? result["reason"].get<std::string>()
+  m.status = result.contains(v::kStatusKey) && result[v::kStatusKey].is_string()
+                 ? result[v::kStatusKey].get<std::string>()
+                 : std::string(v::kInternalError);
+  m.reason = result.contains(v::kReasonKey) && result[v::kReasonKey].is_string()
+                 ? result[v::kReasonKey].get<std::string>()
                  : std::string();
-  if (result.contains("profile") && result["profile"].is_object()) {
-    m.profile = result["profile"];
+  if (result.contains(v::kProfileKey) && result[v::kProfileKey].is_object()) {
+    m.profile = result[v::kProfileKey];
     const json& c = m.profile.contains("contended") ? m.profile["contended"] : json();
     m.contended = c.is_number() && c.get<double>() > 0;
   }
-  if (result.contains("comparison") && result["comparison"].is_object()) m.comparison = result["comparison"];
-  if (result.contains("percent_of_peak") && result["percent_of_peak"].is_number()) {
-    m.percent_of_peak = result["percent_of_peak"].get<double>();
+  if (result.contains(v::kComparisonKey) && result[v::kComparisonKey].is_object()) {
+    m.comparison = result[v::kComparisonKey];
+  }
+  if (result.contains(v::kPercentOfPeakKey) && result[v::kPercentOfPeakKey].is_number()) {
+    m.percent_of_peak = result[v::kPercentOfPeakKey].get<double>();
   }
   double latency = 0;
-  if (result.contains("latency") && result["latency"].is_object()) {
-    const json& l = result["latency"];
-    if (l.contains("spread") && l["spread"].is_number()) m.spread = l["spread"].get<double>();
-    const char* first = figure == LatencyFigure::kMean ? "mean_us" : "median_us";
-    const char* second = figure == LatencyFigure::kMean ? "median_us" : "mean_us";
+  if (result.contains(v::kLatencyKey) && result[v::kLatencyKey].is_object()) {
+    const json& l = result[v::kLatencyKey];
+    if (l.contains(v::kSpreadKey) && l[v::kSpreadKey].is_number()) m.spread = l[v::kSpreadKey].get<double>();
+    const char* first = figure == LatencyFigure::kMean ? v::kMeanUsKey : v::kMedianUsKey;
+    const char* second = figure == LatencyFigure::kMean ? v::kMedianUsKey : v::kMeanUsKey;
     if (l.contains(first) && l[first].is_number()) {
       latency = l[first].get<double>();
     } else if (l.contains(second) && l[second].is_number()) {
       latency = l[second].get<double>();
     }
   }
-  const bool correct_flag = result.contains("correct") && result["correct"].is_boolean() &&
-                            result["correct"].get<bool>();
+  const bool correct_flag = result.contains(v::kCorrectKey) && result[v::kCorrectKey].is_boolean() &&
+                            result[v::kCorrectKey].get<bool>();
   m.latency_us = latency;
-  m.correct = m.status == "ok" && correct_flag && std::isfinite(latency) && latency > 0;
-  if (m.status == "ok" && !m.correct && m.reason.empty()) {
+  m.correct = m.status == v::kOk && correct_flag && std::isfinite(latency) && latency > 0;
+  if (m.status == v::kOk && !m.correct && m.reason.empty()) {
     m.reason = "result marked ok but not correct or without a latency";
   }
   return m;

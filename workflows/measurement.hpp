@@ -1,7 +1,7 @@
 // What an evaluation result means to a campaign: its reading (correct, the
 // latency the beam ranks by, the noise) and which statuses are reused for
 // identical code or handed to the fixer. docs/contracts.md has the result's
-// fields.
+// fields; the status names and keys are workflows/eval_vocabulary.hpp's.
 //
 // Thread safety: plain values and pure functions.
 #pragma once

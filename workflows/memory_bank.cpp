@@ -176,21 +176,6 @@ const std::vector<EventTypeInfo>& MemoryBankEventTypes() {
   return kTypes;
 }
 
-Status ValidateBankName(const std::string& bank) {
-  if (bank.empty() || bank.size() > 200) {
-    return InvalidArgument("memory bank name must be 1..200 characters");
-  }
-  if (bank[0] == '.' || bank[0] == '-') {
-    return InvalidArgument("memory bank name '" + bank + "' must not start with '.' or '-'");
-  }
-  for (char c : bank) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') {
-      return InvalidArgument("memory bank name '" + bank + "' may hold only A-Z a-z 0-9 . _ -");
-    }
-  }
-  return Status::Ok();
-}
-
 std::string MemoryBankStream(const std::string& bank) { return "memory-" + bank; }
 
 std::optional<std::string> BankOfStream(const std::string& stream) {

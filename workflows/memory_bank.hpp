@@ -56,8 +56,8 @@ inline constexpr const char kScopeProblem[] = "problem";    // the paper: per pr
 inline constexpr const char kScopeCampaign[] = "campaign";  // one bank per campaign
 inline constexpr const char kScopeBank[] = "bank";          // a named bank shared across campaigns
 
-// 1..200 characters of [A-Za-z0-9._-], not starting with '.' or '-'.
-Status ValidateBankName(const std::string& bank);
+// ValidateBankName, the rule of a bank's name: campaign_request.hpp (a
+// campaign request is where a bank is first named).
 std::string MemoryBankStream(const std::string& bank);  // "memory-<bank>"
 // The bank of a "memory-<bank>" stream, or nullopt for other streams.
 std::optional<std::string> BankOfStream(const std::string& stream);

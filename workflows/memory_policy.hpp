@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "base/json.hpp"
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 #include "workflows/groups.hpp"
 #include "workflows/rng.hpp"
 

@@ -11,7 +11,7 @@
 // Thread safety: plain values.
 #pragma once
 
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 #include "workflows/measurement.hpp"
 #include "workflows/prompts.hpp"
 

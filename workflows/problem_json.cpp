@@ -1,5 +1,7 @@
 #include "workflows/problem_json.hpp"
 
+#include "base/strict_json.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <regex>
@@ -17,15 +19,12 @@ bool IsIdentifier(const std::string& s) {
 
 Status Err(const std::string& field, const std::string& msg) { return InvalidArgument(field + ": " + msg); }
 
-// `prefix` is the object's field with its trailing '.' ("" at the top level).
+// `prefix` is the object's field with its trailing '.' ("" at the top
+// level); the message is the strict reader's (base/strict_json.hpp), the
+// file added by ParseProblemSpec.
 Status CheckKeys(const json& obj, const std::string& prefix, const std::vector<std::string>& allowed) {
-  for (const auto& [k, v] : obj.items()) {
-    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
-    std::string list;
-    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    return Err(prefix + k, "unknown key (expected one of: " + list + ")");
-  }
-  return Status::Ok();
+  const std::string path = prefix.empty() || prefix.back() != '.' ? prefix : prefix.substr(0, prefix.size() - 1);
+  return CheckKnownKeys(obj, JsonPlace{"", path}, allowed);
 }
 
 Status GetString(const json& obj, const std::string& key, const std::string& prefix, bool required,

@@ -40,7 +40,7 @@
 #include "base/status.hpp"
 #include "workflows/blob_source.hpp"
 #include "workflows/campaign.hpp"
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 #include "workflows/campaign_state.hpp"
 #include "workflows/event.hpp"
 #include "workflows/memory_bank.hpp"

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 #include "workflows/event.hpp"
 #include "workflows/memory_bank.hpp"
 

@@ -19,6 +19,7 @@ int CmdCalibrate(Env* env, const Args& args);  // calibrate.cpp
 int CmdRun(Env* env, const Args& args);        // run.cpp
 int CmdCheck(Env* env, const Args& args);      // check.cpp
 int CmdBaseline(Env* env, const Args& args);   // baseline.cpp
+int CmdSuite(Env* env, const Args& args);      // suite.cpp
 int CmdJob(Env* env, const Args& args);        // job.cpp
 int CmdPrompts(Env* env, const Args& args);    // prompts.cpp
 int CmdImport(Env* env, const Args& args);     // nki_commands.cpp

@@ -7,6 +7,7 @@
 //                  a triton problem: --triton-python P)
 //   accelopt-eval check --problem suites/cuda/adamw --kernel my_adamw.cu [--arch sm_90]   (no GPU)
 //   accelopt-eval baseline suites/cpu [settings]
+//   accelopt-eval suite suites/cpu suites/triton ...   (loads every problem; runs nothing)
 //   accelopt-eval job --request request.json --result result.json   (a Slurm job's body)
 //   accelopt-eval import nkibench PATH/TO/AccelOpt/NKIBench --out suites/nki [--force] [--dry-run]
 //   accelopt-eval doctor nki [--python P] [--cores auto|0-31] [--runner-dir D] ...   (is this a Trainium host?)
@@ -32,6 +33,7 @@
 // Messages go to stderr; tables or JSON to stdout. Exit codes:
 //   0  success (run: the kernel is correct, status ok)
 //   1  the kernel (or one of the baselines) failed; the result says why
+//      (suite: a problem does not load)
 //   2  usage error
 //   3  internal error (calibration, unreadable problem, missing compiler)
 //
@@ -65,6 +67,8 @@ constexpr EvalToolCommand kEvalToolCommands[] = {
     {"run", "run", "evaluate one kernel: --problem DIR --kernel FILE", eval_tool::CmdRun},
     {"check", "check", "cuda: static checks and nvcc only: --problem DIR --kernel FILE.cu", eval_tool::CmdCheck},
     {"baseline", "baseline SUITE_DIR", "evaluate every problem's baseline.cpp", eval_tool::CmdBaseline},
+    {"suite", "suite SUITE_DIR...", "load every problem of suites (problem.json, reference, baseline); runs nothing",
+     eval_tool::CmdSuite},
     {"job", "job", "one evaluation as a Slurm job: --request FILE --result FILE", eval_tool::CmdJob},
     {"prompts", "prompts", "print the prompts a role gets: --problem DIR --role planner|executor|summarizer",
      eval_tool::CmdPrompts},

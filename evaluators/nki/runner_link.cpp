@@ -17,6 +17,18 @@ Result<std::vector<RunnerRecord>> ParseRecords(std::string_view data) {
     if (h->contains("nbytes") && !(*h)["nbytes"].is_number_unsigned()) {
       return InvalidArgument("runner output: nbytes must be a non-negative integer");
     }
+    // The fields the judge reads with a default (json::value, which throws
+    // on a value of another type) have their types.
+    for (const char* k : {"case", "index", "round", "iteration", "elements"}) {
+      if (h->contains(k) && !(*h)[k].is_number_integer())
+        return InvalidArgument("runner output: record " + std::to_string(out.size()) + ": " + k + " must be an integer");
+    }
+    for (const char* k : {"dtype", "file", "run", "stage", "message", "neff", "ntff"}) {
+      if (h->contains(k) && !(*h)[k].is_string())
+        return InvalidArgument("runner output: record " + std::to_string(out.size()) + ": " + k + " must be a string");
+    }
+    if (h->contains("stand_in") && !(*h)["stand_in"].is_boolean())
+      return InvalidArgument("runner output: record " + std::to_string(out.size()) + ": stand_in must be true or false");
     out.push_back({std::move(*h)});
   }
   return out;

@@ -50,7 +50,9 @@ struct RunnerRecord {
 
 // kInvalidArgument when the stream is not well formed (a line that is not a
 // JSON object with a string "type", a last line without its newline, more
-// than 100000 records).
+// than 100000 records) or a field the judge reads is of another type
+// (case, index, round, iteration, elements, nbytes: integers; dtype, file,
+// run, stage, message, neff, ntff: strings; stand_in: a bool).
 Result<std::vector<RunnerRecord>> ParseRecords(std::string_view data);
 
 // The compile options of the job: "--disable-dge --logical-nc-config=<lnc>"

@@ -3,6 +3,8 @@
 #include <set>
 #include <sstream>
 
+#include "base/strict_json.hpp"
+
 namespace accelopt::eval::slurm {
 
 Result<SlurmOptions> SlurmOptions::FromJson(const json& j, const std::string& where) {
@@ -12,7 +14,7 @@ Result<SlurmOptions> SlurmOptions::FromJson(const json& j, const std::string& wh
                                               "sbatch_args", "job_args", "max_attempts", "poll_s", "controller_timeout_s",
                                               "max_pending_s", "bin_dir", "env"};
   for (const auto& [k, v] : j.items())
-    if (!kKeys.count(k)) return InvalidArgument(where + "." + k + ": unknown key");
+    if (!kKeys.count(k)) return UnknownKey(JsonPlace{"", where}, k, {kKeys.begin(), kKeys.end()});
   SlurmOptions o;
   auto str = [&](const char* k, std::string& out) -> Status {
     if (!j.contains(k)) return Status::Ok();

@@ -53,7 +53,7 @@ BOOST_AUTO_TEST_CASE(a_backend_registered_as_one_module_is_configured_started_an
   // The module's section rules hold at the config check: an unknown key is
   // named, a missing required one too.
   for (const auto& [bad, want] : std::vector<std::pair<json, std::string>>{
-           {{{"label", "x"}, {"bogus", 1}}, "evaluators.count.bogus: unknown key (expected one of: label, slots)"},
+           {{{"label", "x"}, {"bogus", 1}}, "evaluators.count: unknown key `bogus` (known: label, slots)"},
            {{{"slots", 1}}, "evaluators.count.label: required"}}) {
     json c = *config;
     c["evaluators"]["count"] = bad;

@@ -41,7 +41,7 @@ struct TempSuite {
   ~TempSuite() { (void)Env::Default()->RemoveAll(dir); }
 };
 
-const char kBrokenField[] = "params[0].colour: unknown key";
+const char kBrokenField[] = "params[0]: unknown key `colour`";
 
 // accelopt-eval with `args`, within a minute.
 auto run(std::vector<std::string> args) {
@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(a_malformed_problem_is_refused_when_loaded) {
   BOOST_TEST(bad.status().code() == Code::kInvalidArgument);
   const std::string m = bad.status().message();
   BOOST_TEST(m == "problem 'suites/t/broken': " + s.dir + "/broken/problem.json: " + kBrokenField +
-                      " (expected one of: name, kind, dtype, shape, distribution)",
+                      " (known: distribution, dtype, kind, name, shape)",
              m);
   auto problem = LoadProblem(s.dir + "/broken", Env::Default());
   BOOST_REQUIRE(!problem.ok());

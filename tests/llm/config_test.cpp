@@ -46,7 +46,7 @@ BOOST_AUTO_TEST_CASE(parses_the_documented_example) {
 BOOST_AUTO_TEST_CASE(errors_name_the_bad_field) {
   json j = Example();
   j["providers"]["local"]["retry"]["max_atempts"] = 3;
-  BOOST_TEST(ErrorOf(j) == "providers.local.retry: unknown key 'max_atempts'");
+  BOOST_TEST(ErrorOf(j) == "providers.local.retry: unknown key `max_atempts` (did you mean `max_attempts`?)");
 
   j = Example();
   j["providers"]["local"]["max_concurrency"] = "many";
@@ -66,7 +66,7 @@ BOOST_AUTO_TEST_CASE(errors_name_the_bad_field) {
 
   j = Example();
   j["providers"]["local"]["argv"] = json::array({"x"});  // a command key on an openai provider
-  BOOST_TEST(ErrorOf(j) == "providers.local: unknown key 'argv'");
+  BOOST_TEST(ErrorOf(j).find("providers.local: unknown key `argv` (") == 0u, ErrorOf(j));
 
   j = json{{"providers", {{"c", {{"kind", "command"}}}}}};
   BOOST_TEST(ErrorOf(j) == "providers.c.argv: required");

@@ -466,7 +466,7 @@ BOOST_AUTO_TEST_CASE(executor_config_is_checked) {
   BOOST_TEST(no_spool.status().message().find("evaluators.cpu.executor.spool_dir") != std::string::npos,
              no_spool.status().ToString());
   auto typo = parse(json{{"kind", "slurm"}, {"spool_dir", "/s"}, {"max_job", 3}});
-  BOOST_TEST(typo.status().message().find("evaluators.cpu.executor.max_job: unknown key") != std::string::npos,
+  BOOST_TEST(typo.status().message().find("evaluators.cpu.executor: unknown key `max_job` (did you mean `max_jobs`?)") != std::string::npos,
              typo.status().ToString());
   BOOST_TEST(!parse(json{{"kind", "kubernetes"}}).ok());
   BOOST_TEST(slurm::TimeLimitMinutes(EvalSettings{}) >= 2);

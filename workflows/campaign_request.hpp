@@ -1,4 +1,5 @@
-// CampaignSpec: what a user asks for — problems, search parameters, one
+// A campaign request (the file was campaign_spec.*, a name that read like a
+// test's): CampaignSpec, what a user asks for — problems, search parameters, one
 // model per role, a seed and a budget — and its validation.
 //
 // JSON form (every key optional unless marked; unknown keys are an error so
@@ -167,6 +168,11 @@ int FixAttempts(const CampaignSpec& spec);
 // and model present, max_tokens >= 1, temperature >= 0.
 Result<RoleSpec> ParseRoleSpec(const json& j, const std::string& name);
 json ToJson(const RoleSpec& role);
+
+// A memory bank's name (memory.bank above, and every bank's stream,
+// workflows/memory_bank.hpp): 1..200 characters of [A-Za-z0-9._-], not
+// starting with '.' or '-'.
+Status ValidateBankName(const std::string& bank);
 
 // Parses the JSON form above (bare problem names get "<suite>/" in front).
 // Type errors and unknown keys are kInvalidArgument naming the key.

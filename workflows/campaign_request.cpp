@@ -1,11 +1,27 @@
-#include "workflows/campaign_spec.hpp"
+#include "workflows/campaign_request.hpp"
 
-#include "workflows/memory_bank.hpp"
+#include "base/strict_json.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <set>
 
 namespace accelopt::workflows {
+
+Status ValidateBankName(const std::string& bank) {
+  if (bank.empty() || bank.size() > 200) {
+    return InvalidArgument("memory bank name must be 1..200 characters");
+  }
+  if (bank[0] == '.' || bank[0] == '-') {
+    return InvalidArgument("memory bank name '" + bank + "' must not start with '.' or '-'");
+  }
+  for (char c : bank) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') {
+      return InvalidArgument("memory bank name '" + bank + "' may hold only A-Z a-z 0-9 . _ -");
+    }
+  }
+  return Status::Ok();
+}
 
 const RoleSpec& CampaignSpec::Role(const std::string& role) const {
   if (role == kRoleExecutor) return executor;
@@ -31,7 +47,7 @@ class Reader {
   Status CheckObject(const std::set<std::string>& allowed) const {
     if (!j_.is_object()) return InvalidArgument(where_ + " must be a JSON object");
     for (const auto& [key, value] : j_.items()) {
-      if (!allowed.count(key)) return InvalidArgument("unknown key " + Path(key));
+      if (!allowed.count(key)) return UnknownKey(JsonPlace{"", where_}, key, {allowed.begin(), allowed.end()});
     }
     return Status::Ok();
   }
