@@ -11,7 +11,11 @@ Round::Round(const CampaignState& state, const BlobSource& blobs)
       blobs_(blobs),
       rules_(ModeRulesOf(state.spec)),
       bank_(MemoryBankOf(state)),
-      budget_(state.budget) {}
+      budget_(state.budget) {
+  // Memory learns only from measurements: a campaign with a test stand-in's
+  // figures selects no pairs and credits nothing (campaign_state.hpp).
+  if (state.stand_in_results > 0) rules_.learn_memory = false;
+}
 
 std::string Round::Prefix(int p, int i) const {
   return activity_id::Iteration(st_.campaign_id, p, i);

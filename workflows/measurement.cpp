@@ -26,6 +26,8 @@ Measurement ReadEvaluationResult(const json& result) {
                  ? result["reason"].get<std::string>()
                  : std::string();
   if (result.contains("profile") && result["profile"].is_object()) m.profile = result["profile"];
+  if (result.contains("hardware") && result["hardware"].is_object())
+    m.test_stand_in = result["hardware"].value("test_stand_in", false);
   if (result.contains("comparison") && result["comparison"].is_object()) m.comparison = result["comparison"];
   if (result.contains("percent_of_peak") && result["percent_of_peak"].is_number()) {
     m.percent_of_peak = result["percent_of_peak"].get<double>();

@@ -22,6 +22,9 @@ struct Measurement {
   std::string reason;
   json profile = json::object();
   json comparison = nullptr;  // result.comparison: the interleaved speedup over the baseline, if asked for
+  // result.hardware.test_stand_in: figures of a test-only stand-in
+  // (tests/fakes/nki, allowed by an explicit opt-in), NOT a measurement.
+  bool test_stand_in = false;
 };
 Measurement ReadEvaluationResult(const json& result);
 
