@@ -372,10 +372,23 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
 // The config: `local` stays the default, `slurm` needs an absolute spool
 // folder, its max_jobs become the backend's slots, unknown keys are errors
 // naming the field. (No cluster needed.)
+// The fake LLM for an nki campaign: a plan, the fixture's silu kernel as
+// the rewrite (Python), a summary.
+json NkiSlurmScript() {
+  const std::string kernel = ReadAll(SourceDir() + "/tests/evaluators/nkibench/kernels/silu_small.py");
+  return {{"rules",
+           {{{"name", "plan"}, {"match", {{"system_contains", "planning the next optimization"}}},
+             {"reply", {{"text", "Fuse the sigmoid into the multiply\nOne pass."}}}},
+            {{"name", "exec-nki"}, {"match", {{"system_contains", "implements one optimization plan"}}},
+             {"reply", {{"text", "```python\n" + kernel + "```\n"}}}},
+            {{"name", "summarize"}, {"match", {{"system_contains", "distill"}}},
+             {"reply", {{"text", "**Fusion**\nOne pass.\n```python\nslow\n```\n```python\nfast\n```\n"}}}}}}};
+}
+
 // The nki backend on Slurm (item 6 of issue 38).
 BOOST_AUTO_TEST_CASE(an_nki_campaign_runs_as_slurm_jobs_and_a_held_job_survives_a_restart) {
   Cluster c;
-  DaemonFixture f(StandardScript(5));
+  DaemonFixture f(NkiSlurmScript());
   eval::nki::ImportOptions io;
   io.nkibench_dir = SourceDir() + "/tests/evaluators/nkibench";
   io.out_dir = f.dir + "/suites/nki";
@@ -403,7 +416,9 @@ BOOST_AUTO_TEST_CASE(an_nki_campaign_runs_as_slurm_jobs_and_a_held_job_survives_
                    {"sbatch_args", {"--hold"}},  // each job waits in Slurm until the test releases it
                    {"job_args", {"--nki-python", py, "--nki-cores", "0", "--nki-generation", "trn2",
                                  "--nki-runner-dir", SourceDir() + "/evaluators/nki"}},
-                   {"env", {{"SLURM_CONF", c.conf}}}};
+                   // The job's PATH (sbatch exports its environment): the node's
+                   // tools, the stand-in's profilers as a host's aws-neuronx-tools.
+                   {"env", {{"SLURM_CONF", c.conf}, {"PATH", sbin + ":/usr/local/bin:/usr/bin:/bin"}}}};
   {
     json config = json::parse(std::ifstream(f.config_path));
     config["evaluators"] = {{"nki", {{"python", py}, {"cores", "0"}, {"executor", executor},
