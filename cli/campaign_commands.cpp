@@ -86,6 +86,7 @@ std::string SpeedupCell(const json& p) {
 }
 
 void PrintSummary(const json& c) {
+  if (c.value("test_stand_in", json()).is_string()) std::cout << c["test_stand_in"].get<std::string>() << "\n";
   std::cout << "campaign " << c.value("id", "?") << ": " << c.value("state", "?") << "\n";
   if (!c.value("reason", "").empty()) std::cout << "reason: " << c.value("reason", "") << "\n";
   if (std::string w = WaitingLine(c); !w.empty()) std::cout << w << "\n";
@@ -408,6 +409,11 @@ int CmdReport(ApiClient& api, const Options& o) {
   }
   const json& rep = r.body;
   auto pct = [](const json& v) { return v.is_number() ? FormatDouble(v.get<double>(), 2) + "%" : std::string("-"); };
+  // Figures of a test-only stand-in (not measurements): said first.
+  if (const json t = rep.value("test_stand_in", json()); t.is_object()) {
+    std::cout << t.value("notice", "") << "; memory " << t.value("memory", "") << "; " << t.value("ranking", "")
+              << "\n";
+  }
   std::cout << "campaign " << rep.value("campaign_id", "?") << ": " << rep.value("status", "?");
   if (!rep.value("reason", "").empty()) std::cout << " (" << rep.value("reason", "") << ")";
   std::cout << "\n";

@@ -44,6 +44,7 @@ std::string Evaluation(const json& r) {
   const json cmp = r.value("comparison", json());
   if (cmp.is_object()) s += ", " + FormatDouble(cmp.value("speedup", 0.0)) + "x over the baseline";
   if (S(r, "status") != "ok" && !S(r, "reason").empty()) s += ": " + Cut(S(r, "reason"), 90);
+  if (r.value("hardware", json::object()).value("test_stand_in", false)) s += " [TEST STAND-IN, NOT a measurement]";
   return s;
 }
 
@@ -58,6 +59,8 @@ std::string Summary(const std::string& type, const json& d) {
   if (type == "CampaignCompleted") return S(d, "status") + (S(d, "reason").empty() ? "" : ": " + Cut(S(d, "reason")));
   if (type == "CampaignFailed" || type == "CampaignCancelled" || type == "CampaignInterrupted")
     return Cut(S(d, "reason"));
+  if (type == "StandInFiguresNoted")
+    return S(d, "notice") + "; memory " + S(d, "memory") + "; " + S(d, "ranking");
   if (type == "BudgetExhausted") return S(d, "resource") + " budget exhausted";
   if (type == "IterationStarted") return Where(d);
   if (type == "BeamSelected") {

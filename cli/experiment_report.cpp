@@ -29,11 +29,23 @@ std::string Fixed(double v, int digits) {
 }
 
 // The runs of the report: one per (campaign, problem) of the compared arms.
+// Campaigns whose figures came from a test-only stand-in (their summary's
+// "test_stand_in") are never ranked with measurements: where both kinds
+// are present, the stand-in's are left out, said on stderr.
 std::vector<wf::ArmRun> RunsOf(const std::vector<json>& cs) {
   std::vector<wf::ArmRun> runs;
+  bool any_measured = false;
+  for (const auto& c : cs) any_measured |= !c.contains("test_stand_in") || c["test_stand_in"].is_null();
   for (const auto& c : cs) {
     const json& t = c["experiment"];
     if (t.value("arm", "") == kLearnArm) continue;
+    if (c.contains("test_stand_in") && !c["test_stand_in"].is_null()) {
+      if (any_measured) {
+        std::cerr << "campaign " << c.value("id", "?") << " left out: its figures are a test stand-in's, never "
+                  << "ranked with measurements\n";
+        continue;
+      }
+    }
     const json& problems = c.value("problems", json::array());
     const double cost = c.value("spend", json::object()).value("cost_usd", 0.0);
     for (const auto& p : problems) {

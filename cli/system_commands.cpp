@@ -133,6 +133,11 @@ int CmdHealth(ApiClient& api, const Options& o) {
   if (!r.ok()) return TransportError(r.status());
   if (o.json_output) std::cout << Dump(r->body, 2) << "\n";
   else {
+    // The daemon accepts the test-only Neuron SDK stand-in's figures: said first.
+    if (const json t = r->body.value("test_stand_in", json()); t.is_object()) {
+      std::cout << t.value("notice", "TEST STAND-IN FIGURES") << " (allowed for evaluators "
+                << Dump(t.value("allowed_for", json::array())) << ")\n";
+    }
     std::cout << r->body.value("status", "?") << "\n";
     if (const json c = r->body.value("calibration", json()); c.is_object()) {
       std::cout << "cpu calibration: " << c.value("state", "?") << " since " << FormatUtc(c.value("since_us", int64_t{0}))

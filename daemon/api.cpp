@@ -3,6 +3,7 @@
 #include "base/log.hpp"
 #include "workflows/problem_json.hpp"
 #include "daemon/metric_names.hpp"
+#include "evaluators/protocol.hpp"
 
 namespace accelopt::daemon {
 namespace {
@@ -92,6 +93,13 @@ void Api::AddServiceRoutes() {
     // Each backend's own figures (the cpu judge's reference cache: size, limit).
     if (d_.eval) {
       if (json b = d_.eval->Health(); !b.empty()) j["backends"] = std::move(b);
+    }
+    // The opt-in to the test-only Neuron SDK stand-in's figures (evaluators.nki.allow_test_stand_in).
+    if (d_.config) {
+      json on = json::array();
+      for (const auto& [name, bc] : d_.config->evaluators)
+        if (bc.nki && bc.nki->allow_test_stand_in) on.push_back(name);
+      if (!on.empty()) j["test_stand_in"] = {{"allowed_for", on}, {"notice", eval::kTestStandInNotice}};
     }
     respond(ApiOk(j, healthy ? http::status::ok : http::status::service_unavailable));
   });

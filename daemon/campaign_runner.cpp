@@ -190,6 +190,11 @@ void CampaignRunner::Pump() {
       std::vector<std::string> blobs;
       std::map<std::string, store::StreamAppend> side;  // memory banks, in stream order
       for (auto& c : *cmds) {
+        if (c.event.type == workflows::event_type::kStandInFiguresNoted) {
+          LogWarning("campaign " + id_ + ": " + workflows::kStandInCampaignNotice +
+                     "; it writes no memory (memory learns only from measurements) and is never ranked with "
+                     "measurements");
+        }
         events.push_back(ToNewEvent(c.event));
         for (auto& b : c.blobs) blobs.push_back(std::move(b.content));
         for (auto& se : c.side_events) {

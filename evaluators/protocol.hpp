@@ -118,7 +118,11 @@ struct EvalResult {
   std::optional<double> peak_latency_us;     // roofline latency of the problem on this machine
   std::optional<double> percent_of_peak;     // 100 * peak_latency_us / latency.median_us
   std::optional<double> max_rel_error;       // worst relative L2 error over all cases
-  json hardware = json::object();            // {"fingerprint": ..., "cpu_model": ..., ...}
+  // {"fingerprint": ..., "cpu_model": ..., ...}. "test_stand_in": true
+  // marks figures of a test-only stand-in (tests/fakes/nki, accepted only on
+  // an explicit opt-in): NOT measurements; shown with kTestStandInNotice,
+  // never written to memory nor ranked with measurements (IsTestStandIn).
+  json hardware = json::object();
   json sandbox = json::object();             // {"network_isolated": bool, "seccomp": bool, ...}
   // With request.compare_source and a correct candidate: {"baseline_median_us",
   // "baseline_spread", "baseline_samples_us", "speedup", "speedup_low",
@@ -136,6 +140,16 @@ struct EvalResult {
   // Convenience constructor for failures before anything ran.
   static EvalResult Failure(EvalStatus status, std::string reason, std::string error_text = "");
 };
+
+// The line printed first wherever a test stand-in's figures are shown.
+inline constexpr char kTestStandInNotice[] =
+    "TEST STAND-IN FIGURES: these come from accelopt's test-only Neuron SDK stand-in (tests/fakes/nki), NOT from a "
+    "Trainium; they are not measurements";
+// True when `hardware` (EvalResult.hardware, or its JSON) says the figures
+// are a test stand-in's.
+inline bool IsTestStandIn(const json& hardware) {
+  return hardware.is_object() && hardware.value("test_stand_in", false);
+}
 
 // Keeps `text` readable at a bounded size: the head (where compilers put the
 // first error) and the tail, with a marker saying how much was cut.

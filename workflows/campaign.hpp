@@ -148,8 +148,19 @@ Result<Command> StartCampaign(const std::string& campaign_id, const CampaignSpec
                               const ModelCheck& check_model = {});
 
 // The next round of decisions; see the loop above. kCorruption when a needed
-// blob is missing from `blobs`.
+// blob is missing from `blobs`. A campaign whose evaluations returned a test
+// stand-in's figures (Measurement::test_stand_in: allowed only by an
+// explicit opt-in, never measurements) gets StandInFiguresNoted once
+// (StandInBanner) and learns no memory from then on; one that has both
+// stand-in figures and measurements fails: they are never ranked together.
 Result<std::vector<Command>> Decide(const CampaignState& state, const BlobSource& blobs);
+
+// The banner of a campaign with a test stand-in's figures (the data of
+// StandInFiguresNoted; the report's "test_stand_in").
+inline constexpr char kStandInCampaignNotice[] =
+    "TEST STAND-IN FIGURES: this campaign's evaluations came from a test-only stand-in (tests/fakes/nki), NOT from "
+    "the hardware; they are not measurements";
+json StandInBanner(const CampaignState& state);
 
 // Activities scheduled but not completed, in scheduling order, with their
 // requests rebuilt from the log (prompts from blobs). Empty once the

@@ -257,6 +257,11 @@ Status ApplyEvaluationDone(CampaignState& s, const Event& e, bool ok) {
   if (ok) {
     m = ReadEvaluationResult(e.data.at("result"),
                              LatencyFigureOf(ModeRulesOf(s.spec), s.problems.at(a->problem).info.backend));
+    if (m.test_stand_in) {
+      if (s.stand_in_results++ == 0) s.first_stand_in_activity = a->id;
+    } else if (m.latency_us > 0) {
+      ++s.measured_results;
+    }
   } else {
     m.status = eval_vocab::kEvaluationFailed;
     m.reason = e.data.value("error", "");
@@ -514,6 +519,11 @@ Status ApplyOne(CampaignState& s, const Event& e) {
     return Status::Ok();
   }
   if (e.type == t::kDeadlineReached) return Status::Ok();
+  if (e.type == t::kStandInFiguresNoted) {
+    if (s.stand_in_noted) return Bad(e, "stand-in figures noted twice");
+    s.stand_in_noted = true;
+    return Status::Ok();
+  }
   if (e.type == t::kCampaignCompleted || e.type == t::kCampaignFailed ||
       e.type == t::kCampaignCancelled) {
     if (s.finished()) return Bad(e, "campaign already finished (" + s.status + ")");

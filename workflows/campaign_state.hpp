@@ -192,6 +192,14 @@ struct CampaignState {
   int64_t started_at_us = 0;
   int64_t now_us = 0;               // latest recorded_at seen
   int64_t events_applied = 0;
+  // Evaluation results whose figures are a test stand-in's
+  // (Measurement::test_stand_in), and those that are not with a latency
+  // (measurements). A campaign with stand-in figures writes no memory
+  // (Round's rules); one with both fails: they are never ranked together.
+  int64_t stand_in_results = 0;
+  int64_t measured_results = 0;
+  std::string first_stand_in_activity;  // the first stand-in result's evaluation
+  bool stand_in_noted = false;          // StandInFiguresNoted appended
 
   bool finished() const { return started && status != kStatusRunning; }
 };

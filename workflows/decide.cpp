@@ -188,12 +188,30 @@ void Exhausted(Round& round, const std::string& resource) {
 
 }  // namespace
 
+json StandInBanner(const CampaignState& state) {
+  return {{"notice", kStandInCampaignNotice},
+          {"evaluation", state.first_stand_in_activity},
+          {"memory", "not written: memory learns only from measurements"},
+          {"ranking", "never ranked with measurements"}};
+}
+
 Result<std::vector<Command>> Decide(const CampaignState& state, const BlobSource& blobs) {
   Round round(state, blobs);
   if (!state.started || state.finished()) return round.Take();
   if (auto deadline = WallDeadlineUs(state); deadline && state.now_us >= *deadline) {
     Exhausted(round, kBudgetWallTime);
     return round.Take();
+  }
+  // A test stand-in's figures (allowed by an opt-in; not measurements):
+  // said once in the log; never ranked with measurements.
+  if (state.stand_in_results > 0 && state.measured_results > 0) {
+    round.EmitEvent(event_type::kCampaignFailed,
+                    {{"reason", "this campaign has both figures of a test-only stand-in (NOT measurements) and "
+                                "measurements; they are never ranked together"}});
+    return round.Take();
+  }
+  if (state.stand_in_results > 0 && !state.stand_in_noted) {
+    round.EmitEvent(event_type::kStandInFiguresNoted, StandInBanner(state));
   }
   bool all_done = true;
   for (int p = 0; p < static_cast<int>(state.problems.size()); ++p) {

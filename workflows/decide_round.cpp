@@ -6,10 +6,23 @@
 
 namespace accelopt::workflows {
 
+namespace {
+
+// The mode's rules, less memory learning for a campaign with a test
+// stand-in's figures: memory learns only from measurements
+// (campaign_state.hpp).
+ModeRules RulesFor(const CampaignState& state) {
+  ModeRules r = ModeRulesOf(state.spec);
+  if (state.stand_in_results > 0) r.learn_memory = false;
+  return r;
+}
+
+}  // namespace
+
 Round::Round(const CampaignState& state, const BlobSource& blobs)
     : st_(state),
       blobs_(blobs),
-      rules_(ModeRulesOf(state.spec)),
+      rules_(RulesFor(state)),
       bank_(MemoryBankOf(state)),
       budget_(state.budget) {}
 

@@ -15,6 +15,7 @@ const std::vector<EventTypeInfo>& CampaignEventTypes() {
       {t::kCampaignCompleted, 1},  {t::kCampaignFailed, 1},      {t::kCampaignCancelled, 1},
       {t::kFixProposed, 1},        {t::kEvaluationReused, 1},    {t::kExperiencesCredited, 1},
       {t::kBestSelected, 1},       {t::kMemorySnapshotTaken, 1}, {t::kEvaluationSkipped, 1},
+      {t::kStandInFiguresNoted, 1},
   };
   return kTypes;
 }

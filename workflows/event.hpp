@@ -56,6 +56,10 @@ inline constexpr const char kProblemCompleted[] = "ProblemCompleted";
 inline constexpr const char kBudgetExhausted[] = "BudgetExhausted";
 inline constexpr const char kCampaignCompleted[] = "CampaignCompleted";
 inline constexpr const char kCampaignFailed[] = "CampaignFailed";
+// Once, when the campaign's first test stand-in figures arrive
+// (Measurement::test_stand_in): the banner of a campaign whose figures are
+// not measurements; from then on it learns no memory (docs/events.md).
+inline constexpr const char kStandInFiguresNoted[] = "StandInFiguresNoted";
 // "paper" mode only: a sample not evaluated because an earlier sample of its
 // plan hit the hard timeout (docs/events.md).
 inline constexpr const char kEvaluationSkipped[] = "EvaluationSkipped";

@@ -36,6 +36,8 @@ Measurement ReadEvaluationResult(const json& result, LatencyFigure figure) {
     const json& c = m.profile.contains("contended") ? m.profile["contended"] : json();
     m.contended = c.is_number() && c.get<double>() > 0;
   }
+  if (result.contains("hardware") && result["hardware"].is_object())
+    m.test_stand_in = result["hardware"].value("test_stand_in", false);
   if (result.contains(v::kComparisonKey) && result[v::kComparisonKey].is_object()) {
     m.comparison = result[v::kComparisonKey];
   }

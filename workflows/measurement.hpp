@@ -29,6 +29,9 @@ struct Measurement {
   json profile = json::object();
   bool contended = false;     // profile.contended: no timing round was clean (the judge's re-runs included)
   json comparison = nullptr;  // result.comparison: the interleaved speedup over the baseline, if asked for
+  // result.hardware.test_stand_in: figures of a test-only stand-in
+  // (tests/fakes/nki, allowed by an explicit opt-in), NOT a measurement.
+  bool test_stand_in = false;
 };
 Measurement ReadEvaluationResult(const json& result, LatencyFigure figure = LatencyFigure::kMedian);
 

@@ -22,7 +22,10 @@
 //              "total": U, "evaluations": n},   // LLM activities that ended (completed
 //                                                  // or failed): total.calls equals
 //                                                  // budget.spent.llm_calls
-//    "budget": {"spent": Amounts, "reserved": Amounts}}
+//    "budget": {"spent": Amounts, "reserved": Amounts},
+//    "test_stand_in": {"notice", "evaluation", "memory", "ranking", "results"}
+//        only when evaluations returned a test stand-in's figures (NOT
+//        measurements; campaign.hpp StandInBanner)}
 //   U = {"calls", "failed_calls", "input_tokens", "output_tokens", "cost_usd",
 //        "cost_sources": {source: calls}}  where each call's cost came from:
 //        "usage" (the provider's usage x price), "estimate" (no usage in the

@@ -472,6 +472,11 @@ std::string RenderReportHtml(const json& r, const std::map<std::string, std::str
                   "img-src data:\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                   "<title>accelopt campaign " + E(cid) + "</title><style>" + kStyle + "</style></head><body>";
   s += "<div class=\"report\" data-campaign=\"" + E(cid) + "\" data-status=\"" + E(r, "status") + "\">";
+  if (const json t = r.value("test_stand_in", json()); t.is_object()) {
+    s += "<p class=\"standin\" style=\"border:3px solid #b00;padding:.5em;font-weight:bold\">" +
+         E(t.value("notice", "")) + "; memory " + E(t.value("memory", "")) + "; " + E(t.value("ranking", "")) +
+         "</p>";
+  }
   s += Header(r) + SummaryTable(r) + Bars(r);
   for (const json& p : r.value("problems", json::array())) s += Problem(p, cid, sources);
   s += Cost(r);

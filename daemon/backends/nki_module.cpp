@@ -24,13 +24,22 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
   }
   // NeuronCores as slots; the runner needs the Neuron SDK (accelopt-eval doctor nki).
   if (auto gen = eval::nki::FindGeneration(bc.nki->generation); gen.ok()) out->nki_facts = eval::nki::GenerationFacts(*gen);
+  if (bc.nki->allow_test_stand_in) {
+    LogWarning("evaluators." + name + ".allow_test_stand_in is true: results of accelopt's TEST-ONLY Neuron SDK "
+               "stand-in (tests/fakes/nki) are accepted, each labelled \"" + std::string(eval::nki::kStandInDevice) +
+               "\"; campaigns with such figures write no memory and are not ranked with measurements. Never set it on "
+               "a real host");
+  }
   if (bc.slurm) {
     // Every nki evaluation a Slurm job on a Trainium node: the node's
     // accelopt-eval resolves the SDK, its cores and LNC, and judges there;
     // jobs are found again after a restart as cpu jobs are (slurm_backend.hpp).
     LogInfo("evaluator backend '" + name + "': Slurm executor, " + std::to_string(bc.slots) +
             " jobs at once, spool " + bc.slurm->spool_dir + " (the nodes resolve the Neuron SDK)");
-    out->slots.push_back({std::make_shared<eval::slurm::SlurmBackend>(*bc.slurm, env), bc.slots, {}});
+    eval::slurm::SlurmOptions so = *bc.slurm;
+    // The node decides what answered; the opt-in travels with each job.
+    if (bc.nki->allow_test_stand_in) so.job_args.push_back("--allow-test-stand-in");
+    out->slots.push_back({std::make_shared<eval::slurm::SlurmBackend>(so, env), bc.slots, {}});
     return Status::Ok();
   }
   eval::nki::NkiBackendOptions no;

@@ -84,6 +84,12 @@ int CmdRun(Env* env, const std::vector<std::string>& args) {
   auto backend = row->make(env, c, flags);
   if (!backend.ok()) return MakerExit(backend.status());
   EvalResult r = (*backend)->Evaluate(req, nullptr);
+  // Figures of the test-only stand-in (allowed by --allow-test-stand-in):
+  // the first line says so (on stderr with -o json, whose stdout stays JSON;
+  // the result's hardware says so there).
+  if (IsTestStandIn(r.hardware)) {
+    (c.output == "json" ? std::cerr : std::cout) << kTestStandInNotice << "\n";
+  }
   if (c.output == "json") std::cout << Dump(r.ToJson(), 2) << "\n";
   else PrintResultTable(problem, r);
   if (r.status == EvalStatus::kInternalError) return 3;

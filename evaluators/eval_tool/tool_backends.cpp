@@ -23,7 +23,10 @@ void NkiRunFlags(po::options_description& d, BackendFlags& f) {
        "nki problems: folder of runner.py and reference_runner.py")
       ("nki-simulate", po::bool_switch(&f.nki_simulate),
        "nki problems: check correctness only on the CPU simulator (nki.simulate, Neuron 2.29+); no device, "
-       "no time, no neuron-ls");
+       "no time, no neuron-ls")
+      ("allow-test-stand-in", po::bool_switch(&f.allow_test_stand_in),
+       "nki problems: accept results of accelopt's TEST-ONLY Neuron SDK stand-in (tests/fakes/nki), each "
+       "labelled \"test stand-in (NOT a Trainium measurement)\"; without it they are refused. Never on a real host");
 }
 
 void TritonRunFlags(po::options_description& d, BackendFlags& f) {

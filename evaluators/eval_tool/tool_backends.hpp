@@ -33,6 +33,9 @@ struct BackendFlags {
   std::string nki_python = "auto", nki_cores = "0", nki_generation = "trn1";
   std::string nki_runner_dir = "/usr/share/accelopt/nki";
   bool nki_simulate = false;
+  // --allow-test-stand-in: accept the test-only Neuron SDK stand-in's
+  // results, labelled (evaluators/nki/evaluate.hpp); never on a real host.
+  bool allow_test_stand_in = false;
   bool startup_check = true;  // nki: NkiBackend::StartupTimingCheck when made (not for a Slurm job)
   std::string triton_python = "/usr/bin/python3";
 };

@@ -57,10 +57,11 @@ bool CheckSdk(const NkiConfig& c, Env* env, const std::map<std::string, std::str
   po.dpkg_status = o.dpkg_status;
   SdkVersions v = ProbeSdk(po, env);
   auto choice = ChooseSdk(v);
-  const bool stand_in_refused = v.stand_in && !o.allow_test_stand_in;
+  const bool stand_in_refused = v.stand_in && !o.allow_test_stand_in && !c.allow_test_stand_in;
   std::string fix;
   if (stand_in_refused) {
-    fix = "remove tests/fakes/nki from PYTHONPATH; install the Neuron SDK";
+    fix = "remove tests/fakes/nki from PYTHONPATH; install the Neuron SDK (only to try accelopt without a Trainium: "
+          "--allow-test-stand-in, whose figures are labelled as the stand-in's)";
   } else if (!v.python_error.empty()) {
     fix = v.python_error.find("timed out") != std::string::npos
               ? "the interpreter did not answer the probe within " + std::to_string(kProbeTimeoutMs / 1000) +
@@ -77,7 +78,7 @@ bool CheckSdk(const NkiConfig& c, Env* env, const std::map<std::string, std::str
   const bool ok = choice.ok() && !stand_in_refused;
   std::string detail = stand_in_refused ? "this is accelopt's test-only stand-in (tests/fakes/nki), not the Neuron SDK (" +
                                               DescribeVersions(v) + ")"
-                       : choice.ok()    ? DescribeVersions(v) + (v.stand_in ? " [test stand-in, allowed by the test]" : "")
+                       : choice.ok()    ? DescribeVersions(v) + (v.stand_in ? " [TEST STAND-IN, allowed (allow_test_stand_in): NOT a Trainium]" : "")
                                         : choice.status().message();
   if (!choice.ok() && !v.python_error.empty()) detail += "; the interpreter: " + v.python_error;
   out->push_back({"neuronxcc", ok, false, detail, fix});
@@ -245,7 +246,7 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std:
     bo.config = kc;
     bo.env = env;
     bo.runner_env = extra;
-    bo.allow_test_stand_in = o.allow_test_stand_in;
+    bo.allow_test_stand_in = o.allow_test_stand_in || c.allow_test_stand_in;
     NkiBackend b(bo);
     const int core = kc.cores.front();
     NkiEvalOutcome r = b.RunIdentity(core, true);

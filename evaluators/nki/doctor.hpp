@@ -6,7 +6,8 @@
 //                 namespaces import, which profilers answer, the release)
 //                 gives a path; the fix names the real cause (the import
 //                 error, a probe that timed out on a cold import); the
-//                 test-only stand-in (tests/fakes/nki) is a failure
+//                 test-only stand-in (tests/fakes/nki) is a failure,
+//                 unless allowed (then its detail says TEST STAND-IN)
 //   sdk           which path the runner uses, which profiler, how the LNC
 //                 is set, and any warning (a release newer than known)
 //   profiler      the profiler the probe found answers (--help)
@@ -45,7 +46,9 @@ struct DoctorCheck {
 struct DoctorOptions {
   std::string dpkg_status = "/var/lib/dpkg/status";
   std::string dev_dir = "/dev";      // where /dev/neuron* are looked for (tests: a folder of their own)
-  bool allow_test_stand_in = false;  // tests only, set in code: the stand-in counts as an SDK
+  // The stand-in counts as an SDK, its figures labelled (as
+  // NkiConfig::allow_test_stand_in, which also sets it; --allow-test-stand-in).
+  bool allow_test_stand_in = false;
 };
 
 // `runner_env` is added to the checked processes' env (tests).

@@ -19,7 +19,9 @@ namespace {
 constexpr const char* kStandInMarker = "accelopt_test_stand_in";
 constexpr const char* kStandInRefused =
     "this result came from the test-only Neuron SDK stand-in (tests/fakes/nki), not from a Trainium; it is refused "
-    "outside accelopt's tests (check evaluators.nki.python, PYTHONPATH and PATH)";
+    "unless stand-in figures are asked for explicitly (accelopt-eval run --allow-test-stand-in, or "
+    "evaluators.nki.allow_test_stand_in: true in the daemon's config; never on a real host: check "
+    "evaluators.nki.python, PYTHONPATH and PATH)";
 
 std::string HexId(uint64_t v) {
   char b[17];
@@ -79,10 +81,11 @@ const RunnerRecord* FindType(const std::vector<RunnerRecord>& recs, const std::s
 
 json NkiEvalOutcome::ToJson() const {
   json j = {{"status", status}, {"reason", reason}, {"worst_rel_error", worst_rel_error}};
-  j["device"] = stand_in ? "test stand-in (NOT a Trainium measurement)"
+  j["device"] = stand_in ? kStandInDevice
                : simulated ? "CPU simulator (correctness only, no time)"
                            : "trainium";
   if (simulated) j["simulated"] = true;
+  if (stand_in) j["test_stand_in"] = true;
   if (timing) j["timing"] = timing->ToJson();
   if (profile) j["profile"] = profile->ToJson();
   if (percent_of_peak) j["percent_of_peak"] = *percent_of_peak;

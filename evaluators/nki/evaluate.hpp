@@ -18,8 +18,12 @@
 //   6. percent of peak by the three-engine roofline (roofline.hpp); faster
 //      than the roofline is an internal error.
 // A result whose profiler or runner says it came from the test-only SDK
-// stand-in (tests/fakes/nki) is refused unless allow_test_stand_in, which
-// no configuration file can set; when allowed it is marked as such.
+// stand-in (tests/fakes/nki: its hello record, its profile's marker) is
+// refused unless allow_test_stand_in, the explicit opt-in (accelopt-eval
+// run/job/doctor --allow-test-stand-in, the daemon's
+// evaluators.nki.allow_test_stand_in; default false); when allowed it is
+// marked kStandInDevice, and only a result the stand-in marked ever is: a
+// real SDK's never gets the label, the stand-in's never loses it.
 //
 // Thread safety: reentrant (each call has its own work folder).
 #pragma once
@@ -31,11 +35,18 @@
 #include "base/env.hpp"
 #include "base/json.hpp"
 #include "evaluators/nki/profile.hpp"
+#include "evaluators/protocol.hpp"
 #include "evaluators/nki/runner_link.hpp"
 #include "evaluators/nki/timing.hpp"
 #include "workflows/problem_json.hpp"
 
 namespace accelopt::eval::nki {
+
+// The device of every result the stand-in produced (EvalResult.hardware
+// "device", with "test_stand_in": true beside it: docs/contracts.md).
+inline constexpr char kStandInDevice[] = "test stand-in (NOT a Trainium measurement)";
+// The line shown first wherever such figures are printed.
+inline constexpr const char* kStandInNotice = kTestStandInNotice;
 
 struct NkiEvalOptions {
   RunnerSettings runner;
@@ -46,7 +57,7 @@ struct NkiEvalOptions {
   std::string generation = "trn1";
   std::string work_root = "/tmp"; // a private folder per evaluation is made under it
   bool keep_work_dir = false;
-  bool allow_test_stand_in = false;  // tests only (set in code, never from a config)
+  bool allow_test_stand_in = false;  // the opt-in (above); default false
   // On the nki path: a neuronxcc.nki (Beta 1) kernel is migrated
   // (evaluators/nki/migrate.hpp); one that cannot be is run as it is on the
   // neuronxcc.nki path when that namespace with nki.baremetal imports here

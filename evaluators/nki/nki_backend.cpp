@@ -67,6 +67,7 @@ workflows::ProblemSpec IdentityProblem() {
 
 NkiBackend::NkiBackend(NkiBackendOptions options) : o_(std::move(options)) {
   if (!o_.env) o_.env = Env::Default();
+  o_.allow_test_stand_in = o_.allow_test_stand_in || o_.config.allow_test_stand_in;
   pool_ = std::make_unique<NeuronCorePool>(o_.config.cores, [this](int core) { return HealthCheck(core); }, nullptr,
                                            o_.env);
 }
@@ -194,7 +195,7 @@ EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   if (out.profile)
     for (const auto& [key, v] : out.profile->fields) r.profile[key] = v;
   r.percent_of_peak = out.percent_of_peak;
-  r.hardware = {{"device", out.stand_in    ? "test stand-in (NOT a Trainium measurement)"
+  r.hardware = {{"device", out.stand_in    ? kStandInDevice
                           : out.simulated ? "CPU simulator (correctness only, no time)"
                                           : "trainium"},
                 {"generation", o_.config.generation},
@@ -210,6 +211,7 @@ EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
                                 : "runtime inspect, one process per timed execution, the process's first execution "
                                   "(no in-process warm-up before 2.33)"}};
   if (!out.migration.empty()) r.hardware["migration"] = out.migration;
+  if (out.stand_in) r.hardware["test_stand_in"] = true;  // docs/contracts.md: never ranked with measurements
   r.sandbox = {{"network_isolated", true}, {"process_group", true}, {"runner", "python"}};
   r.timings.total_s = static_cast<double>(o_.env->MonotonicNanos() - start) / 1e9;
   return r;

@@ -12,7 +12,8 @@
 // samples), profile = the 16 profile fields, percent_of_peak by the
 // three-engine roofline (faster than it: kSuspicious with the figures),
 // hardware = {"device", "generation", "neuron_core", "neuron_sdk",
-// "nki_path", "logical_nc_config"}.
+// "nki_path", "logical_nc_config", ...}; a stand-in's result (allowed) has
+// "device" kStandInDevice and "test_stand_in": true.
 #pragma once
 
 #include <memory>
@@ -30,7 +31,10 @@ struct NkiBackendOptions {
   NkiConfig config;
   std::string root = "/";            // problem paths are relative to it
   Env* env = nullptr;                // default Env::Default()
-  bool allow_test_stand_in = false;  // tests only
+  // Accept the test-only stand-in's results, labelled (evaluate.hpp): set
+  // from config.allow_test_stand_in or accelopt-eval's --allow-test-stand-in,
+  // or by tests in code. Default false: refused.
+  bool allow_test_stand_in = false;
   std::map<std::string, std::string> runner_env;  // added to the processes' env (tests: the stand-in's paths)
   // The CPU simulator (nki.simulate, Neuron 2.29+, accelopt-eval run
   // --nki-simulate): correctness only, no device, no time; results say so.

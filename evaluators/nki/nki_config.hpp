@@ -31,8 +31,15 @@
 //                       cores are counted in logical cores
 //   "work_dir"          where per-evaluation folders are made (default
 //                       <state_dir>/cache/nki/work)
-// Strict: unknown keys are errors naming the field. There is no key that
-// selects a test stand-in.
+//   "allow_test_stand_in" false (the default) | true: accept results of
+//                       accelopt's test-only Neuron SDK stand-in
+//                       (tests/fakes/nki), each labelled "test stand-in (NOT
+//                       a Trainium measurement)" (evaluate.hpp); the daemon
+//                       warns at start. It selects nothing: the stand-in is
+//                       still found only through python/PYTHONPATH/PATH, and
+//                       a real SDK's results never get the label. Never set
+//                       it on a real host.
+// Strict: unknown keys are errors naming the field.
 //
 // Thread safety: plain values.
 #pragma once
@@ -56,6 +63,7 @@ struct NkiConfig {
   std::string profiler = "auto";
   std::string work_dir;
   std::string lnc_spec = "auto";  // "logical_nc_config"
+  bool allow_test_stand_in = false;  // "allow_test_stand_in" (above)
   int lnc = 1;                    // resolved (ResolveAutoCores reads neuron-ls when lnc_spec is "auto")
   // The SDK found at start (ResolveSdk); the default is the paper's path.
   SdkChoice sdk;

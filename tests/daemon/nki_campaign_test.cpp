@@ -6,9 +6,9 @@
 // neuron-profile as the profiler), the fake LLM scripted with a plan and a
 // Python kernel.
 //
-// The daemon never allows the stand-in's results (NkiBackendOptions::
-// allow_test_stand_in is set only by tests that build the backend in code,
-// and no config key sets it). What this proves: the campaign is accepted,
+// Without evaluators.nki.allow_test_stand_in (default false) the daemon
+// refuses the stand-in's results (nki_stand_in_campaign_test.cpp runs the
+// opt-in, labelled). What this proves: the campaign is accepted,
 // its baseline measurement reaches the nki backend, the real runner.py runs
 // under the stand-in, and the judge refuses the result as the stand-in's, so
 // nothing passes it off as a Trainium measurement. The baseline failing, the
@@ -120,7 +120,7 @@ BOOST_AUTO_TEST_CASE(nki_campaign_reaches_the_nki_backend_which_refuses_the_stan
   // never "device": "trainium" anywhere in the campaign.
   BOOST_TEST(result["status"] == "internal_error");
   BOOST_TEST(result["reason"].get<std::string>().find("test-only Neuron SDK stand-in") != std::string::npos);
-  BOOST_TEST(result["reason"].get<std::string>().find("refused outside accelopt's tests") != std::string::npos);
+  BOOST_TEST(result["reason"].get<std::string>().find("evaluators.nki.allow_test_stand_in") != std::string::npos);
   BOOST_TEST(result["latency"].is_null());
   BOOST_TEST(result["percent_of_peak"].is_null());
   BOOST_TEST(result["profile"].empty());

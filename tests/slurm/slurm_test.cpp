@@ -14,9 +14,11 @@
 //   again; the campaign completes;
 // - nki on Slurm (issue 38): an nki campaign's evaluations are jobs whose
 //   node makes the nki backend from the executor's job_args (here the
-//   test-only SDK stand-in, which the node refuses: the result says so); a
-//   job held in Slurm while the daemon is killed is found again after the
-//   restart, then runs.
+//   test-only SDK stand-in, allowed by evaluators.nki.allow_test_stand_in,
+//   which the daemon passes to each job as --allow-test-stand-in: every
+//   figure labelled as the stand-in's, not a measurement); a job held in
+//   Slurm while the daemon is killed is found again after the restart, then
+//   runs, and the campaign completes.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -370,17 +372,37 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
 // The config: `local` stays the default, `slurm` needs an absolute spool
 // folder, its max_jobs become the backend's slots, unknown keys are errors
 // naming the field. (No cluster needed.)
+// The fake LLM for an nki campaign: a plan, the fixture's silu kernel as
+// the rewrite (Python), a summary.
+json NkiSlurmScript() {
+  const std::string kernel = ReadAll(SourceDir() + "/tests/evaluators/nkibench/kernels/silu_small.py");
+  return {{"rules",
+           {{{"name", "plan"}, {"match", {{"system_contains", "planning the next optimization"}}},
+             {"reply", {{"text", "Fuse the sigmoid into the multiply\nOne pass."}}}},
+            {{"name", "exec-nki"}, {"match", {{"system_contains", "implements one optimization plan"}}},
+             {"reply", {{"text", "```python\n" + kernel + "```\n"}}}},
+            {{"name", "summarize"}, {"match", {{"system_contains", "distill"}}},
+             {"reply", {{"text", "**Fusion**\nOne pass.\n```python\nslow\n```\n```python\nfast\n```\n"}}}}}}};
+}
+
 // The nki backend on Slurm (item 6 of issue 38).
 BOOST_AUTO_TEST_CASE(an_nki_campaign_runs_as_slurm_jobs_and_a_held_job_survives_a_restart) {
   Cluster c;
-  DaemonFixture f(StandardScript(5));
+  DaemonFixture f(NkiSlurmScript());
   eval::nki::ImportOptions io;
   io.nkibench_dir = SourceDir() + "/tests/evaluators/nkibench";
   io.out_dir = f.dir + "/suites/nki";
   auto imported = eval::nki::ImportNkiBench(io, Env::Default());
   BOOST_REQUIRE_MESSAGE(imported.ok(), imported.status().ToString());
-  // The node's interpreter: the stand-in playing Neuron 2.33.
-  const std::string py = f.dir + "/stand-in-python";
+  // The node's interpreter: the stand-in playing Neuron 2.33, its profilers
+  // beside it (the judge puts the interpreter's folder first on PATH; they
+  // read the release from stand-in-sdk).
+  const std::string sbin = f.dir + "/stand-in-bin";
+  fs::create_directories(sbin);
+  for (const char* t : {"neuron-profile", "neuron-explorer", "stand_in_summary.py"})
+    fs::create_symlink(SourceDir() + "/tests/fakes/nki/bin/" + t, sbin + "/" + t);
+  std::ofstream(sbin + "/stand-in-sdk") << "2.33\n";
+  const std::string py = sbin + "/python";
   std::ofstream(py) << "#!/bin/sh\nPYTHONPATH=" << SourceDir()
                     << "/tests/fakes/nki/python ACCELOPT_STAND_IN_SDK=2.33 exec /usr/bin/python3 \"$@\"\n";
   chmod(py.c_str(), 0755);
@@ -394,10 +416,13 @@ BOOST_AUTO_TEST_CASE(an_nki_campaign_runs_as_slurm_jobs_and_a_held_job_survives_
                    {"sbatch_args", {"--hold"}},  // each job waits in Slurm until the test releases it
                    {"job_args", {"--nki-python", py, "--nki-cores", "0", "--nki-generation", "trn2",
                                  "--nki-runner-dir", SourceDir() + "/evaluators/nki"}},
-                   {"env", {{"SLURM_CONF", c.conf}}}};
+                   // The job's PATH (sbatch exports its environment): the node's
+                   // tools, the stand-in's profilers as a host's aws-neuronx-tools.
+                   {"env", {{"SLURM_CONF", c.conf}, {"PATH", sbin + ":/usr/local/bin:/usr/bin:/bin"}}}};
   {
     json config = json::parse(std::ifstream(f.config_path));
-    config["evaluators"] = {{"nki", {{"python", py}, {"cores", "0"}, {"executor", executor}}}};
+    config["evaluators"] = {{"nki", {{"python", py}, {"cores", "0"}, {"executor", executor},
+                                     {"allow_test_stand_in", true}}}};
     config["suites"] = {{"nki", io.out_dir}};
     std::ofstream(f.config_path) << config.dump(1);
   }
@@ -424,20 +449,32 @@ BOOST_AUTO_TEST_CASE(an_nki_campaign_runs_as_slurm_jobs_and_a_held_job_survives_
   BOOST_REQUIRE(WaitFor([&] { return ReadAll(f.daemon_log).find("found job " + job + " again") != std::string::npos; },
                         std::chrono::seconds(120)));
   c.Run({"scontrol", "release", job});
-  std::string state;
+  // The held job was not submitted again; the campaign's later jobs are
+  // held too: each is released as it appears.
+  std::set<std::string> jobs_seen = {job};
+  bool resubmitted = false;
+  std::string state, summary;
   WaitFor([&] {
+    for (auto& [j, st, dir] : c.JobFolders()) {
+      if (dir == folder && j != job) resubmitted = true;
+      if (jobs_seen.insert(j).second) c.Run({"scontrol", "release", j});
+    }
     auto [s, b] = f.Http("GET", "/v1/campaigns/" + id);
+    summary = b;
     state = s == 200 ? json::parse(b).value("state", "") : "";
     return state != "running" && !state.empty();
-  }, std::chrono::seconds(300));
-  BOOST_TEST(state == "failed");  // its only baseline: the stand-in's result, refused on the node
-  for (auto& [j, st, dir] : c.JobFolders()) BOOST_TEST(j == job, "another job was submitted: " << j);
+  }, std::chrono::seconds(400));
+  BOOST_TEST(!resubmitted, "the held job was submitted again");
+  BOOST_TEST(state == "completed", summary);  // the stand-in's figures, allowed and labelled
+  BOOST_TEST(json::parse(summary).value("test_stand_in", "").find("TEST STAND-IN FIGURES") == 0u, summary);
   auto result = ParseJson(ReadAll(spool + "/" + folder + "/result.json"));
   BOOST_REQUIRE_MESSAGE(result.ok(), ReadAll(spool + "/" + folder + "/job-" + job + ".out"));
   const json& r = (*result)["result"];
-  BOOST_TEST(r["status"] == "internal_error");
-  BOOST_TEST(r["reason"].get<std::string>().find("test-only Neuron SDK stand-in") != std::string::npos, r.dump());
+  BOOST_TEST(r["status"] == "ok", r.dump());
+  BOOST_TEST(r["latency"]["mean_us"].get<double>() > 0, r.dump());
   BOOST_TEST(r["hardware"]["device"] == "test stand-in (NOT a Trainium measurement)", r.dump());
+  BOOST_TEST(r["hardware"]["test_stand_in"] == true, r.dump());
+  BOOST_TEST(ReadAll(f.daemon_log).find("allow_test_stand_in is true") != std::string::npos);
   BOOST_TEST(r["hardware"]["nki_path"] == "nki", r.dump());
   BOOST_TEST(r["hardware"]["kernel_path"] == "nki", r.dump());  // the Beta 1 baseline, migrated on the node
   BOOST_TEST(ReadAll(f.daemon_log).find("evaluator backend 'nki': Slurm executor") != std::string::npos);
