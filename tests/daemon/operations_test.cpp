@@ -204,7 +204,7 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
            {R"({"evaluators": {"cuda": {"devices": [0, 1], "slots": 3}}})", "evaluators.cuda.slots: must equal"},
            {R"({"evaluators": {"cuda": {"slots": 2}}})", "evaluators.cuda.slots: one slot per GPU"},
            {R"({"evaluators": {"cuda": {"slot_cores": [[0]]}}})", "slot_cores"},
-           {R"({"evaluators": {"cpu": {"devices": [0]}}})", "evaluators.cpu.devices"},
+           {R"({"evaluators": {"cpu": {"devices": [0]}}})", "evaluators.cpu: unknown key `devices`"},
 
            {R"({"evaluators": {"cpu": {"calibration_attempts": 0}}})", "evaluators.cpu.calibration_attempts"},
            {R"({"evaluators": {"cpu": {"calibration_retry_wait_s": -1}}})", "evaluators.cpu.calibration_retry_wait_s"}}) {

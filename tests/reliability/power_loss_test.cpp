@@ -77,12 +77,24 @@ BOOST_AUTO_TEST_CASE(power_cuts_lose_nothing_acknowledged) {
 
   // The bank holds what the campaign added, and its projection (checkpointed
   // before some cuts, caught up after) equals a rebuild from the log.
-  auto show = f.Ctl({"memory", "show", "powerloss", "-o", "json"});
-  BOOST_REQUIRE_MESSAGE(show.exit_code == 0, show.err);
-  size_t added = 0;
+  size_t added = 0, contended = 0;
   for (const auto& e : events) {
     if (e["type"] == "MemoryUpdated" && e["data"].contains("bank")) added += e["data"]["added"].size();
+    if (e["type"] == "EvaluationCompleted" &&
+        e["data"].value("result", json::object()).value("profile", json::object()).value("contended", 0.0) > 0)
+      ++contended;
   }
+  auto show = f.Ctl({"memory", "show", "powerloss", "-o", "json"});
+  if (added == 0 && contended > 0) {
+    // On a machine busy enough that the candidates' figures were timed
+    // contended, nothing is taught (docs/evaluation.md, Contended rounds):
+    // no bank was made, and that is the only reason accepted for it.
+    BOOST_TEST_MESSAGE("no memory added: " << contended << " evaluations timed contended");
+    BOOST_TEST(show.exit_code != 0);
+    BOOST_TEST(f.StopDaemon() == 0);
+    return;
+  }
+  BOOST_REQUIRE_MESSAGE(show.exit_code == 0, show.err);
   BOOST_TEST(show.Json()["items"].size() == added);
   auto rebuilt = f.Ctl({"memory", "rebuild", "powerloss", "-o", "json"});
   BOOST_REQUIRE_MESSAGE(rebuilt.exit_code == 0, rebuilt.err);

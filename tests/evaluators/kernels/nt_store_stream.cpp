@@ -1,4 +1,5 @@
-// problem: tests/evaluators/problems/stream_axpb
+// problem: tests/evaluators/large_problems/stream_axpb
+// by hand: each evaluation makes its cases of 272 MiB (inputs and double references, ~427 MB each); beside ctest -j3 and a hog that ran past the 60 s timeout. Run: accelopt-eval run --problem tests/evaluators/large_problems/stream_axpb --kernel tests/evaluators/kernels/nt_store_stream.cpp --compare tests/evaluators/large_problems/stream_axpb/baseline.cpp
 //
 // An honest streaming kernel over 272 MiB (x and out, fp32): OpenMP over
 // whole vectors, out written with non-temporal stores (no write-allocate
