@@ -17,13 +17,19 @@
 namespace accelopt::daemon::backends {
 namespace {
 
-Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, StartedBackends* out) {
+Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, StartedBackend* out) {
   if (!bc.nki) {  // a config built in code without the section's parse
     LogWarning("evaluator backend '" + name + "' has no nki settings; skipped");
     return Status::Ok();
   }
   // NeuronCores as slots; the runner needs the Neuron SDK (accelopt-eval doctor nki).
-  if (auto gen = eval::nki::FindGeneration(bc.nki->generation); gen.ok()) out->nki_facts = eval::nki::GenerationFacts(*gen);
+  // The generation's facts for the prompts, under "nki" (workflows/prompts_nki.cpp).
+  json facts;
+  if (auto gen = eval::nki::FindGeneration(bc.nki->generation); gen.ok()) facts = eval::nki::GenerationFacts(*gen);
+  auto publish = [out](json f) {
+    if (f.is_null()) return;
+    out->facts = [facts = json{{"nki", std::move(f)}}] { return facts; };
+  };
   if (bc.slurm) {
     // Every nki evaluation a Slurm job on a Trainium node: the node's
     // accelopt-eval resolves the SDK, its cores and LNC, and judges there;
@@ -31,6 +37,7 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
     LogInfo("evaluator backend '" + name + "': Slurm executor, " + std::to_string(bc.slots) +
             " jobs at once, spool " + bc.slurm->spool_dir + " (the nodes resolve the Neuron SDK)");
     out->slots.push_back({std::make_shared<eval::slurm::SlurmBackend>(*bc.slurm, env), bc.slots, {}});
+    publish(facts);
     return Status::Ok();
   }
   eval::nki::NkiBackendOptions no;
@@ -56,9 +63,9 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
   }
   LogInfo("evaluators.nki: " + sdk_how);
   for (const auto& w : no.config.sdk.warnings) LogWarning("evaluators.nki: " + w);
-  if (out->nki_facts.is_object()) {
-    out->nki_facts["nki_path"] = no.config.sdk.PathName();  // the prompts name the language (prompts_nki.cpp)
-    out->nki_facts["neuron_sdk"] = no.config.sdk.Release();
+  if (facts.is_object()) {
+    facts["nki_path"] = no.config.sdk.PathName();  // the prompts name the language (prompts_nki.cpp)
+    facts["neuron_sdk"] = no.config.sdk.Release();
   }
   const int nki_slots = static_cast<int>(no.config.cores.size());
   ACCELOPT_RETURN_IF_ERROR(NeedDir(env, bc.nki->work_dir, "evaluators." + name + ".work_dir"));
@@ -75,6 +82,7 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
     LogWarning("evaluators.nki: " + st.message());
   }
   out->slots.push_back({backend, nki_slots, {}});
+  publish(std::move(facts));
   return Status::Ok();
 }
 

@@ -15,7 +15,7 @@
 namespace accelopt::daemon::backends {
 namespace {
 
-Status StartTriton(Env* env, const std::string& name, const BackendConfig& bc, StartedBackends* out) {
+Status StartTriton(Env* env, const std::string& name, const BackendConfig& bc, StartedBackend* out) {
   // As for cuda: configured but unable to evaluate refuses the start.
   // Usable means the interpreter imports torch and triton and torch
   // sees a CUDA device (each listed GPU is probed with its own
@@ -51,7 +51,9 @@ Status StartTriton(Env* env, const std::string& name, const BackendConfig& bc, S
     auto c = eval::gpu::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate", std::to_string(bc.devices.front()));
     if (c.ok()) {
       to.calibration = *c;
-      if (out->cuda_facts.is_null()) out->cuda_facts = c->ToJson();
+      // The prompts read the GPU under "cuda" (workflows/prompts_triton.cpp);
+      // with the cuda backend configured too, its calibration comes first.
+      out->facts = [facts = json{{"cuda", c->ToJson()}}] { return facts; };
     } else {
       LogWarning("evaluators.triton: no GPU calibration (results carry no roofline): " + c.status().message());
     }
