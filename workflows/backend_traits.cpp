@@ -2,6 +2,8 @@
 
 #include <deque>
 
+#include "base/named_rows.hpp"
+
 namespace accelopt::workflows {
 namespace {
 
@@ -33,14 +35,6 @@ const BackendTraits& TraitsOf(const std::string& backend) {
   return row ? *row : TraitsTable().front();
 }
 
-void RegisterBackendTraits(BackendTraits row) {
-  for (BackendTraits& r : TraitsTable()) {
-    if (r.name == row.name) {
-      r = std::move(row);
-      return;
-    }
-  }
-  TraitsTable().push_back(std::move(row));
-}
+void RegisterBackendTraits(BackendTraits row) { PutRowByName(TraitsTable(), std::move(row)); }
 
 }  // namespace accelopt::workflows

@@ -2,6 +2,8 @@
 
 #include <deque>
 
+#include "base/named_rows.hpp"
+
 #include "workflows/prompts_cpu.hpp"
 #include "workflows/prompts_cuda.hpp"
 #include "workflows/prompts_nki.hpp"
@@ -76,14 +78,6 @@ const BackendPrompts& BackendPromptsFor(const std::string& backend) {
   return set ? *set : GenericBackendPrompts();
 }
 
-void RegisterBackendPrompts(BackendPrompts set) {
-  for (BackendPrompts& s : Registered()) {
-    if (s.name == set.name) {
-      s = std::move(set);
-      return;
-    }
-  }
-  Registered().push_back(std::move(set));
-}
+void RegisterBackendPrompts(BackendPrompts set) { PutRowByName(Registered(), std::move(set)); }
 
 }  // namespace accelopt::workflows

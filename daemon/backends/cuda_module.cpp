@@ -11,6 +11,7 @@
 #include "evaluators/gpu/calibration.hpp"
 #include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/gpu/nvcc.hpp"
 
 namespace accelopt::daemon::backends {
 namespace {
@@ -21,7 +22,7 @@ Status StartCuda(Env* env, const std::string& name, const BackendConfig& bc, Sta
   // every listed GPU passes the calibration (compiled with nvcc and run
   // on it, CUDA_VISIBLE_DEVICES=<id>): no GPU, no driver or a broken
   // toolkit shows there, with its reason (docs/evaluation.md, "cuda backend").
-  auto nvcc = eval::cuda::FindNvcc(env);
+  auto nvcc = eval::gpu::FindNvcc(env);
   if (!nvcc.ok()) {
     return FailedPrecondition("evaluators.cuda: " + nvcc.status().message() + "; remove evaluators.cuda from the configuration");
   }

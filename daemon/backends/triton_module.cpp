@@ -9,7 +9,7 @@
 #include "daemon/backends/sections.hpp"
 #include "daemon/notify.hpp"
 #include "evaluators/gpu/calibration.hpp"
-#include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/gpu/nvcc.hpp"
 #include "evaluators/triton/triton_backend.hpp"
 
 namespace accelopt::daemon::backends {
@@ -47,7 +47,7 @@ Status StartTriton(Env* env, const std::string& name, const BackendConfig& bc, S
   to.python = bc.python;
   to.devices = bc.devices;
   ACCELOPT_RETURN_IF_ERROR(NeedDir(env, bc.cache_dir, "evaluators." + name + ".cache_dir"));
-  if (auto nvcc = eval::cuda::FindNvcc(env); nvcc.ok()) {
+  if (auto nvcc = eval::gpu::FindNvcc(env); nvcc.ok()) {
     auto c = eval::gpu::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate", std::to_string(bc.devices.front()));
     if (c.ok()) {
       to.calibration = *c;

@@ -14,6 +14,7 @@
 #include "base/subprocess.hpp"
 #include "evaluators/judge/judge_verdict.hpp"
 #include "evaluators/cpu/static_check.hpp"
+#include "evaluators/judge/object_check.hpp"
 #include "evaluators/judge/toolchain.hpp"
 #include "evaluators/eval_frame.hpp"
 #include "evaluators/stats.hpp"
@@ -131,17 +132,18 @@ std::optional<Stopped> CompileKernel(Env* env, const std::string& compiler, cons
   return std::nullopt;
 }
 
-// The checks on the compiled object: its size, the function defined, no data
-// in code; undefined symbols; instructions.
+// The checks on the compiled object (the judge's, judge/object_check.hpp):
+// its size, the function defined, no data in code; undefined symbols (cpu's
+// allow-list); instructions.
 std::optional<Stopped> CheckObject(Env* env, const std::string& so, const std::string& function) {
-  if (Status st = CheckObjectFile(so, function, env); !st.ok()) {
+  if (Status st = judge::CheckObjectFile(so, function, env); !st.ok()) {
     return Stopped{st.code() == Code::kPermissionDenied ? EvalStatus::kStaticCheckFailed : EvalStatus::kInternalError,
                    st.message(), ""};
   }
-  auto syms = UndefinedSymbols(so, env);
+  auto syms = judge::UndefinedSymbols(so, env);
   if (!syms.ok()) return Stopped{EvalStatus::kInternalError, syms.status().message(), ""};
   if (Status st = CheckSymbols(*syms); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
-  if (Status st = CheckInstructions(so, env); !st.ok()) {
+  if (Status st = judge::CheckInstructions(so, env); !st.ok()) {
     return Stopped{st.code() == Code::kUnavailable ? EvalStatus::kInternalError : EvalStatus::kStaticCheckFailed,
                    st.message(), ""};
   }
