@@ -13,7 +13,7 @@
 #include "base/log.hpp"
 #include "base/subprocess.hpp"
 #include "evaluators/judge/judge_verdict.hpp"
-#include "evaluators/cpu/static_check.hpp"
+#include "evaluators/judge/cpp_rules.hpp"
 #include "evaluators/judge/object_check.hpp"
 #include "evaluators/judge/toolchain.hpp"
 #include "evaluators/eval_frame.hpp"
@@ -113,7 +113,7 @@ std::optional<Stopped> CompileKernel(Env* env, const std::string& compiler, cons
     if (!ii.empty()) {
       auto pp = env->ReadFile(ii);
       if (!pp.ok()) return Stopped{EvalStatus::kInternalError, pp.status().message(), ""};
-      if (Status st = CheckPreprocessed(*pp, src); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
+      if (Status st = judge::CheckPreprocessed(*pp, src); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
     } else if (cc->ok) {
       return Stopped{EvalStatus::kInternalError, "the compiler left no preprocessed source (-save-temps)", ""};
     }
@@ -142,7 +142,7 @@ std::optional<Stopped> CheckObject(Env* env, const std::string& so, const std::s
   }
   auto syms = judge::UndefinedSymbols(so, env);
   if (!syms.ok()) return Stopped{EvalStatus::kInternalError, syms.status().message(), ""};
-  if (Status st = CheckSymbols(*syms); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
+  if (Status st = judge::CheckSymbols(*syms); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
   if (Status st = judge::CheckInstructions(so, env); !st.ok()) {
     return Stopped{st.code() == Code::kUnavailable ? EvalStatus::kInternalError : EvalStatus::kStaticCheckFailed,
                    st.message(), ""};
@@ -302,7 +302,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   // 1. Static checks on the text.
   int64_t t_check = f.Now();
   if (s.static_checks) {
-    Status st = CheckSource(request.source);
+    Status st = judge::CheckSource(request.source);
     if (!st.ok()) return f.Fail(EvalStatus::kStaticCheckFailed, st.message());
   }
   double check_s = f.SecondsSince(t_check);

@@ -6,7 +6,7 @@
 // CheckObjectFile: the object's size (before it is read), the function the
 //   problem calls defined, no data symbol in an executable section.
 // UndefinedSymbols: the shared object's undefined dynamic symbols, for a
-//   backend's own allow-list (cpu: cpu/static_check.hpp CheckSymbols; cuda:
+//   backend's own allow-list (cpu: cpp_rules.hpp CheckSymbols; cuda:
 //   cuda/static_check.hpp).
 // CheckInstructions: the machine code, disassembled, without system calls,
 //   time stamp counters or reduced-precision arithmetic.

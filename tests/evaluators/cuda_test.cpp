@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "base/env.hpp"
-#include "evaluators/cpu/static_check.hpp"
+#include "evaluators/judge/cpp_rules.hpp"
 #include "evaluators/judge/toolchain.hpp"
 #include "evaluators/gpu/calibration.hpp"
 #include "evaluators/cuda/candidate_check.hpp"

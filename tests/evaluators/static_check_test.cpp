@@ -7,13 +7,13 @@
 #include <sstream>
 
 #include "base/env.hpp"
-#include "evaluators/cpu/static_check.hpp"
+#include "evaluators/judge/cpp_rules.hpp"
 #include "evaluators/judge/object_check.hpp"
 #include "evaluators/judge/toolchain.hpp"
 #include "workflows/prompts_cpu.hpp"
 
 using namespace accelopt;
-using namespace accelopt::eval::cpu;
+using namespace accelopt::eval::judge;
 
 namespace {
 std::string Refusal(const std::string& src) {

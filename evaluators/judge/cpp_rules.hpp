@@ -1,4 +1,8 @@
-// Static checks on an untrusted cpu kernel, before it runs.
+// The judge's rules for an untrusted C/C++ kernel, before it is compiled
+// and after (the symbols it needs): the cpu backend's kernels, and the host
+// side of the cuda backend's (cuda/static_check.hpp adds the CUDA rules and
+// the CUDA runtime's symbols). The checks on the compiled object itself are
+// object_check.hpp.
 //
 // CheckSource (on the text, comments and string literals removed):
 //   - no reduced-precision types or conversions (_Float16, __bf16, bfloat16,
@@ -30,7 +34,7 @@
 
 #include "base/status.hpp"
 
-namespace accelopt::eval::cpu {
+namespace accelopt::eval::judge {
 
 // Ok, or kPermissionDenied with a one-line reason.
 Status CheckSource(const std::string& source);
@@ -46,4 +50,4 @@ Status CheckSymbols(const std::vector<std::string>& undefined);
 // newlines kept). Exposed for tests.
 std::string StripCommentsAndStrings(const std::string& source);
 
-}  // namespace accelopt::eval::cpu
+}  // namespace accelopt::eval::judge

@@ -1,4 +1,4 @@
-#include "evaluators/cpu/static_check.hpp"
+#include "evaluators/judge/cpp_rules.hpp"
 
 #include <array>
 #include <functional>
@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-namespace accelopt::eval::cpu {
+namespace accelopt::eval::judge {
 namespace {
 
 std::string Strip(const std::string& src, bool strings) {
@@ -223,4 +223,4 @@ Status CheckSymbols(const std::vector<std::string>& undefined) {
   return Refuse(msg);
 }
 
-}  // namespace accelopt::eval::cpu
+}  // namespace accelopt::eval::judge
