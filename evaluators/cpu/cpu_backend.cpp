@@ -29,10 +29,22 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
   return s;
 }
 
+// The cpu backend's runner, which the judge builds beside itself per
+// problem (judge/harness_builder.hpp): harness/runner_main.cpp with the
+// problem's kernel glue; full RELRO (no writable GOT), and every library a
+// candidate may need already loaded, so loading it opens no file but its own.
+judge::HarnessCache::RunnerBuild CpuRunnerBuild() {
+  return {"evaluators/cpu/harness/runner_main.cpp",
+          {"-std=c++17", "-O2", "-fopenmp"},
+          {"-Wl,-z,now", "-Wl,-z,relro", "-Wl,--no-as-needed", "-lmvec", "-lm", "-lgcc_s", "-lseccomp"}};
+}
+
 }  // namespace
 
 CpuBackend::CpuBackend(CpuBackendOptions options)
-    : options_(std::move(options)), harnesses_(options_.cache_dir, options_.compiler, options_.env, options_.reference_cache_max_bytes) {
+    : options_(std::move(options)),
+      harnesses_(options_.cache_dir, options_.compiler, options_.env, options_.reference_cache_max_bytes,
+                 CpuRunnerBuild()) {
   if (options_.refill_stock) stock_ = std::make_unique<judge::StockKeeper>(&harnesses_);
   if (options_.calibration_path.empty()) options_.calibration_path = (fs::path(options_.cache_dir) / "calibration.json").string();
   if (options_.calibration) calibration_ = options_.calibration;
