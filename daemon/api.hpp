@@ -36,12 +36,14 @@ struct ApiDeps {
   EventWaiters* waiters = nullptr;  // wakes long-polls on appends
   ProviderGate* gate = nullptr;     // which LLM providers answer (may be null)
   Env* env = nullptr;               // REQUIRED: reads the suites (evaluators/suites.hpp)
-  // The cpu backend's calibration: the one in use, or (force) measured now
-  // and recorded; force_busy accepts a measurement on a busy machine.
-  // Blocking (seconds when forced, up to minutes while evaluations finish).
-  std::function<Result<json>(bool force, bool force_busy)> calibrate;
-  // The cpu backend's wait for an accepted calibration
-  // (daemon/deferred_calibration.hpp, Status()), or null when it has one.
+  // A backend's calibration (its calibrate hook, daemon/backend_module.hpp):
+  // the one in use, or (force) measured now and recorded; force_busy
+  // accepts a measurement on a busy machine; kNotFound for a backend
+  // without one. Blocking (seconds when forced, up to minutes while
+  // evaluations finish).
+  std::function<Result<json>(const std::string& backend, bool force, bool force_busy)> calibrate;
+  // A backend's wait for an accepted calibration (the cpu's:
+  // daemon/backends/deferred_calibration.hpp, State()), or null when none waits.
   // Shown in /v1/health and in running campaigns' summaries. May be unset.
   std::function<json()> calibration_wait;
   // More routes on the same router (the dashboard, daemon/dashboard.hpp).

@@ -32,7 +32,7 @@ struct BackendConfig {
   // When the start's calibration is refused (busy) and no saved one of this
   // hardware fingerprint exists, the daemon serves anyway and measures again
   // this long after each refusal; cpu evaluations wait meanwhile
-  // (daemon/deferred_calibration.hpp). 1..86400.
+  // (daemon/backends/deferred_calibration.hpp). 1..86400.
   double calibration_retry_after_s = 60;
   // cpu backend: the size limit of the judge's reference cache under
   // cache_dir (evaluators/judge/reference_cache.hpp), in GiB; 0: no limit.

@@ -1,5 +1,7 @@
 #include "daemon/backend_module.hpp"
 
+#include "base/named_rows.hpp"
+
 namespace accelopt::daemon {
 namespace {
 
@@ -18,14 +20,6 @@ const BackendModule* FindBackendModule(const std::string& name) {
   return nullptr;
 }
 
-void RegisterBackendModule(BackendModule module) {
-  for (BackendModule& m : Table()) {
-    if (m.name == module.name) {
-      m = std::move(module);
-      return;
-    }
-  }
-  Table().push_back(std::move(module));
-}
+void RegisterBackendModule(BackendModule module) { PutRowByName(Table(), std::move(module)); }
 
 }  // namespace accelopt::daemon

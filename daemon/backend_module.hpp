@@ -10,10 +10,15 @@
 //
 // The modules live in daemon/, not beside their evaluators in evaluators/:
 // starting one wires daemon parts (the cpu backend's calibration gate and
-// deferred calibration, the Slurm executor, the facts the prompts carry).
-// What is fixed about a backend's kernels (language, file names) is its row
-// of workflows/backend_traits; its prompt text its prompt set
-// (workflows/backend_prompts.hpp).
+// deferred calibration, the Slurm executor). A started backend hands the
+// daemon its slots and two hooks: its hardware facts for the prompts and
+// its calibration while the daemon runs (StartedBackend); RunDaemon has no
+// field or switch for any one backend. What is fixed about a backend's
+// kernels (language, file names) is its row of workflows/backend_traits;
+// its prompt text its prompt set (workflows/prompt_backend.hpp); a
+// configured backend without either is refused at the config's parse (a
+// module added with RegisterBackendModule registers both:
+// RegisterBackendTraits, RegisterBackendPrompts).
 //
 // Thread safety: the table is built on first use; RegisterBackendModule must
 // run before it (before ParseDaemonConfig or RunDaemon), on one thread.
@@ -21,37 +26,73 @@
 
 #include <functional>
 #include <memory>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "base/boost_prelude.hpp"
+
+#include <boost/asio/io_context.hpp>
 
 #include "base/env.hpp"
 #include "base/json.hpp"
 #include "base/status.hpp"
 #include "daemon/backend_config.hpp"
-#include "daemon/calibration_gate.hpp"
-#include "evaluators/cpu/calibration.hpp"
-#include "evaluators/cpu/cpu_backend.hpp"
 #include "evaluators/dispatcher.hpp"
 
 namespace accelopt::daemon {
 
-// What the start of every configured backend gives the daemon.
-struct StartedBackends {
+// The calibrate hook: a backend that measures its hardware while the daemon
+// runs (the cpu backend: the retries after a start on a busy host and
+// `acceloptctl calibrate`, daemon/backends/cpu_calibrations.hpp). Made by
+// the module's start; RunDaemon starts it once the io_context exists,
+// records each accepted calibration in the system stream
+// (CalibrationRecorded, with the backend's name) and gives the campaigns
+// the new hardware facts (the backend's `facts` hook, called again).
+//
+// Thread safety: every method may be called from any thread.
+class BackendCalibration {
+ public:
+  virtual ~BackendCalibration() = default;
+  // The calibration in use as the system stream records it; null while none
+  // was accepted.
+  virtual json Recorded() const = 0;
+  // Begins its work while the daemon serves; `accepted` gets every
+  // calibration accepted from then on (Recorded()'s form), on the measuring
+  // thread. `ioc` outlives this.
+  virtual void Start(boost::asio::io_context* ioc, std::function<void(const json& calibration)> accepted) = 0;
+  // POST /v1/calibrate: force false, the calibration in use (kUnavailable
+  // while none was accepted, naming the reason and the fix); force true,
+  // measured now (force_busy accepts a busy machine's figures).
+  virtual Result<json> Calibrate(bool force, bool force_busy) = 0;
+  // Its wait for an accepted calibration, shown in /v1/health and every
+  // running campaign's summary ({"backend", "state", "since_us", ...}); null
+  // when it is not waiting.
+  virtual json WaitState() const = 0;
+  // Cancels what waits and joins a measurement in progress.
+  virtual void Stop() = 0;
+};
+
+// One configured backend as its module's start leaves it.
+struct StartedBackend {
+  std::string name;
   std::vector<eval::Dispatcher::BackendSlots> slots;  // for the Dispatcher
-  json hardware = json::object();  // the cpu calibration (ToJson); {} without one
-  json nki_facts;                  // the Trainium generation's facts; null unless nki is configured
-  json cuda_facts;                 // the GPU calibration; null unless cuda (or triton) is configured
-  // The local cpu backend, when configured (not with a Slurm executor): the
-  // gate that holds its evaluations until a calibration is accepted, and the
-  // calibration procedure for a later measurement.
-  std::shared_ptr<eval::cpu::CpuBackend> cpu;
-  std::shared_ptr<CalibrationGate> cpu_gate;
-  eval::cpu::CalibrationOptions cpu_calibration;
-  std::string cpu_calibration_path;
-  std::optional<std::string> cpu_refused;  // why the start's calibration was refused (busy)
-  double cpu_retry_after_s = 60;
+  // The hardware-facts hook: this backend's part of every campaign's
+  // hardware facts, which the agents' prompts read
+  // (workflows/prompts_<name>.cpp), as top-level keys: the cpu backend its
+  // calibration's (without the busy checks' observations), nki "nki", cuda
+  // and triton "cuda". Merged in the table's order, a key set by an earlier
+  // module kept (HardwareFacts, backend_start.hpp). Called at start and
+  // after each accepted calibration, from any thread. Null: no facts.
+  std::function<json()> facts;
+  // The calibrate hook; null: nothing to measure while the daemon runs.
+  std::shared_ptr<BackendCalibration> calibration;
+};
+
+// What the start of every configured backend gives the daemon, in the
+// modules' table order.
+struct StartedBackends {
+  std::vector<StartedBackend> backends;
 };
 
 // Where a section's relative paths are resolved (the config file's folder)
@@ -68,9 +109,10 @@ struct BackendModule {
   // `section` holds it as written; `where` is "evaluators.<name>".
   std::function<Status(const json& section, const std::string& where, const ConfigPaths& paths, BackendConfig* out)>
       parse;
-  // Starts the configured backend: adds its slots (and facts) to `out`, or
-  // says why it cannot evaluate here (the daemon then does not start).
-  std::function<Status(Env* env, const std::string& name, const BackendConfig& config, StartedBackends* out)> start;
+  // Starts the configured backend: fills `out` (its name already set) with
+  // its slots and, if it has them, its facts and calibration hooks; or says
+  // why it cannot evaluate here (the daemon then does not start).
+  std::function<Status(Env* env, const std::string& name, const BackendConfig& config, StartedBackend* out)> start;
 };
 
 // The built-in modules, then the registered ones, each name once.

@@ -70,7 +70,7 @@ class CalibrationGate : public eval::Backend {
     return true;
   }
 
-  // While held (no accepted calibration yet: daemon/deferred_calibration.hpp)
+  // While held (no accepted calibration yet: daemon/backends/deferred_calibration.hpp)
   // evaluations wait as during a calibration; Exclusive still runs.
   void Hold(bool held) ACCELOPT_EXCLUDES(mu_) {
     MutexLock lock(&mu_);

@@ -9,6 +9,8 @@
 #include "daemon/backend_module.hpp"
 #include "daemon/config_fields.hpp"
 #include "llm/config.hpp"
+#include "workflows/backend_traits.hpp"
+#include "workflows/prompt_backend.hpp"
 
 namespace accelopt::daemon {
 namespace {
@@ -81,6 +83,14 @@ Status ParseEvaluators(const json& e, const ConfigPaths& paths, DaemonConfig* c)
   for (const auto& [name, section] : e.items()) {
     const std::string where = "evaluators." + name;
     const BackendModule* m = FindBackendModule(name);
+    // Every table keyed by a backend's name has its row, or the start stops
+    // here: no silent default for a backend added without one.
+    if (!workflows::FindTraits(name))
+      return InvalidArgument(where + ": backend '" + name + "' has no row in workflows/backend_traits.cpp (its kernels' "
+                             "language and files; a registered module adds one with workflows::RegisterBackendTraits)");
+    if (!workflows::FindBackendPrompts(name))
+      return InvalidArgument(where + ": backend '" + name + "' has no prompt set in workflows/prompt_backend.cpp (a "
+                             "registered module adds one with workflows::RegisterBackendPrompts)");
     ACCELOPT_RETURN_IF_ERROR(CheckKeys(section, where, m->keys));
     BackendConfig bc;
     bc.section = section;

@@ -13,8 +13,6 @@
 #include "daemon/backend_start.hpp"
 #include "daemon/change_feed.hpp"
 #include "daemon/dashboard.hpp"
-#include "daemon/calibration_gate.hpp"
-#include "daemon/cpu_calibrations.hpp"
 #include "daemon/campaign_manager.hpp"
 #include "daemon/event_waiters.hpp"
 #include "daemon/http_server.hpp"
@@ -28,7 +26,6 @@
 #include "daemon/store_blob_source.hpp"
 #include "daemon/suite_dirs.hpp"
 #include "evaluators/suites.hpp"
-#include "evaluators/cpu/cpu_backend.hpp"
 #include "daemon/llm_in_flight.hpp"
 #include "llm/client.hpp"
 #include "store/event_log.hpp"
@@ -39,23 +36,6 @@ namespace accelopt::daemon {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The calibration as hardware facts for the campaigns (rendered into every
-// agent prompt): without the busy checks' observations, which say nothing
-// about the hardware. The CalibrationRecorded event keeps everything.
-// With the nki backend configured, its generation's facts ride along under
-// "nki" (workflows/prompts_nki.hpp), with the cuda backend its GPU
-// calibration under "cuda" (workflows/prompts_cuda.hpp); the cpu prompts
-// read only their keys.
-json CampaignFacts(json calibration, const json& nki_facts, const json& cuda_facts) {
-  if (calibration.is_object()) calibration.erase("checks");
-  for (const auto& [key, facts] : {std::pair<const char*, const json*>{"nki", &nki_facts}, {"cuda", &cuda_facts}}) {
-    if (facts->is_null()) continue;
-    if (!calibration.is_object()) calibration = json::object();
-    calibration[key] = *facts;
-  }
-  return calibration;
-}
 
 // The state directory (made if missing) locked for this process, and the
 // TCP bearer token.
@@ -99,19 +79,23 @@ void RecordSystem(store::EventLog* log, const char* type, json data) {
   if (!r.ok()) LogWarning(std::string("could not record ") + type + ": " + r.status().ToString());
 }
 
-// DaemonStarted in the system stream, and the cpu calibration when it
-// differs from the last one recorded.
+// DaemonStarted in the system stream, and each backend's calibration
+// (its calibrate hook's) when it differs from the last one recorded for it.
 void RecordStart(store::EventLog* log, const StartedBackends& be, Env* env) {
   auto record_system = [log](const char* type, json data) { RecordSystem(log, type, std::move(data)); };
-  std::string last_calibration;
+  std::map<std::string, std::string> last_calibration;  // by backend
   auto sys = log->ReadStream(runtime_event::kSystemStream);
   if (sys.ok()) {
     for (const auto& e : *sys)
-      if (e.type == runtime_event::kCalibrationRecorded) last_calibration = Dump(e.data.value("calibration", json()));
+      if (e.type == runtime_event::kCalibrationRecorded)
+        last_calibration[e.data.value("backend", "cpu")] = Dump(e.data.value("calibration", json()));
   }
   record_system(runtime_event::kDaemonStarted, {{"version", accelopt::kVersion}, {"pid", env->ProcessId()}});
-  if (be.cpu && Dump(be.hardware) != last_calibration) {
-    record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", be.hardware}});
+  for (const StartedBackend& b : be.backends) {
+    if (!b.calibration) continue;
+    const json calibration = b.calibration->Recorded();
+    if (calibration.is_null() || Dump(calibration) == last_calibration[b.name]) continue;
+    record_system(runtime_event::kCalibrationRecorded, {{"backend", b.name}, {"calibration", calibration}});
   }
 }
 
@@ -220,7 +204,7 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     return 1;
   }
   const StartedBackends& be = *started;  // lives until RunDaemon returns
-  eval::Dispatcher dispatcher(be.slots);
+  eval::Dispatcher dispatcher(AllSlots(be));
 
   // The system stream: this start, and the calibration when it changed.
   auto record_system = [&log](const char* type, json data) { RecordSystem(log->get(), type, std::move(data)); };
@@ -250,14 +234,18 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   ShareLlmSlots(config, &llm_share, &rs);
   // Configured suites and those imported under the state dir (suite_dirs.hpp).
   rs.problem_dir = [&config, env](const std::string& id) { return eval::ProblemDirOf(SuiteFolders(config, env), id); };
-  CampaignManager manager(rs, config, CampaignFacts(be.hardware, be.nki_facts, be.cuda_facts));
+  CampaignManager manager(rs, config, HardwareFacts(be));
 
-  // A busy host: serve now, evaluate once a calibration is accepted.
-  CpuCalibrations calibrations(env, &ioc, &be, [&](const json& j) {
-    record_system(runtime_event::kCalibrationRecorded, {{"backend", "cpu"}, {"calibration", j}});
-    manager.SetHardware(CampaignFacts(j, be.nki_facts, be.cuda_facts));
-  });
-  calibrations.StartRetriesIfRefused();
+  // Each backend's calibrate hook (a busy host: serve now, evaluate once a
+  // calibration is accepted); an accepted calibration is recorded and
+  // gives the campaigns the backends' facts again.
+  for (const StartedBackend& b : be.backends) {
+    if (!b.calibration) continue;
+    b.calibration->Start(&ioc, [&, name = b.name](const json& j) {
+      record_system(runtime_event::kCalibrationRecorded, {{"backend", name}, {"calibration", j}});
+      manager.SetHardware(HardwareFacts(be));
+    });
+  }
 
   std::vector<std::thread> threads;
   for (int i = 0; i < std::max(2, options.io_threads); ++i) threads.emplace_back([&ioc] { ioc.run(); });
@@ -279,8 +267,12 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   EventWaiters waiters(log->get(), &ioc, env);
   ad.waiters = &waiters;
   ad.redistiller = &redistiller;
-  ad.calibrate = [&calibrations](bool force, bool force_busy) { return calibrations.Calibrate(force, force_busy); };
-  ad.calibration_wait = [&calibrations] { return calibrations.WaitState(); };
+  ad.calibrate = [&be](const std::string& backend, bool force, bool force_busy) -> Result<json> {
+    BackendCalibration* c = CalibrationOf(be, backend);
+    if (!c) return NotFound("no calibratable backend '" + backend + "'");
+    return c->Calibrate(force, force_busy);
+  };
+  ad.calibration_wait = [&be] { return CalibrationWait(be); };
   ChangeFeed feed(log->get(), &ioc, env, ChangeFeed::Options{});
   Dashboard dashboard(&feed);
   ad.more_routes = [&dashboard](Router& r) { dashboard.AddRoutes(r); };
@@ -318,7 +310,8 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   NotifyStopping();
   net::post(ioc, [&] { server.Stop(); signals.cancel(); watchdog.Cancel(); });
   feed.Stop();  // the dashboards' event streams end
-  calibrations.Stop();
+  for (const StartedBackend& b : be.backends)
+    if (b.calibration) b.calibration->Stop();
   manager.Shutdown("daemon stopped");
   redistiller.Shutdown();
   if ((*log)->Healthy()) record_system(runtime_event::kDaemonStopped, {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});

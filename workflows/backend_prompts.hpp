@@ -1,6 +1,6 @@
 // What the agents' prompts say about one backend: its real contract, written
 // by us from what that backend's evaluator does (for cpu: docs/evaluation.md,
-// evaluators/cpu/static_check.hpp, toolchain.hpp and the harness).
+// evaluators/judge/cpp_rules.hpp, toolchain.hpp and the harness).
 //
 // A backend's set has
 //   * intro       — what the kernel is, how it is built, run and timed;

@@ -4,10 +4,15 @@
 // normalized and searched for `def <function>(` as Python) or C/C++/CUDA
 // source. One row per backend in backend_traits.cpp; the prompt text of a
 // backend is its prompt set (backend_prompts.hpp), the evaluator its module
-// under evaluators/. A name without a row (a backend added without one) is
-// treated as C/C++ like cpu.
+// under evaluators/. A backend added outside this file (a daemon module
+// registered with RegisterBackendModule) registers its row with
+// RegisterBackendTraits; the daemon refuses a configured backend without a
+// row at its start (daemon/config.cpp, ParseEvaluators), so TraitsOf's
+// fallback (the cpu row) is never what a configured backend gets.
 //
-// Thread safety: immutable table; pure functions.
+// Thread safety: the table is built on first use; RegisterBackendTraits must
+// run before it is read (in main, before the config is parsed), on one
+// thread. The lookups are then pure.
 #pragma once
 
 #include <string>
@@ -27,7 +32,11 @@ struct BackendTraits {
   bool published_timing = false;
 };
 
+// The row of `backend`; nullptr for a name without one.
+const BackendTraits* FindTraits(const std::string& backend);
 // The row of `backend`; the cpu row for a name without one.
 const BackendTraits& TraitsOf(const std::string& backend);
+// Adds a row (a name already in the table replaces that row).
+void RegisterBackendTraits(BackendTraits row);
 
 }  // namespace accelopt::workflows

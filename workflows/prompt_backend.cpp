@@ -1,5 +1,9 @@
 #include "workflows/prompt_backend.hpp"
 
+#include <deque>
+
+#include "base/named_rows.hpp"
+
 #include "workflows/prompts_cpu.hpp"
 #include "workflows/prompts_cuda.hpp"
 #include "workflows/prompts_nki.hpp"
@@ -7,9 +11,7 @@
 
 namespace accelopt::workflows {
 
-namespace {
-
-const BackendPrompts& Generic() {
+const BackendPrompts& GenericBackendPrompts() {
   static const BackendPrompts kGeneric = [] {
     BackendPrompts b;
     b.name = "generic";
@@ -38,12 +40,20 @@ const BackendPrompts& Generic() {
   return kGeneric;
 }
 
+
+namespace {
+
+// A deque: the sets' addresses stay put when one is added.
+std::deque<BackendPrompts>& Registered() {
+  static std::deque<BackendPrompts> sets;
+  return sets;
+}
+
 }  // namespace
 
-
-const BackendPrompts& BackendPromptsFor(const std::string& backend) {
-  // One row per backend with a prompt set of its own; a backend added
-  // without a row gets the generic set.
+const BackendPrompts* FindBackendPrompts(const std::string& backend) {
+  // One row per built-in backend with a prompt set of its own, then the
+  // registered sets.
   struct Row {
     const char* name;
     const BackendPrompts& (*prompts)();
@@ -54,10 +64,20 @@ const BackendPrompts& BackendPromptsFor(const std::string& backend) {
       {"nki", &NkiPrompts},
       {"triton", &TritonPrompts},
   };
-  for (const Row& row : kRows) {
-    if (backend == row.name) return row.prompts();
+  for (const BackendPrompts& set : Registered()) {
+    if (set.name == backend) return &set;
   }
-  return Generic();
+  for (const Row& row : kRows) {
+    if (backend == row.name) return &row.prompts();
+  }
+  return nullptr;
 }
+
+const BackendPrompts& BackendPromptsFor(const std::string& backend) {
+  const BackendPrompts* set = FindBackendPrompts(backend);
+  return set ? *set : GenericBackendPrompts();
+}
+
+void RegisterBackendPrompts(BackendPrompts set) { PutRowByName(Registered(), std::move(set)); }
 
 }  // namespace accelopt::workflows

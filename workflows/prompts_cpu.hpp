@@ -1,6 +1,6 @@
 // The cpu backend's prompt set (backend_prompts.hpp), written from what the
 // cpu evaluator does: evaluators/judge/toolchain.hpp (compile flags),
-// static_check.hpp (what is refused), harness/ (inputs, NaN-filled outputs,
+// judge/cpp_rules.hpp and object_check.hpp (what is refused), harness/ (inputs, NaN-filled outputs,
 // page-aligned buffers, every call checked, OMP_NUM_THREADS = the slot's
 // cores) and the profile cpu_backend.cpp writes (docs/evaluation.md).
 // tests/evaluators checks that CpuCompileCommand() is the backend's real

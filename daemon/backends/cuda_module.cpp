@@ -11,17 +11,18 @@
 #include "evaluators/gpu/calibration.hpp"
 #include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/gpu/nvcc.hpp"
 
 namespace accelopt::daemon::backends {
 namespace {
 
-Status StartCuda(Env* env, const std::string& name, const BackendConfig& bc, StartedBackends* out) {
+Status StartCuda(Env* env, const std::string& name, const BackendConfig& bc, StartedBackend* out) {
   // Configured but unable to evaluate: refuse to start rather than accept
   // cuda submissions that can never run. Usable means nvcc is found and
   // every listed GPU passes the calibration (compiled with nvcc and run
   // on it, CUDA_VISIBLE_DEVICES=<id>): no GPU, no driver or a broken
   // toolkit shows there, with its reason (docs/evaluation.md, "cuda backend").
-  auto nvcc = eval::cuda::FindNvcc(env);
+  auto nvcc = eval::gpu::FindNvcc(env);
   if (!nvcc.ok()) {
     return FailedPrecondition("evaluators.cuda: " + nvcc.status().message() + "; remove evaluators.cuda from the configuration");
   }
@@ -52,7 +53,7 @@ Status StartCuda(Env* env, const std::string& name, const BackendConfig& bc, Sta
   co.nvcc = *nvcc;
   co.devices = bc.devices;
   co.calibration = gpu;
-  out->cuda_facts = gpu->ToJson();
+  out->facts = [facts = json{{"cuda", gpu->ToJson()}}] { return facts; };  // workflows/prompts_cuda.cpp
   co.arch = eval::cuda::ArchFlag(std::max(5, gpu->gpu.value("cc_major", 9)), gpu->gpu.value("cc_minor", 0));
   LogInfo("evaluator backend 'cuda': " + std::to_string(bc.devices.size()) + " GPU slot(s), " +
           gpu->gpu.value("name", std::string("?")) + ", " + co.arch + ", nvcc " + *nvcc);

@@ -17,13 +17,19 @@
 namespace accelopt::daemon::backends {
 namespace {
 
-Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, StartedBackends* out) {
+Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, StartedBackend* out) {
   if (!bc.nki) {  // a config built in code without the section's parse
     LogWarning("evaluator backend '" + name + "' has no nki settings; skipped");
     return Status::Ok();
   }
   // NeuronCores as slots; the runner needs the Neuron SDK (accelopt-eval doctor nki).
-  if (auto gen = eval::nki::FindGeneration(bc.nki->generation); gen.ok()) out->nki_facts = eval::nki::GenerationFacts(*gen);
+  // The generation's facts for the prompts, under "nki" (workflows/prompts_nki.cpp).
+  json facts;
+  if (auto gen = eval::nki::FindGeneration(bc.nki->generation); gen.ok()) facts = eval::nki::GenerationFacts(*gen);
+  auto publish = [out](json f) {
+    if (f.is_null()) return;
+    out->facts = [facts = json{{"nki", std::move(f)}}] { return facts; };
+  };
   if (bc.nki->allow_test_stand_in) {
     LogWarning("evaluators." + name + ".allow_test_stand_in is true: results of accelopt's TEST-ONLY Neuron SDK "
                "stand-in (tests/fakes/nki) are accepted, each labelled \"" + std::string(eval::nki::kStandInDevice) +
@@ -40,6 +46,7 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
     // The node decides what answered; the opt-in travels with each job.
     if (bc.nki->allow_test_stand_in) so.job_args.push_back("--allow-test-stand-in");
     out->slots.push_back({std::make_shared<eval::slurm::SlurmBackend>(so, env), bc.slots, {}});
+    publish(facts);
     return Status::Ok();
   }
   eval::nki::NkiBackendOptions no;
@@ -65,9 +72,9 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
   }
   LogInfo("evaluators.nki: " + sdk_how);
   for (const auto& w : no.config.sdk.warnings) LogWarning("evaluators.nki: " + w);
-  if (out->nki_facts.is_object()) {
-    out->nki_facts["nki_path"] = no.config.sdk.PathName();  // the prompts name the language (prompts_nki.cpp)
-    out->nki_facts["neuron_sdk"] = no.config.sdk.Release();
+  if (facts.is_object()) {
+    facts["nki_path"] = no.config.sdk.PathName();  // the prompts name the language (prompts_nki.cpp)
+    facts["neuron_sdk"] = no.config.sdk.Release();
   }
   const int nki_slots = static_cast<int>(no.config.cores.size());
   ACCELOPT_RETURN_IF_ERROR(NeedDir(env, bc.nki->work_dir, "evaluators." + name + ".work_dir"));
@@ -84,6 +91,7 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
     LogWarning("evaluators.nki: " + st.message());
   }
   out->slots.push_back({backend, nki_slots, {}});
+  publish(std::move(facts));
   return Status::Ok();
 }
 

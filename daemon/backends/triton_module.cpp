@@ -9,13 +9,13 @@
 #include "daemon/backends/sections.hpp"
 #include "daemon/notify.hpp"
 #include "evaluators/gpu/calibration.hpp"
-#include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/gpu/nvcc.hpp"
 #include "evaluators/triton/triton_backend.hpp"
 
 namespace accelopt::daemon::backends {
 namespace {
 
-Status StartTriton(Env* env, const std::string& name, const BackendConfig& bc, StartedBackends* out) {
+Status StartTriton(Env* env, const std::string& name, const BackendConfig& bc, StartedBackend* out) {
   // As for cuda: configured but unable to evaluate refuses the start.
   // Usable means the interpreter imports torch and triton and torch
   // sees a CUDA device (each listed GPU is probed with its own
@@ -47,11 +47,13 @@ Status StartTriton(Env* env, const std::string& name, const BackendConfig& bc, S
   to.python = bc.python;
   to.devices = bc.devices;
   ACCELOPT_RETURN_IF_ERROR(NeedDir(env, bc.cache_dir, "evaluators." + name + ".cache_dir"));
-  if (auto nvcc = eval::cuda::FindNvcc(env); nvcc.ok()) {
+  if (auto nvcc = eval::gpu::FindNvcc(env); nvcc.ok()) {
     auto c = eval::gpu::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate", std::to_string(bc.devices.front()));
     if (c.ok()) {
       to.calibration = *c;
-      if (out->cuda_facts.is_null()) out->cuda_facts = c->ToJson();
+      // The prompts read the GPU under "cuda" (workflows/prompts_triton.cpp);
+      // with the cuda backend configured too, its calibration comes first.
+      out->facts = [facts = json{{"cuda", c->ToJson()}}] { return facts; };
     } else {
       LogWarning("evaluators.triton: no GPU calibration (results carry no roofline): " + c.status().message());
     }

@@ -447,7 +447,7 @@ Result<Calibration> Calibrate(const CalibrationOptions& options) {
   if (!built.Succeeded()) {
     // A compiler that did not finish in time on a loaded machine is the
     // busy machine's refusal too (kUnavailable: the daemon starts and
-    // retries, daemon/deferred_calibration.hpp), not a broken toolchain.
+    // retries, daemon/backends/deferred_calibration.hpp), not a broken toolchain.
     if (built.outcome == ProcessResult::Outcome::kTimedOut) {
       return Unavailable("calibration refused: building the calibration program " + built.Describe() +
                          " (the machine is busy); retry when it is quiet");

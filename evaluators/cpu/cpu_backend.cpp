@@ -13,7 +13,8 @@
 #include "base/log.hpp"
 #include "base/subprocess.hpp"
 #include "evaluators/judge/judge_verdict.hpp"
-#include "evaluators/cpu/static_check.hpp"
+#include "evaluators/judge/cpp_rules.hpp"
+#include "evaluators/judge/object_check.hpp"
 #include "evaluators/judge/toolchain.hpp"
 #include "evaluators/eval_frame.hpp"
 #include "evaluators/stats.hpp"
@@ -28,10 +29,22 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
   return s;
 }
 
+// The cpu backend's runner, which the judge builds beside itself per
+// problem (judge/harness_builder.hpp): harness/runner_main.cpp with the
+// problem's kernel glue; full RELRO (no writable GOT), and every library a
+// candidate may need already loaded, so loading it opens no file but its own.
+judge::HarnessCache::RunnerBuild CpuRunnerBuild() {
+  return {"evaluators/cpu/harness/runner_main.cpp",
+          {"-std=c++17", "-O2", "-fopenmp"},
+          {"-Wl,-z,now", "-Wl,-z,relro", "-Wl,--no-as-needed", "-lmvec", "-lm", "-lgcc_s", "-lseccomp"}};
+}
+
 }  // namespace
 
 CpuBackend::CpuBackend(CpuBackendOptions options)
-    : options_(std::move(options)), harnesses_(options_.cache_dir, options_.compiler, options_.env, options_.reference_cache_max_bytes) {
+    : options_(std::move(options)),
+      harnesses_(options_.cache_dir, options_.compiler, options_.env, options_.reference_cache_max_bytes,
+                 CpuRunnerBuild()) {
   if (options_.refill_stock) stock_ = std::make_unique<judge::StockKeeper>(&harnesses_);
   if (options_.calibration_path.empty()) options_.calibration_path = (fs::path(options_.cache_dir) / "calibration.json").string();
   if (options_.calibration) calibration_ = options_.calibration;
@@ -112,7 +125,7 @@ std::optional<Stopped> CompileKernel(Env* env, const std::string& compiler, cons
     if (!ii.empty()) {
       auto pp = env->ReadFile(ii);
       if (!pp.ok()) return Stopped{EvalStatus::kInternalError, pp.status().message(), ""};
-      if (Status st = CheckPreprocessed(*pp, src); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
+      if (Status st = judge::CheckPreprocessed(*pp, src); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
     } else if (cc->ok) {
       return Stopped{EvalStatus::kInternalError, "the compiler left no preprocessed source (-save-temps)", ""};
     }
@@ -131,17 +144,18 @@ std::optional<Stopped> CompileKernel(Env* env, const std::string& compiler, cons
   return std::nullopt;
 }
 
-// The checks on the compiled object: its size, the function defined, no data
-// in code; undefined symbols; instructions.
+// The checks on the compiled object (the judge's, judge/object_check.hpp):
+// its size, the function defined, no data in code; undefined symbols (cpu's
+// allow-list); instructions.
 std::optional<Stopped> CheckObject(Env* env, const std::string& so, const std::string& function) {
-  if (Status st = CheckObjectFile(so, function, env); !st.ok()) {
+  if (Status st = judge::CheckObjectFile(so, function, env); !st.ok()) {
     return Stopped{st.code() == Code::kPermissionDenied ? EvalStatus::kStaticCheckFailed : EvalStatus::kInternalError,
                    st.message(), ""};
   }
-  auto syms = UndefinedSymbols(so, env);
+  auto syms = judge::UndefinedSymbols(so, env);
   if (!syms.ok()) return Stopped{EvalStatus::kInternalError, syms.status().message(), ""};
-  if (Status st = CheckSymbols(*syms); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
-  if (Status st = CheckInstructions(so, env); !st.ok()) {
+  if (Status st = judge::CheckSymbols(*syms); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
+  if (Status st = judge::CheckInstructions(so, env); !st.ok()) {
     return Stopped{st.code() == Code::kUnavailable ? EvalStatus::kInternalError : EvalStatus::kStaticCheckFailed,
                    st.message(), ""};
   }
@@ -300,7 +314,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   // 1. Static checks on the text.
   int64_t t_check = f.Now();
   if (s.static_checks) {
-    Status st = CheckSource(request.source);
+    Status st = judge::CheckSource(request.source);
     if (!st.ok()) return f.Fail(EvalStatus::kStaticCheckFailed, st.message());
   }
   double check_s = f.SecondsSince(t_check);

@@ -2,7 +2,7 @@
 //
 // One evaluation:
 //   1. load the problem (problem.hpp) and the calibration (lazily, once);
-//   2. static source checks (static_check.hpp);
+//   2. static source checks (judge/cpp_rules.hpp);
 //   3. compile the candidate as a shared object (toolchain.hpp, KernelFlags,
 //      settings.compile_timeout_s); compiler errors come back in the result;
 //   4. undefined-symbol allow-list and instruction checks on the object;
@@ -22,8 +22,8 @@
 //      baseline latency carried by the request).
 //
 // Every file access, clock reading, random number and child process goes
-// through options.env (except the object checks of static_check.hpp, which
-// read the compiled .so with libelf).
+// through options.env (the object checks, judge/object_check.hpp, too: they
+// read the compiled .so through it and parse it with libelf in memory).
 //
 // Thread safety: Evaluate may be called from many threads at once; each call
 // works in its own folder under <cache_dir>/work/.

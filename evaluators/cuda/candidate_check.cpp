@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "evaluators/cpu/static_check.hpp"
+#include "evaluators/judge/object_check.hpp"
 #include "evaluators/judge/toolchain.hpp"
 #include "evaluators/cuda/static_check.hpp"
 #include "evaluators/cuda/toolchain.hpp"
@@ -60,15 +60,15 @@ EvalResult CheckCandidate(const std::string& source, const CandidateCheckOptions
   }
   r.compiled = true;
   if (!o.function.empty()) {
-    if (Status st = cpu::CheckObjectFile(so, o.function, env); !st.ok()) {
+    if (Status st = judge::CheckObjectFile(so, o.function, env); !st.ok()) {
       return done(st.code() == Code::kPermissionDenied ? EvalStatus::kStaticCheckFailed : EvalStatus::kInternalError,
                   st.message());
     }
   }
-  auto syms = cpu::UndefinedSymbols(so, env);
+  auto syms = judge::UndefinedSymbols(so, env);
   if (!syms.ok()) return done(EvalStatus::kInternalError, syms.status().message());
   if (Status st = CheckSymbols(*syms); !st.ok()) return done(EvalStatus::kStaticCheckFailed, st.message());
-  if (Status st = cpu::CheckInstructions(so, env); !st.ok()) {
+  if (Status st = judge::CheckInstructions(so, env); !st.ok()) {
     return done(st.code() == Code::kUnavailable ? EvalStatus::kInternalError : EvalStatus::kStaticCheckFailed,
                 st.message());
   }

@@ -27,7 +27,7 @@ struct CandidateCheckOptions {
   std::string arch = "sm_90";
   double compile_timeout_s = 120;  // nvcc is slower than g++
   bool keep_object = true;   // leave kernel.so in work_dir (the runner would load it)
-  // The problem's host function: the object must define it (cpu's
+  // The problem's host function: the object must define it (the judge's
   // CheckObjectFile: also the object's size before it is read, and no data
   // symbol in an executable section). Empty: those checks are skipped.
   std::string function;

@@ -5,7 +5,7 @@
 #include <set>
 #include <sstream>
 
-#include "evaluators/cpu/static_check.hpp"
+#include "evaluators/judge/cpp_rules.hpp"
 
 namespace accelopt::eval::cuda {
 namespace {
@@ -38,7 +38,7 @@ const RefusedHeader kRefusedHeaders[] = {
 }  // namespace
 
 Status CheckSource(const std::string& source) {
-  const std::string no_comments_strings = cpu::StripCommentsAndStrings(source);
+  const std::string no_comments_strings = judge::StripCommentsAndStrings(source);
   // Includes (the cpu rules already made them <name> without "..").
   {
     static const std::regex kInclude(R"(^\s*#\s*include\s*<([^>]*)>)");
@@ -117,7 +117,7 @@ Status CheckSource(const std::string& source) {
   }
   // Then the C++ rules (angle includes only, no "..", no rdtsc, no host
   // reduced-precision types): a .cu is C++ too.
-  return cpu::CheckSource(source);
+  return judge::CheckSource(source);
 }
 
 namespace {
@@ -188,7 +188,7 @@ std::string CudaSymbolCategory(const std::string& s) {
   if (std::regex_match(s, kThreads)) return "host threads: the host function launches work, it does not compute";
   if (s.rfind("cuda", 0) == 0) return "a CUDA runtime call not on the allow-list (docs/evaluation.md, cuda backend)";
   // The cpu backend's categories for the rest (files, network, processes, clocks, output).
-  Status st = cpu::CheckSymbols({s});
+  Status st = judge::CheckSymbols({s});
   const std::string m = st.message();
   const size_t open = m.find('('), close = m.rfind(')');
   if (!st.ok() && open != std::string::npos && close > open) {

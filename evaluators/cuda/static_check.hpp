@@ -16,7 +16,7 @@
 //     %globaltimer and %clock would bypass every other rule);
 //   - no device clocks or sleeps (clock, clock64, __nanosleep, globaltimer).
 // CheckSymbols (the compiled object's undefined dynamic symbols, read with
-// cpu::UndefinedSymbols; the object links the CUDA runtime as a shared
+// judge::UndefinedSymbols, judge/object_check.hpp; the object links the CUDA runtime as a shared
 // library, so every runtime call shows up): libm math, memory and mem*
 // functions, C++ runtime support, and an allow-list of CUDA runtime calls
 // (launching, device memory allocation, memset, streams and events without

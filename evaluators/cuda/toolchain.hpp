@@ -1,35 +1,15 @@
-// The CUDA toolchain of the cuda backend: finding nvcc on this machine, and
-// the flags every candidate .cu is compiled with.
+// The cuda backend's compile flags: the GPU architecture and the flags every
+// candidate .cu is compiled with. Finding nvcc is the GPU layer's
+// (evaluators/gpu/nvcc.hpp: the cuda backend, triton's GPU calibration and
+// accelopt-eval use it).
 //
-// nvcc is looked up at run time (the project builds without a CUDA toolkit;
-// the cuda backend is then absent and says why): the environment variable
-// ACCELOPT_NVCC when set (set but empty: "no nvcc", for tests and for hosts
-// that must not use one), then $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc,
-// every directory of $PATH, and CUDA's default install prefix
-// /usr/local/cuda/bin/nvcc. Every lookup goes through the Env.
-//
-// Thread safety: reentrant.
+// Thread safety: pure functions.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "base/env.hpp"
-#include "base/status.hpp"
-
 namespace accelopt::eval::cuda {
-
-struct NvccLookup {
-  std::string path;                  // the nvcc found ("" when none)
-  std::vector<std::string> searched; // what was tried, in order ("ACCELOPT_NVCC (set, empty)", "/usr/local/cuda/bin/nvcc", ...)
-};
-
-NvccLookup LookUpNvcc(Env* env);
-
-// The nvcc found, or kUnavailable with one line that says what was searched
-// and what to do: "the cuda backend is not available on this machine: no
-// nvcc found (searched ...); install the CUDA toolkit or set CUDA_HOME".
-Result<std::string> FindNvcc(Env* env);
 
 // The GPU architecture flag for a compute capability ("sm_90" for an H100
 // or H200: 9.0). REQUIRES: major >= 5.

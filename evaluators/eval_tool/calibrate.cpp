@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "evaluators/gpu/calibration.hpp"
-#include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/gpu/nvcc.hpp"
 #include "evaluators/eval_tool/common.hpp"
 #include "evaluators/eval_tool/tool_backends.hpp"
 
@@ -18,7 +18,7 @@ using namespace accelopt::eval;
 int CalibrateCuda(Env* env, const Common& c, bool) {
   // Measured every time (nothing consumes a saved cuda calibration yet).
   auto opts = BackendOptions(c);
-  auto nvcc = cuda::FindNvcc(env);
+  auto nvcc = gpu::FindNvcc(env);
   if (!nvcc.ok()) { std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n"; return 3; }
   auto cal = gpu::CalibrateGpu(env, *nvcc, opts.cache_dir + "/cuda-calibrate");
   if (!cal.ok()) { std::cerr << "accelopt-eval: " << cal.status().message() << "\n"; return 3; }

@@ -5,6 +5,7 @@
 
 #include "evaluators/cuda/candidate_check.hpp"
 #include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/gpu/nvcc.hpp"
 #include "evaluators/eval_tool/common.hpp"
 #include "evaluators/problem.hpp"
 
@@ -37,7 +38,7 @@ int CmdCheck(Env* env, const std::vector<std::string>& args) {
               << " problem (use run)\n";
     return 2;
   }
-  auto nvcc = cuda::FindNvcc(env);
+  auto nvcc = gpu::FindNvcc(env);
   if (!nvcc.ok()) { std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n"; return 3; }
   auto source = env->ReadFile(kernel.empty() ? p->baseline_path : kernel);
   if (!source.ok()) { std::cerr << "accelopt-eval: " << source.status() << "\n"; return 2; }

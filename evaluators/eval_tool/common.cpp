@@ -7,6 +7,7 @@
 #include "evaluators/gpu/calibration.hpp"
 #include "evaluators/cuda/cuda_backend.hpp"
 #include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/gpu/nvcc.hpp"
 #include "evaluators/triton/triton_backend.hpp"
 #include "evaluators/eval_tool/tool_backends.hpp"
 
@@ -131,7 +132,7 @@ Result<std::unique_ptr<Backend>> MakeCpuBackend(Env* env, const Common& c, const
 }
 
 Result<std::unique_ptr<Backend>> MakeCudaBackend(Env* env, const Common& c, const BackendFlags&) {
-  ACCELOPT_ASSIGN_OR_RETURN(std::string nvcc, cuda::FindNvcc(env));
+  ACCELOPT_ASSIGN_OR_RETURN(std::string nvcc, gpu::FindNvcc(env));
   ACCELOPT_ASSIGN_OR_RETURN(int device, OneVisibleDevice(env));
   ACCELOPT_ASSIGN_OR_RETURN(std::string cache_dir, CacheDir(env, c));
   auto cal = gpu::CalibrateGpu(env, nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
@@ -165,7 +166,7 @@ Result<std::unique_ptr<Backend>> MakeTritonBackend(Env* env, const Common& c, co
   o.devices = {device};
   // The GPU's calibration needs nvcc; without it the result has no roofline
   // (and says nothing of one).
-  if (auto nvcc = cuda::FindNvcc(env); nvcc.ok()) {
+  if (auto nvcc = gpu::FindNvcc(env); nvcc.ok()) {
     auto cal = gpu::CalibrateGpu(env, *nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
     if (cal.ok()) o.calibration = *cal;
     else std::cerr << "accelopt-eval: no GPU calibration (no roofline): " << cal.status().message() << "\n";

@@ -13,9 +13,9 @@ struct File {
   std::string_view content;
 };
 
-// Every file the judge and the cpu runner are compiled from: judge/harness/,
-// cpu/harness/ (but calibrate_main.cpp), evaluators/stats.hpp and
-// evaluators/output_compare.hpp.
+// Every file the judge and the cpu runner (the cpu backend's RunnerBuild,
+// harness_builder.hpp) are compiled from: judge/harness/, cpu/harness/ (but
+// calibrate_main.cpp), evaluators/stats.hpp and evaluators/output_compare.hpp.
 extern const std::vector<File> kHarnessFiles;
 
 }  // namespace accelopt::eval::judge::embedded

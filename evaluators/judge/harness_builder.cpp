@@ -219,8 +219,10 @@ std::string JobText(const Problem& p, const std::string& mode, const std::string
   return os.str();
 }
 
-HarnessCache::HarnessCache(std::string cache_dir, std::string compiler, Env* env, uint64_t max_bytes)
-    : cache_dir_(std::move(cache_dir)), compiler_(std::move(compiler)), env_(env), max_bytes_(max_bytes) {}
+HarnessCache::HarnessCache(std::string cache_dir, std::string compiler, Env* env, uint64_t max_bytes,
+                           std::optional<RunnerBuild> runner)
+    : cache_dir_(std::move(cache_dir)), compiler_(std::move(compiler)), env_(env), runner_(std::move(runner)),
+      max_bytes_(max_bytes) {}
 
 std::string HarnessCache::TempName(const std::string& path) {
   return path + ".tmp." + std::to_string(env_->ProcessId()) + "." + std::to_string(env_->RandomU64() % 1000000007);
@@ -287,16 +289,20 @@ Result<HarnessCache::Objects> HarnessCache::MainObjects(const std::atomic<bool>*
   auto lock = KeyLock(dir.string());
   MutexLock guard(lock.get());
   Env* env = env_;
-  if (env->Exists(objs.judge_o) && env->Exists(objs.runner_o)) return objs;
+  struct Unit { std::string source; std::string object; std::vector<std::string> flags; };
+  std::vector<Unit> units = {{"evaluators/judge/harness/judge_main.cpp", objs.judge_o,
+                              {"-std=c++17", "-O3", "-march=native", "-fopenmp"}}};
+  if (runner_) units.push_back({runner_->source, objs.runner_o, runner_->compile_flags});
+  // Each object once: a backend without a runner and one with it may share
+  // the cache folder.
+  std::erase_if(units, [env](const Unit& u) { return env->Exists(u.object); });
+  if (units.empty()) return objs;
   for (const auto& f : embedded::kHarnessFiles) {
     fs::path file = dir / std::string(f.path);
     ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(file.parent_path().string()));
     ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic(file.string(), std::string(f.content)));
   }
-  struct Unit { const char* source; std::string object; std::vector<std::string> flags; };
-  for (const Unit& u : {Unit{"evaluators/judge/harness/judge_main.cpp", objs.judge_o,
-                             {"-std=c++17", "-O3", "-march=native", "-fopenmp"}},
-                        Unit{"evaluators/cpu/harness/runner_main.cpp", objs.runner_o, {"-std=c++17", "-O2", "-fopenmp"}}}) {
+  for (const Unit& u : units) {
     std::string tmp = TempName(u.object);
     std::vector<std::string> args = u.flags;
     args.insert(args.end(), {"-I", dir.string(), "-c", (dir / u.source).string(), "-o", tmp});
@@ -321,11 +327,11 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
                               ProblemIdentity(problem))
                         .substr(0, 24);
   fs::path dir = fs::path(cache_dir_) / "harness" / (problem.name + "-" + key);
-  Built built{(dir / "judge").string(), (dir / "runner").string(), dir.string(), false};
+  Built built{(dir / "judge").string(), runner_ ? (dir / "runner").string() : "", dir.string(), false};
   auto lock = KeyLock(dir.string());
   MutexLock guard(lock.get());
   const std::string version = fs::path(objs.judge_o).parent_path().filename().string();
-  if (env->Exists(built.judge) && env->Exists(built.runner)) {
+  if (env->Exists(built.judge) && (!runner_ || env->Exists(built.runner))) {
     (void)env->WriteFileAtomic((dir / "last_used").string(), std::to_string(env->NowMicros()));
     MaybeEvict(version, dir.string());
     return built;
@@ -347,16 +353,16 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
                            ":\n" + cc.output);
   }
   ACCELOPT_RETURN_IF_ERROR(env->RenameFile(tmp, built.judge));
-  // The runner: full RELRO (no writable GOT), and every library a candidate
-  // may need already loaded, so loading it opens no file but its own.
-  tmp = TempName(built.runner);
-  ACCELOPT_ASSIGN_OR_RETURN(
-      cc, RunCompiler(env, compiler_, {"-std=c++17", "-O2", "-fopenmp", (dir / "runner_glue.cpp").string(), objs.runner_o,
-                                  "-o", tmp, "-Wl,-z,now", "-Wl,-z,relro", "-Wl,--no-as-needed", "-lmvec", "-lm",
-                                  "-lgcc_s", "-lseccomp"},
-                      300, cancel));
-  if (!cc.ok) return Internal("building the runner " + cc.describe + ":\n" + cc.output);
-  ACCELOPT_RETURN_IF_ERROR(env->RenameFile(tmp, built.runner));
+  if (runner_) {
+    // The backend's runner: its glue and main object, then its link flags.
+    tmp = TempName(built.runner);
+    std::vector<std::string> args = {"-std=c++17", "-O2", "-fopenmp", (dir / "runner_glue.cpp").string(), objs.runner_o,
+                                     "-o", tmp};
+    args.insert(args.end(), runner_->link_flags.begin(), runner_->link_flags.end());
+    ACCELOPT_ASSIGN_OR_RETURN(cc, RunCompiler(env, compiler_, args, 300, cancel));
+    if (!cc.ok) return Internal("building the runner " + cc.describe + ":\n" + cc.output);
+    ACCELOPT_RETURN_IF_ERROR(env->RenameFile(tmp, built.runner));
+  }
   built.fresh = true;
   MaybeEvict(version, dir.string());
   return built;

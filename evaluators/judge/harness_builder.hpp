@@ -1,8 +1,9 @@
-// The cpu judge and runner, per problem, compiled once and cached by content
+// The judge and (for a backend that has the judge build it: the cpu
+// backend) the runner, per problem, compiled once and cached by content
 // hash (with the problem's identity) under <cache_dir>/harness/: the judge (harness/judge_main.cpp + the
 // generated reference glue + the problem's reference.cpp; trusted) and the
-// runner (harness/runner_main.cpp + the generated kernel glue, linked
-// -z now -z relro). Reference outputs of the pooled secret-seed cases are
+// runner (the backend's RunnerBuild: for cpu, cpu/harness/runner_main.cpp +
+// the generated kernel glue, linked -z now -z relro). Reference outputs of the pooled secret-seed cases are
 // computed by the judge ("prepare" mode) and cached next to it
 // (refs/<case hash>.bin, 0600; the runner cannot open any file), and so are
 // the timing pool's inputs (in the same file, written by the judge the first
@@ -22,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,14 +95,25 @@ std::string JobText(const Problem& problem, const std::string& mode, const std::
 
 class HarnessCache {
  public:
+  // A backend's own runner, built beside the judge from the harness sources
+  // (the cpu backend's: CpuRunnerBuild in cpu/cpu_backend.cpp). A backend
+  // whose runner is built elsewhere (cuda's runner_main.cpp with nvcc,
+  // triton's runner.py) gives none and Get builds the judge alone.
+  struct RunnerBuild {
+    std::string source;                    // its main, a path among the embedded harness files
+    std::vector<std::string> compile_flags;  // for its main's object
+    std::vector<std::string> link_flags;     // after the glue and the object
+  };
+
   // max_bytes: the size limit of <cache_dir>/harness (reference_cache.hpp;
-  // 0: none), enforced at most once a minute after Get.
+  // 0: none), enforced at most once a minute after Get. `runner`: the
+  // backend's runner, if the judge builds it.
   HarnessCache(std::string cache_dir, std::string compiler, Env* env,
-               uint64_t max_bytes = kDefaultReferenceCacheBytes);
+               uint64_t max_bytes = kDefaultReferenceCacheBytes, std::optional<RunnerBuild> runner = std::nullopt);
 
   struct Built {
     std::string judge;   // the judge executable (trusted; links reference.cpp)
-    std::string runner;  // the runner executable (loads candidates)
+    std::string runner;  // the runner executable (loads candidates); "" without a RunnerBuild
     std::string dir;     // its cache folder (refs/ lives here)
     bool fresh = false;  // built by this call
   };
@@ -148,6 +161,7 @@ class HarnessCache {
   std::string cache_dir_;
   std::string compiler_;
   Env* const env_;
+  const std::optional<RunnerBuild> runner_;
   const uint64_t max_bytes_;
   Mutex mu_;
   Mutex evict_mu_;  // one eviction pass at a time

@@ -3,11 +3,13 @@
 // and is otherwise the real daemon. Its config section is checked by the
 // module's keys and parse, the daemon starts it, and POST /v1/baseline
 // evaluates a suite's problem on it, by the problem's backend name, through
-// the dispatcher.
+// the dispatcher; its hardware facts reach the campaigns, its calibration is
+// shown, measured again and recorded, through the modules' hooks.
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "base/env.hpp"
 #include "base/json.hpp"
@@ -54,9 +56,16 @@ BOOST_AUTO_TEST_CASE(a_backend_registered_as_one_module_is_configured_started_an
   // named, a missing required one too.
   for (const auto& [bad, want] : std::vector<std::pair<json, std::string>>{
            {{{"label", "x"}, {"bogus", 1}}, "evaluators.count: unknown key `bogus` (known: label, slots)"},
-           {{{"slots", 1}}, "evaluators.count.label: required"}}) {
+           {{{"slots", 1}}, "evaluators.count.label: required"},
+           {json::object(), ""}}) {
     json c = *config;
     c["evaluators"]["count"] = bad;
+    std::string expect = want;
+    if (expect.empty()) {
+      // A module without a traits row or a prompt set is refused by name.
+      c["evaluators"] = {{"bare", {{"label", "x"}}}};
+      expect = "evaluators.bare: backend 'bare' has no row in workflows/backend_traits.cpp";
+    }
     const std::string path = f.dir + "/bad.json";
     std::ofstream(path) << c.dump(1);
     ProcessSpec spec;
@@ -65,7 +74,7 @@ BOOST_AUTO_TEST_CASE(a_backend_registered_as_one_module_is_configured_started_an
     auto r = Env::Default()->RunProcess(spec);
     BOOST_REQUIRE(r.ok());
     BOOST_TEST(r->exit_code == 1, r->Describe());
-    BOOST_TEST(r->stderr_data.find(want) != std::string::npos, r->stderr_data);
+    BOOST_TEST(r->stderr_data.find(expect) != std::string::npos, r->stderr_data);
   }
 
   f.StartDaemon();
@@ -87,7 +96,56 @@ BOOST_AUTO_TEST_CASE(a_backend_registered_as_one_module_is_configured_started_an
   auto [mcode, metrics] = f.Http("GET", "/metrics");
   BOOST_TEST(mcode == 200);
   BOOST_TEST(metrics.find("accelopt_evaluations_queued{backend=\"count\"} 0") != std::string::npos, metrics);
+
+  // Its hardware facts (the facts hook) are every campaign's.
+  auto campaign_facts = [&f](int seed) {
+    json spec = SmallSpec({"silu"}, 1, 1, 1, 1);
+    spec["suite"] = "suites/count";
+    spec["seed"] = seed;
+    auto [cs, created] = f.Http("POST", "/v1/campaigns", json{{"spec", spec}}.dump());
+    BOOST_REQUIRE_MESSAGE(cs == 201, created);
+    auto cj = ParseJson(created);
+    BOOST_REQUIRE(cj.ok());
+    const std::string id = cj->value("id", "");
+    auto [es, events] = f.Http("GET", "/v1/campaigns/" + id + "/events");
+    BOOST_REQUIRE_MESSAGE(es == 200, events);
+    auto ej = ParseJson(events);
+    BOOST_REQUIRE(ej.ok());
+    for (const json& e : ej->at("events"))
+      if (e.value("type", "") == "CampaignStarted") return e["data"].value("hardware", json());
+    return json();
+  };
+  BOOST_TEST(campaign_facts(1) == (json{{"count", {{"label", "tally"}, {"measurements", 1}}}}));
+  // Its calibration (the calibrate hook): shown, measured again, recorded,
+  // and the campaigns' facts follow it.
+  auto [c1, shown] = f.Http("POST", "/v1/calibrate", R"({"backend": "count"})");
+  BOOST_TEST(c1 == 200, shown);
+  BOOST_TEST(shown.find("\"measurements\":1") != std::string::npos, shown);
+  auto [c2, forced] = f.Http("POST", "/v1/calibrate", R"({"backend": "count", "force": true})");
+  BOOST_TEST(c2 == 200, forced);
+  BOOST_TEST(forced.find("\"remeasured\":true") != std::string::npos, forced);
+  BOOST_TEST(forced.find("\"measurements\":2") != std::string::npos, forced);
+  BOOST_TEST(campaign_facts(2) == (json{{"count", {{"label", "tally"}, {"measurements", 2}}}}));
+  auto [c3, none] = f.Http("POST", "/v1/calibrate", R"({"backend": "cpu"})");
+  BOOST_TEST(c3 == 404, none);
+  BOOST_TEST(none.find("no calibratable backend 'cpu'") != std::string::npos, none);
   BOOST_TEST(f.StopDaemon() == 0);
+  // The start's calibration and the forced one, in the system stream by name.
+  ProcessSpec dump;
+  dump.argv = {ACCELOPT_STORE_PATH, "dump", f.dir + "/state/events"};
+  dump.max_output_bytes = 64 << 20;
+  auto d = Env::Default()->RunProcess(dump);
+  BOOST_REQUIRE(d.ok());
+  int recorded = 0;
+  std::istringstream in(d->stdout_data);
+  for (std::string line; std::getline(in, line);) {
+    auto e = json::parse(line, nullptr, false);
+    if (!e.is_discarded() && e.value("type", "") == "CalibrationRecorded") {
+      ++recorded;
+      BOOST_TEST(e["data"].value("backend", "") == "count", line);
+    }
+  }
+  BOOST_TEST(recorded == 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

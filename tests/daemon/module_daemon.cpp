@@ -3,13 +3,21 @@
 // (daemon/backend_module.hpp: RegisterBackendModule) -- no other production
 // file knows it. Test-only; never installed. What it shows: a backend is
 // one module; its config section is read and checked, it is started, its
-// slots reach the dispatcher, and the API evaluates with it by name.
+// slots reach the dispatcher, and the API evaluates with it by name; its
+// hardware facts reach every campaign's prompts and its calibration is
+// measured, recorded and shown through the daemon's generic hooks
+// (StartedBackend::facts, BackendCalibration); its kernels' traits and its
+// prompt set are registered here too (the daemon refuses a backend
+// without them).
 //
 //   acceloptd-module --config FILE
 //
 // The "count" backend measures nothing: its verdict says it is the
 // throw-away test backend, with the configured label and the number of
-// lines of the source it was given.
+// lines of the source it was given. Its "calibration" counts how often it
+// was measured (once at start); its hardware facts, under "count", carry
+// the label and that count.
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -21,6 +29,8 @@
 #include "daemon/config_fields.hpp"
 #include "daemon/daemon.hpp"
 #include "evaluators/backend.hpp"
+#include "workflows/backend_traits.hpp"
+#include "workflows/prompt_backend.hpp"
 
 namespace {
 
@@ -46,6 +56,28 @@ class CountBackend : public eval::Backend {
   std::string label_;
 };
 
+// The calibrate hook: a "measurement" is a count; nothing ever waits.
+class CountCalibration : public daemon::BackendCalibration {
+ public:
+  explicit CountCalibration(std::string label) : label_(std::move(label)) {}
+  json Recorded() const override { return {{"label", label_}, {"measurements", measurements_.load()}}; }
+  void Start(boost::asio::io_context*, std::function<void(const json&)> accepted) override { accepted_ = std::move(accepted); }
+  Result<json> Calibrate(bool force, bool) override {
+    if (force) {
+      ++measurements_;
+      if (accepted_) accepted_(Recorded());
+    }
+    return Recorded();
+  }
+  json WaitState() const override { return nullptr; }
+  void Stop() override {}
+
+ private:
+  const std::string label_;
+  std::atomic<int> measurements_{1};  // the start's
+  std::function<void(const json&)> accepted_;
+};
+
 daemon::BackendModule CountModule() {
   daemon::BackendModule m;
   m.name = "count";
@@ -58,9 +90,13 @@ daemon::BackendModule CountModule() {
     if (out->slots < 1 || out->slots > 4) return InvalidArgument(where + ".slots: must be between 1 and 4");
     return Status::Ok();
   };
-  m.start = [](Env*, const std::string& name, const daemon::BackendConfig& bc, daemon::StartedBackends* out) {
+  m.start = [](Env*, const std::string& name, const daemon::BackendConfig& bc, daemon::StartedBackend* out) {
     LogInfo("evaluator backend '" + name + "': the throw-away test backend, " + std::to_string(bc.slots) + " slot(s)");
-    out->slots.push_back({std::make_shared<CountBackend>(bc.section.value("label", "")), bc.slots, {}});
+    const std::string label = bc.section.value("label", "");
+    out->slots.push_back({std::make_shared<CountBackend>(label), bc.slots, {}});
+    auto calibration = std::make_shared<CountCalibration>(label);
+    out->calibration = calibration;
+    out->facts = [calibration] { return json{{"count", calibration->Recorded()}}; };
     return Status::Ok();
   };
   return m;
@@ -76,6 +112,17 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--check-config")) { config_path = argv[i + 1]; check = true; }
   }
   daemon::RegisterBackendModule(CountModule());
+  // Its kernels are C++ with the cpu backend's file names; its prompts the
+  // generic set.
+  workflows::RegisterBackendTraits({"count", "cpp", "cpp", "reference.cpp", "baseline.cpp", false, false});
+  workflows::BackendPrompts prompts = workflows::GenericBackendPrompts();
+  prompts.name = "count";
+  workflows::RegisterBackendPrompts(prompts);
+  // The same module under another name, with no traits row and no prompt
+  // set: configuring it is refused at the config's parse.
+  daemon::BackendModule bare = CountModule();
+  bare.name = "bare";
+  daemon::RegisterBackendModule(bare);
   Env* env = Env::Default();
   auto config = daemon::LoadDaemonConfig(config_path, env);
   if (!config.ok()) {

@@ -15,13 +15,15 @@
 #include <sstream>
 
 #include "base/env.hpp"
-#include "evaluators/cpu/static_check.hpp"
+#include "evaluators/judge/cpp_rules.hpp"
 #include "evaluators/judge/toolchain.hpp"
 #include "evaluators/gpu/calibration.hpp"
 #include "evaluators/cuda/candidate_check.hpp"
 #include "evaluators/cuda/harness/runner_call.hpp"
 #include "evaluators/cuda/static_check.hpp"
 #include "evaluators/cuda/toolchain.hpp"
+#include "evaluators/gpu/nvcc.hpp"
+#include "evaluators/judge/object_check.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/suites.hpp"
 #include "workflows/prompt_backend.hpp"
@@ -117,7 +119,7 @@ BOOST_AUTO_TEST_CASE(nvcc_lookup_order_and_absence) {
   const std::string fake = "/opt/test-cuda/bin/nvcc";
   {  // ACCELOPT_NVCC set but empty: hidden, even where one is installed.
     VarsEnv env({{"ACCELOPT_NVCC", ""}, {"PATH", "/opt/test-cuda/bin"}}, {fake, "/usr/local/cuda/bin/nvcc"});
-    auto r = cuda::FindNvcc(&env);
+    auto r = gpu::FindNvcc(&env);
     BOOST_REQUIRE(!r.ok());
     BOOST_TEST(r.status().code() == Code::kUnavailable);
     BOOST_TEST(r.status().message().find("the cuda backend is not available on this machine: no nvcc found") == 0);
@@ -125,19 +127,19 @@ BOOST_AUTO_TEST_CASE(nvcc_lookup_order_and_absence) {
   }
   {  // CUDA_HOME first, then PATH, then the default prefix.
     VarsEnv env({{"CUDA_HOME", "/opt/test-cuda"}, {"PATH", "/usr/bin:/bin"}}, {fake, "/usr/local/cuda/bin/nvcc"});
-    BOOST_TEST(cuda::FindNvcc(&env).value() == fake);
+    BOOST_TEST(gpu::FindNvcc(&env).value() == fake);
   }
   {
     VarsEnv env({{"PATH", "/usr/bin:/opt/test-cuda/bin"}}, {fake, "/usr/local/cuda/bin/nvcc"});
-    BOOST_TEST(cuda::FindNvcc(&env).value() == fake);
+    BOOST_TEST(gpu::FindNvcc(&env).value() == fake);
   }
   {
     VarsEnv env({{"PATH", "/usr/bin"}}, {"/usr/local/cuda/bin/nvcc"});
-    BOOST_TEST(cuda::FindNvcc(&env).value() == "/usr/local/cuda/bin/nvcc");
+    BOOST_TEST(gpu::FindNvcc(&env).value() == "/usr/local/cuda/bin/nvcc");
   }
   {  // Nothing anywhere: the message lists what was searched.
     VarsEnv env({{"PATH", "/usr/bin:/bin"}, {"CUDA_HOME", "/nowhere"}}, {});
-    auto r = cuda::FindNvcc(&env);
+    auto r = gpu::FindNvcc(&env);
     BOOST_REQUIRE(!r.ok());
     const std::string m = r.status().message();
     for (const char* s : {"$CUDA_HOME: /nowhere/bin/nvcc", "$PATH: /usr/bin/nvcc", "default prefix: /usr/local/cuda/bin/nvcc",
@@ -290,7 +292,7 @@ BOOST_AUTO_TEST_CASE(every_baseline_compiles_with_nvcc, *boost::unit_test::preco
   const std::string so = WorkDir("baselines") + "/baselines.so";
   const std::string err = Compile(sources, so);
   BOOST_REQUIRE_MESSAGE(err.empty(), err);
-  auto undefined = eval::cpu::UndefinedSymbols(so, Env::Default());
+  auto undefined = eval::judge::UndefinedSymbols(so, Env::Default());
   BOOST_REQUIRE(undefined.ok());
   Status st = cuda::CheckSymbols(*undefined);
   BOOST_TEST(st.ok(), st.message());
@@ -309,7 +311,7 @@ BOOST_AUTO_TEST_CASE(honest_kernels_compile_and_pass_the_symbol_check, *boost::u
   const std::string so = WorkDir("honest") + "/honest.so";
   const std::string err = Compile(Files(Corpus() + "/honest"), so);
   BOOST_REQUIRE_MESSAGE(err.empty(), err);
-  auto undefined = eval::cpu::UndefinedSymbols(so, Env::Default());
+  auto undefined = eval::judge::UndefinedSymbols(so, Env::Default());
   BOOST_REQUIRE(undefined.ok());
   Status st = cuda::CheckSymbols(*undefined);
   BOOST_TEST(st.ok(), st.message());
@@ -326,7 +328,7 @@ BOOST_AUTO_TEST_CASE(forbidden_objects_are_refused_by_their_symbols, *boost::uni
       const std::string so = dir + "/" + fs::path(f).stem().string() + ".so";
       const std::string err = Compile({f}, so);
       BOOST_REQUIRE_MESSAGE(err.empty(), err);
-      auto undefined = eval::cpu::UndefinedSymbols(so, Env::Default());
+      auto undefined = eval::judge::UndefinedSymbols(so, Env::Default());
       BOOST_REQUIRE(undefined.ok());
       Status st = cuda::CheckSymbols(*undefined);  // ... the object does not
       BOOST_TEST(!st.ok());
@@ -340,7 +342,7 @@ BOOST_AUTO_TEST_CASE(forbidden_objects_are_refused_by_their_symbols, *boost::uni
 // the cpu backend does, before any runner would load it.
 BOOST_AUTO_TEST_CASE(a_candidate_without_the_problems_function_is_refused,
                      *boost::unit_test::precondition(NvccPresent())) {
-  auto nvcc = cuda::FindNvcc(Env::Default());
+  auto nvcc = gpu::FindNvcc(Env::Default());
   BOOST_REQUIRE(nvcc.ok());
   const std::string baseline = ReadText(Src() + "/suites/cuda/silu/baseline.cu");
   std::string renamed = baseline;

@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "evaluators/cpu/static_check.hpp"
+#include "evaluators/judge/cpp_rules.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/suites.hpp"
 
@@ -162,7 +162,7 @@ BOOST_AUTO_TEST_CASE(cpu_hard_is_the_cpu_suite_with_its_references) {
       }
       BOOST_TEST(h->adversarial.size() == c->adversarial.size());
       BOOST_TEST(read(h->reference_path) == read(c->reference_path), "the trusted reference is suites/cpu's");
-      const auto check = cpu::CheckSource(read(h->baseline_path));
+      const auto check = judge::CheckSource(read(h->baseline_path));
       BOOST_TEST(check.ok(), check.ToString());
     }
   }

@@ -7,12 +7,13 @@
 #include <sstream>
 
 #include "base/env.hpp"
-#include "evaluators/cpu/static_check.hpp"
+#include "evaluators/judge/cpp_rules.hpp"
+#include "evaluators/judge/object_check.hpp"
 #include "evaluators/judge/toolchain.hpp"
 #include "workflows/prompts_cpu.hpp"
 
 using namespace accelopt;
-using namespace accelopt::eval::cpu;
+using namespace accelopt::eval::judge;
 
 namespace {
 std::string Refusal(const std::string& src) {
@@ -70,7 +71,7 @@ BOOST_AUTO_TEST_CASE(the_object_check_refuses_amx_vnni_and_bf16_instructions) {
     std::ofstream(cpp) << "#include <immintrin.h>\n" << src;
     const std::string cmd = "g++ -O2 -fPIC -shared -o " + so + " " + cpp + " 2>&1";
     BOOST_REQUIRE_MESSAGE(std::system(cmd.c_str()) == 0, "compiling " << name);
-    return CheckInstructions(so, Env::Default());
+    return eval::judge::CheckInstructions(so, Env::Default());
   };
   struct Case { const char* name; const char* src; const char* mnemonic; };
   for (const Case& c : {

@@ -1,4 +1,8 @@
-// Static checks on an untrusted cpu kernel, before it runs.
+// The judge's rules for an untrusted C/C++ kernel, before it is compiled
+// and after (the symbols it needs): the cpu backend's kernels, and the host
+// side of the cuda backend's (cuda/static_check.hpp adds the CUDA rules and
+// the CUDA runtime's symbols). The checks on the compiled object itself are
+// object_check.hpp.
 //
 // CheckSource (on the text, comments and string literals removed):
 //   - no reduced-precision types or conversions (_Float16, __bf16, bfloat16,
@@ -11,8 +15,9 @@
 // CheckPreprocessed: the identifier rules again on what the compiler saw
 //   (its -save-temps preprocessed output, the candidate's own lines), so a
 //   token-pasting macro that makes `__asm__` is refused like `asm` itself.
-// CheckObjectFile: the object's size (before it is read), the function the
-//   problem calls defined, no data symbol in an executable section.
+// The checks on the compiled object (its size, the function defined, no data
+// in code, the undefined symbols, the machine code) are the judge's, shared
+// with cuda: evaluators/judge/object_check.hpp.
 // CheckSymbols (the shared object's undefined dynamic symbols) against an
 // allow-list: libm math (and libmvec variants), memory allocation and
 // mem* functions, pthread / std::thread / OpenMP (GOMP_*, omp_* except the
@@ -27,10 +32,9 @@
 #include <string>
 #include <vector>
 
-#include "base/env.hpp"
 #include "base/status.hpp"
 
-namespace accelopt::eval::cpu {
+namespace accelopt::eval::judge {
 
 // Ok, or kPermissionDenied with a one-line reason.
 Status CheckSource(const std::string& source);
@@ -39,31 +43,11 @@ Status CheckSource(const std::string& source);
 // whose line markers name `source_path` (as given to the compiler).
 Status CheckPreprocessed(const std::string& preprocessed, const std::string& source_path);
 
-// Largest kernel object the evaluator reads.
-constexpr uint64_t kMaxObjectBytes = uint64_t{64} << 20;
-
-// Ok, or kPermissionDenied: larger than kMaxObjectBytes (checked before it is
-// read), `function` not defined as a function in .dynsym, or a data symbol
-// in an executable section. kInvalidArgument when it is not an ELF object.
-Status CheckObjectFile(const std::string& so_path, const std::string& function, Env* env);
-
-// Undefined symbols of the ELF shared object's .dynsym (libelf, on the file
-// read through `env`).
-Result<std::vector<std::string>> UndefinedSymbols(const std::string& so_path, Env* env);
-
 // Ok, or kPermissionDenied naming the first refused symbol(s).
 Status CheckSymbols(const std::vector<std::string>& undefined);
-
-// Disassembles the object (objdump -d, with a time limit) and refuses
-// instructions that a macro or inline assembly could smuggle past the source
-// scan: system calls (syscall, sysenter, int 0x80), time stamp counters
-// (rdtsc, rdtscp, rdpid), and reduced-precision arithmetic or conversions
-// (vcvtps2ph, vcvtph2ps, BF16, AVX512-FP16 "...ph"/"...sh" ops, VNNI int8 dot
-// products). kUnavailable when objdump cannot run (env->RunProcess).
-Status CheckInstructions(const std::string& so_path, Env* env);
 
 // The source with comments and string/char literals blanked (same length,
 // newlines kept). Exposed for tests.
 std::string StripCommentsAndStrings(const std::string& source);
 
-}  // namespace accelopt::eval::cpu
+}  // namespace accelopt::eval::judge

@@ -1,8 +1,8 @@
-#include "daemon/deferred_calibration.hpp"
+#include "daemon/backends/deferred_calibration.hpp"
 
 #include "base/log.hpp"
 
-namespace accelopt::daemon {
+namespace accelopt::daemon::backends {
 
 namespace {
 const char kFix[] =
@@ -92,4 +92,4 @@ json DeferredCalibration::State() const {
   return j;
 }
 
-}  // namespace accelopt::daemon
+}  // namespace accelopt::daemon::backends

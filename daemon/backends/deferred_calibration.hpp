@@ -32,7 +32,7 @@
 #include "daemon/calibration_gate.hpp"
 #include "daemon/env_timer.hpp"
 
-namespace accelopt::daemon {
+namespace accelopt::daemon::backends {
 
 class DeferredCalibration {
  public:
@@ -77,4 +77,4 @@ class DeferredCalibration {
   std::thread worker_;
 };
 
-}  // namespace accelopt::daemon
+}  // namespace accelopt::daemon::backends
