@@ -459,7 +459,19 @@ class Judge {
       const double stolen = on_cpu + waited > 0 ? std::max(0.0, waited) / (on_cpu + waited) : 0.0;
       round_stolen_.push_back(stolen);
       const bool contended = stolen > kContendedShare;
-      if (!contended) ++clean_rounds_;
+      // A contended round is re-run only when the slot is free again: the
+      // judge rests (runners stopped, warmers asleep) for kContendedPauseMs
+      // and reads what other processes did on the slot's cores meanwhile.
+      // Still busy (a steady neighbour): re-running would only repeat the
+      // same figure, so the round counts and the verdict stays marked.
+      bool rerun = false;
+      if (contended && rounds_ < job_.max_rounds) {
+        warmer_.Rest();
+        rerun = SlotBusyShare(kContendedPauseMs) < kFreeSlotShare;
+        warmer_.Warm();
+      }
+      if (!rerun) ++counted_rounds_;  // counts towards min_rounds (contended or not)
+      if (contended) ++contended_rounds_;
       // The fastest round is kept: on a shared machine a round next to a busy
       // neighbour is uniformly slower, and says more about the neighbour.
       // With a comparison, the round where both kernels were fastest (the
@@ -476,14 +488,38 @@ class Judge {
         kept_clean_ = !contended;
         kept_stolen_ = stolen;
       }
-      if (rounds_ >= job_.min_rounds && clean_rounds_ >= min_rounds && stats::Spread(best_) <= job_.target_spread) break;
-      if (contended && rounds_ < job_.max_rounds) {  // let a passing burst pass before the re-run
-        warmer_.Rest();
-        std::this_thread::sleep_for(std::chrono::milliseconds(kContendedPauseMs));
-        warmer_.Warm();
-      }
+      if (rounds_ >= job_.min_rounds && counted_rounds_ >= min_rounds && stats::Spread(best_) <= job_.target_spread) break;
     }
     rounds_ = std::min(rounds_, job_.max_rounds);
+  }
+
+  // Share of the slot's cores' time that other processes used during a
+  // pause of `ms` (/proc/stat busy ticks / all ticks of those cores; the
+  // judge sleeps, its runners are stopped and its warmers rest meanwhile).
+  // 1 when /proc/stat cannot be read (then nothing is re-run).
+  double SlotBusyShare(int ms) const {
+    auto ticks = [this](double* busy, double* all) {
+      std::ifstream in("/proc/stat");
+      *busy = *all = 0;
+      for (std::string line; std::getline(in, line);) {
+        int cpu = -1;
+        unsigned long long v[8] = {};
+        if (std::sscanf(line.c_str(), "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2],
+                        &v[3], &v[4], &v[5], &v[6], &v[7]) < 8 ||
+            std::find(cores_.begin(), cores_.end(), cpu) == cores_.end())
+          continue;
+        double total = 0;
+        for (unsigned long long x : v) total += static_cast<double>(x);
+        *busy += total - static_cast<double>(v[3] + v[4]);  // minus idle and iowait
+        *all += total;
+      }
+      return *all > 0;
+    };
+    double b0, a0, b1, a1;
+    if (!ticks(&b0, &a0)) return 1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    if (!ticks(&b1, &a1) || a1 <= a0) return 1;
+    return (b1 - b0) / (a1 - a0);
   }
 
   // The runners' (candidate's and comparison's) time on a CPU and waiting
@@ -544,7 +580,7 @@ class Judge {
         Num(device_claimed_s_).c_str(), Num(device_wall_s_).c_str(),
         unexplained_.empty() ? "null" : Num(stats::Median(unexplained_)).c_str(), Num(max_load_cpu_s_).c_str(),
         Num(load_charged_s_).c_str(), pool_.healed(), stolen.c_str(), !best_.empty() && !kept_clean_ ? "true" : "false",
-        Num(kept_stolen_).c_str(), static_cast<int>(round_stolen_.size()) - clean_rounds_);
+        Num(kept_stolen_).c_str(), contended_rounds_);
   }
 
   const Job& job_;
@@ -570,7 +606,8 @@ class Judge {
   std::string cpus_allowed_;
   std::vector<double> best_;
   std::vector<double> round_stolen_;  // each timing round's share of runnable time taken by other processes
-  int clean_rounds_ = 0;              // rounds at or below kContendedShare
+  int contended_rounds_ = 0;          // rounds above kContendedShare
+  int counted_rounds_ = 0;              // rounds that count towards min_rounds: clean, or contended on a slot still busy
   bool kept_clean_ = false;           // the kept round (best_) is a clean one
   double kept_stolen_ = 0;
   std::mt19937_64 rng_{std::random_device{}()};

@@ -41,11 +41,15 @@ constexpr double kBatchTargetS = 4e-3;  // a batch aims at this much time
 // to its timed calls (judge_main.cpp Load, ChargeRound).
 constexpr double kFreeLoadCpuS = 0.05;
 // A timing round whose runners waited for a CPU for more than this share of
-// their runnable time (other processes had their cores) is contended: it is
-// re-run after a pause of kContendedPauseMs and kept only when no round was
+// their runnable time (other processes had their cores) is contended. The
+// judge then rests kContendedPauseMs and looks at the slot's cores: used
+// less than kFreeSlotShare by others (the neighbour has gone), the round is
+// re-run (it does not count towards min_rounds); still busy, it counts (a
+// re-run would repeat it). A contended round is kept only when no round was
 // clean (judge_main.cpp Timing; the verdict's kept_round_contended).
 constexpr double kContendedShare = 0.10;
 constexpr int kContendedPauseMs = 250;
+constexpr double kFreeSlotShare = 0.25;
 
 inline Shared CreateShared(const Job& job) {
   Shared s;
