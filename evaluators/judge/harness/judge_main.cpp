@@ -418,7 +418,10 @@ class Judge {
         --rounds_;
         break;
       }
-      if (rounds_ > 1) StartGeneration();
+      if (rounds_ > 1) {
+        StartGeneration();
+        Stage(phase);  // the round's own work (its cases made on first use) is not "load"
+      }
       if (rounds_ == 1) pool_.Shuffle(rng_);
       const size_t round_start_left = pool_.left();
       for (int w = 0; w < job_.warmup && pool_.CanTake(batch_); ++w) Sample(NextCases(batch_), phase, false);
