@@ -126,11 +126,13 @@ std::vector<BeamPick> DefaultBeamPolicy::Select(const std::vector<Group>& groups
     r.pick.latency_us = s->latency_us;
     r.pick.spread = s->spread;
     r.pick.contended = s->contended;
-    // A contended child claims no improvement (rank 1); a clean child of a
-    // contended parent is not known to be within its noise (rank 0, ranked
+    // Contention only makes a figure slower: a child faster beyond noise
+    // than its parent improved on it whatever the child's contention, unless
+    // the parent's figure was contended and the child's clean (then it is
+    // not known to be within the parent's noise: rank 0 too, and ranked
     // before the parent by the clean-first order below).
-    r.rank = s->contended ? 1
-             : g.parent_contended || FasterBeyondNoise(s->latency_us, s->spread, g.parent_latency_us, g.parent_spread)
+    r.rank = (g.parent_contended && !s->contended) ||
+                     FasterBeyondNoise(s->latency_us, s->spread, g.parent_latency_us, g.parent_spread)
                  ? 0
                  : 1;
     pool.push_back(std::move(r));
@@ -159,7 +161,7 @@ std::vector<BeamPick> DefaultBeamPolicy::Select(const std::vector<Group>& groups
       std::find(keys.begin(), keys.end(), elite_key) == keys.end()) {
     bool superseded = false;
     for (const BeamPick& p : picks) {
-      superseded = superseded || (!p.contended && !elite_pick.contended &&
+      superseded = superseded || ((p.contended || !elite_pick.contended) &&
                                   FasterBeyondNoise(p.latency_us, p.spread, elite_pick.latency_us, elite_pick.spread));
     }
     if (!superseded) {

@@ -82,7 +82,7 @@ Status CreditExperiences(Round& round, int p, int i) {
   json credits = json::array();
   for (const Group& g : groups) {
     const Sample* s = g.Fastest();
-    if (!s || s->contended || g.parent_contended ||
+    if (!s || (g.parent_contended && !s->contended) ||  // a contended parent's figure is inflated
         !FasterBeyondNoise(s->latency_us, s->spread, g.parent_latency_us,
                                  g.parent_spread)) {
       continue;

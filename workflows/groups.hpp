@@ -18,8 +18,12 @@ struct Sample {
   std::string normalized_sha256;  // NormalizedCodeSha256 ("default" mode; else empty)
   bool evaluated = false;     // usable code that was evaluated, whatever the verdict (correct implies it)
   // Timed while other processes took its cores in every round (the judge's
-  // profile.contended): its latency is never ranked against a clean one nor
-  // taught as a lesson (beam.cpp, memory_policy.cpp, decide_memory.cpp).
+  // profile.contended): the figure is an upper bound (contention only makes
+  // it slower). The beam ranks clean picks before contended ones; a clean
+  // figure "faster" than a contended one, or a contended one "slower" than a
+  // clean one, is no lesson, no credit and no improvement (beam.cpp,
+  // memory_policy.cpp, decide_memory.cpp); figures timed alike, and a
+  // contended child that still beats a clean parent, stand.
   bool contended = false;
 };
 

@@ -92,8 +92,6 @@ std::vector<MemoryPair> SelectPairsImpl(const std::vector<Group>& groups,
     const Group& g = groups[i];
     const Sample* fastest = g.Fastest();
     if (!fastest) continue;  // failed group: nothing to learn from
-    // A figure timed contended is no lesson (groups.hpp, Sample::contended).
-    if (g.parent_contended || fastest->contended) continue;
     // Published: a parent that failed its re-profile contributes no pairs,
     // and a group whose best is exactly the parent's latency (1.0x) none.
     if (!noise_aware && (g.parent_failed || fastest->latency_us == g.parent_latency_us)) continue;
@@ -102,6 +100,11 @@ std::vector<MemoryPair> SelectPairsImpl(const std::vector<Group>& groups,
                                         g.parent_latency_us, g.parent_spread)
                     : fastest->latency_us < g.parent_latency_us;
     const Sample* kept = beat_parent ? fastest : g.Slowest();
+    // Contention only makes a figure slower (groups.hpp, Sample::contended):
+    // a clean child "faster" than a contended parent, or a contended child
+    // "slower" than a clean parent, may be the host's doing: no lesson.
+    // Figures timed alike, and the other mixes, stand.
+    if (beat_parent ? (g.parent_contended && !kept->contended) : (kept->contended && !g.parent_contended)) continue;
     MemoryPair p;
     p.group_index = static_cast<int>(i);
     p.child_candidate_id = kept->candidate_id;
