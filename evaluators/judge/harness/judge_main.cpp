@@ -46,6 +46,7 @@
 #include <random>
 
 #include "evaluators/judge/harness/case_pool.hpp"
+#include "evaluators/judge/harness/contention.hpp"
 #include "evaluators/judge/harness/compare.hpp"
 #include "evaluators/judge/harness/device_clock.hpp"
 #include "evaluators/judge/harness/references.hpp"
@@ -470,7 +471,7 @@ class Judge {
       bool rerun = false;
       if (contended && rounds_ < job_.max_rounds) {
         warmer_.Rest();
-        rerun = SlotBusyShare(kContendedPauseMs) < kFreeSlotShare;
+        rerun = SlotBusyShare(cores_, kContendedPauseMs) < kFreeSlotShare;
         warmer_.Warm();
       }
       if (!rerun) ++counted_rounds_;  // counts towards min_rounds (contended or not)
@@ -494,35 +495,6 @@ class Judge {
       if (rounds_ >= job_.min_rounds && counted_rounds_ >= min_rounds && stats::Spread(best_) <= job_.target_spread) break;
     }
     rounds_ = std::min(rounds_, job_.max_rounds);
-  }
-
-  // Share of the slot's cores' time that other processes used during a
-  // pause of `ms` (/proc/stat busy ticks / all ticks of those cores; the
-  // judge sleeps, its runners are stopped and its warmers rest meanwhile).
-  // 1 when /proc/stat cannot be read (then nothing is re-run).
-  double SlotBusyShare(int ms) const {
-    auto ticks = [this](double* busy, double* all) {
-      std::ifstream in("/proc/stat");
-      *busy = *all = 0;
-      for (std::string line; std::getline(in, line);) {
-        int cpu = -1;
-        unsigned long long v[8] = {};
-        if (std::sscanf(line.c_str(), "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2],
-                        &v[3], &v[4], &v[5], &v[6], &v[7]) < 8 ||
-            std::find(cores_.begin(), cores_.end(), cpu) == cores_.end())
-          continue;
-        double total = 0;
-        for (unsigned long long x : v) total += static_cast<double>(x);
-        *busy += total - static_cast<double>(v[3] + v[4]);  // minus idle and iowait
-        *all += total;
-      }
-      return *all > 0;
-    };
-    double b0, a0, b1, a1;
-    if (!ticks(&b0, &a0)) return 1;
-    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-    if (!ticks(&b1, &a1) || a1 <= a0) return 1;
-    return (b1 - b0) / (a1 - a0);
   }
 
   // The runners' (candidate's and comparison's) time on a CPU and waiting
