@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -118,11 +119,17 @@ class HeadlessBrowser {
   std::string Dom(const std::string& session) {
     return Eval(session, "document.documentElement ? document.documentElement.outerHTML : ''").get<std::string>();
   }
-  // Writes a PNG of the tab (its whole layout height) to `png_path`.
+  // Writes a PNG of the tab (its whole layout height) to `png_path`. The tab
+  // is brought to the front first (a background tab may get no frame to
+  // capture), and a capture that got no answer is asked for once more.
   void Screenshot(const std::string& session, const std::string& png_path);
   // One DevTools command's result (events in between are skipped).
   json Call(const std::string& method, const json& params, const std::string& session = "",
             std::chrono::seconds timeout = std::chrono::seconds(60));
+  // Like Call, but nullopt when no answer came within `timeout` (a reply
+  // arriving later is skipped by the next call, its id being older).
+  std::optional<json> TryCall(const std::string& method, const json& params, const std::string& session,
+                              std::chrono::seconds timeout);
 
  private:
   Child child_;
