@@ -24,13 +24,15 @@ std::string Line(const std::vector<std::string>& c) {
 
 }  // namespace
 
-std::vector<std::string> Headers() { return {"PROBLEM", "STATUS", "MEDIAN_US", "SPREAD", "% OF PEAK", "BOUND", "REASON"}; }
+std::vector<std::string> Headers() {
+  return {"PROBLEM", "STATUS", "MEDIAN_US", "SPREAD", "% OF PEAK", "BOUND", "REASON"};
+}
 
 std::string HeaderLine() { return Line(Headers()); }
 
 std::string RowLine(const Row& r) {
-  return Line({r.problem, r.status, Num(r.median_us, 1), Num(r.spread, 2, 100, "%"), Num(r.percent_of_peak, 3),
-               r.bound, r.reason});
+  return Line({r.problem, r.status, Num(r.median_us, 1), Num(r.spread, 2, 100, "%"), Num(r.percent_of_peak, 3), r.bound,
+               r.reason});
 }
 
 std::string GeomeanLine(const std::vector<double>& percents) {
@@ -42,7 +44,8 @@ std::string GeomeanLine(const std::vector<double>& percents) {
     ++n;
   }
   char buf[128];
-  std::snprintf(buf, sizeof buf, "geometric mean of %% of peak: %.3f over %zu problems\n", n ? std::exp(log_sum / n) : 0.0, n);
+  std::snprintf(buf, sizeof buf, "geometric mean of %% of peak: %.3f over %zu problems\n",
+                n ? std::exp(log_sum / n) : 0.0, n);
   return buf;
 }
 

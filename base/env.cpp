@@ -25,13 +25,11 @@ namespace fs = std::filesystem;
 class PosixEnv : public Env {
  public:
   int64_t NowMicros() override {
-    return std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
         .count();
   }
   int64_t MonotonicNanos() override {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
   void SleepFor(std::chrono::nanoseconds d) override { std::this_thread::sleep_for(d); }
@@ -217,9 +215,7 @@ class PosixEnv : public Env {
     return std::string(v);
   }
 
-  Result<ProcessResult> RunProcess(const ProcessSpec& spec) override {
-    return accelopt::RunProcess(spec);
-  }
+  Result<ProcessResult> RunProcess(const ProcessSpec& spec) override { return accelopt::RunProcess(spec); }
 
  private:
   // stat(2), following symlinks; file_type::none on an error.

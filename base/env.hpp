@@ -118,9 +118,7 @@ class EnvWrapper : public Env {
   }
   Result<uint64_t> FileSize(const std::string& p) override { return target_->FileSize(p); }
   Status AppendFile(const std::string& p, const std::string& d) override { return target_->AppendFile(p, d); }
-  Status WriteFileAtomic(const std::string& p, const std::string& d) override {
-    return target_->WriteFileAtomic(p, d);
-  }
+  Status WriteFileAtomic(const std::string& p, const std::string& d) override { return target_->WriteFileAtomic(p, d); }
   Status CreateDirs(const std::string& p) override { return target_->CreateDirs(p); }
   bool Exists(const std::string& p) override { return target_->Exists(p); }
   bool IsFile(const std::string& p) override { return target_->IsFile(p); }
@@ -174,9 +172,15 @@ class FaultyFileEnv : public EnvWrapper {
  public:
   explicit FaultyFileEnv(Env* target) : EnvWrapper(target) {}
   // Fails operation n only (0: none).
-  void FailAt(int64_t n) { fail_at_ = n; fail_from_ = 0; }
+  void FailAt(int64_t n) {
+    fail_at_ = n;
+    fail_from_ = 0;
+  }
   // Fails operation n and every later one (0: none).
-  void FailFrom(int64_t n) { fail_at_ = 0; fail_from_ = n; }
+  void FailFrom(int64_t n) {
+    fail_at_ = 0;
+    fail_from_ = n;
+  }
   // File operations seen so far (failed ones included).
   int64_t operations() const { return operations_.load(); }
   void ResetCount() { operations_ = 0; }

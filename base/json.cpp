@@ -4,9 +4,7 @@
 
 namespace accelopt {
 
-std::string Dump(const json& j, int indent) {
-  return j.dump(indent, ' ', false, json::error_handler_t::replace);
-}
+std::string Dump(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
 
 namespace {
 
@@ -21,8 +19,14 @@ class DepthLimitedSax : public nlohmann::detail::json_sax_dom_parser<json> {
   explicit DepthLimitedSax(json& result) : Base(result, /*allow_exceptions=*/true) {}
   bool start_object(std::size_t n) { return Enter() && Base::start_object(n); }
   bool start_array(std::size_t n) { return Enter() && Base::start_array(n); }
-  bool end_object() { --depth_; return Base::end_object(); }
-  bool end_array() { --depth_; return Base::end_array(); }
+  bool end_object() {
+    --depth_;
+    return Base::end_object();
+  }
+  bool end_array() {
+    --depth_;
+    return Base::end_array();
+  }
   bool too_deep() const { return too_deep_; }
 
  private:
@@ -40,8 +44,8 @@ Result<json> ParseJson(std::string_view text, bool allow_comments) {
   try {
     json result;
     DepthLimitedSax sax(result);
-    bool ok = json::sax_parse(text.begin(), text.end(), &sax, json::input_format_t::json, /*strict=*/true,
-                              allow_comments);
+    bool ok =
+        json::sax_parse(text.begin(), text.end(), &sax, json::input_format_t::json, /*strict=*/true, allow_comments);
     if (sax.too_deep()) {
       return InvalidArgument("invalid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     }

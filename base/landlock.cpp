@@ -30,10 +30,10 @@ constexpr uint64_t kTruncate = 1ULL << 14;
 
 // Every file right the ABI knows.
 uint64_t HandledFs(int abi) {
-  uint64_t fs = (1ULL << 13) - 1;       // ABI 1: execute .. make_sym
-  if (abi >= 2) fs |= 1ULL << 13;       // refer
-  if (abi >= 3) fs |= kTruncate;        // truncate
-  if (abi >= 5) fs |= 1ULL << 15;       // ioctl_dev
+  uint64_t fs = (1ULL << 13) - 1;  // ABI 1: execute .. make_sym
+  if (abi >= 2) fs |= 1ULL << 13;  // refer
+  if (abi >= 3) fs |= kTruncate;   // truncate
+  if (abi >= 5) fs |= 1ULL << 15;  // ioctl_dev
   return fs;
 }
 
@@ -68,8 +68,9 @@ int LandlockAbi() {
 Result<int> MakeLandlockRuleset(const FileAccessRules& rules) {
   const int abi = LandlockAbi();
   if (abi <= 0) {
-    return Unavailable("this kernel has no Landlock (Linux >= 5.13 with landlock in the lsm= list), so untrusted "
-                       "work cannot be kept from the daemon's files");
+    return Unavailable(
+        "this kernel has no Landlock (Linux >= 5.13 with landlock in the lsm= list), so untrusted "
+        "work cannot be kept from the daemon's files");
   }
   const uint64_t handled = HandledFs(abi);
   RulesetAttr attr{handled};
@@ -77,7 +78,8 @@ Result<int> MakeLandlockRuleset(const FileAccessRules& rules) {
   if (rs < 0) return IOError(std::string("landlock_create_ruleset: ") + std::strerror(errno));
   fcntl(rs, F_SETFD, FD_CLOEXEC);
   auto add_all = [&]() -> Status {
-    for (const auto& p : rules.read_exec) ACCELOPT_RETURN_IF_ERROR(AddRule(rs, p, kExecute | kReadFile | kReadDir, false));
+    for (const auto& p : rules.read_exec)
+      ACCELOPT_RETURN_IF_ERROR(AddRule(rs, p, kExecute | kReadFile | kReadDir, false));
     for (const auto& p : rules.read_write) ACCELOPT_RETURN_IF_ERROR(AddRule(rs, p, handled, true));
     for (const auto& p : rules.read_write_files)
       ACCELOPT_RETURN_IF_ERROR(AddRule(rs, p, kReadFile | kWriteFile | (abi >= 3 ? kTruncate : 0), true));

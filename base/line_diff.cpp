@@ -30,8 +30,7 @@ std::vector<DiffLine> LineDiff(std::string_view old_text, std::string_view new_t
   std::vector<uint32_t> lcs((n + 1) * (m + 1), 0);
   auto at = [&](size_t i, size_t j) -> uint32_t& { return lcs[i * (m + 1) + j]; };
   for (size_t i = n; i-- > 0;)
-    for (size_t j = m; j-- > 0;)
-      at(i, j) = a[i] == b[j] ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
+    for (size_t j = m; j-- > 0;) at(i, j) = a[i] == b[j] ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
   size_t i = 0, j = 0;
   while (i < n && j < m) {
     if (a[i] == b[j]) {

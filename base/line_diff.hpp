@@ -15,8 +15,8 @@
 namespace accelopt {
 
 struct DiffLine {
-  char op = ' ';      // ' ' unchanged, '-' only in the old text, '+' only in the new
-  std::string text;   // without the newline
+  char op = ' ';     // ' ' unchanged, '-' only in the old text, '+' only in the new
+  std::string text;  // without the newline
 };
 
 std::vector<DiffLine> LineDiff(std::string_view old_text, std::string_view new_text, size_t max_lines = 3000);

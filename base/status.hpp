@@ -17,20 +17,20 @@ namespace accelopt {
 
 enum class Code {
   kOk = 0,
-  kInvalidArgument,    // caller's input is wrong
-  kNotFound,           // a named thing does not exist
-  kAlreadyExists,      // create of something that exists
-  kConflict,           // optimistic-concurrency failure (wrong expected version)
-  kFailedPrecondition, // the system is not in a state to do this (e.g. store unhealthy)
-  kCorruption,         // stored data cannot be decoded
-  kIOError,            // the OS said no
-  kUnavailable,        // a dependency is down; may succeed later
-  kTimeout,            // a deadline passed
-  kCancelled,          // the caller asked to stop
-  kResourceExhausted,  // a budget, quota or disk ran out
-  kPermissionDenied,   // access refused
-  kUnimplemented,      // not built (yet) on this machine
-  kInternal,           // a bug
+  kInvalidArgument,     // caller's input is wrong
+  kNotFound,            // a named thing does not exist
+  kAlreadyExists,       // create of something that exists
+  kConflict,            // optimistic-concurrency failure (wrong expected version)
+  kFailedPrecondition,  // the system is not in a state to do this (e.g. store unhealthy)
+  kCorruption,          // stored data cannot be decoded
+  kIOError,             // the OS said no
+  kUnavailable,         // a dependency is down; may succeed later
+  kTimeout,             // a deadline passed
+  kCancelled,           // the caller asked to stop
+  kResourceExhausted,   // a budget, quota or disk ran out
+  kPermissionDenied,    // access refused
+  kUnimplemented,       // not built (yet) on this machine
+  kInternal,            // a bug
 };
 
 // Stable lower_snake name of a code, used in API errors and logs.
@@ -80,7 +80,7 @@ inline Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; 
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT
     assert(!std::get<Status>(v_).ok());
   }
@@ -107,17 +107,16 @@ class Result {
 }  // namespace accelopt
 
 // Propagate a non-ok Status from an expression returning Status.
-#define ACCELOPT_RETURN_IF_ERROR(expr)            \
-  do {                                            \
-    ::accelopt::Status _st = (expr);              \
-    if (!_st.ok()) return _st;                    \
+#define ACCELOPT_RETURN_IF_ERROR(expr) \
+  do {                                 \
+    ::accelopt::Status _st = (expr);   \
+    if (!_st.ok()) return _st;         \
   } while (0)
 
 #define ACCELOPT_CONCAT_INNER(a, b) a##b
 #define ACCELOPT_CONCAT(a, b) ACCELOPT_CONCAT_INNER(a, b)
 // `ACCELOPT_ASSIGN_OR_RETURN(auto x, MakeX());`
-#define ACCELOPT_ASSIGN_OR_RETURN(lhs, expr)                                  \
-  auto ACCELOPT_CONCAT(_res_, __LINE__) = (expr);                             \
-  if (!ACCELOPT_CONCAT(_res_, __LINE__).ok())                                 \
-    return ACCELOPT_CONCAT(_res_, __LINE__).status();                         \
+#define ACCELOPT_ASSIGN_OR_RETURN(lhs, expr)                                                    \
+  auto ACCELOPT_CONCAT(_res_, __LINE__) = (expr);                                               \
+  if (!ACCELOPT_CONCAT(_res_, __LINE__).ok()) return ACCELOPT_CONCAT(_res_, __LINE__).status(); \
   lhs = std::move(ACCELOPT_CONCAT(_res_, __LINE__)).value()

@@ -120,9 +120,9 @@ double GroupCpuSeconds(pid_t pgid) {
     long ppid, pgrp, session, tty, tpgid;
     unsigned long flags, minflt, cminflt, majflt, cmajflt, utime, stime;
     long cutime, cstime;
-    if (std::sscanf(close_paren + 2, "%c %ld %ld %ld %ld %ld %lu %lu %lu %lu %lu %lu %lu %ld %ld", &state, &ppid,
-                    &pgrp, &session, &tty, &tpgid, &flags, &minflt, &cminflt, &majflt, &cmajflt, &utime, &stime,
-                    &cutime, &cstime) != 15)
+    if (std::sscanf(close_paren + 2, "%c %ld %ld %ld %ld %ld %lu %lu %lu %lu %lu %lu %lu %ld %ld", &state, &ppid, &pgrp,
+                    &session, &tty, &tpgid, &flags, &minflt, &cminflt, &majflt, &cmajflt, &utime, &stime, &cutime,
+                    &cstime) != 15)
       continue;
     if (pgrp != pgid) continue;
     total += static_cast<double>(utime + stime) + static_cast<double>(cutime + cstime);
@@ -134,7 +134,8 @@ double GroupCpuSeconds(pid_t pgid) {
 struct Pipe {
   int fd[2] = {-1, -1};
   ~Pipe() {
-    for (int f : fd) if (f >= 0) close(f);
+    for (int f : fd)
+      if (f >= 0) close(f);
   }
 };
 
@@ -143,12 +144,18 @@ struct Pipe {
 std::string ProcessResult::Describe() const {
   std::ostringstream os;
   switch (outcome) {
-    case Outcome::kExited: os << "exited with code " << exit_code; break;
-    case Outcome::kSignaled: os << "killed by signal " << signal << " (" << strsignal(signal) << ")"; break;
+    case Outcome::kExited:
+      os << "exited with code " << exit_code;
+      break;
+    case Outcome::kSignaled:
+      os << "killed by signal " << signal << " (" << strsignal(signal) << ")";
+      break;
     case Outcome::kTimedOut:
       os << "timed out after " << std::chrono::duration<double>(wall).count() << " s";
       break;
-    case Outcome::kCancelled: os << "cancelled"; break;
+    case Outcome::kCancelled:
+      os << "cancelled";
+      break;
   }
   return os.str();
 }
@@ -186,7 +193,9 @@ Result<ProcessResult> RunProcess(const ProcessSpec& spec) {
   }
   struct RulesetCloser {
     int fd;
-    ~RulesetCloser() { if (fd >= 0) close(fd); }
+    ~RulesetCloser() {
+      if (fd >= 0) close(fd);
+    }
   } ruleset_closer{ruleset};
 
   auto start = std::chrono::steady_clock::now();
@@ -215,10 +224,14 @@ Result<ProcessResult> RunProcess(const ProcessSpec& spec) {
   }
   setpgid(pid, pid);  // also from the parent, to win the race with kill(-pid)
 
-  close(in.fd[0]); in.fd[0] = -1;
-  close(out.fd[1]); out.fd[1] = -1;
-  close(err.fd[1]); err.fd[1] = -1;
-  close(status_pipe.fd[1]); status_pipe.fd[1] = -1;
+  close(in.fd[0]);
+  in.fd[0] = -1;
+  close(out.fd[1]);
+  out.fd[1] = -1;
+  close(err.fd[1]);
+  err.fd[1] = -1;
+  close(status_pipe.fd[1]);
+  status_pipe.fd[1] = -1;
 
   ProcessResult result;
   if (ruleset >= 0) result.landlock_abi = LandlockAbi();
@@ -227,7 +240,11 @@ Result<ProcessResult> RunProcess(const ProcessSpec& spec) {
   int in_fd = in.fd[1];
   fcntl(in_fd, F_SETFL, O_NONBLOCK);
   size_t in_off = 0;
-  if (spec.stdin_data.empty()) { close(in_fd); in.fd[1] = -1; in_fd = -1; }
+  if (spec.stdin_data.empty()) {
+    close(in_fd);
+    in.fd[1] = -1;
+    in_fd = -1;
+  }
 
   bool exited = false;
   int wstatus = 0;
@@ -272,7 +289,10 @@ Result<ProcessResult> RunProcess(const ProcessSpec& spec) {
       if ((cancel || timeout) && !killed_for_timeout && !killed_for_cancel) {
         kill(-pid, SIGKILL);
         kill(pid, SIGKILL);
-        if (cancel) killed_for_cancel = true; else killed_for_timeout = true;
+        if (cancel)
+          killed_for_cancel = true;
+        else
+          killed_for_timeout = true;
       }
     }
     if (exited) {
@@ -291,8 +311,10 @@ Result<ProcessResult> RunProcess(const ProcessSpec& spec) {
     if (rc < 0 && errno != EINTR) break;
     for (const auto& p : fds) {
       if (!p.revents) continue;
-      if (p.fd == out_fd) read_into(out_fd, result.stdout_data, result.stdout_truncated);
-      else if (p.fd == err_fd) read_into(err_fd, result.stderr_data, result.stderr_truncated);
+      if (p.fd == out_fd)
+        read_into(out_fd, result.stdout_data, result.stdout_truncated);
+      else if (p.fd == err_fd)
+        read_into(err_fd, result.stderr_data, result.stderr_truncated);
       else if (p.fd == st_fd) {
         char c = 0;
         if (read(st_fd, &c, 1) == 1) {
@@ -302,13 +324,17 @@ Result<ProcessResult> RunProcess(const ProcessSpec& spec) {
         st_fd = -1;
       } else if (p.fd == in_fd) {
         if (p.revents & (POLLERR | POLLHUP)) {
-          close(in_fd); in.fd[1] = -1; in_fd = -1;
+          close(in_fd);
+          in.fd[1] = -1;
+          in_fd = -1;
           continue;
         }
         ssize_t n = write(in_fd, spec.stdin_data.data() + in_off, spec.stdin_data.size() - in_off);
         if (n > 0) in_off += static_cast<size_t>(n);
         if (in_off >= spec.stdin_data.size() || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-          close(in_fd); in.fd[1] = -1; in_fd = -1;
+          close(in_fd);
+          in.fd[1] = -1;
+          in_fd = -1;
         }
       }
     }

@@ -33,12 +33,12 @@ struct ProcessLimits {
 };
 
 struct ProcessSpec {
-  std::vector<std::string> argv;                 // argv[0] is looked up in PATH
-  std::map<std::string, std::string> env_set;    // added to / overriding the inherited env
-  bool clear_env = false;                        // start from an empty env (then env_set)
-  std::string cwd;                               // empty: inherit
-  std::string stdin_data;                        // written to the child's stdin, then closed
-  std::chrono::milliseconds timeout{60000};      // wall clock; <= 0 means none
+  std::vector<std::string> argv;               // argv[0] is looked up in PATH
+  std::map<std::string, std::string> env_set;  // added to / overriding the inherited env
+  bool clear_env = false;                      // start from an empty env (then env_set)
+  std::string cwd;                             // empty: inherit
+  std::string stdin_data;                      // written to the child's stdin, then closed
+  std::chrono::milliseconds timeout{60000};    // wall clock; <= 0 means none
   // A timeout that a busy host cannot turn into the child's fault. When
   // > 0: at the timeout the group's CPU time is read (/proc); if it is
   // below timeout x timeout_cpu_share, the deadline moves on (re-read every
@@ -53,22 +53,22 @@ struct ProcessSpec {
   // only the child's own uid/gid (needs user namespaces, e.g. systemd's
   // RestrictNamespaces= allowing "user net ipc"); else not granted
   // (ProcessResult says so).
-  bool private_network = false;                  // unshare(CLONE_NEWNET): only a loopback interface
-  bool private_ipc = false;                      // unshare(CLONE_NEWIPC): no SysV/POSIX
-                                                 // IPC object of the host or of another child is visible
+  bool private_network = false;  // unshare(CLONE_NEWNET): only a loopback interface
+  bool private_ipc = false;      // unshare(CLONE_NEWIPC): no SysV/POSIX
+                                 // IPC object of the host or of another child is visible
   // Landlock: the child may open only these paths (base/landlock.hpp). When
   // set and the kernel has no Landlock, RunProcess fails with kUnavailable
   // and starts nothing: never silently unrestricted.
   std::optional<FileAccessRules> file_access;
-  size_t max_output_bytes = 1 << 20;             // per stream; the rest is discarded
-  const std::atomic<bool>* cancel = nullptr;     // when it becomes true, the group is killed
+  size_t max_output_bytes = 1 << 20;          // per stream; the rest is discarded
+  const std::atomic<bool>* cancel = nullptr;  // when it becomes true, the group is killed
 };
 
 struct ProcessResult {
   enum class Outcome { kExited, kSignaled, kTimedOut, kCancelled };
   Outcome outcome = Outcome::kExited;
-  int exit_code = -1;           // when kExited
-  int signal = 0;               // when kSignaled
+  int exit_code = -1;  // when kExited
+  int signal = 0;      // when kSignaled
   std::string stdout_data;
   std::string stderr_data;
   bool stdout_truncated = false;

@@ -35,8 +35,8 @@ std::string FormatSignificant(double v, int significant) {
 bool IsPlainFolderName(std::string_view name) {
   if (name.empty() || name.size() > 64 || name[0] == '.' || name[0] == '-') return false;
   for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '_' || c == '-';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) return false;
   }
   return true;

@@ -20,8 +20,7 @@ ApiClient::ApiClient(Endpoint endpoint) : endpoint_(std::move(endpoint)) {
 ApiClient::~ApiClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
 Result<std::pair<long, std::string>> ApiClient::Perform(const std::string& method, const std::string& path,
-                                                        const std::string* body,
-                                                        std::chrono::milliseconds timeout) {
+                                                        const std::string* body, std::chrono::milliseconds timeout) {
   CURL* c = static_cast<CURL*>(curl_);
   curl_easy_reset(c);
   std::string url = (endpoint_.url.empty() ? std::string("http://localhost") : endpoint_.url) + path;

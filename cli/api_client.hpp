@@ -20,7 +20,7 @@ struct Endpoint {
 
 struct ApiReply {
   long http_status = 0;
-  json body;               // parsed JSON (or {"raw": text} when not JSON)
+  json body;  // parsed JSON (or {"raw": text} when not JSON)
 };
 
 class ApiClient {

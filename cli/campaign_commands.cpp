@@ -51,8 +51,8 @@ std::string WaitingLine(const json& summary) {
   for (const auto& w : summary.value("waiting", json::array())) {
     if (!out.empty()) out += "; ";
     out += "waiting for provider '" + w.value("provider", "?") + "' since " +
-           FormatUtc(w.value("since_us", int64_t{0})) + " (" + std::to_string(w.value("calls", 0)) + " calls): " +
-           w.value("error", "");
+           FormatUtc(w.value("since_us", int64_t{0})) + " (" + std::to_string(w.value("calls", 0)) +
+           " calls): " + w.value("error", "");
   }
   if (const json c = summary.value("calibration", json()); c.is_object() && c.value("state", "") != "ready") {
     if (!out.empty()) out += "; ";
@@ -75,12 +75,13 @@ std::string SpeedupCell(const json& p) {
   // The headline (workflows/report.hpp): the final interleaved re-measurement
   // against the baseline, with its ~95% interval and noisy flag.
   if (p.value("speedup_low", json()).is_number() && p.value("speedup_high", json()).is_number()) {
-    cell += " [" + FormatDouble(p["speedup_low"].get<double>()) + "-" + FormatDouble(p["speedup_high"].get<double>()) +
-            "]";
+    cell +=
+        " [" + FormatDouble(p["speedup_low"].get<double>()) + "-" + FormatDouble(p["speedup_high"].get<double>()) + "]";
   }
   if (p.value("speedup_noisy", json()) == true) cell += " NOISY";
   // Not (yet) the final re-measurement: the best so far, from separate runs.
-  if (p.value("speedup_source", json()) == "separate") cell += p.value("status", "") == "running" ? " (so far)" : " (separate runs)";
+  if (p.value("speedup_source", json()) == "separate")
+    cell += p.value("status", "") == "running" ? " (so far)" : " (separate runs)";
   if (improvement == "within_noise") cell += " (noise)";
   return cell;
 }
@@ -92,19 +93,21 @@ void PrintSummary(const json& c) {
   if (std::string w = WaitingLine(c); !w.empty()) std::cout << w << "\n";
   if (c.contains("spend")) {
     const auto& s = c["spend"];
-    std::cout << "spend: $" << FormatDouble(s.value("cost_usd", 0.0), 4) << ", " << s.value("tokens", 0)
-              << " tokens, " << s.value("llm_calls", 0) << " LLM calls, " << s.value("evaluations", 0)
-              << " evaluations\n";
+    std::cout << "spend: $" << FormatDouble(s.value("cost_usd", 0.0), 4) << ", " << s.value("tokens", 0) << " tokens, "
+              << s.value("llm_calls", 0) << " LLM calls, " << s.value("evaluations", 0) << " evaluations\n";
   }
   if (c.contains("error") && !c["error"].is_null()) std::cout << "error: " << JsonToCell(c["error"]) << "\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : c.value("problems", json::array())) {
-    rows.push_back({p.value("name", "?"), std::to_string(p.value("iteration", 0)) + "/" + std::to_string(p.value("iterations", 0)),
-                    p.contains("baseline_us") && p["baseline_us"].is_number() ? FormatMicros(p["baseline_us"].get<double>()) : "-",
-                    p.contains("best_us") && p["best_us"].is_number() ? FormatMicros(p["best_us"].get<double>()) : "-",
-                    SpeedupCell(p),
-                    p.contains("percent_of_peak") && p["percent_of_peak"].is_number() ? FormatDouble(p["percent_of_peak"].get<double>(), 1) + "%" : "-",
-                    p.value("status", "")});
+    rows.push_back(
+        {p.value("name", "?"), std::to_string(p.value("iteration", 0)) + "/" + std::to_string(p.value("iterations", 0)),
+         p.contains("baseline_us") && p["baseline_us"].is_number() ? FormatMicros(p["baseline_us"].get<double>()) : "-",
+         p.contains("best_us") && p["best_us"].is_number() ? FormatMicros(p["best_us"].get<double>()) : "-",
+         SpeedupCell(p),
+         p.contains("percent_of_peak") && p["percent_of_peak"].is_number()
+             ? FormatDouble(p["percent_of_peak"].get<double>(), 1) + "%"
+             : "-",
+         p.value("status", "")});
   }
   if (!rows.empty()) PrintTable({"PROBLEM", "ITER", "BASELINE", "BEST", "SPEEDUP", "%PEAK", "STATUS"}, rows);
 }
@@ -183,8 +186,8 @@ int CmdSubmit(ApiClient& api, const Options& o) {
   for (const auto& s : o.sets) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq + 1 == s.size() || eq == 0) {
-      std::cerr << "acceloptctl: --set " << s << ": "
-                << (eq == 0 ? "no field given" : "no value given") << " (write --set FIELD=VALUE, e.g. --set "
+      std::cerr << "acceloptctl: --set " << s << ": " << (eq == 0 ? "no field given" : "no value given")
+                << " (write --set FIELD=VALUE, e.g. --set "
                 << (eq == 0 || s.empty() ? std::string("search.T") : s.substr(0, eq)) << "=4)\n";
       return kExitUsage;
     }
@@ -203,7 +206,8 @@ int CmdSubmit(ApiClient& api, const Options& o) {
       std::cout << Dump(r.body, 2) << "\n";
     } else {
       std::string problems;
-      for (const auto& p : r.body.value("problems", json::array())) problems += (problems.empty() ? "" : ", ") + p.get<std::string>();
+      for (const auto& p : r.body.value("problems", json::array()))
+        problems += (problems.empty() ? "" : ", ") + p.get<std::string>();
       std::cout << (o.args.empty() ? std::string("spec") : o.args[0]) << ": ok (would start " << problems
                 << "); nothing was submitted\n";
     }
@@ -246,7 +250,8 @@ int ListOnce(ApiClient& api, const Options& o, bool clear, bool* ended) {
     std::string note = WaitingLine(c);
     if (note.empty()) note = c.value("reason", "");
     if (note.size() > 90) note = note.substr(0, 87) + "...";
-    rows.push_back({c.value("id", "?"), c.value("state", "?"), std::to_string(c.value("problems", json::array()).size()),
+    rows.push_back({c.value("id", "?"), c.value("state", "?"),
+                    std::to_string(c.value("problems", json::array()).size()),
                     "$" + FormatDouble(spend.value("cost_usd", 0.0), 4), std::to_string(spend.value("llm_calls", 0)),
                     std::to_string(spend.value("evaluations", 0)), note});
   }
@@ -273,10 +278,16 @@ int CmdList(ApiClient& api, const Options& o) {
 }
 
 int CmdGet(ApiClient& api, const Options& o) {
-  if (o.args.empty()) { std::cerr << "acceloptctl get: campaign id required\n"; return kExitUsage; }
+  if (o.args.empty()) {
+    std::cerr << "acceloptctl get: campaign id required\n";
+    return kExitUsage;
+  }
   auto r = Ask(api, "GET", Path(o.args[0]));
   if (!r.ok()) return r.exit_code;
-  if (o.json_output) std::cout << Dump(r.body, 2) << "\n"; else PrintSummary(r.body);
+  if (o.json_output)
+    std::cout << Dump(r.body, 2) << "\n";
+  else
+    PrintSummary(r.body);
   return kExitOk;
 }
 
@@ -289,12 +300,14 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
   std::string last_waiting;
   while (true) {
     auto r = Ask(api, "GET", Path(id, "/events?after=" + std::to_string(after) + "&wait=10&limit=500"), nullptr,
-                      std::chrono::seconds(40));
+                 std::chrono::seconds(40));
     if (!r.ok()) return r.exit_code;
     for (const auto& e : r.body.value("events", json::array())) {
       if (print_events) {
-        if (o.json_output) std::cout << Dump(e) << "\n";
-        else std::cout << EventLine(e) << "\n";
+        if (o.json_output)
+          std::cout << Dump(e) << "\n";
+        else
+          std::cout << EventLine(e) << "\n";
         std::cout.flush();
       }
     }
@@ -305,8 +318,10 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
     // An outage is said once when it starts and once when it ends, tty or not.
     if (std::string w = WaitingLine(s.body); w != last_waiting) {
       if (tty && !print_events) std::cerr << "\r\033[K";
-      if (!w.empty()) std::cerr << "campaign " << id << ": " << w << "\n";
-      else std::cerr << "campaign " << id << ": the provider answers again\n";
+      if (!w.empty())
+        std::cerr << "campaign " << id << ": " << w << "\n";
+      else
+        std::cerr << "campaign " << id << ": the provider answers again\n";
       last_waiting = w;
     }
     if (!print_events && tty) {
@@ -321,9 +336,12 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
     }
     if (IsTerminal(state)) {
       if (!print_events && tty) std::cerr << "\n";
-      if (o.json_output && !print_events) std::cout << Dump(s.body, 2) << "\n";
-      else if (!print_events) PrintSummary(s.body);
-      else std::cerr << "campaign " << id << " ended: " << state << "\n";
+      if (o.json_output && !print_events)
+        std::cout << Dump(s.body, 2) << "\n";
+      else if (!print_events)
+        PrintSummary(s.body);
+      else
+        std::cerr << "campaign " << id << " ended: " << state << "\n";
       return ExitCodeForState(state);
     }
     if (clock::now() >= deadline) {
@@ -334,39 +352,58 @@ int FollowCampaign(ApiClient& api, const std::string& id, const Options& o, bool
 }
 
 int CmdEvents(ApiClient& api, const Options& o) {
-  if (o.args.empty()) { std::cerr << "acceloptctl events: campaign id required\n"; return kExitUsage; }
+  if (o.args.empty()) {
+    std::cerr << "acceloptctl events: campaign id required\n";
+    return kExitUsage;
+  }
   if (o.follow) return FollowCampaign(api, o.args[0], o, true);
   auto r = Ask(api, "GET", Path(o.args[0], "/events?after=0&limit=100000"));
   if (!r.ok()) return r.exit_code;
   for (const auto& e : r.body.value("events", json::array())) {
-    if (o.json_output) std::cout << Dump(e) << "\n";
-    else std::cout << EventLine(e) << "\n";
+    if (o.json_output)
+      std::cout << Dump(e) << "\n";
+    else
+      std::cout << EventLine(e) << "\n";
   }
   return kExitOk;
 }
 
 int CmdWait(ApiClient& api, const Options& o) {
-  if (o.args.empty()) { std::cerr << "acceloptctl wait: campaign id required\n"; return kExitUsage; }
+  if (o.args.empty()) {
+    std::cerr << "acceloptctl wait: campaign id required\n";
+    return kExitUsage;
+  }
   return FollowCampaign(api, o.args[0], o, false);
 }
 
 int CmdControl(ApiClient& api, const Options& o, const std::string& action) {
-  if (o.args.empty()) { std::cerr << "acceloptctl " << action << ": campaign id required\n"; return kExitUsage; }
+  if (o.args.empty()) {
+    std::cerr << "acceloptctl " << action << ": campaign id required\n";
+    return kExitUsage;
+  }
   auto r = Ask(api, "POST", Path(o.args[0], "/" + action));
   if (!r.ok()) return r.exit_code;
-  if (o.json_output) std::cout << Dump(r.body, 2) << "\n";
-  else std::cerr << "campaign " << o.args[0] << ": " << r.body.value("state", "?") << "\n";
+  if (o.json_output)
+    std::cout << Dump(r.body, 2) << "\n";
+  else
+    std::cerr << "campaign " << o.args[0] << ": " << r.body.value("state", "?") << "\n";
   return kExitOk;
 }
 
 int CmdBest(ApiClient& api, const Options& o) {
-  if (o.args.empty()) { std::cerr << "acceloptctl best: campaign id required\n"; return kExitUsage; }
+  if (o.args.empty()) {
+    std::cerr << "acceloptctl best: campaign id required\n";
+    return kExitUsage;
+  }
   auto r = Ask(api, "GET", Path(o.args[0], "/best"));
   if (!r.ok()) return r.exit_code;
   if (!o.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.out_dir, ec);
-    if (ec) { std::cerr << "acceloptctl best: cannot create " << o.out_dir << ": " << ec.message() << "\n"; return kExitError; }
+    if (ec) {
+      std::cerr << "acceloptctl best: cannot create " << o.out_dir << ": " << ec.message() << "\n";
+      return kExitError;
+    }
     for (const auto& b : r.body.value("best", json::array())) {
       // The daemon names the file by the problem's backend (.cpp, .cu, .py).
       std::string file = b.value("file_name", b.value("problem", "kernel") + ".cpp");
@@ -384,10 +421,13 @@ int CmdBest(ApiClient& api, const Options& o) {
   } else {
     std::vector<std::vector<std::string>> rows;
     for (const auto& b : r.body.value("best", json::array())) {
-      rows.push_back({b.value("problem", "?"), b.value("candidate", "-"),
-                      b.contains("latency_us") && b["latency_us"].is_number() ? FormatMicros(b["latency_us"].get<double>()) : "-",
-                      SpeedupCell(b),
-                      b.contains("percent_of_peak") && b["percent_of_peak"].is_number() ? FormatDouble(b["percent_of_peak"].get<double>(), 1) + "%" : "-"});
+      rows.push_back(
+          {b.value("problem", "?"), b.value("candidate", "-"),
+           b.contains("latency_us") && b["latency_us"].is_number() ? FormatMicros(b["latency_us"].get<double>()) : "-",
+           SpeedupCell(b),
+           b.contains("percent_of_peak") && b["percent_of_peak"].is_number()
+               ? FormatDouble(b["percent_of_peak"].get<double>(), 1) + "%"
+               : "-"});
     }
     PrintTable({"PROBLEM", "CANDIDATE", "LATENCY", "SPEEDUP", "%PEAK"}, rows);
   }
@@ -395,7 +435,10 @@ int CmdBest(ApiClient& api, const Options& o) {
 }
 
 int CmdReport(ApiClient& api, const Options& o) {
-  if (o.args.empty()) { std::cerr << "acceloptctl report: campaign id required\n"; return kExitUsage; }
+  if (o.args.empty()) {
+    std::cerr << "acceloptctl report: campaign id required\n";
+    return kExitUsage;
+  }
   if (!o.html_file.empty()) return WriteHtmlReport(api, o.args[0], o.html_file);
   auto r = Ask(api, "GET", Path(o.args[0], "/report"));
   if (!r.ok()) return r.exit_code;
@@ -429,7 +472,8 @@ int CmdReport(ApiClient& api, const Options& o) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : rep.value("problems", json::array())) {
     json base = p.value("baseline", json());
-    std::vector<std::string> row = {p.value("name", "?"), base.is_object() ? pct(base.value("percent_of_peak", json())) : "-"};
+    std::vector<std::string> row = {p.value("name", "?"),
+                                    base.is_object() ? pct(base.value("percent_of_peak", json())) : "-"};
     auto by = p.value("percent_of_peak_by_iteration", json::array());
     for (size_t i = 0; i < iters; ++i) row.push_back(i < by.size() ? pct(by[i]) : "");
     row.push_back(SpeedupCell(p));
@@ -442,20 +486,21 @@ int CmdReport(ApiClient& api, const Options& o) {
   for (const auto& p : rep.value("problems", json::array())) {
     const std::string name = p.value("name", "?");
     const json base = p.value("baseline", json());
-    const std::string improvement = p.value("improvement", json()).is_string() ? p["improvement"].get<std::string>() : "";
+    const std::string improvement =
+        p.value("improvement", json()).is_string() ? p["improvement"].get<std::string>() : "";
     if (improvement == "none" && base.is_object()) {
       std::cout << name << ": no improvement: no correct candidate beat the baseline ("
                 << FormatMicros(base.value("latency_us", 0.0)) << ", spread "
                 << FormatDouble(100 * base.value("spread", 0.0), 1) << "%)\n";
     } else if (improvement == "within_noise") {
-      std::cout << name << ": no improvement beyond noise: the best is "
-                << FormatDouble(p.value("speedup", 1.0)) << "x, within the noise of the baseline (spread "
-                << FormatDouble(100 * base.value("spread", 0.0), 1) << "%)\n";
+      std::cout << name << ": no improvement beyond noise: the best is " << FormatDouble(p.value("speedup", 1.0))
+                << "x, within the noise of the baseline (spread " << FormatDouble(100 * base.value("spread", 0.0), 1)
+                << "%)\n";
     }
     const json f = p.value("final", json());
     if (f.is_object() && f.value("fallback", json()).is_object()) {
-      std::cout << name << ": " << f["fallback"].value("reason", "") << "; reported instead: "
-                << f["fallback"].value("origin", json("?")).dump() << "\n";
+      std::cout << name << ": " << f["fallback"].value("reason", "")
+                << "; reported instead: " << f["fallback"].value("origin", json("?")).dump() << "\n";
     }
     if (p.value("status", "") == "failed" && !p.value("reason", "").empty()) {
       std::cout << name << ": failed: " << p.value("reason", "") << "\n";
@@ -469,16 +514,19 @@ int CmdReport(ApiClient& api, const Options& o) {
     const json side = f["remeasured"].value("interleaved_with_baseline", json());
     if (!side.is_object()) continue;
     std::cout << p.value("name", "?") << ": final best " << p.value("best", json::object()).value("candidate_id", "?")
-              << ", measured side by side with the baseline, speedup "
-              << FormatDouble(side.value("speedup", 0.0)) << "x (~95% interval "
-              << FormatDouble(side.value("speedup_low", 0.0)) << "x .. " << FormatDouble(side.value("speedup_high", 0.0))
-              << "x)" << (side.value("noisy", false) ? ", NOISY: the spread stayed above the target" : "") << "\n";
+              << ", measured side by side with the baseline, speedup " << FormatDouble(side.value("speedup", 0.0))
+              << "x (~95% interval " << FormatDouble(side.value("speedup_low", 0.0)) << "x .. "
+              << FormatDouble(side.value("speedup_high", 0.0)) << "x)"
+              << (side.value("noisy", false) ? ", NOISY: the spread stayed above the target" : "") << "\n";
   }
   if (rep.contains("geomean") && rep["geomean"].is_object()) {
     const json& g = rep["geomean"];
-    std::cout << "geometric mean over " << g.value("problems", 0) << " problems: " << pct(g.value("baseline_percent_of_peak", json()))
-              << " -> " << pct(g.value("best_percent_of_peak", json())) << " of peak, speedup "
-              << (g.contains("speedup") && g["speedup"].is_number() ? FormatDouble(g["speedup"].get<double>()) + "x" : "-") << "\n";
+    std::cout << "geometric mean over " << g.value("problems", 0)
+              << " problems: " << pct(g.value("baseline_percent_of_peak", json())) << " -> "
+              << pct(g.value("best_percent_of_peak", json())) << " of peak, speedup "
+              << (g.contains("speedup") && g["speedup"].is_number() ? FormatDouble(g["speedup"].get<double>()) + "x"
+                                                                    : "-")
+              << "\n";
   }
   std::vector<std::vector<std::string>> cost_rows;
   auto usage_rows = [&](const json& by, const std::string& kind) {
@@ -500,10 +548,11 @@ int CmdReport(ApiClient& api, const Options& o) {
   if (!cost_rows.empty()) {
     std::cout << "\nLLM usage and cost (" << usage.value("evaluations", 0) << " evaluations)\n";
     PrintTable({"BY", "NAME", "CALLS", "FAILED", "IN TOKENS", "OUT TOKENS", "COST", "COST FROM (CALLS)"}, cost_rows);
-    std::cout << "cost from: usage = the provider's token counts x the price table; estimate = the reply had no\n"
-                 "usage, tokens estimated at 4 bytes each; no_price = no price configured for the model (counted as $0);\n"
-                 "zero_price = priced at $0 per token (a model served locally: its calls are free, budgets count\n"
-                 "its calls and tokens)\n";
+    std::cout
+        << "cost from: usage = the provider's token counts x the price table; estimate = the reply had no\n"
+           "usage, tokens estimated at 4 bytes each; no_price = no price configured for the model (counted as $0);\n"
+           "zero_price = priced at $0 per token (a model served locally: its calls are free, budgets count\n"
+           "its calls and tokens)\n";
   }
   if (!replay->is_null()) PrintReplaySideBySide(*replay);
   return kExitOk;

@@ -8,7 +8,10 @@
 namespace accelopt::cli {
 
 int CmdCandidates(ApiClient& api, const Options& o) {
-  if (o.args.empty()) { std::cerr << "acceloptctl candidates: campaign id required\n"; return kExitUsage; }
+  if (o.args.empty()) {
+    std::cerr << "acceloptctl candidates: campaign id required\n";
+    return kExitUsage;
+  }
   auto r = Ask(api, "GET", "/v1/campaigns/" + o.args[0] + "/candidates");
   if (!r.ok()) return r.exit_code;
   auto wanted = [&](const json& c) {
@@ -30,7 +33,7 @@ int CmdCandidates(ApiClient& api, const Options& o) {
   for (const auto& c : out) {
     std::string id = c.value("id", "");
     if (id.rfind(prefix, 0) == 0) id = id.substr(prefix.size());
-    std::string result = !c.value("ok", false) ? c.value("failure", "failed")
+    std::string result = !c.value("ok", false)         ? c.value("failure", "failed")
                          : c.value("evaluated", false) ? c.value("status", "?")
                                                        : "not evaluated yet";
     const bool correct = c.value("correct", false);

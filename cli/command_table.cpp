@@ -38,7 +38,8 @@ void ListFlags(CLI::App& c, Options& o) {
   auto* watch = c.add_flag("--watch", o.watch,
                            "list again every --interval seconds until interrupted, --count listings, or "
                            "--until-ended (-o json: one JSON line per listing)");
-  c.add_option("--interval", o.interval_s, "with --watch: seconds between listings")->capture_default_str()
+  c.add_option("--interval", o.interval_s, "with --watch: seconds between listings")
+      ->capture_default_str()
       ->check(CLI::PositiveNumber);
   c.add_option("--count", o.count, "with --watch: stop after N listings")->check(CLI::PositiveNumber)->needs(watch);
   c.add_flag("--until-ended", o.until_ended,
@@ -79,12 +80,16 @@ void ReportFlags(CLI::App& c, Options& o) {
 void MemoryFlags(CLI::App& c, Options& o) {
   Positional(c, o, "args", "subcommand, bank and (retire) item ids");
   c.add_option("--file", o.file, "import: the file to import; export: write to this file instead of stdout");
-  c.add_option("--format", o.format, "import format: auto (default), bank (an export) or accelopt (AccelOpt experience list)");
+  c.add_option("--format", o.format,
+               "import format: auto (default), bank (an export) or accelopt (AccelOpt experience list)");
   c.add_option("--generation", o.generation, "show/export: this generation instead of the current one");
   c.add_option("--reason", o.reason, "retire: why (recorded with the retirement)");
-  c.add_option("--provider", o.provider, "redistill: the summarizer's provider (default: the daemon's summarizer role)");
+  c.add_option("--provider", o.provider,
+               "redistill: the summarizer's provider (default: the daemon's summarizer role)");
   c.add_option("--model", o.model, "redistill: the summarizer's model (default: the daemon's summarizer role)");
-  c.add_option("--campaign", o.campaigns, "redistill: a campaign whose pairs to use (repeatable; '*' = every campaign; default: those that wrote the bank)");
+  c.add_option("--campaign", o.campaigns,
+               "redistill: a campaign whose pairs to use (repeatable; '*' = every campaign; default: those that wrote "
+               "the bank)");
   c.add_option("--max-pairs", o.max_pairs, "redistill: at most this many pairs");
   c.add_flag("--wait", o.wait, "redistill: wait until it completes, showing progress");
 }
@@ -105,8 +110,9 @@ void ExperimentFlags(CLI::App& c, Options& o) {
   c.add_flag("--wait", o.wait, "submit/extend: wait until every campaign ended, then print the report");
   c.add_flag("--dry-run", o.dry_run,
              "submit/extend: check the file and print the campaigns it would submit; send nothing");
-  c.add_option("--timeout", o.timeout_s,
-               "submit/extend (waiting for the learn campaigns, or with --wait) / wait: give up after this many seconds");
+  c.add_option(
+      "--timeout", o.timeout_s,
+      "submit/extend (waiting for the learn campaigns, or with --wait) / wait: give up after this many seconds");
   c.add_option("--against", o.against, "report/remeasure: the reference arm (default: the first arm submitted)");
   c.add_option("--html", o.html_file,
                "report: write one self-contained HTML page (verdicts, paired plots with intervals, cost-efficiency "

@@ -19,37 +19,37 @@
 namespace accelopt::cli {
 
 struct Options {
-  bool json_output = false;        // -o json
-  std::vector<std::string> args;   // positional arguments after the subcommand
-  std::string idempotency_key;     // submit
-  std::string replay_from;         // submit --replay-from CAMPAIGN
-  std::string replay_on_miss;      // submit --on-miss stop|live
-  std::string against;             // experiment report --against ARM (default: the arm submitted first)
-  bool wait = false;               // submit --wait
-  bool follow = false;             // -f/--follow (submit, events)
-  double timeout_s = 0;            // wait/--wait: 0 = forever
-  std::string out_dir;             // best --out
-  std::string html_file;           // report --html FILE ("-": stdout)
-  std::string state;               // list --state S
-  bool watch = false;              // list --watch
-  double interval_s = 2;           // list --watch --interval
-  int count = 0;                   // list --watch --count N: stop after N listings (0: no limit)
-  bool until_ended = false;        // list --watch --until-ended: stop once every campaign listed ended
-  int iteration = -1;              // candidates --iteration (-1: all)
-  std::vector<std::string> sets;   // submit --set key=value (JSON values allowed)
-  std::vector<std::string> problems;  // submit --problem; candidates --problem (a filter)
-  std::string file;                // memory import --file FILE
-  std::string format;              // memory import --format accelopt|bank
-  int generation = 0;              // memory show/export --generation (0: current)
-  std::string reason;              // memory retire --reason
-  std::string provider, model;     // memory redistill --provider/--model
+  bool json_output = false;            // -o json
+  std::vector<std::string> args;       // positional arguments after the subcommand
+  std::string idempotency_key;         // submit
+  std::string replay_from;             // submit --replay-from CAMPAIGN
+  std::string replay_on_miss;          // submit --on-miss stop|live
+  std::string against;                 // experiment report --against ARM (default: the arm submitted first)
+  bool wait = false;                   // submit --wait
+  bool follow = false;                 // -f/--follow (submit, events)
+  double timeout_s = 0;                // wait/--wait: 0 = forever
+  std::string out_dir;                 // best --out
+  std::string html_file;               // report --html FILE ("-": stdout)
+  std::string state;                   // list --state S
+  bool watch = false;                  // list --watch
+  double interval_s = 2;               // list --watch --interval
+  int count = 0;                       // list --watch --count N: stop after N listings (0: no limit)
+  bool until_ended = false;            // list --watch --until-ended: stop once every campaign listed ended
+  int iteration = -1;                  // candidates --iteration (-1: all)
+  std::vector<std::string> sets;       // submit --set key=value (JSON values allowed)
+  std::vector<std::string> problems;   // submit --problem; candidates --problem (a filter)
+  std::string file;                    // memory import --file FILE
+  std::string format;                  // memory import --format accelopt|bank
+  int generation = 0;                  // memory show/export --generation (0: current)
+  std::string reason;                  // memory retire --reason
+  std::string provider, model;         // memory redistill --provider/--model
   std::vector<std::string> campaigns;  // memory redistill --campaign
-  int max_pairs = 0;               // memory redistill --max-pairs
-  bool force = false;              // calibrate --force: re-measure now; import --force: replace problems
-  bool force_busy = false;         // calibrate --force-busy: accept a busy machine's figures
-  std::string suite;               // import --suite NAME (default nki)
-  bool dry_run = false;            // import --dry-run: check locally, send nothing; submit --dry-run: check only
-  Env* env = nullptr;              // the process's Env (main sets it): import reads the checkout through it
+  int max_pairs = 0;                   // memory redistill --max-pairs
+  bool force = false;                  // calibrate --force: re-measure now; import --force: replace problems
+  bool force_busy = false;             // calibrate --force-busy: accept a busy machine's figures
+  std::string suite;                   // import --suite NAME (default nki)
+  bool dry_run = false;                // import --dry-run: check locally, send nothing; submit --dry-run: check only
+  Env* env = nullptr;                  // the process's Env (main sets it): import reads the checkout through it
 };
 
 // One subcommand. `flags` adds its flags and positionals to `sub`, writing
@@ -93,7 +93,7 @@ int CmdControl(ApiClient& api, const Options& o, const std::string& action);  //
 int CmdBest(ApiClient& api, const Options& o);
 int CmdReport(ApiClient& api, const Options& o);
 int CmdCandidates(ApiClient& api, const Options& o);  // candidates_command.cpp
-int CmdMemory(ApiClient& api, const Options& o);  // memory_commands.cpp
+int CmdMemory(ApiClient& api, const Options& o);      // memory_commands.cpp
 int CmdExperiment(ApiClient& api, const Options& o);  // experiment_commands.cpp
 // report of a replay (submit --replay-from): the recorded campaign beside it
 // (replay_report.cpp). json() when `id` is no replay; nullopt when a call

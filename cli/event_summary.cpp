@@ -53,14 +53,14 @@ std::string Summary(const std::string& type, const json& d) {
     std::string names;
     for (const auto& p : d.value("problems", json::array())) names += (names.empty() ? "" : ", ") + S(p, "name");
     const json q = d.value("spec", json::object()).value("search", json::object());
-    return S(d, "campaign_id") + ": " + names + " (T=" + Num(q, "T", 0) + " B=" + Num(q, "B", 0) + " N=" +
-           Num(q, "N", 0) + " K=" + Num(q, "K", 0) + ", mode " + d.value("spec", json::object()).value("mode", "?") + ")";
+    return S(d, "campaign_id") + ": " + names + " (T=" + Num(q, "T", 0) + " B=" + Num(q, "B", 0) +
+           " N=" + Num(q, "N", 0) + " K=" + Num(q, "K", 0) + ", mode " +
+           d.value("spec", json::object()).value("mode", "?") + ")";
   }
   if (type == "CampaignCompleted") return S(d, "status") + (S(d, "reason").empty() ? "" : ": " + Cut(S(d, "reason")));
   if (type == "CampaignFailed" || type == "CampaignCancelled" || type == "CampaignInterrupted")
     return Cut(S(d, "reason"));
-  if (type == "StandInFiguresNoted")
-    return S(d, "notice") + "; memory " + S(d, "memory") + "; " + S(d, "ranking");
+  if (type == "StandInFiguresNoted") return S(d, "notice") + "; memory " + S(d, "memory") + "; " + S(d, "ranking");
   if (type == "BudgetExhausted") return S(d, "resource") + " budget exhausted";
   if (type == "IterationStarted") return Where(d);
   if (type == "BeamSelected") {

@@ -64,10 +64,10 @@ json EqualSpendOverlay(const json& overlay, const json& spend, std::string* what
 
 struct ExperimentFile {
   std::string id;
-  json spec;                         // the campaign spec every arm starts from
+  json spec;  // the campaign spec every arm starts from
   std::vector<int64_t> seeds;
-  std::vector<ExperimentArm> arms;   // at least two, never named "learn"
-  std::optional<json> learn_overlay; // the learning phase's overlay, if any
+  std::vector<ExperimentArm> arms;    // at least two, never named "learn"
+  std::optional<json> learn_overlay;  // the learning phase's overlay, if any
 };
 
 // Reads and checks an experiment file (`env` may be null: the real files).

@@ -34,7 +34,7 @@ struct Submitted {
   std::string arm;
   int64_t seed = 0;
   std::string campaign;
-  std::string note;  // "submitted" | "already submitted" | why not
+  std::string note;    // "submitted" | "already submitted" | why not
   std::string budget;  // equal spend: the budget it got and from which campaign
 };
 
@@ -51,7 +51,8 @@ bool Post(ApiClient& api, const ExperimentFile& e, const std::string& arm, const
     *exit_code = r.exit_code;
     return false;
   }
-  done->push_back({arm, seed, r.body.value("id", ""), r.body.value("created", true) ? "submitted" : "already submitted"});
+  done->push_back(
+      {arm, seed, r.body.value("id", ""), r.body.value("created", true) ? "submitted" : "already submitted"});
   return true;
 }
 
@@ -128,15 +129,19 @@ int SubmitSeeds(ApiClient& api, const Options& o, const ExperimentFile& e, const
     json planned = json::array();
     for (int64_t seed : seeds) {
       if (e.learn_overlay) {
-        planned.push_back({{"arm", kLearnArm}, {"seed", seed}, {"spec", ExperimentCampaignSpec(e, kLearnArm, *e.learn_overlay, seed)}});
+        planned.push_back({{"arm", kLearnArm},
+                           {"seed", seed},
+                           {"spec", ExperimentCampaignSpec(e, kLearnArm, *e.learn_overlay, seed)}});
         done.push_back({kLearnArm, seed, "-", "not submitted (--dry-run)"});
       }
       for (const ExperimentArm& arm : e.arms) {
         json p = {{"arm", arm.name}, {"seed", seed}, {"spec", ExperimentCampaignSpec(e, arm.name, arm.overlay, seed)}};
         if (!arm.spend_of.empty()) p["budget_from_spend_of"] = arm.spend_of;
         planned.push_back(std::move(p));
-        std::string note = e.learn_overlay ? "not submitted (--dry-run; after its learning)" : "not submitted (--dry-run)";
-        if (!arm.spend_of.empty()) note += "; budget = the spend of arm '" + arm.spend_of + "', seed " + std::to_string(seed);
+        std::string note =
+            e.learn_overlay ? "not submitted (--dry-run; after its learning)" : "not submitted (--dry-run)";
+        if (!arm.spend_of.empty())
+          note += "; budget = the spend of arm '" + arm.spend_of + "', seed " + std::to_string(seed);
         done.push_back({arm.name, seed, "-", note});
       }
     }
@@ -194,7 +199,10 @@ int SubmitSeeds(ApiClient& api, const Options& o, const ExperimentFile& e, const
   if (o.json_output && !o.wait) {
     json out = json::array();
     for (const auto& d : done) {
-      out.push_back({{"arm", d.arm}, {"seed", d.seed}, {"campaign", d.campaign}, {"created", d.note == "submitted"},
+      out.push_back({{"arm", d.arm},
+                     {"seed", d.seed},
+                     {"campaign", d.campaign},
+                     {"created", d.note == "submitted"},
                      {"submitted", d.campaign != "-"}});
       if (!d.budget.empty()) out.back()["budget"] = d.budget;
     }
@@ -246,8 +254,7 @@ int Extend(ApiClient& api, const Options& o) {
   if (!cs) return code;
   int64_t next = *std::max_element(e->seeds.begin(), e->seeds.end()) + 1;
   for (const auto& c : *cs) next = std::max(next, c["experiment"].value("seed", int64_t{0}) + 1);
-  std::cerr << "experiment " << e->id << ": adding seed " << next << " (" << cs->size()
-            << " campaigns so far)\n";
+  std::cerr << "experiment " << e->id << ": adding seed " << next << " (" << cs->size() << " campaigns so far)\n";
   return SubmitSeeds(api, o, *e, {next});
 }
 
@@ -274,8 +281,12 @@ int List(ApiClient& api, const Options& o) {
   if (o.json_output) {
     json out = json::array();
     for (const auto& [id, row] : by_id) {
-      out.push_back({{"id", id}, {"arms", row.arms}, {"seeds", row.seeds}, {"campaigns", row.campaigns},
-                     {"ended", row.ended}, {"states", row.states}});
+      out.push_back({{"id", id},
+                     {"arms", row.arms},
+                     {"seeds", row.seeds},
+                     {"campaigns", row.campaigns},
+                     {"ended", row.ended},
+                     {"states", row.states}});
     }
     std::cout << Dump(json{{"experiments", out}}, 2) << "\n";
     return kExitOk;

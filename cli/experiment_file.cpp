@@ -46,14 +46,16 @@ Result<ExperimentFile> ParseExperimentFile(Env* env, const std::string& path) {
   auto j = env ? ReadJsonFile(env, path) : ReadJsonFile(path);
   if (!j.ok()) return j.status();
   if (!j->is_object()) return InvalidArgument(path + ": an experiment is a JSON object");
-  ACCELOPT_RETURN_IF_ERROR(CheckKnownKeys(*j, JsonPlace{path, ""}, {"id", "spec", "spec_file", "seeds", "learn", "arms"}));
+  ACCELOPT_RETURN_IF_ERROR(
+      CheckKnownKeys(*j, JsonPlace{path, ""}, {"id", "spec", "spec_file", "seeds", "learn", "arms"}));
   ExperimentFile e;
   if (!j->contains("id") || !(*j)["id"].is_string() || !ValidName((*j)["id"].get<std::string>())) {
     return InvalidArgument(path + ": 'id' must be a name of letters, digits, '-', '_' or '.'");
   }
   e.id = (*j)["id"].get<std::string>();
   if (j->contains("spec") == j->contains("spec_file")) {
-    return InvalidArgument(path + ": give the campaign spec as 'spec' (an object) or 'spec_file' (a path), one of them");
+    return InvalidArgument(path +
+                           ": give the campaign spec as 'spec' (an object) or 'spec_file' (a path), one of them");
   }
   if (j->contains("spec")) {
     e.spec = (*j)["spec"];
@@ -71,7 +73,8 @@ Result<ExperimentFile> ParseExperimentFile(Env* env, const std::string& path) {
   }
   std::set<int64_t> seen;
   for (const auto& s : (*j)["seeds"]) {
-    if (!s.is_number_integer() || s.get<int64_t>() < 0) return InvalidArgument(path + ": 'seeds' holds a non-integer or negative seed");
+    if (!s.is_number_integer() || s.get<int64_t>() < 0)
+      return InvalidArgument(path + ": 'seeds' holds a non-integer or negative seed");
     if (!seen.insert(s.get<int64_t>()).second) return InvalidArgument(path + ": seed " + s.dump() + " is listed twice");
     e.seeds.push_back(s.get<int64_t>());
   }

@@ -87,23 +87,30 @@ int ExperimentRemeasure(ApiClient& api, const Options& o, const std::string& id)
         auto src_b = b->find(problem);
         if (src_b == b->end()) continue;
         std::cerr << "re-measuring " << problem << " seed " << seed << ": " << arm << " beside " << against << "\n";
-        json body = {{"problem", problem}, {"source", src_b->second}, {"compare_source", src_a},
+        json body = {{"problem", problem},
+                     {"source", src_b->second},
+                     {"compare_source", src_a},
                      {"label", "experiment " + id + ": " + arm + " vs " + against + ", seed " + std::to_string(seed)}};
         if (!settings.empty()) body["settings"] = settings;
         auto r = Ask(api, "POST", "/v1/remeasure", &body, std::chrono::minutes(30));
         if (!r.ok()) return r.exit_code;
         const json result = r.body.value("result", json::object());
         const json cmp = result.value("comparison", json());
-        json row = {{"arm", arm}, {"against", against}, {"problem", problem}, {"seed", seed},
-                    {"status", result.value("status", "")}, {"correct", result.value("correct", false)}};
+        json row = {{"arm", arm},
+                    {"against", against},
+                    {"problem", problem},
+                    {"seed", seed},
+                    {"status", result.value("status", "")},
+                    {"correct", result.value("correct", false)}};
         std::string ratio = "-";
         if (cmp.is_object() && cmp.value("speedup", 0.0) > 0) {
           row["ratio"] = cmp["speedup"];
           row["ratio_low"] = cmp.value("speedup_low", json());
           row["ratio_high"] = cmp.value("speedup_high", json());
           row["noisy"] = cmp.value("noisy", false);
-          ratio = FormatDouble(cmp["speedup"].get<double>(), 3) + "x [" + FormatDouble(cmp.value("speedup_low", 0.0), 3) +
-                  "-" + FormatDouble(cmp.value("speedup_high", 0.0), 3) + "]" + (cmp.value("noisy", false) ? " NOISY" : "");
+          ratio = FormatDouble(cmp["speedup"].get<double>(), 3) + "x [" +
+                  FormatDouble(cmp.value("speedup_low", 0.0), 3) + "-" +
+                  FormatDouble(cmp.value("speedup_high", 0.0), 3) + "]" + (cmp.value("noisy", false) ? " NOISY" : "");
           // The reference arm is 1 by construction; the other its ratio.
           runs.push_back({against, problem, seed, 1.0, 0, 0});
           runs.push_back({arm, problem, seed, cmp["speedup"].get<double>(), 0, 0});
@@ -123,20 +130,31 @@ int ExperimentRemeasure(ApiClient& api, const Options& o, const std::string& id)
     const wf::Comparison c = wf::Compare(runs, against, arm, wf::Metric::kSpeedup, wf::IntervalOptions{});
     json per = json::array();
     for (const auto& po : wf::PerProblem(runs, against, arm, wf::Metric::kSpeedup, wf::IntervalOptions{})) {
-      per.push_back({{"problem", po.problem}, {"outcome", po.outcome}, {"percent", po.comparison.percent},
-                     {"percent_lo", po.comparison.percent_lo}, {"percent_hi", po.comparison.percent_hi},
+      per.push_back({{"problem", po.problem},
+                     {"outcome", po.outcome},
+                     {"percent", po.comparison.percent},
+                     {"percent_lo", po.comparison.percent_lo},
+                     {"percent_hi", po.comparison.percent_hi},
                      {"seeds", po.comparison.seeds}});
     }
     const std::string verdict = wf::Verdict(arm + " vs " + against + " (winners side by side)", c);
     verdicts.push_back(verdict);
-    comparisons.push_back({{"arm_a", against}, {"arm_b", arm}, {"seeds", c.seeds}, {"problems", c.problems},
-                           {"resolved", c.interval.resolved}, {"percent", c.percent}, {"percent_lo", c.percent_lo},
-                           {"percent_hi", c.percent_hi}, {"excludes_zero", c.excludes_zero()},
-                           {"verdict", verdict}, {"per_problem", per}});
+    comparisons.push_back({{"arm_a", against},
+                           {"arm_b", arm},
+                           {"seeds", c.seeds},
+                           {"problems", c.problems},
+                           {"resolved", c.interval.resolved},
+                           {"percent", c.percent},
+                           {"percent_lo", c.percent_lo},
+                           {"percent_hi", c.percent_hi},
+                           {"excludes_zero", c.excludes_zero()},
+                           {"verdict", verdict},
+                           {"per_problem", per}});
   }
   if (o.json_output) {
-    std::cout << Dump(json{{"experiment", id}, {"against", against}, {"measurements", rows}, {"comparisons", comparisons}}, 2)
-              << "\n";
+    std::cout
+        << Dump(json{{"experiment", id}, {"against", against}, {"measurements", rows}, {"comparisons", comparisons}}, 2)
+        << "\n";
     return kExitOk;
   }
   std::cout << "experiment " << id << ": the winners re-measured side by side, each pair in one judge run "

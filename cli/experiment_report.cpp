@@ -64,10 +64,17 @@ std::vector<wf::ArmRun> RunsOf(const std::vector<json>& cs) {
 }
 
 json IntervalJson(const wf::Comparison& c) {
-  return {{"arm_a", c.arm_a}, {"arm_b", c.arm_b}, {"seeds", c.seeds}, {"problems", c.problems},
-          {"resolved", c.interval.resolved}, {"method", c.interval.method},
-          {"geomean_ratio", c.geomean_ratio}, {"percent", c.percent}, {"percent_lo", c.percent_lo},
-          {"percent_hi", c.percent_hi}, {"excludes_zero", c.excludes_zero()},
+  return {{"arm_a", c.arm_a},
+          {"arm_b", c.arm_b},
+          {"seeds", c.seeds},
+          {"problems", c.problems},
+          {"resolved", c.interval.resolved},
+          {"method", c.interval.method},
+          {"geomean_ratio", c.geomean_ratio},
+          {"percent", c.percent},
+          {"percent_lo", c.percent_lo},
+          {"percent_hi", c.percent_hi},
+          {"excludes_zero", c.excludes_zero()},
           {"resolvable_percent", c.resolvable_percent}};
 }
 
@@ -130,29 +137,38 @@ std::optional<json> BuildReport(ApiClient& api, const std::string& id, const std
   }
   json arms_j = json::array();
   for (const auto& s : wf::Summaries(runs)) {
-    arms_j.push_back({{"arm", s.arm}, {"runs", s.runs}, {"runs_without_result", s.runs_without_result},
-                      {"seeds", s.seeds}, {"problems", s.problems}, {"geomean_speedup", s.geomean_speedup},
-                      {"geomean_percent_of_peak", s.geomean_percent_of_peak}, {"cost_usd", s.cost_usd},
+    arms_j.push_back({{"arm", s.arm},
+                      {"runs", s.runs},
+                      {"runs_without_result", s.runs_without_result},
+                      {"seeds", s.seeds},
+                      {"problems", s.problems},
+                      {"geomean_speedup", s.geomean_speedup},
+                      {"geomean_percent_of_peak", s.geomean_percent_of_peak},
+                      {"cost_usd", s.cost_usd},
                       {"cost_per_seed_usd", s.cost_per_seed_usd}});
   }
   json learn = json::array(), curves_j = json::array();
   for (const auto& c : cs) {
     const json& t = c["experiment"];
     if (t.value("arm", "") == kLearnArm) {
-      learn.push_back({{"seed", t.value("seed", int64_t{0})}, {"campaign", c.value("id", "")}, {"state", c.value("state", "")}});
+      learn.push_back(
+          {{"seed", t.value("seed", int64_t{0})}, {"campaign", c.value("id", "")}, {"state", c.value("state", "")}});
       continue;
     }
     if (!curves) continue;
     auto events = EventsOf(api, c.value("id", ""), exit_code);
     if (!events) return std::nullopt;
     json points = json::array();
-    for (const auto& p : wf::CostEfficiencyCurve(*events)) points.push_back({p.cost_usd, p.best_percent_of_peak, p.tokens});
-    curves_j.push_back({{"arm", t.value("arm", "")}, {"seed", t.value("seed", int64_t{0})},
-                        {"campaign", c.value("id", "")}, {"points", points},
+    for (const auto& p : wf::CostEfficiencyCurve(*events))
+      points.push_back({p.cost_usd, p.best_percent_of_peak, p.tokens});
+    curves_j.push_back({{"arm", t.value("arm", "")},
+                        {"seed", t.value("seed", int64_t{0})},
+                        {"campaign", c.value("id", "")},
+                        {"points", points},
                         {"zero_price", wf::AllZeroPriced(*events)}});
   }
-  json out = {{"experiment", id}, {"against", against}, {"campaigns", cs.size()}, {"still_running", running},
-              {"arms", arms_j}, {"comparisons", comparisons}, {"learn", learn}};
+  json out = {{"experiment", id}, {"against", against},         {"campaigns", cs.size()}, {"still_running", running},
+              {"arms", arms_j},   {"comparisons", comparisons}, {"learn", learn}};
   if (curves) out["cost_curves"] = curves_j;
   return out;
 }

@@ -102,8 +102,11 @@ int CmdImport(ApiClient& api, const Options& o) {
 
   json rows = json::array();
   auto row = [&](const eval::nki::ImportedProblem& p, const std::string& status) {
-    rows.push_back({{"name", p.name}, {"id", "suites/" + suite + "/" + p.name}, {"status", status},
-                    {"shape", p.problem.value("paper_shape", "")}, {"bound", p.problem.value("bound", "")}});
+    rows.push_back({{"name", p.name},
+                    {"id", "suites/" + suite + "/" + p.name},
+                    {"status", status},
+                    {"shape", p.problem.value("paper_shape", "")},
+                    {"bound", p.problem.value("bound", "")}});
   };
   auto finish = [&](int code) {
     if (o.json_output) {

@@ -20,14 +20,17 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("acceloptctl ") + accelopt::kVersion);
   app.require_subcommand(1);
   app.fallthrough();  // global options (-o, --socket) may follow the subcommand
-  std::string socket_path = std::getenv("ACCELOPT_SOCKET") ? std::getenv("ACCELOPT_SOCKET") : "/run/accelopt/acceloptd.sock";
+  std::string socket_path =
+      std::getenv("ACCELOPT_SOCKET") ? std::getenv("ACCELOPT_SOCKET") : "/run/accelopt/acceloptd.sock";
   std::string url = std::getenv("ACCELOPT_URL") ? std::getenv("ACCELOPT_URL") : "";
   std::string token_file = std::getenv("ACCELOPT_TOKEN_FILE") ? std::getenv("ACCELOPT_TOKEN_FILE") : "";
   std::string output = "table";
   app.add_option("--socket", socket_path, "acceloptd's Unix socket")->capture_default_str();
   app.add_option("--url", url, "acceloptd over TCP, e.g. http://127.0.0.1:7070 (needs a token file)");
   app.add_option("--token-file", token_file, "file holding the bearer token for --url");
-  app.add_option("-o,--output", output, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  app.add_option("-o,--output", output, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
 
   Options o;
   o.env = accelopt::Env::Default();

@@ -28,10 +28,10 @@ int List(ApiClient& api, const Options& o) {
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& b : r.body.value("banks", json::array())) {
-    rows.push_back({b.value("bank", "?"), std::to_string(b.value("generation", 1)),
-                    std::to_string(b.value("items", 0)), std::to_string(b.value("retired", 0)),
-                    std::to_string(b.value("tainted", 0)), std::to_string(b.value("campaigns", 0)),
-                    b.value("redistilling", 0) > 0 ? "re-distilling" : "", std::to_string(b.value("version", 0))});
+    rows.push_back({b.value("bank", "?"), std::to_string(b.value("generation", 1)), std::to_string(b.value("items", 0)),
+                    std::to_string(b.value("retired", 0)), std::to_string(b.value("tainted", 0)),
+                    std::to_string(b.value("campaigns", 0)), b.value("redistilling", 0) > 0 ? "re-distilling" : "",
+                    std::to_string(b.value("version", 0))});
   }
   if (rows.empty()) {
     std::cerr << "no memory banks yet (a campaign with memory.scope \"bank\" or an import creates one)\n";
@@ -45,7 +45,8 @@ int List(ApiClient& api, const Options& o) {
                    std::to_string(c.value("credit", 0))});
   }
   if (!own.empty()) {
-    std::cout << (rows.empty() ? "" : "\n") << "memory of problem-scope campaigns (items: acceloptctl report CAMPAIGN --html F, "
+    std::cout << (rows.empty() ? "" : "\n")
+              << "memory of problem-scope campaigns (items: acceloptctl report CAMPAIGN --html F, "
               << "or GET /v1/campaigns/CAMPAIGN/report)\n";
     PrintTable({"CAMPAIGN", "PROBLEM", "ITEMS", "CREDIT"}, own);
   }
@@ -60,13 +61,15 @@ int Show(ApiClient& api, const Options& o, const std::string& bank) {
     return kExitOk;
   }
   const json& b = r.body;
-  std::cout << "bank " << b.value("bank", bank) << ": generation " << b.value("shown_generation", 1)
-            << " (current " << b.value("generation", 1) << "), " << b.value("version", 0) << " events\n";
+  std::cout << "bank " << b.value("bank", bank) << ": generation " << b.value("shown_generation", 1) << " (current "
+            << b.value("generation", 1) << "), " << b.value("version", 0) << " events\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto& it : b.value("items", json::array())) {
     std::string state;
-    if (it.value("retired", false)) state = "retired";
-    else if (!it.value("tainted_by", json::array()).empty()) state = "tainted";
+    if (it.value("retired", false))
+      state = "retired";
+    else if (!it.value("tainted_by", json::array()).empty())
+      state = "tainted";
     std::string title = it.value("title", "");
     if (title.size() > 60) title = title.substr(0, 57) + "...";
     rows.push_back({it.value("id", "?"), it.value("kind", ""), it.value("problem", ""), title,
@@ -75,9 +78,9 @@ int Show(ApiClient& api, const Options& o, const std::string& bank) {
   PrintTable({"ID", "KIND", "PROBLEM", "TITLE", "SPEEDUP", "CREDIT", "STATE"}, rows);
   for (const auto& d : b.value("redistills", json::array())) {
     std::cout << "re-distillation " << d.value("redistill_id", "?") << " (" << d.value("provider", "") << "/"
-              << d.value("model", "") << " -> generation " << d.value("generation", 0) << "): "
-              << d.value("status", "?") << ", " << d.value("done", 0) << "/" << d.value("pairs", 0) << " pairs, "
-              << d.value("added", 0) << " items, $" << Fixed(d.value("cost_usd", 0.0), 4) << "\n";
+              << d.value("model", "") << " -> generation " << d.value("generation", 0)
+              << "): " << d.value("status", "?") << ", " << d.value("done", 0) << "/" << d.value("pairs", 0)
+              << " pairs, " << d.value("added", 0) << " items, $" << Fixed(d.value("cost_usd", 0.0), 4) << "\n";
   }
   return kExitOk;
 }
@@ -162,7 +165,8 @@ int CmdMemory(ApiClient& api, const Options& o) {
     json body = {{"items", std::vector<std::string>(o.args.begin() + 2, o.args.end())}, {"reason", o.reason}};
     return Simple(api, o, "POST", "/v1/memory/" + bank + "/retire", &body);
   }
-  if (sub == "rebuild") return Simple(api, o, "POST", "/v1/memory/" + bank + "/rebuild", nullptr, std::chrono::minutes(10));
+  if (sub == "rebuild")
+    return Simple(api, o, "POST", "/v1/memory/" + bank + "/rebuild", nullptr, std::chrono::minutes(10));
   // redistill
   json body = json::object();
   json summarizer = json::object();
@@ -173,7 +177,8 @@ int CmdMemory(ApiClient& api, const Options& o) {
   if (o.max_pairs > 0) body["max_pairs"] = o.max_pairs;
   auto r = Ask(api, "POST", "/v1/memory/" + bank + "/redistill", &body);
   if (!r.ok()) return r.exit_code;
-  if (o.json_output) std::cout << Dump(r.body, 2) << "\n";
+  if (o.json_output)
+    std::cout << Dump(r.body, 2) << "\n";
   else
     std::cerr << "re-distilling " << r.body.value("pairs", 0) << " pairs of bank " << bank << " into generation "
               << r.body.value("generation", 0) << " (" << r.body.value("redistill_id", "?") << ")\n";

@@ -11,15 +11,15 @@ namespace accelopt::cli {
 
 enum ExitCode : int {
   kExitOk = 0,
-  kExitError = 1,          // the daemon answered with an error
-  kExitUsage = 2,          // bad command line
-  kExitUnreachable = 3,    // no daemon at the socket / URL
-  kExitNotFound = 4,       // no such campaign, bank, suite
-  kExitFailed = 5,         // the campaign ended failed
-  kExitCancelled = 6,      // the campaign was cancelled
-  kExitTimeout = 7,        // --timeout passed while waiting
-  kExitBudget = 8,         // the campaign ended because a budget ran out
-  kExitPartial = 9,        // the campaign ended partial: some problems failed
+  kExitError = 1,        // the daemon answered with an error
+  kExitUsage = 2,        // bad command line
+  kExitUnreachable = 3,  // no daemon at the socket / URL
+  kExitNotFound = 4,     // no such campaign, bank, suite
+  kExitFailed = 5,       // the campaign ended failed
+  kExitCancelled = 6,    // the campaign was cancelled
+  kExitTimeout = 7,      // --timeout passed while waiting
+  kExitBudget = 8,       // the campaign ended because a budget ran out
+  kExitPartial = 9,      // the campaign ended partial: some problems failed
 };
 
 extern const char* kExitCodesHelp;

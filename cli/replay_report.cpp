@@ -32,7 +32,8 @@ std::string Speedup(const json& s) {
   if (!s["speedup"].is_number()) return "-";
   std::string cell = FormatDouble(s["speedup"].get<double>()) + "x";
   if (s["speedup_low"].is_number() && s["speedup_high"].is_number()) {
-    cell += " [" + FormatDouble(s["speedup_low"].get<double>()) + "-" + FormatDouble(s["speedup_high"].get<double>()) + "]";
+    cell +=
+        " [" + FormatDouble(s["speedup_low"].get<double>()) + "-" + FormatDouble(s["speedup_high"].get<double>()) + "]";
   }
   return cell;
 }
@@ -75,15 +76,18 @@ std::optional<json> ReplaySideBySide(ApiClient& api, const std::string& id, cons
     if (e.value("type", "") != "LlmCallCompleted") continue;
     (e.value("data", json::object()).contains("replayed_from") ? replayed : live) += 1;
   }
-  return json{{"original", from}, {"on_miss", replay.value("on_miss", "stop")}, {"problems", problems},
+  return json{{"original", from},
+              {"on_miss", replay.value("on_miss", "stop")},
+              {"problems", problems},
               {"llm_calls", {{"replayed", replayed}, {"live", live}}}};
 }
 
 void PrintReplaySideBySide(const json& side) {
   namespace impl = replay_report_impl;
   std::cout << "\nreplay of " << side["original"].get<std::string>()
-            << ", side by side (the recorded LLM replies, this host's judge): " << side["llm_calls"]["replayed"].get<int>()
-            << " calls replayed, " << side["llm_calls"]["live"].get<int>() << " live\n";
+            << ", side by side (the recorded LLM replies, this host's judge): "
+            << side["llm_calls"]["replayed"].get<int>() << " calls replayed, " << side["llm_calls"]["live"].get<int>()
+            << " live\n";
   std::vector<std::vector<std::string>> rows;
   for (const json& p : side["problems"]) {
     const json& a = p["original"];
@@ -92,10 +96,11 @@ void PrintReplaySideBySide(const json& side) {
     rows.push_back({p["name"], has ? impl::Speedup(a) : "(not in the original)", impl::Speedup(b),
                     has ? impl::Pct(a["best_percent_of_peak"]) : "-", impl::Pct(b["best_percent_of_peak"]),
                     has && a["best_candidate"] == b["best_candidate"] ? "same" : "differs"});
-  // The judge here measured differently: the same decisions, other numbers.
+    // The judge here measured differently: the same decisions, other numbers.
   }
-  PrintTable({"PROBLEM", "ORIGINAL SPEEDUP", "REPLAY SPEEDUP", "ORIGINAL BEST %PEAK", "REPLAY BEST %PEAK", "BEST (PATH)"},
-             rows);
+  PrintTable(
+      {"PROBLEM", "ORIGINAL SPEEDUP", "REPLAY SPEEDUP", "ORIGINAL BEST %PEAK", "REPLAY BEST %PEAK", "BEST (PATH)"},
+      rows);
 }
 
 }  // namespace accelopt::cli

@@ -45,8 +45,8 @@ Answer Ask(ApiClient& api, const std::string& method, const std::string& path, c
   return a;
 }
 
-int Simple(ApiClient& api, const Options& o, const std::string& method, const std::string& path,
-           const json* body, std::chrono::milliseconds timeout) {
+int Simple(ApiClient& api, const Options& o, const std::string& method, const std::string& path, const json* body,
+           std::chrono::milliseconds timeout) {
   auto r = Ask(api, method, path, body, timeout);
   if (!r.ok()) return r.exit_code;
   std::cout << Dump(r.body, 2) << "\n";
@@ -56,11 +56,15 @@ int Simple(ApiClient& api, const Options& o, const std::string& method, const st
 int CmdSuites(ApiClient& api, const Options& o) {
   auto r = Ask(api, "GET", "/v1/suites");
   if (!r.ok()) return r.exit_code;
-  if (o.json_output) { std::cout << Dump(r.body, 2) << "\n"; return kExitOk; }
+  if (o.json_output) {
+    std::cout << Dump(r.body, 2) << "\n";
+    return kExitOk;
+  }
   std::vector<std::vector<std::string>> rows;
   for (const auto& s : r.body.value("suites", json::array()))
     for (const auto& p : s.value("problems", json::array()))
-      rows.push_back({s.value("name", "?"), p.value("name", "?"), p.value("bound", ""), p.value("workload", "").substr(0, 60)});
+      rows.push_back(
+          {s.value("name", "?"), p.value("name", "?"), p.value("bound", ""), p.value("workload", "").substr(0, 60)});
   PrintTable({"SUITE", "PROBLEM", "BOUND", "WORKLOAD"}, rows);
   return kExitOk;
 }
@@ -70,7 +74,10 @@ int CmdBaseline(ApiClient& api, const Options& o) {
   if (!o.json_output) std::cerr << "profiling baselines of suite " << body["suite"].get<std::string>() << "...\n";
   auto r = Ask(api, "POST", "/v1/baseline", &body, std::chrono::minutes(30));
   if (!r.ok()) return r.exit_code;
-  if (o.json_output) { std::cout << Dump(r.body, 2) << "\n"; return kExitOk; }
+  if (o.json_output) {
+    std::cout << Dump(r.body, 2) << "\n";
+    return kExitOk;
+  }
   // The columns of `accelopt-eval baseline` (base/baseline_table.hpp).
   auto num = [](const json& p, const char* k) {
     return p.contains(k) && p[k].is_number() ? std::optional<double>(p[k].get<double>()) : std::nullopt;
@@ -90,7 +97,8 @@ int CmdBaseline(ApiClient& api, const Options& o) {
 
 int CmdCalibrate(ApiClient& api, const Options& o) {
   json body = {{"backend", o.args.empty() ? "cpu" : o.args[0]}, {"force", o.force}, {"force_busy", o.force_busy}};
-  if (o.force && !o.json_output) std::cerr << "re-measuring peak FLOP/s and bandwidth (a few seconds; keep the machine quiet)...\n";
+  if (o.force && !o.json_output)
+    std::cerr << "re-measuring peak FLOP/s and bandwidth (a few seconds; keep the machine quiet)...\n";
   if (o.json_output) return Simple(api, o, "POST", "/v1/calibrate", &body, std::chrono::minutes(5));
   auto r = Ask(api, "POST", "/v1/calibrate", &body, std::chrono::minutes(5));
   if (!r.ok()) return r.exit_code;
@@ -103,23 +111,23 @@ int CmdCalibrate(ApiClient& api, const Options& o) {
   if (c.contains("measured_at_unix") && c["measured_at_unix"].is_number()) {
     when = FormatUtc(c["measured_at_unix"].get<int64_t>() * 1000000);
   }
-  PrintTable({"FIELD", "VALUE"},
-             {{"backend", r.body.value("backend", "?")},
-              {"re-measured now", r.body.value("remeasured", false) ? "yes" : "no"},
-              {"cpu", hw.value("cpu_model", "?")},
-              {"simd", hw.value("simd", "?")},
-              {"cores", num(c, "cores", 0)},
-              {"peak GFLOP/s (all cores)", num(c, "peak_gflops", 1)},
-              {"peak GFLOP/s (one core)", num(c, "peak_gflops_one_core", 1)},
-              {"measured at", when},
-              {"load average then", num(c, "load_average", 2)},
-              {"measuring took (s)", num(c, "seconds", 1)}});
+  PrintTable({"FIELD", "VALUE"}, {{"backend", r.body.value("backend", "?")},
+                                  {"re-measured now", r.body.value("remeasured", false) ? "yes" : "no"},
+                                  {"cpu", hw.value("cpu_model", "?")},
+                                  {"simd", hw.value("simd", "?")},
+                                  {"cores", num(c, "cores", 0)},
+                                  {"peak GFLOP/s (all cores)", num(c, "peak_gflops", 1)},
+                                  {"peak GFLOP/s (one core)", num(c, "peak_gflops_one_core", 1)},
+                                  {"measured at", when},
+                                  {"load average then", num(c, "load_average", 2)},
+                                  {"measuring took (s)", num(c, "seconds", 1)}});
   const json all = c.value("bandwidth", json::array()), one = c.value("bandwidth_one_core", json::array());
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < all.size(); ++i) {
     const double bytes = all[i].value("bytes", 0.0);
-    rows.push_back({bytes >= 1 << 20 ? FormatDouble(bytes / (1 << 20), 1) + " MiB" : FormatDouble(bytes / 1024, 0) + " KiB",
-                    num(all[i], "gbps", 1), i < one.size() ? num(one[i], "gbps", 1) : "-"});
+    rows.push_back(
+        {bytes >= 1 << 20 ? FormatDouble(bytes / (1 << 20), 1) + " MiB" : FormatDouble(bytes / 1024, 0) + " KiB",
+         num(all[i], "gbps", 1), i < one.size() ? num(one[i], "gbps", 1) : "-"});
   }
   if (!rows.empty()) {
     std::cout << "\nroofline bandwidth per working set\n";
@@ -131,7 +139,8 @@ int CmdCalibrate(ApiClient& api, const Options& o) {
 int CmdHealth(ApiClient& api, const Options& o) {
   auto r = api.Call("GET", "/v1/health");
   if (!r.ok()) return TransportError(r.status());
-  if (o.json_output) std::cout << Dump(r->body, 2) << "\n";
+  if (o.json_output)
+    std::cout << Dump(r->body, 2) << "\n";
   else {
     // The daemon accepts the test-only Neuron SDK stand-in's figures: said first.
     if (const json t = r->body.value("test_stand_in", json()); t.is_object()) {
@@ -140,9 +149,10 @@ int CmdHealth(ApiClient& api, const Options& o) {
     }
     std::cout << r->body.value("status", "?") << "\n";
     if (const json c = r->body.value("calibration", json()); c.is_object()) {
-      std::cout << "cpu calibration: " << c.value("state", "?") << " since " << FormatUtc(c.value("since_us", int64_t{0}))
-                << ", " << c.value("attempts", 0) << " attempts"
-                << (c.contains("next_attempt_us") ? ", next at " + FormatUtc(c.value("next_attempt_us", int64_t{0})) : "")
+      std::cout << "cpu calibration: " << c.value("state", "?") << " since "
+                << FormatUtc(c.value("since_us", int64_t{0})) << ", " << c.value("attempts", 0) << " attempts"
+                << (c.contains("next_attempt_us") ? ", next at " + FormatUtc(c.value("next_attempt_us", int64_t{0}))
+                                                  : "")
                 << ": " << c.value("reason", "") << "\n  " << c.value("fix", "") << "\n";
     }
     if (const json b = r->body.value("backends", json()); b.is_object()) {

@@ -36,16 +36,14 @@ Result<json> ParseBody(const HttpRequest& req) {
 
 Api::Api(ApiDeps deps) : d_(std::move(deps)) { AddRoutes(); }
 
-void Api::Events(const std::string& id, uint64_t after, size_t limit,
-                 int64_t deadline_nanos, Respond respond) const {
+void Api::Events(const std::string& id, uint64_t after, size_t limit, int64_t deadline_nanos, Respond respond) const {
   auto records = d_.log->ReadStream(workflows::CampaignStream(id), after + 1, limit);
   if (!records.ok()) return respond(ApiError(records.status()));
   if (records->empty() && d_.env->MonotonicNanos() < deadline_nanos) {
     // Woken by the next append to the stream (or at the deadline).
-    d_.waiters->Wait(workflows::CampaignStream(id), after, deadline_nanos,
-                     [this, id, after, limit, deadline_nanos, respond] {
-                       Events(id, after, limit, deadline_nanos, respond);
-                     });
+    d_.waiters->Wait(
+        workflows::CampaignStream(id), after, deadline_nanos,
+        [this, id, after, limit, deadline_nanos, respond] { Events(id, after, limit, deadline_nanos, respond); });
     return;
   }
   json events = json::array();
@@ -85,8 +83,10 @@ void Api::AddServiceRoutes() {
   router_.Add(V::get, "/v1/health", [this](const HttpRequest&, const RouteParams&, Respond respond) {
     bool healthy = d_.log->Healthy();
     json j = {{"status", healthy ? "ok" : "unhealthy"},
-              {"store", {{"healthy", healthy}, {"error", healthy ? "" : d_.log->HealthStatus().ToString()},
-                         {"last_global_position", d_.log->LastGlobalPosition()}}},
+              {"store",
+               {{"healthy", healthy},
+                {"error", healthy ? "" : d_.log->HealthStatus().ToString()},
+                {"last_global_position", d_.log->LastGlobalPosition()}}},
               {"campaigns", {{"active", d_.campaigns->Active()}, {"total", d_.campaigns->All().size()}}}};
     // Serving, but cpu evaluations wait for a calibration: said, not a 503.
     if (json w = CalibrationWait(); !w.is_null()) j["calibration"] = w;
@@ -125,7 +125,6 @@ void Api::AddServiceRoutes() {
     res.prepare_payload();
     respond(std::move(res));
   });
-
 }
 
 // Submitting, checking, listing and steering campaigns, and their events.
@@ -139,7 +138,8 @@ void Api::AddCampaignRoutes() {
     std::string key;
     if (body->contains("idempotency_key")) {
       if (!(*body)["idempotency_key"].is_string())
-        return respond(ApiError(http::status::bad_request, "invalid_argument", "body.idempotency_key: must be a string"));
+        return respond(
+            ApiError(http::status::bad_request, "invalid_argument", "body.idempotency_key: must be a string"));
       key = (*body)["idempotency_key"].get<std::string>();
     }
     // Submitting reads problem files and appends durably: off the io thread.
@@ -180,17 +180,21 @@ void Api::AddCampaignRoutes() {
   });
 
   for (std::string action : {"cancel", "pause", "resume"}) {
-    router_.Add(V::post, "/v1/campaigns/{id}/" + action, [this, action](const HttpRequest&, const RouteParams& p, Respond respond) {
-      auto r = d_.campaigns->Find(p.path.at("id"));
-      if (!r) return respond(NotFoundCampaign(p.path.at("id")));
-      auto done = [r, respond](Status st) {
-        if (!st.ok()) return respond(ApiError(st));
-        respond(ApiOk(CampaignManager::Summary(*r)));
-      };
-      if (action == "cancel") r->Cancel("cancelled by the user", done);
-      else if (action == "pause") r->Pause(done);
-      else r->Resume(done);
-    });
+    router_.Add(V::post, "/v1/campaigns/{id}/" + action,
+                [this, action](const HttpRequest&, const RouteParams& p, Respond respond) {
+                  auto r = d_.campaigns->Find(p.path.at("id"));
+                  if (!r) return respond(NotFoundCampaign(p.path.at("id")));
+                  auto done = [r, respond](Status st) {
+                    if (!st.ok()) return respond(ApiError(st));
+                    respond(ApiOk(CampaignManager::Summary(*r)));
+                  };
+                  if (action == "cancel")
+                    r->Cancel("cancelled by the user", done);
+                  else if (action == "pause")
+                    r->Pause(done);
+                  else
+                    r->Resume(done);
+                });
   }
 
   router_.Add(V::get, "/v1/campaigns/{id}/events", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
@@ -201,7 +205,6 @@ void Api::AddCampaignRoutes() {
     size_t wait_s = ParseSize(p.query, "wait", 0, 60);
     Events(id, after, limit, d_.env->MonotonicNanos() + static_cast<int64_t>(wait_s) * 1'000'000'000, respond);
   });
-
 }
 
 }  // namespace accelopt::daemon

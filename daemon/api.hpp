@@ -56,17 +56,17 @@ class Api {
   void Handle(HttpRequest&& req, Respond respond) const { router_.Dispatch(std::move(req), std::move(respond)); }
 
  private:
-  void AddRoutes();         // every route below, in this order
-  void AddServiceRoutes();  // GET /v1/health, GET /metrics
-  void AddCampaignRoutes(); // POST /v1/campaigns(/check), GET /v1/campaigns(/{id}), cancel/pause/resume, events
-  void AddResultRoutes();   // api_results.cpp: report (JSON, HTML), best, candidates
-  void AddMeasureRoutes();  // api_measure.cpp: POST /v1/calibrate, POST /v1/baseline
-  json CalibrationWait() const;       // ApiDeps::calibration_wait's, or null
+  void AddRoutes();              // every route below, in this order
+  void AddServiceRoutes();       // GET /v1/health, GET /metrics
+  void AddCampaignRoutes();      // POST /v1/campaigns(/check), GET /v1/campaigns(/{id}), cancel/pause/resume, events
+  void AddResultRoutes();        // api_results.cpp: report (JSON, HTML), best, candidates
+  void AddMeasureRoutes();       // api_measure.cpp: POST /v1/calibrate, POST /v1/baseline
+  json CalibrationWait() const;  // ApiDeps::calibration_wait's, or null
   json WithWaits(json summary) const;  // + "calibration" while a campaign's cpu evaluations wait for one
-  void AddMemoryRoutes();  // api_memory.cpp
-  void AddSuiteRoutes();   // api_suites.cpp: GET /v1/suites, PUT /v1/suites/{suite}/problems/{name}
-  void AddCandidateRoutes();  // api_candidate.cpp: GET /v1/campaigns/{id}/candidate?id=C
-  void AddRemeasureRoutes();  // api_remeasure.cpp: POST /v1/remeasure
+  void AddMemoryRoutes();              // api_memory.cpp
+  void AddSuiteRoutes();               // api_suites.cpp: GET /v1/suites, PUT /v1/suites/{suite}/problems/{name}
+  void AddCandidateRoutes();           // api_candidate.cpp: GET /v1/campaigns/{id}/candidate?id=C
+  void AddRemeasureRoutes();           // api_remeasure.cpp: POST /v1/remeasure
   // GET .../events: the records after `after`, or, when there are none, a
   // wait for the next append until `deadline_nanos` (on d_.env's monotonic
   // clock).

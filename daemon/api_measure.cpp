@@ -50,7 +50,8 @@ void Api::AddMeasureRoutes() {
     // The problems' rows as their evaluations finish (on the dispatcher's
     // threads). Filled in by the constructor, before it is shared.
     struct Gather {
-      Gather(size_t n, Respond r, std::string s) : rows(json::array()), left(n), respond(std::move(r)), suite(std::move(s)) {
+      Gather(size_t n, Respond r, std::string s)
+          : rows(json::array()), left(n), respond(std::move(r)), suite(std::move(s)) {
         for (size_t i = 0; i < n; ++i) rows.push_back(json::object());
       }
       Mutex mu;
@@ -63,7 +64,8 @@ void Api::AddMeasureRoutes() {
     for (size_t i = 0; i < problems.size(); ++i) {
       const std::string& dir = problems[i].dir;
       // The problem's own backend (cpu, cuda, nki) and its baseline file.
-      const std::string backend = problems[i].error.ok() && !problems[i].spec.backend.empty() ? problems[i].spec.backend : "cpu";
+      const std::string backend =
+          problems[i].error.ok() && !problems[i].spec.backend.empty() ? problems[i].spec.backend : "cpu";
       auto src = d_.env->ReadFile(dir + "/" + workflows::TraitsOf(backend).baseline_file);
       eval::EvalRequest er;
       er.backend = backend;
@@ -73,32 +75,35 @@ void Api::AddMeasureRoutes() {
       std::string name = problems[i].name;
       std::string bound = problems[i].spec.bound;
       auto finish = [g, i, name, bound, this](eval::EvalResult r) {
-        json row = {{"problem", name}, {"status", eval::EvalStatusName(r.status)}, {"reason", r.reason}, {"bound", bound}};
+        json row = {
+            {"problem", name}, {"status", eval::EvalStatusName(r.status)}, {"reason", r.reason}, {"bound", bound}};
         if (r.latency) row["latency_us"] = r.latency->median_us;
         if (r.latency) row["spread"] = r.latency->spread;
         if (r.percent_of_peak) row["percent_of_peak"] = *r.percent_of_peak;
         d_.metrics->Add(metric::kEvaluationsTotal, {{"outcome", eval::EvalStatusName(r.status)}}, 1);
         MutexLock lock(&g->mu);
         g->rows[i] = row;
-        if (--g->left == 0) net::post(*d_.ioc, [this, g] {
-          // Every row is in (no finish is left to write one); taken under
-          // the lock all the same, as the rule says.
-          json rows;
-          {
-            MutexLock lock(&g->mu);
-            rows = std::move(g->rows);
-          }
-          // Recorded in the system stream so profiles stay comparable over time.
-          store::StreamAppend a;
-          a.stream = runtime_event::kSystemStream;
-          a.events.push_back(store::NewEvent{runtime_event::kBaselineProfiled, 0,
-                                             {{"suite", g->suite}, {"problems", rows}}, {}, {}});
-          auto r = d_.log->Append({std::move(a)});
-          if (!r.ok()) LogWarning("could not record the baseline profile: " + r.status().ToString());
-          g->respond(ApiOk({{"suite", g->suite}, {"problems", rows}}));
-        });
+        if (--g->left == 0)
+          net::post(*d_.ioc, [this, g] {
+            // Every row is in (no finish is left to write one); taken under
+            // the lock all the same, as the rule says.
+            json rows;
+            {
+              MutexLock lock(&g->mu);
+              rows = std::move(g->rows);
+            }
+            // Recorded in the system stream so profiles stay comparable over time.
+            store::StreamAppend a;
+            a.stream = runtime_event::kSystemStream;
+            a.events.push_back(store::NewEvent{
+                runtime_event::kBaselineProfiled, 0, {{"suite", g->suite}, {"problems", rows}}, {}, {}});
+            auto r = d_.log->Append({std::move(a)});
+            if (!r.ok()) LogWarning("could not record the baseline profile: " + r.status().ToString());
+            g->respond(ApiOk({{"suite", g->suite}, {"problems", rows}}));
+          });
       };
-      auto t = d_.eval->Submit(std::move(er), "baseline", [finish](uint64_t, eval::EvalResult r) { finish(std::move(r)); });
+      auto t =
+          d_.eval->Submit(std::move(er), "baseline", [finish](uint64_t, eval::EvalResult r) { finish(std::move(r)); });
       if (!t.ok()) finish(eval::EvalResult::Failure(eval::EvalStatus::kInternalError, t.status().message()));
     }
   });

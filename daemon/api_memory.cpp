@@ -87,12 +87,12 @@ void Api::AddMemoryRoutes() {
     json redistills = json::array();
     for (const auto& r : bank->redistills) redistills.push_back(RedistillJson(r));
     respond(ApiOk({{"bank", bank->name},
-                {"version", bank->version},
-                {"generation", bank->generation},
-                {"shown_generation", *g},
-                {"generations", bank->generations},
-                {"items", items},
-                {"redistills", redistills}}));
+                   {"version", bank->version},
+                   {"generation", bank->generation},
+                   {"shown_generation", *g},
+                   {"generations", bank->generations},
+                   {"items", items},
+                   {"redistills", redistills}}));
   });
 
   router_.Add(V::get, "/v1/memory/{bank}/export", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
@@ -103,34 +103,41 @@ void Api::AddMemoryRoutes() {
     respond(ApiOk(workflows::ExportBank(*bank, *g)));
   });
 
-  router_.Add(V::post, "/v1/memory/{bank}/import", [this](const HttpRequest& req, const RouteParams& p, Respond respond) {
-    auto body = ParseBody(req);
-    if (!body.ok()) return respond(ApiError(body.status()));
-    if (!body->contains("data")) return respond(ApiError(InvalidArgument("request body: 'data' (the document to import) is required")));
-    const json format = body->value("format", json("auto"));
-    if (!format.is_string()) return respond(ApiError(InvalidArgument("request body: 'format' must be a string")));
-    auto r = d_.banks->Import(p.path.at("bank"), (*body)["data"], format.get<std::string>());
-    if (!r.ok()) return respond(ApiError(r.status()));
-    LogInfo("memory bank " + p.path.at("bank") + ": imported " + std::to_string((*r)["added"].get<size_t>()) + " items");
-    respond(ApiOk(*r));
-  });
+  router_.Add(
+      V::post, "/v1/memory/{bank}/import", [this](const HttpRequest& req, const RouteParams& p, Respond respond) {
+        auto body = ParseBody(req);
+        if (!body.ok()) return respond(ApiError(body.status()));
+        if (!body->contains("data"))
+          return respond(ApiError(InvalidArgument("request body: 'data' (the document to import) is required")));
+        const json format = body->value("format", json("auto"));
+        if (!format.is_string()) return respond(ApiError(InvalidArgument("request body: 'format' must be a string")));
+        auto r = d_.banks->Import(p.path.at("bank"), (*body)["data"], format.get<std::string>());
+        if (!r.ok()) return respond(ApiError(r.status()));
+        LogInfo("memory bank " + p.path.at("bank") + ": imported " + std::to_string((*r)["added"].get<size_t>()) +
+                " items");
+        respond(ApiOk(*r));
+      });
 
-  router_.Add(V::post, "/v1/memory/{bank}/retire", [this](const HttpRequest& req, const RouteParams& p, Respond respond) {
-    auto body = ParseBody(req);
-    if (!body.ok()) return respond(ApiError(body.status()));
-    std::vector<std::string> ids;
-    const json items = body->value("items", json::array());
-    if (!items.is_array()) return respond(ApiError(InvalidArgument("request body: 'items' must be an array of item ids")));
-    for (const auto& i : items) {
-      if (!i.is_string()) return respond(ApiError(InvalidArgument("request body: 'items' must be an array of item ids")));
-      ids.push_back(i.get<std::string>());
-    }
-    const json reason = body->value("reason", json(""));
-    if (!reason.is_string()) return respond(ApiError(InvalidArgument("request body: 'reason' must be a string")));
-    auto r = d_.banks->Retire(p.path.at("bank"), ids, reason.get<std::string>());
-    if (!r.ok()) return respond(ApiError(r.status()));
-    respond(ApiOk(*r));
-  });
+  router_.Add(V::post, "/v1/memory/{bank}/retire",
+              [this](const HttpRequest& req, const RouteParams& p, Respond respond) {
+                auto body = ParseBody(req);
+                if (!body.ok()) return respond(ApiError(body.status()));
+                std::vector<std::string> ids;
+                const json items = body->value("items", json::array());
+                if (!items.is_array())
+                  return respond(ApiError(InvalidArgument("request body: 'items' must be an array of item ids")));
+                for (const auto& i : items) {
+                  if (!i.is_string())
+                    return respond(ApiError(InvalidArgument("request body: 'items' must be an array of item ids")));
+                  ids.push_back(i.get<std::string>());
+                }
+                const json reason = body->value("reason", json(""));
+                if (!reason.is_string())
+                  return respond(ApiError(InvalidArgument("request body: 'reason' must be a string")));
+                auto r = d_.banks->Retire(p.path.at("bank"), ids, reason.get<std::string>());
+                if (!r.ok()) return respond(ApiError(r.status()));
+                respond(ApiOk(*r));
+              });
 
   // Every bank lives in one projection: rebuilding one rebuilds them all.
   router_.Add(V::post, "/v1/memory/{bank}/rebuild", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
@@ -142,34 +149,39 @@ void Api::AddMemoryRoutes() {
     respond(ApiOk(*r));
   });
 
-  router_.Add(V::post, "/v1/memory/{bank}/redistill", [this](const HttpRequest& req, const RouteParams& p, Respond respond) {
-    auto body = ParseBody(req);
-    if (!body.ok()) return respond(ApiError(body.status()));
-    for (const auto& [k, v] : body->items()) {
-      if (k != "summarizer" && k != "campaigns" && k != "max_pairs") {
-        return respond(ApiError(InvalidArgument("request body: unknown key '" + k + "' (known: summarizer, campaigns, max_pairs)")));
-      }
-    }
-    RedistillRequest rr;
-    rr.bank = p.path.at("bank");
-    auto role = d_.campaigns->ResolveRole(workflows::kRoleSummarizer, body->value("summarizer", json::object()));
-    if (!role.ok()) return respond(ApiError(role.status()));
-    auto spec = workflows::ParseRoleSpec(*role, workflows::kRoleSummarizer);
-    if (!spec.ok()) return respond(ApiError(spec.status()));
-    rr.role = *spec;
-    const json campaigns = body->value("campaigns", json::array());
-    if (!campaigns.is_array()) return respond(ApiError(InvalidArgument("request body: 'campaigns' must be an array of campaign ids")));
-    for (const auto& c : campaigns) {
-      if (!c.is_string()) return respond(ApiError(InvalidArgument("request body: 'campaigns' must be an array of campaign ids")));
-      rr.campaigns.push_back(c.get<std::string>());
-    }
-    const json max_pairs = body->value("max_pairs", json(0));
-    if (!max_pairs.is_number_integer()) return respond(ApiError(InvalidArgument("request body: 'max_pairs' must be an integer")));
-    rr.max_pairs = max_pairs.get<int>();
-    auto r = d_.redistiller->Start(rr);
-    if (!r.ok()) return respond(ApiError(r.status()));
-    respond(ApiOk(*r, http::status::accepted));
-  });
+  router_.Add(
+      V::post, "/v1/memory/{bank}/redistill", [this](const HttpRequest& req, const RouteParams& p, Respond respond) {
+        auto body = ParseBody(req);
+        if (!body.ok()) return respond(ApiError(body.status()));
+        for (const auto& [k, v] : body->items()) {
+          if (k != "summarizer" && k != "campaigns" && k != "max_pairs") {
+            return respond(ApiError(
+                InvalidArgument("request body: unknown key '" + k + "' (known: summarizer, campaigns, max_pairs)")));
+          }
+        }
+        RedistillRequest rr;
+        rr.bank = p.path.at("bank");
+        auto role = d_.campaigns->ResolveRole(workflows::kRoleSummarizer, body->value("summarizer", json::object()));
+        if (!role.ok()) return respond(ApiError(role.status()));
+        auto spec = workflows::ParseRoleSpec(*role, workflows::kRoleSummarizer);
+        if (!spec.ok()) return respond(ApiError(spec.status()));
+        rr.role = *spec;
+        const json campaigns = body->value("campaigns", json::array());
+        if (!campaigns.is_array())
+          return respond(ApiError(InvalidArgument("request body: 'campaigns' must be an array of campaign ids")));
+        for (const auto& c : campaigns) {
+          if (!c.is_string())
+            return respond(ApiError(InvalidArgument("request body: 'campaigns' must be an array of campaign ids")));
+          rr.campaigns.push_back(c.get<std::string>());
+        }
+        const json max_pairs = body->value("max_pairs", json(0));
+        if (!max_pairs.is_number_integer())
+          return respond(ApiError(InvalidArgument("request body: 'max_pairs' must be an integer")));
+        rr.max_pairs = max_pairs.get<int>();
+        auto r = d_.redistiller->Start(rr);
+        if (!r.ok()) return respond(ApiError(r.status()));
+        respond(ApiOk(*r, http::status::accepted));
+      });
 }
 
 }  // namespace accelopt::daemon

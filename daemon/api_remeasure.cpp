@@ -19,8 +19,9 @@ void Api::AddRemeasureRoutes() {
     if (!body.ok()) return respond(ApiError(body.status()));
     for (const auto& [k, v] : body->items()) {
       if (k != "problem" && k != "source" && k != "compare_source" && k != "settings" && k != "label") {
-        return respond(ApiError(http::status::bad_request, "invalid_argument",
-                                "body." + k + ": unknown key (expected problem, source, compare_source, settings, label)"));
+        return respond(
+            ApiError(http::status::bad_request, "invalid_argument",
+                     "body." + k + ": unknown key (expected problem, source, compare_source, settings, label)"));
       }
     }
     for (const char* k : {"problem", "source", "compare_source"}) {

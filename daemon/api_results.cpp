@@ -20,21 +20,22 @@ void Api::AddResultRoutes() {
   });
 
   // The same report as one self-contained HTML page (workflows/report_html.hpp).
-  router_.Add(V::get, "/v1/campaigns/{id}/report.html", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
-    auto r = d_.campaigns->Find(p.path.at("id"));
-    if (!r) return respond(NotFoundCampaign(p.path.at("id")));
-    const json report = workflows::BuildDetailedReport(r->Snapshot());
-    std::map<std::string, std::string> sources;
-    for (const auto& sha : workflows::ReportHtmlSources(report)) {
-      auto blob = d_.log->GetBlob(sha);
-      if (blob.ok()) sources[sha] = *blob;
-    }
-    HttpResponse res{http::status::ok, 11};
-    res.set(http::field::content_type, "text/html; charset=utf-8");
-    res.body() = workflows::RenderReportHtml(report, sources);
-    res.prepare_payload();
-    respond(std::move(res));
-  });
+  router_.Add(V::get, "/v1/campaigns/{id}/report.html",
+              [this](const HttpRequest&, const RouteParams& p, Respond respond) {
+                auto r = d_.campaigns->Find(p.path.at("id"));
+                if (!r) return respond(NotFoundCampaign(p.path.at("id")));
+                const json report = workflows::BuildDetailedReport(r->Snapshot());
+                std::map<std::string, std::string> sources;
+                for (const auto& sha : workflows::ReportHtmlSources(report)) {
+                  auto blob = d_.log->GetBlob(sha);
+                  if (blob.ok()) sources[sha] = *blob;
+                }
+                HttpResponse res{http::status::ok, 11};
+                res.set(http::field::content_type, "text/html; charset=utf-8");
+                res.body() = workflows::RenderReportHtml(report, sources);
+                res.prepare_payload();
+                respond(std::move(res));
+              });
 
   router_.Add(V::get, "/v1/campaigns/{id}/best", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
     auto r = d_.campaigns->Find(p.path.at("id"));
@@ -70,24 +71,31 @@ void Api::AddResultRoutes() {
     respond(ApiOk({{"campaign", r->id()}, {"best", best}}));
   });
 
-  router_.Add(V::get, "/v1/campaigns/{id}/candidates", [this](const HttpRequest&, const RouteParams& p, Respond respond) {
-    auto r = d_.campaigns->Find(p.path.at("id"));
-    if (!r) return respond(NotFoundCampaign(p.path.at("id")));
-    auto state = r->Snapshot();
-    json out = json::array();
-    for (const auto& ps : state.problems) {
-      for (const auto& it : ps.iterations) {
-        for (const auto& c : it.candidates) {
-          if (!c.proposed && !c.exec_scheduled) continue;
-          out.push_back({{"problem", ps.info.name}, {"iteration", it.iteration}, {"id", c.id}, {"ok", c.ok},
-                         {"failure", c.failure}, {"evaluated", c.evaluated}, {"correct", c.measurement.correct},
-                         {"status", c.measurement.status}, {"latency_us", c.measurement.latency_us},
-                         {"source_sha256", c.source_sha256}});
-        }
-      }
-    }
-    respond(ApiOk({{"campaign", r->id()}, {"candidates", out}}));
-  });
+  router_.Add(V::get, "/v1/campaigns/{id}/candidates",
+              [this](const HttpRequest&, const RouteParams& p, Respond respond) {
+                auto r = d_.campaigns->Find(p.path.at("id"));
+                if (!r) return respond(NotFoundCampaign(p.path.at("id")));
+                auto state = r->Snapshot();
+                json out = json::array();
+                for (const auto& ps : state.problems) {
+                  for (const auto& it : ps.iterations) {
+                    for (const auto& c : it.candidates) {
+                      if (!c.proposed && !c.exec_scheduled) continue;
+                      out.push_back({{"problem", ps.info.name},
+                                     {"iteration", it.iteration},
+                                     {"id", c.id},
+                                     {"ok", c.ok},
+                                     {"failure", c.failure},
+                                     {"evaluated", c.evaluated},
+                                     {"correct", c.measurement.correct},
+                                     {"status", c.measurement.status},
+                                     {"latency_us", c.measurement.latency_us},
+                                     {"source_sha256", c.source_sha256}});
+                    }
+                  }
+                }
+                respond(ApiOk({{"campaign", r->id()}, {"candidates", out}}));
+              });
 }
 
 }  // namespace accelopt::daemon

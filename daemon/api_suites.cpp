@@ -67,27 +67,28 @@ void Api::AddSuiteRoutes() {
     respond(ApiOk({{"suites", suites}}));
   });
 
-  router_.Add(V::put, "/v1/suites/{suite}/problems/{name}",
-              [this](const HttpRequest& req, const RouteParams& p, Respond respond) {
-                if (!d_.config->suite_uploads) {
-                  return respond(ApiError(http::status::forbidden, "uploads_disabled",
-                                          "this daemon does not accept problem uploads: set \"suite_uploads\": true "
-                                          "in its config to allow them (an uploaded reference.py runs as the "
-                                          "daemon's user, outside the candidates' sandbox)"));
-                }
-                auto body = ParseBody(req);
-                if (!body.ok()) return respond(ApiError(body.status()));
-                auto up = UploadedProblemFromBody(*body, p);
-                if (!up.ok()) return respond(ApiError(up.status()));
-                // Checks and writes files: off the io thread.
-                net::post(*d_.ioc, [this, up = std::move(*up), respond] {
-                  auto r = importer_->Put(up);
-                  if (!r.ok()) return respond(ApiError(r.status()));
-                  respond(ApiOk({{"id", r->id}, {"suite", up.suite}, {"name", up.name}, {"dir", r->dir},
-                                    {"replaced", r->replaced}},
-                                   r->replaced ? http::status::ok : http::status::created));
-                });
-              });
+  router_.Add(
+      V::put, "/v1/suites/{suite}/problems/{name}",
+      [this](const HttpRequest& req, const RouteParams& p, Respond respond) {
+        if (!d_.config->suite_uploads) {
+          return respond(ApiError(http::status::forbidden, "uploads_disabled",
+                                  "this daemon does not accept problem uploads: set \"suite_uploads\": true "
+                                  "in its config to allow them (an uploaded reference.py runs as the "
+                                  "daemon's user, outside the candidates' sandbox)"));
+        }
+        auto body = ParseBody(req);
+        if (!body.ok()) return respond(ApiError(body.status()));
+        auto up = UploadedProblemFromBody(*body, p);
+        if (!up.ok()) return respond(ApiError(up.status()));
+        // Checks and writes files: off the io thread.
+        net::post(*d_.ioc, [this, up = std::move(*up), respond] {
+          auto r = importer_->Put(up);
+          if (!r.ok()) return respond(ApiError(r.status()));
+          respond(
+              ApiOk({{"id", r->id}, {"suite", up.suite}, {"name", up.name}, {"dir", r->dir}, {"replaced", r->replaced}},
+                    r->replaced ? http::status::ok : http::status::created));
+        });
+      });
 }
 
 }  // namespace accelopt::daemon

@@ -14,8 +14,8 @@
 namespace accelopt::daemon {
 
 struct BackendConfig {
-  int slots = 1;                   // evaluations at once on this backend
-  std::string cache_dir;           // default: <state_dir>/cache/<backend>
+  int slots = 1;          // evaluations at once on this backend
+  std::string cache_dir;  // default: <state_dir>/cache/<backend>
   // CPUs of each slot (cpu backend): slot_cores[i] for slot i. Default
   // (empty): one slot uses every CPU; several slots split the daemon's CPUs
   // into equal contiguous parts (SlotCores in daemon.cpp).

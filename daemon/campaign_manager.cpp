@@ -66,8 +66,10 @@ Result<std::vector<llm::ProviderConfig>> CampaignManager::ProviderConfigs() cons
   // Parsed once: the config does not change while the daemon runs.
   std::call_once(providers_once_, [this] {
     auto r = llm::ParseProvidersConfig(config_.providers);
-    if (r.ok()) providers_ = std::move(*r);
-    else providers_error_ = r.status();
+    if (r.ok())
+      providers_ = std::move(*r);
+    else
+      providers_error_ = r.status();
   });
   if (!providers_error_.ok()) return providers_error_;
   return providers_;
@@ -111,14 +113,16 @@ Result<json> CampaignManager::Check(const json& raw_spec) const {
 
 Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::string& idempotency_key) {
   MutexLock submit_lock(&submit_mu_);
-  if (!s_.log->Healthy()) return Unavailable("the event log is unhealthy; not taking new campaigns: " + s_.log->HealthStatus().message());
+  if (!s_.log->Healthy())
+    return Unavailable("the event log is unhealthy; not taking new campaigns: " + s_.log->HealthStatus().message());
   std::string spec_hash = Sha256Hex(Dump(raw_spec));
   if (!idempotency_key.empty()) {
     MutexLock lock(&mu_);
     auto it = keys_.find(idempotency_key);
     if (it != keys_.end()) {
       if (it->second.second != spec_hash)
-        return Conflict("idempotency key '" + idempotency_key + "' was used for campaign " + it->second.first + " with another spec");
+        return Conflict("idempotency key '" + idempotency_key + "' was used for campaign " + it->second.first +
+                        " with another spec");
       return SubmitResult{it->second.first, false};
     }
   }
@@ -149,10 +153,12 @@ Result<SubmitResult> CampaignManager::Submit(const json& raw_spec, const std::st
   store::StreamAppend submission;
   submission.stream = kSubmissionsStream;
   submission.expected_version = store::kAnyVersion;
-  submission.events.push_back(store::NewEvent{runtime_event::kCampaignSubmitted, 0,
-                                              {{"campaign_id", id}, {"idempotency_key", idempotency_key},
-                                               {"spec_sha256", spec_hash}},
-                                              {}, {}});
+  submission.events.push_back(
+      store::NewEvent{runtime_event::kCampaignSubmitted,
+                      0,
+                      {{"campaign_id", id}, {"idempotency_key", idempotency_key}, {"spec_sha256", spec_hash}},
+                      {},
+                      {}});
   auto r = s_.log->Append({std::move(campaign), std::move(submission)});
   if (!r.ok()) return r.status();
   if (!idempotency_key.empty()) {
@@ -170,11 +176,11 @@ void CampaignManager::Adopt(std::shared_ptr<CampaignRunner> runner, bool start) 
   std::string id = runner->id();
   const bool counted = start && s_.llm_share;
   if (counted) s_.llm_share->CampaignStarted();
-  runner->OnFinished([m = s_.metrics, share = counted ? s_.llm_share : nullptr](const std::string&,
-                                                                                const std::string& status) {
-    if (m) m->Add(metric::kCampaignsFinishedTotal, {{"status", status}}, 1);
-    if (share) share->CampaignEnded();
-  });
+  runner->OnFinished(
+      [m = s_.metrics, share = counted ? s_.llm_share : nullptr](const std::string&, const std::string& status) {
+        if (m) m->Add(metric::kCampaignsFinishedTotal, {{"status", status}}, 1);
+        if (share) share->CampaignEnded();
+      });
   {
     MutexLock lock(&mu_);
     campaigns_[id] = runner;
@@ -253,8 +259,11 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
     // budget, failed) shows how the campaign ended, not "running".
     std::string status = ps.status;
     if (status == workflows::kStatusRunning && state.finished()) status = state.status;
-    json p = {{"name", ps.info.name}, {"id", ps.info.id}, {"status", status},
-              {"iteration", static_cast<int>(ps.iterations.size())}, {"iterations", state.spec.search.T}};
+    json p = {{"name", ps.info.name},
+              {"id", ps.info.id},
+              {"status", status},
+              {"iteration", static_cast<int>(ps.iterations.size())},
+              {"iterations", state.spec.search.T}};
     if (i < report["problems"].size()) {
       const json& rp = report["problems"][i];
       if (rp.contains("baseline") && rp["baseline"].is_object()) p["baseline_us"] = rp["baseline"]["latency_us"];
@@ -281,18 +290,21 @@ json CampaignManager::Summary(const CampaignRunner& runner) {
     experiment = {{"id", state.spec.experiment->id}, {"arm", state.spec.experiment->arm}, {"seed", state.spec.seed}};
   }
   json summary = {{"id", runner.id()},
-          {"experiment", experiment},
-          {"state", state_name},
-          {"reason", state.reason},
-          {"started_at_us", state.started_at_us},
-          {"mode", state.spec.mode},
-          {"problems", problems},
-          {"in_flight", runner.InFlight()},
-          {"waiting", runner.Waiting()},
-          {"spend", {{"cost_usd", spent.cost_usd()}, {"tokens", spent.tokens}, {"llm_calls", spent.llm_calls},
-                     {"evaluations", spent.evaluations}}},
-          {"budget", budget},
-          {"error", runner.Health().ok() ? json() : json(runner.Health().ToString())}};
+                  {"experiment", experiment},
+                  {"state", state_name},
+                  {"reason", state.reason},
+                  {"started_at_us", state.started_at_us},
+                  {"mode", state.spec.mode},
+                  {"problems", problems},
+                  {"in_flight", runner.InFlight()},
+                  {"waiting", runner.Waiting()},
+                  {"spend",
+                   {{"cost_usd", spent.cost_usd()},
+                    {"tokens", spent.tokens},
+                    {"llm_calls", spent.llm_calls},
+                    {"evaluations", spent.evaluations}}},
+                  {"budget", budget},
+                  {"error", runner.Health().ok() ? json() : json(runner.Health().ToString())}};
   // Figures of a test-only stand-in, not measurements (workflows/campaign.hpp).
   if (report.contains("test_stand_in")) summary["test_stand_in"] = report["test_stand_in"]["notice"];
   return summary;

@@ -78,7 +78,8 @@ class CampaignManager {
   json hardware_;
   mutable Mutex mu_;
   std::map<std::string, std::shared_ptr<CampaignRunner>> campaigns_ ACCELOPT_GUARDED_BY(mu_);
-  std::map<std::string, std::pair<std::string, std::string>> keys_ ACCELOPT_GUARDED_BY(mu_);  // key -> (campaign id, spec hash)
+  std::map<std::string, std::pair<std::string, std::string>> keys_
+      ACCELOPT_GUARDED_BY(mu_);  // key -> (campaign id, spec hash)
   Mutex submit_mu_;
   mutable std::once_flag providers_once_;
   mutable std::vector<llm::ProviderConfig> providers_;

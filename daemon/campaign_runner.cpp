@@ -12,10 +12,10 @@
 
 namespace accelopt::daemon {
 
-using workflows::ActivityKind;
-using workflows::ActivityRequest;
 using runner_text::FormatSeconds;
 using runner_text::UtcTime;
+using workflows::ActivityKind;
+using workflows::ActivityRequest;
 
 CampaignRunner::CampaignRunner(const RuntimeServices& s, std::string id)
     : s_(s), id_(std::move(id)), stream_(workflows::CampaignStream(id_)), strand_(net::make_strand(*s.ioc)) {}
@@ -48,22 +48,30 @@ Result<std::shared_ptr<CampaignRunner>> CampaignRunner::Load(const RuntimeServic
     }
     if (rec.type == runtime_event::kLlmCallShortened) {
       r->shortened_[rec.data.value("activity_id", "")] = {rec.data.value("system_sha256", ""),
-                                                           rec.data.value("user_sha256", "")};
+                                                          rec.data.value("user_sha256", "")};
       continue;
     }
     if (rec.type == runtime_event::kEvaluationPlaced) {
       r->placements_[rec.data.value("activity_id", "")] = rec.data.value("placement", json());
       continue;
     }
-    if (rec.type == runtime_event::kCampaignPaused) { r->paused_ = true; continue; }
-    if (rec.type == runtime_event::kCampaignResumed) { r->paused_ = false; continue; }
+    if (rec.type == runtime_event::kCampaignPaused) {
+      r->paused_ = true;
+      continue;
+    }
+    if (rec.type == runtime_event::kCampaignResumed) {
+      r->paused_ = false;
+      continue;
+    }
     Status st = ApplyRecord(r->state_, rec);
     if (!st.ok()) return st.WithContext(r->stream_ + " version " + std::to_string(rec.version));
   }
   if (r->state_.spec.replay) {
     auto recorded = RecordedReplies::Load(services.log, r->state_.spec.replay->from);
-    if (recorded.ok()) r->replay_ = std::make_shared<const RecordedReplies>(std::move(*recorded));
-    else r->replay_error_ = "the recorded campaign cannot be read: " + recorded.status().ToString();
+    if (recorded.ok())
+      r->replay_ = std::make_shared<const RecordedReplies>(std::move(*recorded));
+    else
+      r->replay_error_ = "the recorded campaign cannot be read: " + recorded.status().ToString();
   }
   return r;
 }
@@ -132,8 +140,7 @@ void CampaignRunner::Start() {
 }
 
 Status CampaignRunner::AppendAndApply(std::vector<store::NewEvent> events, std::vector<std::string> blobs,
-                                      std::vector<workflows::Event>* applied,
-                                      std::vector<store::StreamAppend> side) {
+                                      std::vector<workflows::Event>* applied, std::vector<store::StreamAppend> side) {
   store::StreamAppend a;
   a.stream = stream_;
   a.expected_version = static_cast<int64_t>(version_);
@@ -213,8 +220,10 @@ void CampaignRunner::Pump() {
   }
   for (const auto& a : to_launch) Launch(a);
   MutexLock lock(&mu_);
-  if (state_.finished()) MaybeFinish();
-  else ArmDeadline();
+  if (state_.finished())
+    MaybeFinish();
+  else
+    ArmDeadline();
 }
 
 void CampaignRunner::Launch(const ActivityRequest& a) {
@@ -260,7 +269,6 @@ void CampaignRunner::TakeSnapshot(const ActivityRequest& a) {
   });
 }
 
-
 void CampaignRunner::ArmDeadline() {
   if (deadline_timer_ || state_.finished()) return;
   auto deadline = workflows::WallDeadlineUs(state_);
@@ -278,8 +286,8 @@ void CampaignRunner::ArmDeadline() {
       if (!self->waiting_.empty()) {
         // Waiting for a provider when the wall time ends: the campaign could
         // not do its work, and says why.
-        self->GiveUpWaiting("the wall-time budget (max_wall_s " +
-                            FormatSeconds(*self->state_.spec.budget.max_wall_s) + ")");
+        self->GiveUpWaiting("the wall-time budget (max_wall_s " + FormatSeconds(*self->state_.spec.budget.max_wall_s) +
+                            ")");
         return;
       }
       Status st = self->AppendAndApply({ToNewEvent(workflows::DeadlineReachedEvent())}, {}, nullptr);
@@ -316,8 +324,10 @@ void CampaignRunner::MaybeFinish() {
   // read in the morning from the journal.
   const std::string line =
       "campaign " + id_ + " ended: " + state_.status + (state_.reason.empty() ? "" : " (" + state_.reason + ")");
-  if (state_.status == workflows::kStatusFailed || state_.status == workflows::kStatusPartial) LogWarning(line);
-  else LogInfo(line);
+  if (state_.status == workflows::kStatusFailed || state_.status == workflows::kStatusPartial)
+    LogWarning(line);
+  else
+    LogInfo(line);
   if (on_finished_) {
     auto fn = on_finished_;
     auto status = state_.status;
@@ -336,8 +346,10 @@ void CampaignRunner::Cancel(const std::string& reason, StatusCallback done) {
         result = FailedPrecondition("campaign " + id_ + " has already ended (" + state_.status + ")");
       } else {
         result = AppendAndApply({ToNewEvent(workflows::CampaignCancelledEvent(reason))}, {}, nullptr);
-        if (!result.ok()) Break(result);
-        else MaybeFinish();
+        if (!result.ok())
+          Break(result);
+        else
+          MaybeFinish();
       }
     }
     if (done) done(result);

@@ -74,27 +74,26 @@ namespace net = boost::asio;
 // The runtime's event types and the record <-> event conversion: campaign_stream.hpp.
 
 struct RuntimeServices {
-  store::EventLog* log = nullptr;                  // not owned
-  const workflows::BlobSource* blobs = nullptr;    // not owned
-  llm::ProviderSet* llm = nullptr;                 // not owned
-  eval::Dispatcher* eval = nullptr;                // not owned
-  Metrics* metrics = nullptr;                      // not owned, may be null
-  MemoryBanks* banks = nullptr;                    // not owned; memory snapshots
-  net::io_context* ioc = nullptr;                  // not owned
-  Env* env = nullptr;                              // clock for the wall deadline
-  ProviderGate* gate = nullptr;                    // not owned; null: outages fail calls
+  store::EventLog* log = nullptr;                // not owned
+  const workflows::BlobSource* blobs = nullptr;  // not owned
+  llm::ProviderSet* llm = nullptr;               // not owned
+  eval::Dispatcher* eval = nullptr;              // not owned
+  Metrics* metrics = nullptr;                    // not owned, may be null
+  MemoryBanks* banks = nullptr;                  // not owned; memory snapshots
+  net::io_context* ioc = nullptr;                // not owned
+  Env* env = nullptr;                            // clock for the wall deadline
+  ProviderGate* gate = nullptr;                  // not owned; null: outages fail calls
   // Problem id ("suites/cpu/silu") → the folder the evaluator reads.
   std::function<std::string(const std::string& problem_id)> problem_dir;
-  int max_llm_in_flight = 8;                       // per campaign when llm_share is null
-  LlmShare* llm_share = nullptr;                   // not owned; the cap as campaigns come and go
-                                                   // from the providers (daemon/llm_in_flight.hpp)
+  int max_llm_in_flight = 8;      // per campaign when llm_share is null
+  LlmShare* llm_share = nullptr;  // not owned; the cap as campaigns come and go
+                                  // from the providers (daemon/llm_in_flight.hpp)
 };
 
 class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
  public:
   // Folds the stream of `campaign_id`. kNotFound for an empty stream.
-  static Result<std::shared_ptr<CampaignRunner>> Load(const RuntimeServices& services,
-                                                      const std::string& campaign_id);
+  static Result<std::shared_ptr<CampaignRunner>> Load(const RuntimeServices& services, const std::string& campaign_id);
 
   // Starts (or resumes) driving, unless finished or paused.
   void Start() ACCELOPT_EXCLUDES(mu_);
@@ -144,8 +143,8 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   // e.g. memory banks, in the same atomic batch) and folds what it appended.
   // REQUIRES mu_; on the strand, or on a dispatcher worker (RecordPlacement).
   Status AppendAndApply(std::vector<store::NewEvent> events, std::vector<std::string> blobs,
-                        std::vector<workflows::Event>* applied,
-                        std::vector<store::StreamAppend> side = {}) ACCELOPT_REQUIRES(mu_);
+                        std::vector<workflows::Event>* applied, std::vector<store::StreamAppend> side = {})
+      ACCELOPT_REQUIRES(mu_);
   void Launch(const workflows::ActivityRequest& a) ACCELOPT_EXCLUDES(mu_);  // strand only; takes mu_
   // A memory activity: posts the bank snapshot to the strand (takes mu_ there).
   void TakeSnapshot(const workflows::ActivityRequest& a) ACCELOPT_EXCLUDES(mu_);
@@ -159,7 +158,7 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   void MaybeFinish() ACCELOPT_REQUIRES(mu_);
 
   // LLM activities (campaign_runner_llm.cpp).
-  void LaunchQueued() ACCELOPT_EXCLUDES(mu_);  // strand only; takes mu_
+  void LaunchQueued() ACCELOPT_EXCLUDES(mu_);                                 // strand only; takes mu_
   void StartLlm(const workflows::ActivityRequest& a) ACCELOPT_EXCLUDES(mu_);  // strand only; takes mu_
   void OnLlmDone(const std::string& activity_id, const std::string& request_hash,
                  llm::LlmResult r) ACCELOPT_EXCLUDES(mu_);  // strand only; takes mu_
@@ -184,8 +183,7 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   // (or failed as a miss with on_miss "stop"; OnLlmDone is posted either
   // way); false when it goes to the model (no replay, or a miss with
   // on_miss "live"). Strand only; takes mu_.
-  bool AnswerFromRecording(const workflows::ActivityRequest& a, const std::string& request_hash)
-      ACCELOPT_EXCLUDES(mu_);
+  bool AnswerFromRecording(const workflows::ActivityRequest& a, const std::string& request_hash) ACCELOPT_EXCLUDES(mu_);
 
   // Evaluation activities (campaign_runner_eval.cpp).
   void StartEvaluation(const workflows::ActivityRequest& a) ACCELOPT_EXCLUDES(mu_);  // strand only; takes mu_
@@ -214,8 +212,8 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   struct ActivityInFlight {
     workflows::ActivityKind kind;
     std::shared_ptr<std::atomic<bool>> cancel;
-    uint64_t ticket = 0;  // evaluations
-    uint64_t gate_ticket = 0;  // LLM calls sent through the ProviderGate
+    uint64_t ticket = 0;                 // evaluations
+    uint64_t gate_ticket = 0;            // LLM calls sent through the ProviderGate
     workflows::ActivityRequest request;  // LLM calls: to send again after an outage
   };
   // Outages this campaign waits out, by provider (from LlmCallWaiting
@@ -246,6 +244,5 @@ class CampaignRunner : public std::enable_shared_from_this<CampaignRunner> {
   // Activity id -> the recorded activity it took its reply from.
   std::map<std::string, std::string> replayed_from_ ACCELOPT_GUARDED_BY(mu_);
 };
-
 
 }  // namespace accelopt::daemon

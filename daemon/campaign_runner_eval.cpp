@@ -60,7 +60,8 @@ void CampaignRunner::StartEvaluation(const ActivityRequest& a) {
 void CampaignRunner::RecordPlacement(const std::string& activity_id, const json& placement) {
   MutexLock lock(&mu_);
   if (!broken_.ok() || state_.finished()) return;
-  store::NewEvent ev{runtime_event::kEvaluationPlaced, 0, {{"activity_id", activity_id}, {"placement", placement}}, {}, {}};
+  store::NewEvent ev{
+      runtime_event::kEvaluationPlaced, 0, {{"activity_id", activity_id}, {"placement", placement}}, {}, {}};
   Status st = AppendAndApply({ev}, {}, nullptr);
   if (!st.ok()) return Break(st.WithContext("recording where evaluation " + activity_id + " runs"));
   placements_[activity_id] = placement;

@@ -16,10 +16,10 @@
 
 namespace accelopt::daemon {
 
-using workflows::ActivityKind;
-using workflows::ActivityRequest;
 using runner_text::FormatSeconds;
 using runner_text::UtcTime;
+using workflows::ActivityKind;
+using workflows::ActivityRequest;
 
 namespace {
 
@@ -75,8 +75,13 @@ void CampaignRunner::LaunchQueued() {
 void CampaignRunner::StartLlm(const ActivityRequest& a) {
   auto built = LlmRequestOf(a);
   if (!built.ok()) {
-    OnLlmDone(a.activity_id, "", llm::LlmError{llm::LlmErrorKind::kInvalidRequest, false, 0,
-                                               "malformed LLM request: " + built.status().message(), {}, {}});
+    OnLlmDone(a.activity_id, "",
+              llm::LlmError{llm::LlmErrorKind::kInvalidRequest,
+                            false,
+                            0,
+                            "malformed LLM request: " + built.status().message(),
+                            {},
+                            {}});
     return;
   }
   llm::LlmRequest req = std::move(*built);
@@ -123,8 +128,10 @@ bool CampaignRunner::AnswerFromRecording(const ActivityRequest& a, const std::st
     MutexLock lock(&mu_);
     if (!state_.spec.replay) return false;
     on_miss = state_.spec.replay->on_miss;
-    if (replay_) found = replay_->Find(a.activity_id, state_);
-    else found = RecordedReplies::Miss{replay_error_};
+    if (replay_)
+      found = replay_->Find(a.activity_id, state_);
+    else
+      found = RecordedReplies::Miss{replay_error_};
   }
   llm::LlmResult result = llm::LlmError{};
   if (auto* hit = std::get_if<RecordedReplies::Hit>(&found)) {
@@ -153,7 +160,8 @@ bool CampaignRunner::AnswerFromRecording(const ActivityRequest& a, const std::st
   }
   {
     MutexLock lock(&mu_);
-    in_flight_[a.activity_id] = ActivityInFlight{ActivityKind::kLlm, std::make_shared<std::atomic<bool>>(false), 0, 0, a};
+    in_flight_[a.activity_id] =
+        ActivityInFlight{ActivityKind::kLlm, std::make_shared<std::atomic<bool>>(false), 0, 0, a};
   }
   Post([self = shared_from_this(), id = a.activity_id, request_hash, r = std::move(result)]() mutable {
     self->OnLlmDone(id, request_hash, std::move(r));
@@ -165,7 +173,8 @@ void CampaignRunner::DeferLlm(const std::string& activity_id, const std::string&
                               const std::string& request_hash, const llm::LlmError& e, ActivityRequest request) {
   const int64_t now = s_.env->NowMicros();
   const std::string error = Redact(e.Describe(provider));
-  store::NewEvent ev{runtime_event::kLlmCallWaiting, 0,
+  store::NewEvent ev{runtime_event::kLlmCallWaiting,
+                     0,
                      {{"activity_id", activity_id},
                       {"provider", provider},
                       {"error", error},
@@ -173,7 +182,8 @@ void CampaignRunner::DeferLlm(const std::string& activity_id, const std::string&
                       {"http_status", e.http_status},
                       {"attempts", static_cast<int>(e.attempts.size())},
                       {"request_sha256", request_hash}},
-                     {}, {}};
+                     {},
+                     {}};
   Status st = AppendAndApply({ev}, {}, nullptr);
   if (!st.ok()) return Break(st);
   if (s_.metrics) s_.metrics->Add(metric::kLlmCallsWaitingTotal, {{"provider", provider}}, 1);
@@ -199,7 +209,8 @@ bool CampaignRunner::ShortenLlm(const std::string& activity_id, const std::strin
   if (!s) return false;
   const std::string error = Redact(e.Describe(provider));
   const std::string system_sha = Sha256Hex(s->prompt.system), user_sha = Sha256Hex(s->prompt.user);
-  store::NewEvent ev{runtime_event::kLlmCallShortened, 0,
+  store::NewEvent ev{runtime_event::kLlmCallShortened,
+                     0,
                      {{"activity_id", activity_id},
                       {"provider", provider},
                       {"error", error},
@@ -210,7 +221,8 @@ bool CampaignRunner::ShortenLlm(const std::string& activity_id, const std::strin
                       {"bytes_after", s->prompt.bytes()},
                       {"system_sha256", system_sha},
                       {"user_sha256", user_sha}},
-                     {}, {}};
+                     {},
+                     {}};
   Status st = AppendAndApply({ev}, {s->prompt.system, s->prompt.user}, nullptr);
   if (!st.ok()) {
     Break(st);
@@ -310,9 +322,12 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
     }
     const bool outage = !r.ok() && IsOutage(r.error());
     if (s_.gate && gate_ticket) {
-      if (cancelled) s_.gate->Withdraw(gate_ticket);
-      else if (outage) s_.gate->Unavailable(gate_ticket, Redact(r.error().Describe(provider)));
-      else s_.gate->Answered(gate_ticket);
+      if (cancelled)
+        s_.gate->Withdraw(gate_ticket);
+      else if (outage)
+        s_.gate->Unavailable(gate_ticket, Redact(r.error().Describe(provider)));
+      else
+        s_.gate->Answered(gate_ticket);
     }
     // A call cancelled by shutdown is re-run on the next start, and so is one
     // that failed with an outage error once shutdown began (its last attempt
@@ -342,109 +357,114 @@ void CampaignRunner::OnLlmDone(const std::string& activity_id, const std::string
     } else if (shorten && ShortenLlm(activity_id, provider, request_hash, r.error(), *request)) {
       // queued again; recorded as LlmCallShortened
     } else {
-    std::vector<std::string> blobs;
-    workflows::Event ev;
-    // Inline, not a lambda: clang checks a lambda's body as code without mu_.
-    std::string role = "?", model = "?";
-    if (auto it = state_.activities.find(activity_id); it != state_.activities.end()) {
-      role = it->second.role;
-      model = it->second.payload.value("model", "?");
-    }
-    if (r.ok()) {
-      const auto& resp = r.response();
-      std::string text_hash = Sha256Hex(resp.text);
-      blobs.push_back(resp.text);
-      json full = llm::ToJson(resp);
-      std::string full_text = Dump(full);
-      blobs.push_back(full_text);
-      ev = workflows::LlmCallCompletedEvent(activity_id, text_hash,
-                                            workflows::LlmUsage{resp.input_tokens, resp.output_tokens}, resp.cost_usd,
-                                            std::chrono::duration<double>(resp.latency).count(),
-                                            static_cast<int>(resp.attempts.size()), "", resp.model);
-      // Extra fields for people and for the replay provider (the fold ignores them).
-      ev.data["request_sha256"] = request_hash;
-      ev.data["response_json_sha256"] = Sha256Hex(full_text);
-      ev.data["finish_reason"] = resp.finish_reason;
-      ev.data["cached_tokens"] = resp.cached_tokens;
-      ev.data["usage_source"] = UsageSource(resp);
-      ev.data["cost_source"] = CostSource(resp);
-      if (auto from = replayed_from_.find(activity_id); from != replayed_from_.end()) {
-        ev.data["replayed_from"] = from->second;
-        replayed_from_.erase(from);
+      std::vector<std::string> blobs;
+      workflows::Event ev;
+      // Inline, not a lambda: clang checks a lambda's body as code without mu_.
+      std::string role = "?", model = "?";
+      if (auto it = state_.activities.find(activity_id); it != state_.activities.end()) {
+        role = it->second.role;
+        model = it->second.payload.value("model", "?");
       }
-      if (s_.metrics) {
-        s_.metrics->Add(metric::kLlmCallsTotal, {{"role", role}, {"model", model}, {"outcome", "ok"}}, 1);
-        s_.metrics->Add(metric::kLlmTokensTotal, {{"role", role}, {"model", model}, {"kind", "input"}}, resp.input_tokens);
-        s_.metrics->Add(metric::kLlmTokensTotal, {{"role", role}, {"model", model}, {"kind", "output"}}, resp.output_tokens);
-        s_.metrics->Add(metric::kLlmCostUsdTotal, {{"role", role}, {"model", model}}, resp.cost_usd);
+      if (r.ok()) {
+        const auto& resp = r.response();
+        std::string text_hash = Sha256Hex(resp.text);
+        blobs.push_back(resp.text);
+        json full = llm::ToJson(resp);
+        std::string full_text = Dump(full);
+        blobs.push_back(full_text);
+        ev = workflows::LlmCallCompletedEvent(activity_id, text_hash,
+                                              workflows::LlmUsage{resp.input_tokens, resp.output_tokens}, resp.cost_usd,
+                                              std::chrono::duration<double>(resp.latency).count(),
+                                              static_cast<int>(resp.attempts.size()), "", resp.model);
+        // Extra fields for people and for the replay provider (the fold ignores them).
+        ev.data["request_sha256"] = request_hash;
+        ev.data["response_json_sha256"] = Sha256Hex(full_text);
+        ev.data["finish_reason"] = resp.finish_reason;
+        ev.data["cached_tokens"] = resp.cached_tokens;
+        ev.data["usage_source"] = UsageSource(resp);
+        ev.data["cost_source"] = CostSource(resp);
+        if (auto from = replayed_from_.find(activity_id); from != replayed_from_.end()) {
+          ev.data["replayed_from"] = from->second;
+          replayed_from_.erase(from);
+        }
+        if (s_.metrics) {
+          s_.metrics->Add(metric::kLlmCallsTotal, {{"role", role}, {"model", model}, {"outcome", "ok"}}, 1);
+          s_.metrics->Add(metric::kLlmTokensTotal, {{"role", role}, {"model", model}, {"kind", "input"}},
+                          resp.input_tokens);
+          s_.metrics->Add(metric::kLlmTokensTotal, {{"role", role}, {"model", model}, {"kind", "output"}},
+                          resp.output_tokens);
+          s_.metrics->Add(metric::kLlmCostUsdTotal, {{"role", role}, {"model", model}}, resp.cost_usd);
+        }
+      } else {
+        const auto& e = r.error();
+        workflows::LlmUsage usage;
+        double cost = 0;
+        if (e.partial) {
+          usage = {e.partial->input_tokens, e.partial->output_tokens};
+          cost = e.partial->cost_usd;
+        }
+        const std::string usage_source = e.partial ? UsageSource(*e.partial) : "none";
+        const std::string cost_source = e.partial ? CostSource(*e.partial) : "none";
+        ev = workflows::LlmCallFailedEvent(activity_id, Redact(e.Describe(provider)), usage, cost,
+                                           static_cast<int>(e.attempts.size()));
+        ev.data["request_sha256"] = request_hash;
+        ev.data["error_kind"] = llm::LlmErrorKindName(e.kind);
+        // Sent with a shorter prompt after a context overflow (LlmCallShortened).
+        if (shortened_.count(activity_id)) ev.data["shortened"] = true;
+        ev.data["usage_source"] = usage_source;
+        ev.data["cost_source"] = cost_source;
+        // A reply cut at max_tokens was paid for and may hold a whole kernel
+        // before the cut: its text is kept (a blob) for the workflow to read.
+        if (e.kind == llm::LlmErrorKind::kTruncated && e.partial && !e.partial->text.empty()) {
+          ev.data["partial_sha256"] = Sha256Hex(e.partial->text);
+          blobs.push_back(e.partial->text);
+        }
+        if (e.partial) {  // the server answered (HTTP 200): who, and how long it took
+          ev.data["model"] = e.partial->model;
+          ev.data["latency_s"] = std::chrono::duration<double>(e.partial->latency).count();
+          ev.data["finish_reason"] = e.partial->finish_reason;
+        }
+        if (s_.metrics)
+          s_.metrics->Add(metric::kLlmCallsTotal,
+                          {{"role", role}, {"model", model}, {"outcome", llm::LlmErrorKindName(e.kind)}}, 1);
       }
-    } else {
-      const auto& e = r.error();
-      workflows::LlmUsage usage;
-      double cost = 0;
-      if (e.partial) {
-        usage = {e.partial->input_tokens, e.partial->output_tokens};
-        cost = e.partial->cost_usd;
+      // The provider field names the provider from the request payload.
+      auto it = state_.activities.find(activity_id);
+      if (it != state_.activities.end() && ev.data.contains("provider"))
+        ev.data["provider"] = it->second.payload.value("provider", "");
+      std::vector<store::NewEvent> batch{ToNewEvent(ev)};
+      // An error that fails every call (401/403, a misconfigured provider, 404
+      // no such model) will not heal: the campaign stops at the first one, in
+      // the same batch as the failed call, with the provider's message and the fix.
+      if (every_call && !state_.finished()) {
+        const std::string why =
+            Redact("provider '" + provider + "' fails every call: " + r.error().Describe(provider) +
+                   "; stopped after the first such call; fix: " + llm::FixForEveryCallError(r.error()));
+        workflows::Event failed{workflows::event_type::kCampaignFailed, {{"reason", why}}};
+        batch.push_back(ToNewEvent(failed));
+        LogWarning("campaign " + id_ + ": " + why);
       }
-      const std::string usage_source = e.partial ? UsageSource(*e.partial) : "none";
-      const std::string cost_source = e.partial ? CostSource(*e.partial) : "none";
-      ev = workflows::LlmCallFailedEvent(activity_id, Redact(e.Describe(provider)), usage, cost,
-                                         static_cast<int>(e.attempts.size()));
-      ev.data["request_sha256"] = request_hash;
-      ev.data["error_kind"] = llm::LlmErrorKindName(e.kind);
-      // Sent with a shorter prompt after a context overflow (LlmCallShortened).
-      if (shortened_.count(activity_id)) ev.data["shortened"] = true;
-      ev.data["usage_source"] = usage_source;
-      ev.data["cost_source"] = cost_source;
-      // A reply cut at max_tokens was paid for and may hold a whole kernel
-      // before the cut: its text is kept (a blob) for the workflow to read.
-      if (e.kind == llm::LlmErrorKind::kTruncated && e.partial && !e.partial->text.empty()) {
-        ev.data["partial_sha256"] = Sha256Hex(e.partial->text);
-        blobs.push_back(e.partial->text);
+      Status st = AppendAndApply(std::move(batch), std::move(blobs), nullptr);
+      if (!st.ok()) return Break(st);
+      if (!r.ok() && r.error().kind == llm::LlmErrorKind::kReplayMiss && state_.spec.replay &&
+          state_.spec.replay->on_miss == "stop" && !state_.finished()) {
+        // The replay cannot go on without calling a model: it says so and stops.
+        workflows::Event failed{workflows::event_type::kCampaignFailed,
+                                {{"reason", "replay stopped: " + r.error().message +
+                                                " (submit with replay.on_miss \"live\" to call the model there)"}}};
+        Status fst = AppendAndApply({ToNewEvent(failed)}, {}, nullptr);
+        if (!fst.ok()) return Break(fst);
+        CancelInFlight();
+        MaybeFinish();
+        return;
       }
-      if (e.partial) {  // the server answered (HTTP 200): who, and how long it took
-        ev.data["model"] = e.partial->model;
-        ev.data["latency_s"] = std::chrono::duration<double>(e.partial->latency).count();
-        ev.data["finish_reason"] = e.partial->finish_reason;
+      // The call is resolved: it no longer waits for its provider.
+      if (auto w = waiting_.find(provider);
+          w != waiting_.end() && w->second.activities.erase(activity_id) > 0 && w->second.activities.empty()) {
+        LogInfo("campaign " + id_ + ": provider '" + provider + "' answers again after " +
+                FormatSeconds(static_cast<double>(s_.env->NowMicros() - w->second.since_us) / 1e6) + " of waiting");
+        waiting_.erase(w);
       }
-      if (s_.metrics) s_.metrics->Add(metric::kLlmCallsTotal, {{"role", role}, {"model", model}, {"outcome", llm::LlmErrorKindName(e.kind)}}, 1);
-    }
-    // The provider field names the provider from the request payload.
-    auto it = state_.activities.find(activity_id);
-    if (it != state_.activities.end() && ev.data.contains("provider")) ev.data["provider"] = it->second.payload.value("provider", "");
-    std::vector<store::NewEvent> batch{ToNewEvent(ev)};
-    // An error that fails every call (401/403, a misconfigured provider, 404
-    // no such model) will not heal: the campaign stops at the first one, in
-    // the same batch as the failed call, with the provider's message and the fix.
-    if (every_call && !state_.finished()) {
-      const std::string why = Redact("provider '" + provider + "' fails every call: " +
-                                     r.error().Describe(provider) + "; stopped after the first such call; fix: " +
-                                     llm::FixForEveryCallError(r.error()));
-      workflows::Event failed{workflows::event_type::kCampaignFailed, {{"reason", why}}};
-      batch.push_back(ToNewEvent(failed));
-      LogWarning("campaign " + id_ + ": " + why);
-    }
-    Status st = AppendAndApply(std::move(batch), std::move(blobs), nullptr);
-    if (!st.ok()) return Break(st);
-    if (!r.ok() && r.error().kind == llm::LlmErrorKind::kReplayMiss && state_.spec.replay &&
-        state_.spec.replay->on_miss == "stop" && !state_.finished()) {
-      // The replay cannot go on without calling a model: it says so and stops.
-      workflows::Event failed{workflows::event_type::kCampaignFailed,
-                              {{"reason", "replay stopped: " + r.error().message +
-                                              " (submit with replay.on_miss \"live\" to call the model there)"}}};
-      Status fst = AppendAndApply({ToNewEvent(failed)}, {}, nullptr);
-      if (!fst.ok()) return Break(fst);
-      CancelInFlight();
-      MaybeFinish();
-      return;
-    }
-    // The call is resolved: it no longer waits for its provider.
-    if (auto w = waiting_.find(provider); w != waiting_.end() && w->second.activities.erase(activity_id) > 0 &&
-                                          w->second.activities.empty()) {
-      LogInfo("campaign " + id_ + ": provider '" + provider + "' answers again after " +
-              FormatSeconds(static_cast<double>(s_.env->NowMicros() - w->second.since_us) / 1e6) + " of waiting");
-      waiting_.erase(w);
-    }
     }
   }
   LaunchQueued();

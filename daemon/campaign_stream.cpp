@@ -11,12 +11,11 @@ bool IsRuntimeEventType(const std::string& t) {
 
 void RegisterCampaignStreamTypes(store::EventTypeRegistry& registry) {
   for (const auto& t : workflows::CampaignEventTypes()) (void)registry.Register(t.name, t.schema_version);
-  for (const char* t : {runtime_event::kCampaignPaused, runtime_event::kCampaignResumed,
-                        runtime_event::kCampaignInterrupted, runtime_event::kCampaignSubmitted,
-                        runtime_event::kLlmCallWaiting, runtime_event::kLlmCallShortened,
-                        runtime_event::kEvaluationPlaced, runtime_event::kDaemonStarted,
-                        runtime_event::kDaemonStopped, runtime_event::kCalibrationRecorded,
-                        runtime_event::kBaselineProfiled, runtime_event::kSideBySideMeasured})
+  for (const char* t :
+       {runtime_event::kCampaignPaused, runtime_event::kCampaignResumed, runtime_event::kCampaignInterrupted,
+        runtime_event::kCampaignSubmitted, runtime_event::kLlmCallWaiting, runtime_event::kLlmCallShortened,
+        runtime_event::kEvaluationPlaced, runtime_event::kDaemonStarted, runtime_event::kDaemonStopped,
+        runtime_event::kCalibrationRecorded, runtime_event::kBaselineProfiled, runtime_event::kSideBySideMeasured})
     (void)registry.Register(t, 1);
 }
 

@@ -16,8 +16,10 @@ bool Watched(const std::string& stream) {
 
 std::string ChangeEvent(const std::string& stream, uint64_t version) {
   json j = {{"stream", stream}, {"version", version}};
-  if (stream.starts_with(kCampaignPrefix)) j["campaign"] = stream.substr(kCampaignPrefix.size());
-  else j["bank"] = stream.substr(kMemoryPrefix.size());
+  if (stream.starts_with(kCampaignPrefix))
+    j["campaign"] = stream.substr(kCampaignPrefix.size());
+  else
+    j["bank"] = stream.substr(kMemoryPrefix.size());
   return "event: change\ndata: " + Dump(j) + "\n\n";
 }
 

@@ -94,7 +94,7 @@ class ChangeFeed {
   bool flush_armed_ ACCELOPT_GUARDED_BY(mu_) = false;
   bool stopped_ ACCELOPT_GUARDED_BY(mu_) = false;
   uint64_t next_id_ ACCELOPT_GUARDED_BY(mu_) = 1;
-  store::Subscription subscription_;       // last: reset first on destruction
+  store::Subscription subscription_;  // last: reset first on destruction
 };
 
 }  // namespace accelopt::daemon

@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 
 // listen: the unix socket (and its mode), the TCP address and its token.
 Status ParseListen(const json& l, DaemonConfig* c) {
-  ACCELOPT_RETURN_IF_ERROR(CheckKeys(l, "listen", {"unix", "unix_mode", "tcp", "tcp_token_env", "tcp_token_file",
-                                                     "write_timeout_s"}));
+  ACCELOPT_RETURN_IF_ERROR(
+      CheckKeys(l, "listen", {"unix", "unix_mode", "tcp", "tcp_token_env", "tcp_token_file", "write_timeout_s"}));
   ACCELOPT_RETURN_IF_ERROR(Get(l, "unix", "listen", c->unix_socket));
   std::string mode;
   ACCELOPT_RETURN_IF_ERROR(Get(l, "unix_mode", "listen", mode));
@@ -57,7 +57,8 @@ Status ParseRoles(const json& r, DaemonConfig* c) {
   ACCELOPT_RETURN_IF_ERROR(CheckKeys(r, "roles", {"planner", "executor", "summarizer"}));
   for (const auto& [name, rj] : r.items()) {
     std::string where = "roles." + name;
-    ACCELOPT_RETURN_IF_ERROR(CheckKeys(rj, where, {"provider", "model", "temperature", "max_tokens", "reasoning_effort"}));
+    ACCELOPT_RETURN_IF_ERROR(
+        CheckKeys(rj, where, {"provider", "model", "temperature", "max_tokens", "reasoning_effort"}));
     RoleConfig rc;
     ACCELOPT_RETURN_IF_ERROR(Get(rj, "provider", where, rc.provider));
     ACCELOPT_RETURN_IF_ERROR(Get(rj, "model", where, rc.model));
@@ -86,10 +87,12 @@ Status ParseEvaluators(const json& e, const ConfigPaths& paths, DaemonConfig* c)
     // Every table keyed by a backend's name has its row, or the start stops
     // here: no silent default for a backend added without one.
     if (!workflows::FindTraits(name))
-      return InvalidArgument(where + ": backend '" + name + "' has no row in workflows/backend_traits.cpp (its kernels' "
+      return InvalidArgument(where + ": backend '" + name +
+                             "' has no row in workflows/backend_traits.cpp (its kernels' "
                              "language and files; a registered module adds one with workflows::RegisterBackendTraits)");
     if (!workflows::FindBackendPrompts(name))
-      return InvalidArgument(where + ": backend '" + name + "' has no prompt set in workflows/prompt_backend.cpp (a "
+      return InvalidArgument(where + ": backend '" + name +
+                             "' has no prompt set in workflows/prompt_backend.cpp (a "
                              "registered module adds one with workflows::RegisterBackendPrompts)");
     ACCELOPT_RETURN_IF_ERROR(CheckKeys(section, where, m->keys));
     BackendConfig bc;
@@ -126,8 +129,9 @@ Status ParseLimits(const json& l, DaemonConfig* c) {
 
 Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_dir, Env* env) {
   DaemonConfig c;
-  ACCELOPT_RETURN_IF_ERROR(CheckKeys(j, "", {"state_dir", "listen", "providers", "roles", "evaluators", "suites",
-                                             "suite_uploads", "search", "memory", "limits"}));
+  ACCELOPT_RETURN_IF_ERROR(CheckKeys(j, "",
+                                     {"state_dir", "listen", "providers", "roles", "evaluators", "suites",
+                                      "suite_uploads", "search", "memory", "limits"}));
   ACCELOPT_RETURN_IF_ERROR(Get(j, "state_dir", "", c.state_dir));
   c.state_dir = Resolve(base_dir, c.state_dir);
   if (c.state_dir.empty()) return InvalidArgument("state_dir: must not be empty");
@@ -142,7 +146,8 @@ Result<DaemonConfig> ParseDaemonConfig(const json& j, const std::string& base_di
     if (auto parsed = llm::ParseProvidersConfig(c.providers); !parsed.ok()) return parsed.status();
   }
   if (j.contains("roles")) ACCELOPT_RETURN_IF_ERROR(ParseRoles(j["roles"], &c));
-  if (j.contains("evaluators")) ACCELOPT_RETURN_IF_ERROR(ParseEvaluators(j["evaluators"], ConfigPaths{base_dir, c.state_dir}, &c));
+  if (j.contains("evaluators"))
+    ACCELOPT_RETURN_IF_ERROR(ParseEvaluators(j["evaluators"], ConfigPaths{base_dir, c.state_dir}, &c));
   if (c.evaluators.empty()) {
     BackendConfig bc;
     bc.cache_dir = c.state_dir + "/cache/cpu";
@@ -185,7 +190,8 @@ Result<std::string> LoadTcpToken(const DaemonConfig& config, Env* env) {
   std::string token;
   if (!config.tcp_token_env.empty()) {
     const auto v = env->GetEnvVar(config.tcp_token_env);
-    if (!v || v->empty()) return InvalidArgument("listen.tcp_token_env: environment variable " + config.tcp_token_env + " is not set");
+    if (!v || v->empty())
+      return InvalidArgument("listen.tcp_token_env: environment variable " + config.tcp_token_env + " is not set");
     token = *v;
   } else if (!config.tcp_token_file.empty()) {
     std::string path = config.tcp_token_file;
@@ -197,7 +203,8 @@ Result<std::string> LoadTcpToken(const DaemonConfig& config, Env* env) {
     token = *data;
     while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
   }
-  if (!token.empty() && token.size() < 16) return InvalidArgument("listen: the TCP token must be at least 16 characters");
+  if (!token.empty() && token.size() < 16)
+    return InvalidArgument("listen: the TCP token must be at least 16 characters");
   RegisterSecret(token);
   return token;
 }

@@ -18,23 +18,23 @@
 namespace accelopt::daemon {
 
 struct RoleConfig {
-  std::string provider;            // a key of "providers"
-  std::string model;               // a model of that provider
+  std::string provider;  // a key of "providers"
+  std::string model;     // a model of that provider
   double temperature = 1.0;
   int max_tokens = 16384;
-  std::string reasoning_effort;    // "", "low", "medium", "high"
+  std::string reasoning_effort;  // "", "low", "medium", "high"
 };
 
 struct DaemonConfig {
   std::string state_dir = "/var/lib/accelopt";
   std::string unix_socket = "/run/accelopt/acceloptd.sock";
   unsigned unix_mode = 0660;
-  std::string tcp;                 // "host:port"; empty: no TCP
-  unsigned short tcp_port = 0;     // the port of `tcp`, checked 1..65535
-  std::string tcp_token_env;       // name of an env var holding the token
-  std::string tcp_token_file;      // or a file (relative: $CREDENTIALS_DIRECTORY)
-  int write_timeout_s = 60;        // a client that takes no bytes this long is dropped (1..3600)
-  json providers = json::object(); // validated by llm::ParseProvidersConfig while parsing
+  std::string tcp;                                  // "host:port"; empty: no TCP
+  unsigned short tcp_port = 0;                      // the port of `tcp`, checked 1..65535
+  std::string tcp_token_env;                        // name of an env var holding the token
+  std::string tcp_token_file;                       // or a file (relative: $CREDENTIALS_DIRECTORY)
+  int write_timeout_s = 60;                         // a client that takes no bytes this long is dropped (1..3600)
+  json providers = json::object();                  // validated by llm::ParseProvidersConfig while parsing
   std::map<std::string, RoleConfig> roles;          // planner, executor, summarizer
   std::map<std::string, BackendConfig> evaluators;  // "cpu", ...
   std::map<std::string, std::string> suites;        // name -> folder
@@ -45,7 +45,7 @@ struct DaemonConfig {
   // as the daemon. Turn it on where everyone who can reach the API may do
   // that (config/acceloptd.json).
   bool suite_uploads = false;
-  json search = json::object();    // default search parameters for campaigns
+  json search = json::object();  // default search parameters for campaigns
   std::string default_memory_bank = "default";
   int max_active_campaigns = 8;
   // Fairness: while other campaigns are active, a campaign has at most this

@@ -186,7 +186,8 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
     LogError("cannot open the event log: " + log.status().ToString());
     return 1;
   }
-  LogInfo("event log open at " + config.state_dir + "/events, " + std::to_string((*log)->LastGlobalPosition()) + " events");
+  LogInfo("event log open at " + config.state_dir + "/events, " + std::to_string((*log)->LastGlobalPosition()) +
+          " events");
 
   ReplayIndex replay(log->get());
   llm::ProviderSetOptions po;
@@ -277,8 +278,9 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   Dashboard dashboard(&feed);
   ad.more_routes = [&dashboard](Router& r) { dashboard.AddRoutes(r); };
   Api api(ad);
-  HttpServer server(ioc, [&api](HttpRequest&& req, Respond respond) { api.Handle(std::move(req), std::move(respond)); },
-                    ServerOptions(config, state->token));
+  HttpServer server(
+      ioc, [&api](HttpRequest&& req, Respond respond) { api.Handle(std::move(req), std::move(respond)); },
+      ServerOptions(config, state->token));
 
   // Bound on an io thread (the server's sockets belong to the io_context).
   std::promise<Status> bound;
@@ -308,13 +310,18 @@ int RunDaemon(const DaemonConfig& config, const DaemonOptions& options) {
   int sig = stop_future.get();
   LogInfo(std::string("stopping (") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ")");
   NotifyStopping();
-  net::post(ioc, [&] { server.Stop(); signals.cancel(); watchdog.Cancel(); });
+  net::post(ioc, [&] {
+    server.Stop();
+    signals.cancel();
+    watchdog.Cancel();
+  });
   feed.Stop();  // the dashboards' event streams end
   for (const StartedBackend& b : be.backends)
     if (b.calibration) b.calibration->Stop();
   manager.Shutdown("daemon stopped");
   redistiller.Shutdown();
-  if ((*log)->Healthy()) record_system(runtime_event::kDaemonStopped, {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
+  if ((*log)->Healthy())
+    record_system(runtime_event::kDaemonStopped, {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
   dispatcher.Shutdown();
   providers->reset();
   work.reset();

@@ -58,11 +58,13 @@ Result<DevSetup> PrepareDev(const DevOptions& o, Env* env) {
   if (!c.contains("evaluators")) c["evaluators"] = {{"cpu", {{"slots", 1}}}};
   const std::string base_url = EnvOr(env, "ACCELOPT_LLM_BASE_URL", ""), model = EnvOr(env, "ACCELOPT_LLM_MODEL", "");
   if (!c.contains("providers") && !base_url.empty() && !model.empty()) {
-    json p = {{"kind", "openai"}, {"base_url", base_url}, {"max_concurrency", 8}, {"models", {{model, json::object()}}}};
+    json p = {
+        {"kind", "openai"}, {"base_url", base_url}, {"max_concurrency", 8}, {"models", {{model, json::object()}}}};
     if (!EnvOr(env, "ACCELOPT_LLM_API_KEY", "").empty()) p["api_key_env"] = "ACCELOPT_LLM_API_KEY";
     c["providers"] = {{"llm", p}};
     if (!c.contains("roles"))
-      for (const char* role : {"planner", "executor", "summarizer"}) c["roles"][role] = {{"provider", "llm"}, {"model", model}};
+      for (const char* role : {"planner", "executor", "summarizer"})
+        c["roles"][role] = {{"provider", "llm"}, {"model", model}};
   }
   const std::string config_path = s.dir + "/acceloptd.json";
   if (Status st = env->WriteFileAtomic(config_path, c.dump(2) + "\n"); !st.ok()) return st;
@@ -78,8 +80,8 @@ std::string DevReadyLines(const DevSetup& s, unsigned short tcp_port) {
     std::string host = s.config.tcp.substr(0, s.config.tcp.rfind(':'));
     if (host == "0.0.0.0" || host == "::") host = "127.0.0.1";
     if (host.find(':') != std::string::npos) host = "[" + host + "]";
-    out += "ACCELOPT_DASHBOARD=http://" + host + ":" + std::to_string(tcp_port) + "/ui/?token=$(cat " +
-           s.token_file + ")\n";
+    out += "ACCELOPT_DASHBOARD=http://" + host + ":" + std::to_string(tcp_port) + "/ui/?token=$(cat " + s.token_file +
+           ")\n";
   }
   return out;
 }

@@ -30,9 +30,9 @@
 namespace accelopt::daemon {
 
 struct DevOptions {
-  std::string dir;          // empty: $ACCELOPT_DEV_DIR, else ./.accelopt-dev
-  std::string tcp;          // "host:port"; empty: Unix socket only
-  std::string source_dir;   // the source tree (suites)
+  std::string dir;             // empty: $ACCELOPT_DEV_DIR, else ./.accelopt-dev
+  std::string tcp;             // "host:port"; empty: Unix socket only
+  std::string source_dir;      // the source tree (suites)
   json base = json::object();  // a --config given with --dev
 };
 

@@ -15,8 +15,8 @@ struct EnvTimer::State {
   Mutex mu;  // guards everything below (env: set at construction, read-only)
   net::steady_timer timer ACCELOPT_GUARDED_BY(mu);
   Env* const env;
-  bool wall ACCELOPT_GUARDED_BY(mu) = false;     // the deadline is on NowMicros (else MonotonicNanos)
-  int64_t deadline ACCELOPT_GUARDED_BY(mu) = 0;  // micros (wall) or nanos (monotonic)
+  bool wall ACCELOPT_GUARDED_BY(mu) = false;        // the deadline is on NowMicros (else MonotonicNanos)
+  int64_t deadline ACCELOPT_GUARDED_BY(mu) = 0;     // micros (wall) or nanos (monotonic)
   uint64_t generation ACCELOPT_GUARDED_BY(mu) = 0;  // bumped by every cancel; a wait of an older one is over
 
   // Nanoseconds until the deadline on the Env's clock.

@@ -58,8 +58,7 @@ class EnvTimer {
  private:
   struct State;
   // A wait's completion: done, or another slice of sleep.
-  static void Step(const std::shared_ptr<State>& s, uint64_t generation, Handler handler,
-                   boost::system::error_code ec);
+  static void Step(const std::shared_ptr<State>& s, uint64_t generation, Handler handler, boost::system::error_code ec);
   std::shared_ptr<State> s_;  // shared with the pending wait's completion
 };
 

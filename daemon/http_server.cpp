@@ -18,8 +18,7 @@ namespace beast = boost::beast;
 using tcp = net::ip::tcp;
 using unix_proto = net::local::stream_protocol;
 
-HttpResponse JsonResponse(http::status status, const std::string& body, unsigned version,
-                          bool keep_alive) {
+HttpResponse JsonResponse(http::status status, const std::string& body, unsigned version, bool keep_alive) {
   HttpResponse res{status, version};
   res.set(http::field::server, "acceloptd");
   res.set(http::field::content_type, "application/json");
@@ -31,8 +30,7 @@ HttpResponse JsonResponse(http::status status, const std::string& body, unsigned
 
 namespace {
 
-HttpResponse ErrorResponse(http::status status, const char* code, const std::string& message,
-                           unsigned version) {
+HttpResponse ErrorResponse(http::status status, const char* code, const std::string& message, unsigned version) {
   json j = {{"error", {{"code", code}, {"message", message}}}};
   return JsonResponse(status, Dump(j), version, false);
 }
@@ -56,9 +54,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     parser_->header_limit(64 * 1024);
     stream_.expires_after(opts_->read_timeout);
     http::async_read(stream_, buffer_, *parser_,
-                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
-                       self->OnRead(ec);
-                     });
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
 
   void OnRead(beast::error_code ec) {
@@ -99,8 +95,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
           page.prepare_payload();
           return Write(std::move(page));
         }
-        auto res = ErrorResponse(http::status::unauthorized, "unauthorized",
-                                 "missing or wrong bearer token", version);
+        auto res = ErrorResponse(http::status::unauthorized, "unauthorized", "missing or wrong bearer token", version);
         res.set(http::field::www_authenticate, "Bearer");
         return Write(std::move(res));
       }
@@ -227,7 +222,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     stream_.expires_never();
     stream_.async_read_some(net::buffer(peer_buf_), [self = this->shared_from_this()](beast::error_code ec, size_t) {
       if (ec) return self->EndStream(true);  // the peer went away
-      self->WatchPeer();  // a client has nothing to say on a stream; ignored
+      self->WatchPeer();                     // a client has nothing to say on a stream; ignored
     });
   }
 
@@ -242,15 +237,16 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   void WriteNext() {
     writing_ = true;
     stream_.expires_after(opts_->write_timeout);
-    net::async_write(stream_, net::buffer(out_.front()), [self = this->shared_from_this()](beast::error_code ec, size_t) {
-      self->writing_ = false;
-      self->stream_.expires_never();
-      self->queued_bytes_ -= self->out_.front().size();
-      self->out_.pop_front();
-      if (ec) return self->EndStream(true);
-      if (!self->out_.empty()) return self->WriteNext();
-      if (self->ending_) self->EndStream(true);
-    });
+    net::async_write(stream_, net::buffer(out_.front()),
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                       self->writing_ = false;
+                       self->stream_.expires_never();
+                       self->queued_bytes_ -= self->out_.front().size();
+                       self->out_.pop_front();
+                       if (ec) return self->EndStream(true);
+                       if (!self->out_.empty()) return self->WriteNext();
+                       if (self->ending_) self->EndStream(true);
+                     });
   }
 
   // Ends a stream once its queue is written (`now`: at once).
@@ -314,7 +310,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   Impl(net::io_context& i, HttpHandler h, HttpServerOptions o) : ioc(i), handler(std::move(h)), opts(std::move(o)) {}
 
   void AcceptUnix() {
-    unix_acceptor->async_accept(net::make_strand(ioc), [self = shared_from_this()](beast::error_code ec, unix_proto::socket s) {
+    unix_acceptor->async_accept(net::make_strand(ioc), [self = shared_from_this()](beast::error_code ec,
+                                                                                   unix_proto::socket s) {
       if (ec == net::error::operation_aborted || !self->unix_acceptor || !self->unix_acceptor->is_open()) return;
       if (!ec) {
         std::make_shared<Session<UnixStream>>(UnixStream(std::move(s)), &self->handler, &self->opts, false)->Start();
@@ -327,7 +324,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     tcp_acceptor->async_accept(net::make_strand(ioc), [self = shared_from_this()](beast::error_code ec, tcp::socket s) {
       if (ec == net::error::operation_aborted || !self->tcp_acceptor || !self->tcp_acceptor->is_open()) return;
       if (!ec) {
-        std::make_shared<Session<beast::tcp_stream>>(beast::tcp_stream(std::move(s)), &self->handler, &self->opts, true)->Start();
+        std::make_shared<Session<beast::tcp_stream>>(beast::tcp_stream(std::move(s)), &self->handler, &self->opts, true)
+            ->Start();
       }
       self->AcceptTcp();
     });

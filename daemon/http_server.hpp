@@ -73,8 +73,8 @@ class Respond {
   using StreamFn = std::function<std::shared_ptr<ResponseStream>(HttpResponse)>;
   Respond() = default;
   template <class F>
-    requires(std::is_invocable_v<F&, HttpResponse> && !std::is_same_v<std::remove_cvref_t<F>, Respond>)
-  Respond(F f) : send_(std::move(f)) {}  // NOLINT: implicit on purpose
+  requires(std::is_invocable_v<F&, HttpResponse> && !std::is_same_v<std::remove_cvref_t<F>, Respond>) Respond(F f)
+      : send_(std::move(f)) {}  // NOLINT: implicit on purpose
   Respond(SendFn send, StreamFn stream) : send_(std::move(send)), stream_(std::move(stream)) {}
 
   void operator()(HttpResponse res) const { send_(std::move(res)); }
@@ -93,11 +93,11 @@ class Respond {
 using HttpHandler = std::function<void(HttpRequest&&, Respond)>;
 
 struct HttpServerOptions {
-  size_t body_limit = 8 << 20;                        // larger bodies get 413
-  std::chrono::seconds read_timeout{30};              // header + body
-  std::chrono::seconds write_timeout{60};             // one response, or one piece of a stream
-  std::string bearer_token;                           // required for TCP; never logged
-  std::vector<std::string> token_query_paths;         // GET paths that accept ?token= (see above)
+  size_t body_limit = 8 << 20;                 // larger bodies get 413
+  std::chrono::seconds read_timeout{30};       // header + body
+  std::chrono::seconds write_timeout{60};      // one response, or one piece of a stream
+  std::string bearer_token;                    // required for TCP; never logged
+  std::vector<std::string> token_query_paths;  // GET paths that accept ?token= (see above)
   // A GET of a token_query_path without the right token gets this page (401,
   // text/html: how to add the token) instead of the JSON error. Never holds
   // the token.

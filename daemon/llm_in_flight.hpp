@@ -37,7 +37,8 @@ int LlmInFlightPerCampaign(const std::vector<llm::ProviderConfig>& providers,
 // Thread-safe (an atomic count).
 class LlmShare {
  public:
-  LlmShare(int slots, double share, int explicit_cap) : slots_(std::max(1, slots)), share_(share), explicit_(explicit_cap) {}
+  LlmShare(int slots, double share, int explicit_cap)
+      : slots_(std::max(1, slots)), share_(share), explicit_(explicit_cap) {}
   void CampaignStarted() { active_.fetch_add(1); }
   void CampaignEnded() { active_.fetch_sub(1); }
   int Active() const { return active_.load(); }

@@ -44,14 +44,18 @@ int main(int argc, char** argv) {
                "evaluations wait for a quiet calibration");
   bool dev = false;
   accelopt::daemon::DevOptions dev_options;
-  auto* dev_flag = app.add_flag("--dev", dev,
-               "run from a build tree: state, socket and config in ./.accelopt-dev (or --dev-dir, $ACCELOPT_DEV_DIR), "
-               "the source tree's suites; prints ACCELOPT_SOCKET=... when ready (daemon/dev_mode.hpp)");
+  auto* dev_flag = app.add_flag(
+      "--dev", dev,
+      "run from a build tree: state, socket and config in ./.accelopt-dev (or --dev-dir, $ACCELOPT_DEV_DIR), "
+      "the source tree's suites; prints ACCELOPT_SOCKET=... when ready (daemon/dev_mode.hpp)");
   app.add_option("--dev-dir", dev_options.dir, "with --dev: the folder to use")->needs(dev_flag);
-  app.add_option("--tcp", dev_options.tcp, "with --dev: also listen on HOST:PORT (token generated in the folder) and "
-                 "print the dashboard's address")->needs(dev_flag);
-  app.footer("Signals: SIGTERM/SIGINT stop taking work, interrupt campaigns (they resume at the next start) and exit 0.\n"
-             "Logs go to stderr with syslog priority prefixes; secrets never appear in them.");
+  app.add_option("--tcp", dev_options.tcp,
+                 "with --dev: also listen on HOST:PORT (token generated in the folder) and "
+                 "print the dashboard's address")
+      ->needs(dev_flag);
+  app.footer(
+      "Signals: SIGTERM/SIGINT stop taking work, interrupt campaigns (they resume at the next start) and exit 0.\n"
+      "Logs go to stderr with syslog priority prefixes; secrets never appear in them.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

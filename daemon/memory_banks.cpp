@@ -10,12 +10,11 @@ namespace accelopt::daemon {
 using workflows::BankView;
 
 std::shared_ptr<const store::Projection> MemoryBanks::MakeProjection() {
-  return store::MakeProjection(
-      kProjection, 1, json::object(), [](json& state, const store::EventRecord& r) -> Status {
-        auto bank = workflows::BankOfStream(r.stream);
-        if (!bank) return Status::Ok();
-        return workflows::ApplyBankEvent(state, *bank, r.version, ToWorkflowEvent(r));
-      });
+  return store::MakeProjection(kProjection, 1, json::object(), [](json& state, const store::EventRecord& r) -> Status {
+    auto bank = workflows::BankOfStream(r.stream);
+    if (!bank) return Status::Ok();
+    return workflows::ApplyBankEvent(state, *bank, r.version, ToWorkflowEvent(r));
+  });
 }
 
 void MemoryBanks::RegisterEventTypes(store::EventTypeRegistry& registry) {
@@ -113,8 +112,8 @@ Result<json> MemoryBanks::Retire(const std::string& bank, const std::vector<std:
   for (const auto& id : ids) {
     if (!known.count(id)) return NotFound("memory bank '" + bank + "' has no item '" + id + "'");
   }
-  ACCELOPT_RETURN_IF_ERROR(Append(
-      bank, {{workflows::bank_event::kMemoryItemsRetired, {{"items", ids}, {"reason", reason}}}}));
+  ACCELOPT_RETURN_IF_ERROR(
+      Append(bank, {{workflows::bank_event::kMemoryItemsRetired, {{"items", ids}, {"reason", reason}}}}));
   ACCELOPT_ASSIGN_OR_RETURN(BankView after, Read(bank));
   json tainted = json::array();
   for (const auto& i : after.items) {

@@ -50,15 +50,13 @@ class MemoryBanks {
   Result<json> Import(const std::string& bank, const json& doc, const std::string& format);
   // Retires items (kNotFound naming an unknown id; kInvalidArgument for an
   // empty list). Returns {bank, retired: [ids], tainted: [ids now marked]}.
-  Result<json> Retire(const std::string& bank, const std::vector<std::string>& ids,
-                      const std::string& reason);
+  Result<json> Retire(const std::string& bank, const std::vector<std::string>& ids, const std::string& reason);
   // Drops the projection and rebuilds it from the log; returns
   // {rebuilt: true, equal: <the rebuilt state equals the live one>, banks, events}.
   Result<json> Rebuild();
 
   // Appends events to a bank's stream at any version.
-  Status Append(const std::string& bank, std::vector<workflows::Event> events,
-                std::vector<std::string> blobs = {});
+  Status Append(const std::string& bank, std::vector<workflows::Event> events, std::vector<std::string> blobs = {});
 
  private:
   store::EventLog* log_;

@@ -23,7 +23,8 @@ void DescribeDaemonMetrics(Metrics& metrics) {
       {metric::kEventLogAppendSecondsCount, "counter", "durable appends timed"},
       {metric::kCampaignsFinishedTotal, "counter", "campaigns that ended, by final state"},
       {metric::kLlmRequestsStartedTotal, "counter", "LLM calls started, by role and model"},
-      {metric::kLlmCallsWaitingTotal, "counter", "LLM calls deferred because their provider was unavailable, by provider"},
+      {metric::kLlmCallsWaitingTotal, "counter",
+       "LLM calls deferred because their provider was unavailable, by provider"},
       {metric::kLlmProviderAvailable, "gauge", "1 while a provider answers, 0 while its calls wait"},
   };
   for (const Row& r : kRows) metrics.Describe(r.name, r.type, r.help);

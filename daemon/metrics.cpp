@@ -13,7 +13,10 @@ std::string Metrics::Key(const Labels& labels) {
     out += labels[i].first + "=\"";
     for (char c : labels[i].second) {
       if (c == '\\' || c == '"') out += '\\';
-      if (c == '\n') { out += "\\n"; continue; }
+      if (c == '\n') {
+        out += "\\n";
+        continue;
+      }
       out += c;
     }
     out += "\"";
@@ -55,7 +58,10 @@ std::string Metrics::Render() const {
     os << "# TYPE " << name << " " << f.type << "\n";
     for (const auto& [labels, v] : f.series) {
       os << name << labels << " ";
-      if (std::isnan(v)) os << "NaN"; else os << v;
+      if (std::isnan(v))
+        os << "NaN";
+      else
+        os << v;
       os << "\n";
     }
   }

@@ -49,10 +49,10 @@ class ProviderGate {
   };
   struct ProviderState {
     bool available = true;
-    int64_t since_us = 0;      // when it became unavailable (Env::NowMicros)
-    std::string last_error;    // scrubbed, as reported
-    int waiting = 0;           // calls held in the gate
-    int failures = 0;          // consecutive unavailable outcomes
+    int64_t since_us = 0;    // when it became unavailable (Env::NowMicros)
+    std::string last_error;  // scrubbed, as reported
+    int waiting = 0;         // calls held in the gate
+    int failures = 0;        // consecutive unavailable outcomes
   };
 
   ProviderGate(boost::asio::io_context& ioc, Env* env, Options options);
@@ -87,7 +87,7 @@ class ProviderGate {
   struct Provider {
     ProviderState state;
     std::deque<Waiter> queue;
-    uint64_t probe = 0;           // the ticket out as the probe, 0 if none
+    uint64_t probe = 0;  // the ticket out as the probe, 0 if none
     std::chrono::milliseconds backoff{0};
     std::unique_ptr<EnvTimer> timer;  // the backoff, on env_'s clock
     bool timer_armed = false;

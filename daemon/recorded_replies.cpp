@@ -57,8 +57,8 @@ std::string Divergence(const std::vector<std::string>& parts, const workflows::C
       return "beam member " + parts[3] + " exists in only one of the runs";
     }
     if (a->beam[m].source_sha256 != b->beam[m].source_sha256) {
-      return "beam member " + parts[3] + " differs (recorded " + a->beam[m].source_sha256.substr(0, 12) +
-             ", here " + b->beam[m].source_sha256.substr(0, 12) + ")";
+      return "beam member " + parts[3] + " differs (recorded " + a->beam[m].source_sha256.substr(0, 12) + ", here " +
+             b->beam[m].source_sha256.substr(0, 12) + ")";
     }
   } else if (kind == "summ") {
     const int m = IndexOf(parts[3], "m");

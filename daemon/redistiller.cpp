@@ -147,20 +147,19 @@ void Redistiller::StartCall(const std::shared_ptr<Run>& run, const workflows::Re
   auto self = run;
   auto req = LlmRequestOf(call.activity);
   if (!req.ok()) {
-    llm::LlmError e{llm::LlmErrorKind::kInvalidRequest, false, 0, "malformed LLM request: " + req.status().message(),
-                    {}, {}};
+    llm::LlmError e{
+        llm::LlmErrorKind::kInvalidRequest, false, 0, "malformed LLM request: " + req.status().message(), {}, {}};
     net::post(*d_.ioc, [this, self, pair, e] { OnReply(self, pair, e); });
     return;
   }
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   run->cancels.push_back(cancel);
-  d_.llm->Call(std::move(*req),
-               [this, self, pair](llm::LlmResult r) {
-                 net::post(*d_.ioc, [this, self, pair, r = std::move(r)]() mutable {
-                   OnReply(self, pair, std::move(r));
-                 });
-               },
-               cancel.get());
+  d_.llm->Call(
+      std::move(*req),
+      [this, self, pair](llm::LlmResult r) {
+        net::post(*d_.ioc, [this, self, pair, r = std::move(r)]() mutable { OnReply(self, pair, std::move(r)); });
+      },
+      cancel.get());
 }
 
 Status Redistiller::Record(Run& run, const workflows::RedistillCommand& cmd) {

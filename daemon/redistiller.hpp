@@ -102,7 +102,7 @@ class Redistiller {
   Result<std::vector<workflows::RedistillPair>> PairsOf(const std::string& campaign);
   Result<workflows::RedistillState> FoldBank(const std::string& bank, const std::string& id);
 
-  Deps d_;  // set in the constructor, read-only after it
+  Deps d_;    // set in the constructor, read-only after it
   Mutex mu_;  // guards everything below and every Run
   std::condition_variable idle_;
   bool stopping_ ACCELOPT_GUARDED_BY(mu_) = false;

@@ -24,7 +24,6 @@ std::vector<std::string> Split(std::string_view path) {
 
 }  // namespace
 
-
 HttpResponse ApiOk(const json& j, http::status status) { return JsonResponse(status, Dump(j)); }
 
 HttpResponse ApiError(http::status status, const std::string& code, const std::string& message) {
@@ -35,17 +34,36 @@ HttpResponse ApiError(http::status status, const std::string& code, const std::s
 HttpResponse ApiError(const Status& st) {
   http::status hs = http::status::internal_server_error;
   switch (st.code()) {
-    case Code::kInvalidArgument: hs = http::status::bad_request; break;
-    case Code::kNotFound: hs = http::status::not_found; break;
+    case Code::kInvalidArgument:
+      hs = http::status::bad_request;
+      break;
+    case Code::kNotFound:
+      hs = http::status::not_found;
+      break;
     case Code::kAlreadyExists:
-    case Code::kConflict: hs = http::status::conflict; break;
-    case Code::kFailedPrecondition: hs = http::status::conflict; break;
-    case Code::kUnavailable: hs = http::status::service_unavailable; break;
-    case Code::kTimeout: hs = http::status::gateway_timeout; break;
-    case Code::kResourceExhausted: hs = http::status::too_many_requests; break;
-    case Code::kPermissionDenied: hs = http::status::forbidden; break;
-    case Code::kUnimplemented: hs = http::status::not_implemented; break;
-    default: break;
+    case Code::kConflict:
+      hs = http::status::conflict;
+      break;
+    case Code::kFailedPrecondition:
+      hs = http::status::conflict;
+      break;
+    case Code::kUnavailable:
+      hs = http::status::service_unavailable;
+      break;
+    case Code::kTimeout:
+      hs = http::status::gateway_timeout;
+      break;
+    case Code::kResourceExhausted:
+      hs = http::status::too_many_requests;
+      break;
+    case Code::kPermissionDenied:
+      hs = http::status::forbidden;
+      break;
+    case Code::kUnimplemented:
+      hs = http::status::not_implemented;
+      break;
+    default:
+      break;
   }
   return ApiError(hs, CodeName(st.code()), st.message());
 }

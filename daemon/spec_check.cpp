@@ -13,12 +13,14 @@ Result<json> ResolveRole(const DaemonConfig& config, const std::vector<llm::Prov
     if (!r.contains("model")) r["model"] = cfg->second.model;
     if (!r.contains("temperature")) r["temperature"] = cfg->second.temperature;
     if (!r.contains("max_tokens")) r["max_tokens"] = cfg->second.max_tokens;
-    if (!r.contains("reasoning") && !cfg->second.reasoning_effort.empty()) r["reasoning"] = cfg->second.reasoning_effort;
+    if (!r.contains("reasoning") && !cfg->second.reasoning_effort.empty())
+      r["reasoning"] = cfg->second.reasoning_effort;
   }
   if (!r.contains("provider") || !r.contains("model")) {
-    return InvalidArgument("roles." + role + ": no provider/model given and none configured in the daemon's roles "
-                           "(fix: give roles." + role + ".provider and .model in the spec, or set roles." + role +
-                           " in the daemon config)");
+    return InvalidArgument("roles." + role +
+                           ": no provider/model given and none configured in the daemon's roles "
+                           "(fix: give roles." +
+                           role + ".provider and .model in the spec, or set roles." + role + " in the daemon config)");
   }
   if (!r.contains("pricing") && r["provider"].is_string() && r["model"].is_string()) {
     for (const auto& p : providers) {
@@ -48,7 +50,8 @@ Result<json> CompleteSpec(const DaemonConfig& config, const std::vector<llm::Pro
       !spec["memory"].contains("bank")) {
     spec["memory"]["bank"] = config.default_memory_bank;
   }
-  if (!spec.contains("search") && !config.search.empty()) spec["search"] = config.search;
+  if (!spec.contains("search") && !config.search.empty())
+    spec["search"] = config.search;
   else if (spec.contains("search") && spec["search"].is_object()) {
     json merged = config.search;
     for (const auto& [k, v] : spec["search"].items()) merged[k] = v;
@@ -65,8 +68,10 @@ workflows::ModelCheck ModelCheckFor(const std::vector<llm::ProviderConfig>& prov
         std::string known;
         for (const auto& [m, price] : p.models) known += (known.empty() ? "" : ", ") + m;
         return InvalidArgument("provider '" + provider + "' has no model '" + model + "' (known: " + known +
-                               "; fix: add \"" + model + "\": {\"input_per_mtok\": ..., \"output_per_mtok\": ...} "
-                               "to providers." + provider + ".models in the daemon config, or use a known model)");
+                               "; fix: add \"" + model +
+                               "\": {\"input_per_mtok\": ..., \"output_per_mtok\": ...} "
+                               "to providers." +
+                               provider + ".models in the daemon config, or use a known model)");
       }
       return Status::Ok();
     }
@@ -102,9 +107,9 @@ Status CheckCampaignDefaults(const DaemonConfig& config) {
   const bool roles = m.rfind("roles", 0) == 0 || m.find("'roles.") != std::string::npos;
   const std::string fix = search ? "fix \"search\" in the config"
                                  : (roles ? "fix \"roles\" or \"providers\" in the config" : "fix the config");
-  return Status(spec.status().code(),
-                m + " (the daemon config's default for every campaign, so every submission would be refused; " +
-                    fix + ")");
+  return Status(
+      spec.status().code(),
+      m + " (the daemon config's default for every campaign, so every submission would be refused; " + fix + ")");
 }
 
 }  // namespace accelopt::daemon

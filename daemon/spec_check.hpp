@@ -28,8 +28,7 @@ Result<json> ResolveRole(const DaemonConfig& config, const std::vector<llm::Prov
 // The spec with the config's defaults filled in: suite "suites/cpu", the
 // three roles (ResolveRole), the default memory bank, the config's search
 // parameters under the spec's own.
-Result<json> CompleteSpec(const DaemonConfig& config, const std::vector<llm::ProviderConfig>& providers,
-                          json spec);
+Result<json> CompleteSpec(const DaemonConfig& config, const std::vector<llm::ProviderConfig>& providers, json spec);
 
 // "provider 'p' has no model 'm' (known: ...); fix: ..." for a model the
 // provider does not price; unknown providers too. `providers` must outlive

@@ -25,7 +25,8 @@ class StoreBlobSource : public workflows::BlobSource {
   size_t cache_bytes_;
   mutable Mutex mu_;
   mutable std::list<std::pair<std::string, std::string>> lru_ ACCELOPT_GUARDED_BY(mu_);
-  mutable std::unordered_map<std::string, std::list<std::pair<std::string, std::string>>::iterator> index_ ACCELOPT_GUARDED_BY(mu_);
+  mutable std::unordered_map<std::string, std::list<std::pair<std::string, std::string>>::iterator> index_
+      ACCELOPT_GUARDED_BY(mu_);
   mutable size_t used_ ACCELOPT_GUARDED_BY(mu_) = 0;
 };
 

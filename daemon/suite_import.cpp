@@ -39,7 +39,8 @@ Status CheckUploadedProblem(const UploadedProblem& p) {
   if (!IsPlainFolderName(p.name))
     return InvalidArgument("problem '" + p.name +
                            "': not a plain folder name (1-64 of A-Z a-z 0-9 . _ -, not starting with '.' or '-')");
-  const std::string reference = workflows::TraitsOf("nki").reference_file, baseline = workflows::TraitsOf("nki").baseline_file;
+  const std::string reference = workflows::TraitsOf("nki").reference_file,
+                    baseline = workflows::TraitsOf("nki").baseline_file;
   const std::vector<std::string> allowed = {"problem.json", reference, baseline};
   for (const auto& [file, text] : p.files) {
     if (std::find(allowed.begin(), allowed.end(), file) == allowed.end())

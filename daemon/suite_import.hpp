@@ -58,9 +58,9 @@ struct UploadedProblem {
 Status CheckUploadedProblem(const UploadedProblem& p);
 
 struct PutProblemResult {
-  std::string id;        // "suites/<suite>/<name>"
-  std::string dir;       // the folder written
-  bool replaced = false; // an existing problem was overwritten (force)
+  std::string id;         // "suites/<suite>/<name>"
+  std::string dir;        // the folder written
+  bool replaced = false;  // an existing problem was overwritten (force)
 };
 
 class SuiteImporter {

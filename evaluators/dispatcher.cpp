@@ -4,9 +4,7 @@
 
 namespace accelopt::eval {
 namespace {
-EvalResult CancelledResult() {
-  return EvalResult::Failure(EvalStatus::kCancelled, "cancelled before it ran");
-}
+EvalResult CancelledResult() { return EvalResult::Failure(EvalStatus::kCancelled, "cancelled before it ran"); }
 }  // namespace
 
 Dispatcher::Dispatcher(std::vector<BackendSlots> backends) {
@@ -52,7 +50,7 @@ Result<uint64_t> Dispatcher::Submit(EvalRequest request, std::string client, Cal
   auto& q = pool->queues[client];
   if (q.empty()) pool->turn.push_back(client);
   q.push_back(Job{ticket, std::move(request), std::move(done), std::make_shared<std::atomic<bool>>(false),
-                   std::move(placement)});
+                  std::move(placement)});
   cv_.notify_all();
   return ticket;
 }
@@ -64,8 +62,10 @@ bool Dispatcher::PopLocked(Pool* pool, Job* out) {
   auto& q = pool->queues[client];
   *out = std::move(q.front());
   q.pop_front();
-  if (q.empty()) pool->queues.erase(client);
-  else pool->turn.push_back(client);  // next job of this client waits for the others' turns
+  if (q.empty())
+    pool->queues.erase(client);
+  else
+    pool->turn.push_back(client);  // next job of this client waits for the others' turns
   return true;
 }
 

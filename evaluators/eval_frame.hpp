@@ -51,8 +51,7 @@ class EvalFrame {
 
   // The problem `request` names (a relative folder is under `root`), which
   // must be a `backend` problem; the error says which it is.
-  Result<Problem> LoadProblemFor(const EvalRequest& request, const std::string& root,
-                                 const std::string& backend) const;
+  Result<Problem> LoadProblemFor(const EvalRequest& request, const std::string& root, const std::string& backend) const;
 
   // A fresh folder name under <cache_dir>/work for this evaluation:
   // "<prefix><pid>-<random>" (not created).

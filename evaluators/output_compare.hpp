@@ -54,7 +54,12 @@ inline Compare CompareOutput(const float* got, const double* want, int64_t n) {
 inline void WorstElement(const float* got, const double* want, int64_t n, Compare* c) {
   for (int64_t e = 0; e < n; ++e) {
     double d = std::fabs(static_cast<double>(got[e]) - want[e]);
-    if (d > c->max_abs) { c->max_abs = d; c->max_idx = e; c->got = got[e]; c->want = want[e]; }
+    if (d > c->max_abs) {
+      c->max_abs = d;
+      c->max_idx = e;
+      c->got = got[e];
+      c->want = want[e];
+    }
   }
 }
 

@@ -25,7 +25,8 @@ Result<Problem> LoadProblem(const std::string& dir, Env* env) {
   for (const auto& path : {p.reference_path, p.baseline_path}) {
     if (!env->IsFile(path)) {
       return NotFound(path + ": missing (every " + p.backend + " problem needs " +
-                      workflows::TraitsOf(p.backend).reference_file + " and " + workflows::TraitsOf(p.backend).baseline_file + ")");
+                      workflows::TraitsOf(p.backend).reference_file + " and " +
+                      workflows::TraitsOf(p.backend).baseline_file + ")");
     }
   }
   return p;

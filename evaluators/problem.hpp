@@ -25,9 +25,9 @@ using workflows::Param;
 using workflows::ParamKind;
 
 struct Problem : workflows::ProblemSpec {
-  std::string dir;            // the folder it was loaded from (as given)
-  std::string reference_path; // <dir>/reference.cpp (nki: reference.py, a numpy module)
-  std::string baseline_path;  // <dir>/baseline.cpp (cuda: baseline.cu; nki: baseline.py, an NKI kernel)
+  std::string dir;             // the folder it was loaded from (as given)
+  std::string reference_path;  // <dir>/reference.cpp (nki: reference.py, a numpy module)
+  std::string baseline_path;   // <dir>/baseline.cpp (cuda: baseline.cu; nki: baseline.py, an NKI kernel)
 };
 
 // Loads and validates <dir>/problem.json; checks reference.cpp and

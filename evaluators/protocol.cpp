@@ -9,9 +9,7 @@ namespace accelopt::eval {
 namespace {
 
 // Small strict readers; each names the field in its error.
-Status TypeError(const std::string& field, const char* want) {
-  return InvalidArgument(field + ": must be " + want);
-}
+Status TypeError(const std::string& field, const char* want) { return InvalidArgument(field + ": must be " + want); }
 
 Status ReadNumber(const json& j, const std::string& field, double* out) {
   if (!j.is_number()) return TypeError(field, "a number");
@@ -74,8 +72,10 @@ Result<EvalSettings> EvalSettings::FromJson(const json& j) {
   if (!j.is_object()) return TypeError("settings", "an object");
   for (const auto& [key, v] : j.items()) {
     std::string f = "settings." + key;
-    if (key == "timeout_s") ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.timeout_s));
-    else if (key == "compile_timeout_s") ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.compile_timeout_s));
+    if (key == "timeout_s")
+      ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.timeout_s));
+    else if (key == "compile_timeout_s")
+      ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.compile_timeout_s));
     else if (key == "seeds") {
       if (!v.is_array() || v.empty()) return TypeError(f, "a non-empty array of integers");
       s.seeds.clear();
@@ -83,26 +83,40 @@ Result<EvalSettings> EvalSettings::FromJson(const json& j) {
         if (!v[i].is_number_unsigned()) return TypeError(f + "[" + std::to_string(i) + "]", "an integer >= 0");
         s.seeds.push_back(v[i].get<uint64_t>());
       }
-    } else if (key == "adversarial") ACCELOPT_RETURN_IF_ERROR(ReadBool(v, f, &s.adversarial));
-    else if (key == "perturbation") ACCELOPT_RETURN_IF_ERROR(ReadBool(v, f, &s.perturbation));
-    else if (key == "warmup") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 0, 1000, &s.warmup));
-    else if (key == "min_time_s") ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.min_time_s));
-    else if (key == "min_samples") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 1, 1000000, &s.min_samples));
-    else if (key == "max_samples") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 1, 1000000, &s.max_samples));
-    else if (key == "max_rounds") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 1, 100, &s.max_rounds));
-    else if (key == "min_rounds") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 1, 100, &s.min_rounds));
-    else if (key == "target_spread") ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.target_spread));
-    else if (key == "threads") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 0, 4096, &s.threads));
-    else if (key == "memory_limit_mb") ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 64, int64_t{1} << 30, &s.memory_limit_mb));
-    else if (key == "static_checks") ACCELOPT_RETURN_IF_ERROR(ReadBool(v, f, &s.static_checks));
+    } else if (key == "adversarial")
+      ACCELOPT_RETURN_IF_ERROR(ReadBool(v, f, &s.adversarial));
+    else if (key == "perturbation")
+      ACCELOPT_RETURN_IF_ERROR(ReadBool(v, f, &s.perturbation));
+    else if (key == "warmup")
+      ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 0, 1000, &s.warmup));
+    else if (key == "min_time_s")
+      ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.min_time_s));
+    else if (key == "min_samples")
+      ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 1, 1000000, &s.min_samples));
+    else if (key == "max_samples")
+      ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 1, 1000000, &s.max_samples));
+    else if (key == "max_rounds")
+      ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 1, 100, &s.max_rounds));
+    else if (key == "min_rounds")
+      ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 1, 100, &s.min_rounds));
+    else if (key == "target_spread")
+      ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.target_spread));
+    else if (key == "threads")
+      ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 0, 4096, &s.threads));
+    else if (key == "memory_limit_mb")
+      ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(v, f, 64, int64_t{1} << 30, &s.memory_limit_mb));
+    else if (key == "static_checks")
+      ACCELOPT_RETURN_IF_ERROR(ReadBool(v, f, &s.static_checks));
     else if (key == "baseline_latency_us") {
       if (!v.is_null()) {
         double d = 0;
         ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &d));
         s.baseline_latency_us = d;
       }
-    } else if (key == "max_speedup") ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.max_speedup));
-    else if (key == "roofline_slack") ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.roofline_slack));
+    } else if (key == "max_speedup")
+      ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.max_speedup));
+    else if (key == "roofline_slack")
+      ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.roofline_slack));
     else if (key == "history_ratio") {
       ACCELOPT_RETURN_IF_ERROR(ReadPositive(v, f, &s.history_ratio));
       if (s.history_ratio < 1) return InvalidArgument(f + ": must be >= 1");
@@ -114,22 +128,31 @@ Result<EvalSettings> EvalSettings::FromJson(const json& j) {
           return TypeError(f + "[" + std::to_string(i) + "]", "a CPU number 0..1023");
         s.cores.push_back(static_cast<int>(v[i].get<uint64_t>()));
       }
-    } else return InvalidArgument(f + ": unknown setting");
+    } else
+      return InvalidArgument(f + ": unknown setting");
   }
   if (s.max_samples < s.min_samples) return InvalidArgument("settings.max_samples: must be >= min_samples");
   return s;
 }
 
 json EvalSettings::ToJson() const {
-  json j = {{"timeout_s", timeout_s},       {"compile_timeout_s", compile_timeout_s},
-            {"seeds", seeds},               {"adversarial", adversarial},
-            {"perturbation", perturbation}, {"warmup", warmup},
-            {"min_time_s", min_time_s},     {"min_samples", min_samples},
-            {"max_samples", max_samples},   {"min_rounds", min_rounds},
+  json j = {{"timeout_s", timeout_s},
+            {"compile_timeout_s", compile_timeout_s},
+            {"seeds", seeds},
+            {"adversarial", adversarial},
+            {"perturbation", perturbation},
+            {"warmup", warmup},
+            {"min_time_s", min_time_s},
+            {"min_samples", min_samples},
+            {"max_samples", max_samples},
+            {"min_rounds", min_rounds},
             {"max_rounds", max_rounds},
-            {"target_spread", target_spread}, {"threads", threads},
-            {"memory_limit_mb", memory_limit_mb}, {"static_checks", static_checks},
-            {"max_speedup", max_speedup},   {"roofline_slack", roofline_slack}};
+            {"target_spread", target_spread},
+            {"threads", threads},
+            {"memory_limit_mb", memory_limit_mb},
+            {"static_checks", static_checks},
+            {"max_speedup", max_speedup},
+            {"roofline_slack", roofline_slack}};
   j["baseline_latency_us"] = OptionalNumber(baseline_latency_us);
   j["history_ratio"] = history_ratio;
   if (!cores.empty()) j["cores"] = cores;
@@ -150,7 +173,8 @@ Result<EvalRequest> EvalRequest::FromJson(const json& j) {
   ACCELOPT_RETURN_IF_ERROR(ReadString(j["problem"], "problem", &r.problem));
   ACCELOPT_RETURN_IF_ERROR(ReadString(j["source"], "source", &r.source));
   if (j.contains("id")) ACCELOPT_RETURN_IF_ERROR(ReadString(j["id"], "id", &r.id));
-  if (j.contains("compare_source")) ACCELOPT_RETURN_IF_ERROR(ReadString(j["compare_source"], "compare_source", &r.compare_source));
+  if (j.contains("compare_source"))
+    ACCELOPT_RETURN_IF_ERROR(ReadString(j["compare_source"], "compare_source", &r.compare_source));
   if (r.backend.empty()) return InvalidArgument("backend: must not be empty");
   if (j.contains("settings")) {
     ACCELOPT_ASSIGN_OR_RETURN(r.settings, EvalSettings::FromJson(j["settings"]));
@@ -167,15 +191,24 @@ json EvalRequest::ToJson() const {
 
 const char* EvalStatusName(EvalStatus s) {
   switch (s) {
-    case EvalStatus::kOk: return eval_vocab::kOk;
-    case EvalStatus::kCompileError: return eval_vocab::kCompileError;
-    case EvalStatus::kStaticCheckFailed: return eval_vocab::kStaticCheckFailed;
-    case EvalStatus::kWrongResult: return eval_vocab::kWrongResult;
-    case EvalStatus::kRuntimeError: return eval_vocab::kRuntimeError;
-    case EvalStatus::kTimeout: return eval_vocab::kTimeout;
-    case EvalStatus::kSuspicious: return eval_vocab::kSuspicious;
-    case EvalStatus::kInternalError: return eval_vocab::kInternalError;
-    case EvalStatus::kCancelled: return eval_vocab::kCancelled;
+    case EvalStatus::kOk:
+      return eval_vocab::kOk;
+    case EvalStatus::kCompileError:
+      return eval_vocab::kCompileError;
+    case EvalStatus::kStaticCheckFailed:
+      return eval_vocab::kStaticCheckFailed;
+    case EvalStatus::kWrongResult:
+      return eval_vocab::kWrongResult;
+    case EvalStatus::kRuntimeError:
+      return eval_vocab::kRuntimeError;
+    case EvalStatus::kTimeout:
+      return eval_vocab::kTimeout;
+    case EvalStatus::kSuspicious:
+      return eval_vocab::kSuspicious;
+    case EvalStatus::kInternalError:
+      return eval_vocab::kInternalError;
+    case EvalStatus::kCancelled:
+      return eval_vocab::kCancelled;
   }
   return eval_vocab::kInternalError;
 }
@@ -200,7 +233,7 @@ json EvalResult::ToJson() const {
   if (latency) {
     j[v::kLatencyKey] = {{v::kMedianUsKey, latency->median_us}, {"min_us", latency->min_us},
                          {v::kMeanUsKey, latency->mean_us},     {v::kSpreadKey, latency->spread},
-                    {"rounds", latency->rounds},       {"samples_us", latency->samples_us}};
+                         {"rounds", latency->rounds},           {"samples_us", latency->samples_us}};
   } else {
     j[v::kLatencyKey] = nullptr;
   }
@@ -212,8 +245,10 @@ json EvalResult::ToJson() const {
   j["hardware"] = hardware;
   j["sandbox"] = sandbox;
   if (!comparison.is_null()) j[v::kComparisonKey] = comparison;
-  j["timings_s"] = {{"compile", timings.compile_s}, {"check", timings.check_s},
-                    {"measure", timings.measure_s}, {"total", timings.total_s}};
+  j["timings_s"] = {{"compile", timings.compile_s},
+                    {"check", timings.check_s},
+                    {"measure", timings.measure_s},
+                    {"total", timings.total_s}};
   return j;
 }
 
@@ -235,12 +270,15 @@ Result<EvalResult> EvalResult::FromJson(const json& j) {
     const json& l = j[v::kLatencyKey];
     if (!l.is_object()) return TypeError("latency", "an object or null");
     LatencyStats s;
-    for (auto [key, dst] : {std::pair{v::kMedianUsKey, &s.median_us}, {"min_us", &s.min_us},
-                            {v::kMeanUsKey, &s.mean_us}, {v::kSpreadKey, &s.spread}}) {
+    for (auto [key, dst] : {std::pair{v::kMedianUsKey, &s.median_us},
+                            {"min_us", &s.min_us},
+                            {v::kMeanUsKey, &s.mean_us},
+                            {v::kSpreadKey, &s.spread}}) {
       if (!l.contains(key)) return InvalidArgument(std::string("latency.") + key + ": missing");
       ACCELOPT_RETURN_IF_ERROR(ReadNumber(l[key], std::string("latency.") + key, dst));
     }
-    if (l.contains("rounds")) ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(l["rounds"], "latency.rounds", 0, 1000000, &s.rounds));
+    if (l.contains("rounds"))
+      ACCELOPT_RETURN_IF_ERROR(ReadBoundedInt(l["rounds"], "latency.rounds", 0, 1000000, &s.rounds));
     if (l.contains("samples_us")) {
       if (!l["samples_us"].is_array()) return TypeError("latency.samples_us", "an array");
       for (size_t i = 0; i < l["samples_us"].size(); ++i) {
@@ -271,8 +309,10 @@ Result<EvalResult> EvalResult::FromJson(const json& j) {
   if (j.contains("timings_s")) {
     const json& t = j["timings_s"];
     if (!t.is_object()) return TypeError("timings_s", "an object");
-    for (auto [key, dst] : {std::pair{"compile", &r.timings.compile_s}, {"check", &r.timings.check_s},
-                            {"measure", &r.timings.measure_s}, {"total", &r.timings.total_s}}) {
+    for (auto [key, dst] : {std::pair{"compile", &r.timings.compile_s},
+                            {"check", &r.timings.check_s},
+                            {"measure", &r.timings.measure_s},
+                            {"total", &r.timings.total_s}}) {
       if (t.contains(key)) ACCELOPT_RETURN_IF_ERROR(ReadNumber(t[key], std::string("timings_s.") + key, dst));
     }
   }
@@ -291,8 +331,8 @@ std::string TruncateErrorText(const std::string& text, size_t max_bytes) {
   if (text.size() <= max_bytes) return text;
   size_t tail = max_bytes / 4;
   size_t head = max_bytes - tail;
-  return text.substr(0, head) + "\n... [" + std::to_string(text.size() - head - tail) +
-         " bytes cut] ...\n" + text.substr(text.size() - tail);
+  return text.substr(0, head) + "\n... [" + std::to_string(text.size() - head - tail) + " bytes cut] ...\n" +
+         text.substr(text.size() - tail);
 }
 
 }  // namespace accelopt::eval

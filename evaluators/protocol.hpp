@@ -25,30 +25,30 @@ namespace accelopt::eval {
 // Knobs of one evaluation. Every default is listed; a backend ignores what it
 // cannot honour (the fake backend ignores all of them).
 struct EvalSettings {
-  double timeout_s = 180;          // wall clock for running checks + timing (hard kill)
-  double compile_timeout_s = 60;   // wall clock for compiling the candidate
+  double timeout_s = 180;                             // wall clock for running checks + timing (hard kill)
+  double compile_timeout_s = 60;                      // wall clock for compiling the candidate
   std::vector<uint64_t> seeds = {0, 21, 42, 63, 84};  // correctness seeds (>= 1)
-  bool adversarial = true;         // also run the problem's adversarial inputs
-  bool perturbation = true;        // re-run seed[0] with a few inputs changed in place
-  int warmup = 1;                  // untimed calls before each timing round
-  double min_time_s = 0.1;         // a timing round runs until this much kernel time...
-  int min_samples = 5;             // ...and at least this many calls
-  int max_samples = 1000;          // a round never takes more calls than this
-  int min_rounds = 3;              // rounds always run (capped at max_rounds); the
-                                   // fastest round's median is the latency, so a
-                                   // round slowed by a busy neighbour does not count
-  int max_rounds = 5;              // rounds repeated while spread > target_spread
-  double target_spread = 0.01;     // relative noise of the median that ends the rounds
-  int threads = 0;                 // OMP_NUM_THREADS for the kernel; 0 = one per core of the slot
-  std::vector<int> cores;          // CPUs the runner is pinned to (the slot); empty = every CPU the
-                                   // evaluator may use. The roofline uses this many cores.
-  double history_ratio = 1.5;      // accepted for old specs (>= 1); no effect since judge round 3:
-                                   // no timed input repeats, so there is no history to check
-  uint64_t memory_limit_mb = 4096; // address-space limit of the harness process
-  bool static_checks = true;       // symbol/source checks; false only in tests of the sandbox
-  std::optional<double> baseline_latency_us;  // when set, flags implausible speedups
-  double max_speedup = 200;        // speedup over baseline_latency_us that is "suspicious"
-  double roofline_slack = 1.10;    // percent_of_peak above 100*slack is "suspicious"
+  bool adversarial = true;                            // also run the problem's adversarial inputs
+  bool perturbation = true;                           // re-run seed[0] with a few inputs changed in place
+  int warmup = 1;                                     // untimed calls before each timing round
+  double min_time_s = 0.1;                            // a timing round runs until this much kernel time...
+  int min_samples = 5;                                // ...and at least this many calls
+  int max_samples = 1000;                             // a round never takes more calls than this
+  int min_rounds = 3;                                 // rounds always run (capped at max_rounds); the
+                                                      // fastest round's median is the latency, so a
+                                                      // round slowed by a busy neighbour does not count
+  int max_rounds = 5;                                 // rounds repeated while spread > target_spread
+  double target_spread = 0.01;                        // relative noise of the median that ends the rounds
+  int threads = 0;                                    // OMP_NUM_THREADS for the kernel; 0 = one per core of the slot
+  std::vector<int> cores;                             // CPUs the runner is pinned to (the slot); empty = every CPU the
+                                                      // evaluator may use. The roofline uses this many cores.
+  double history_ratio = 1.5;                         // accepted for old specs (>= 1); no effect since judge round 3:
+                                                      // no timed input repeats, so there is no history to check
+  uint64_t memory_limit_mb = 4096;                    // address-space limit of the harness process
+  bool static_checks = true;                          // symbol/source checks; false only in tests of the sandbox
+  std::optional<double> baseline_latency_us;          // when set, flags implausible speedups
+  double max_speedup = 200;                           // speedup over baseline_latency_us that is "suspicious"
+  double roofline_slack = 1.10;                       // percent_of_peak above 100*slack is "suspicious"
 
   // Strict parse: unknown keys are errors. Missing keys keep defaults.
   static Result<EvalSettings> FromJson(const json& j);
@@ -56,10 +56,10 @@ struct EvalSettings {
 };
 
 struct EvalRequest {
-  std::string id;        // optional, echoed in logs; may be empty
-  std::string backend;   // "cpu", "fake", ...
-  std::string problem;   // problem folder, e.g. "suites/cpu/silu" (relative to the backend's root)
-  std::string source;    // candidate source text
+  std::string id;       // optional, echoed in logs; may be empty
+  std::string backend;  // "cpu", "fake", ...
+  std::string problem;  // problem folder, e.g. "suites/cpu/silu" (relative to the backend's root)
+  std::string source;   // candidate source text
   EvalSettings settings;
   // Optional: a second kernel (usually the problem's baseline) checked and
   // timed interleaved with the candidate in the same run; the result's
@@ -113,17 +113,17 @@ struct EvalResult {
   // prompt. Only the judge's own words (reason, error_text) reach the agent
   // (docs/evaluation.md, "Only the judge speaks").
   std::string runner_diagnostics;
-  std::optional<LatencyStats> latency;       // present when timed
-  std::map<std::string, double> profile;     // honest metrics only (see docs/evaluation.md)
-  std::optional<double> peak_latency_us;     // roofline latency of the problem on this machine
-  std::optional<double> percent_of_peak;     // 100 * peak_latency_us / latency.median_us
-  std::optional<double> max_rel_error;       // worst relative L2 error over all cases
+  std::optional<LatencyStats> latency;    // present when timed
+  std::map<std::string, double> profile;  // honest metrics only (see docs/evaluation.md)
+  std::optional<double> peak_latency_us;  // roofline latency of the problem on this machine
+  std::optional<double> percent_of_peak;  // 100 * peak_latency_us / latency.median_us
+  std::optional<double> max_rel_error;    // worst relative L2 error over all cases
   // {"fingerprint": ..., "cpu_model": ..., ...}. "test_stand_in": true
   // marks figures of a test-only stand-in (tests/fakes/nki, accepted only on
   // an explicit opt-in): NOT measurements; shown with kTestStandInNotice,
   // never written to memory nor ranked with measurements (IsTestStandIn).
   json hardware = json::object();
-  json sandbox = json::object();             // {"network_isolated": bool, "seccomp": bool, ...}
+  json sandbox = json::object();  // {"network_isolated": bool, "seccomp": bool, ...}
   // With request.compare_source and a correct candidate: {"baseline_median_us",
   // "baseline_spread", "baseline_samples_us", "speedup", "speedup_low",
   // "speedup_high" (~95% interval of the median of the paired ratios: every

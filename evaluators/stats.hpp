@@ -29,9 +29,7 @@ inline double Mean(const std::vector<double>& v) {
   return s / static_cast<double>(v.size());
 }
 
-inline double Min(const std::vector<double>& v) {
-  return v.empty() ? 0 : *std::min_element(v.begin(), v.end());
-}
+inline double Min(const std::vector<double>& v) { return v.empty() ? 0 : *std::min_element(v.begin(), v.end()); }
 
 // The ~95% distribution-free confidence interval of the median: the order
 // statistics n/2 -+ 0.98*sqrt(n). With fewer than 2 samples, [min, max].
@@ -94,7 +92,7 @@ inline bool ExactMedianInterval(std::vector<double> v, double* low, double* high
   size_t k = 0;
   double tail = 0, log_term = -static_cast<double>(n) * std::log(2.0);  // log C(n, 0) / 2^n
   for (size_t i = 0; i < n; ++i) {
-    tail += std::exp(log_term);                       // now P(X <= i) = P(X < i + 1)
+    tail += std::exp(log_term);  // now P(X <= i) = P(X < i + 1)
     if (tail > 0.025) break;
     k = i + 1;
     log_term += std::log(static_cast<double>(n - i)) - std::log(static_cast<double>(i + 1));

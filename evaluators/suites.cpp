@@ -63,8 +63,10 @@ Result<std::vector<SuiteProblem>> ListSuite(const std::string& suite, const std:
     const std::string file = d + "/problem.json";
     auto j = ReadJsonFile(env, file);
     auto spec = j.ok() ? workflows::ParseProblemSpec(*j, file) : Result<workflows::ProblemSpec>(j.status());
-    if (spec.ok()) p.spec = std::move(*spec);
-    else p.error = spec.status();
+    if (spec.ok())
+      p.spec = std::move(*spec);
+    else
+      p.error = spec.status();
     out.push_back(std::move(p));
   }
   return out;

@@ -75,16 +75,15 @@ const Router& ApiRoutes() {
   static const Router* router = [] {
     auto* r = new Router;
     using V = http::verb;
-    for (const char* p : {"/v1/health", "/metrics", "/v1/campaigns", "/v1/campaigns/{id}",
-                          "/v1/campaigns/{id}/events", "/v1/campaigns/{id}/report", "/v1/campaigns/{id}/best",
-                          "/v1/campaigns/{id}/candidates", "/v1/suites", "/v1/memory", "/v1/memory/{bank}",
-                          "/v1/memory/{bank}/export"}) {
+    for (const char* p : {"/v1/health", "/metrics", "/v1/campaigns", "/v1/campaigns/{id}", "/v1/campaigns/{id}/events",
+                          "/v1/campaigns/{id}/report", "/v1/campaigns/{id}/best", "/v1/campaigns/{id}/candidates",
+                          "/v1/suites", "/v1/memory", "/v1/memory/{bank}", "/v1/memory/{bank}/export"}) {
       r->Add(V::get, p, Echo);
     }
     r->Add(V::post, "/v1/campaigns", Submit);
-    for (const char* p : {"/v1/campaigns/{id}/cancel", "/v1/campaigns/{id}/pause", "/v1/campaigns/{id}/resume",
-                          "/v1/calibrate", "/v1/baseline", "/v1/memory/{bank}/import",
-                          "/v1/memory/{bank}/rebuild", "/v1/memory/{bank}/redistill"}) {
+    for (const char* p :
+         {"/v1/campaigns/{id}/cancel", "/v1/campaigns/{id}/pause", "/v1/campaigns/{id}/resume", "/v1/calibrate",
+          "/v1/baseline", "/v1/memory/{bank}/import", "/v1/memory/{bank}/rebuild", "/v1/memory/{bank}/redistill"}) {
       r->Add(V::post, p, BodyOnly);
     }
     return r;

@@ -58,10 +58,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string body(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch (data[0] % 6) {
-    case 0: CheckResponse(codecs.openai->ParseSuccess(body)); break;
-    case 1: CheckResponse(codecs.anthropic->ParseSuccess(body)); break;
-    case 2: CheckResponse(codecs.bedrock->ParseSuccess(body)); break;
-    case 3: (void)ErrorMessageFromBody(body); break;
+    case 0:
+      CheckResponse(codecs.openai->ParseSuccess(body));
+      break;
+    case 1:
+      CheckResponse(codecs.anthropic->ParseSuccess(body));
+      break;
+    case 2:
+      CheckResponse(codecs.bedrock->ParseSuccess(body));
+      break;
+    case 3:
+      (void)ErrorMessageFromBody(body);
+      break;
     case 4: {
       auto j = ParseJson(body);
       if (!j.ok()) break;

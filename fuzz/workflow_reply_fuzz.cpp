@@ -32,11 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (code.ok()) {
     FUZZ_CHECK(DefinesKernelFunction(code.code, function, backend));
   } else {
-    FUZZ_CHECK(code.failure == kNoCodeBlock || code.failure == kTruncatedCode ||
-               code.failure == kMissingFunction || code.failure == kRefused ||
-               code.failure == kReasoningOnly);
-    const bool no_block =
-        code.failure == kNoCodeBlock || code.failure == kRefused || code.failure == kReasoningOnly;
+    FUZZ_CHECK(code.failure == kNoCodeBlock || code.failure == kTruncatedCode || code.failure == kMissingFunction ||
+               code.failure == kRefused || code.failure == kReasoningOnly);
+    const bool no_block = code.failure == kNoCodeBlock || code.failure == kRefused || code.failure == kReasoningOnly;
     FUZZ_CHECK(no_block == answer_blocks.empty());
   }
   // paper: the published rule, the first fenced block of the raw reply's answer.

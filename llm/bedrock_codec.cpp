@@ -86,8 +86,7 @@ class BedrockCodec : public HttpCodec {
     out.finish_reason = BedrockFinish(String(stop));
     if (const json* u = Find(j, "usage")) {
       out.cached_tokens = Int(Find(*u, "cacheReadInputTokens"));
-      out.input_tokens = Int(Find(*u, "inputTokens")) + out.cached_tokens +
-                         Int(Find(*u, "cacheWriteInputTokens"));
+      out.input_tokens = Int(Find(*u, "inputTokens")) + out.cached_tokens + Int(Find(*u, "cacheWriteInputTokens"));
       out.output_tokens = Int(Find(*u, "outputTokens"));
     }
     return out;
@@ -101,8 +100,7 @@ class BedrockCodec : public HttpCodec {
 
 }  // namespace
 
-std::unique_ptr<HttpCodec> MakeBedrockCodec(const ProviderConfig& config, AwsCredentials creds,
-                                            Env* env) {
+std::unique_ptr<HttpCodec> MakeBedrockCodec(const ProviderConfig& config, AwsCredentials creds, Env* env) {
   return std::make_unique<BedrockCodec>(config, std::move(creds), env);
 }
 

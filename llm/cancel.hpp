@@ -19,8 +19,7 @@ class CancelToken {
   explicit CancelToken(const std::atomic<bool>* external = nullptr) : external_(external) {}
 
   bool cancelled() const {
-    return flag_.load(std::memory_order_acquire) ||
-           (external_ && external_->load(std::memory_order_acquire));
+    return flag_.load(std::memory_order_acquire) || (external_ && external_->load(std::memory_order_acquire));
   }
   bool has_external() const { return external_ != nullptr; }
   // The internal flag only (for RunProcess, which watches one atomic).

@@ -11,8 +11,7 @@
 namespace accelopt::llm {
 
 Result<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config_in, Env* env,
-                                               std::shared_ptr<CurlTransport> transport,
-                                               ReplayLookup replay_lookup) {
+                                               std::shared_ptr<CurlTransport> transport, ReplayLookup replay_lookup) {
   ProviderConfig config = config_in;
   if (env == nullptr) env = Env::Default();
   const std::string where = "provider '" + config.name + "'";
@@ -52,8 +51,7 @@ Result<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config_in, 
   return Internal(where + ": unknown kind");
 }
 
-Result<std::unique_ptr<ProviderSet>> ProviderSet::Create(const json& section,
-                                                         ProviderSetOptions options) {
+Result<std::unique_ptr<ProviderSet>> ProviderSet::Create(const json& section, ProviderSetOptions options) {
   Env* env = options.env ? options.env : Env::Default();
   ACCELOPT_ASSIGN_OR_RETURN(auto configs, ParseProvidersConfig(section));
   std::unique_ptr<ProviderSet> set(new ProviderSet());

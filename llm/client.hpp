@@ -54,8 +54,7 @@ class ProviderSet {
   // Parses the section (strictly; see ParseProvidersConfig), loads every
   // provider's secrets, and starts the transport thread. Errors name the
   // provider and field; they never contain a secret.
-  static Result<std::unique_ptr<ProviderSet>> Create(const json& section,
-                                                     ProviderSetOptions options);
+  static Result<std::unique_ptr<ProviderSet>> Create(const json& section, ProviderSetOptions options);
   ~ProviderSet();
 
   // nullptr when there is no provider of that name.
@@ -75,7 +74,6 @@ class ProviderSet {
 // Builds one provider. `transport` is required for openai/anthropic/bedrock
 // (shared by all of them); `replay_lookup` for replay.
 Result<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config, Env* env,
-                                               std::shared_ptr<CurlTransport> transport,
-                                               ReplayLookup replay_lookup);
+                                               std::shared_ptr<CurlTransport> transport, ReplayLookup replay_lookup);
 
 }  // namespace accelopt::llm

@@ -42,14 +42,13 @@ std::string ErrorMessageFromBody(const std::string& body);
 std::unique_ptr<HttpCodec> MakeOpenAiCodec(const ProviderConfig& config, std::string api_key);
 std::unique_ptr<HttpCodec> MakeAnthropicCodec(const ProviderConfig& config, std::string api_key);
 // `env` supplies the clock for X-Amz-Date.
-std::unique_ptr<HttpCodec> MakeBedrockCodec(const ProviderConfig& config, AwsCredentials creds,
-                                            Env* env);
+std::unique_ptr<HttpCodec> MakeBedrockCodec(const ProviderConfig& config, AwsCredentials creds, Env* env);
 
 // Small JSON accessors for codecs: never throw.
 namespace codec_util {
 const json* Find(const json& j, const char* key);
-std::string String(const json* j);           // "" unless a string
-int64_t Int(const json* j);                  // 0 unless a number in int64's range (floats truncated)
+std::string String(const json* j);  // "" unless a string
+int64_t Int(const json* j);         // 0 unless a number in int64's range (floats truncated)
 }  // namespace codec_util
 
 }  // namespace accelopt::llm

@@ -18,7 +18,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-
 std::string LastLine(const std::string& text) {
   std::string t = Trim(text);
   auto nl = t.rfind('\n');
@@ -127,13 +126,14 @@ class CommandProvider : public Provider {
     if (!pr.ok()) return Error(LlmErrorKind::kCommandFailed, false, pr.status().message());
     const ProcessResult& p = *pr;
     switch (p.outcome) {
-      case ProcessResult::Outcome::kCancelled: return Error(LlmErrorKind::kCancelled, false, "cancelled");
+      case ProcessResult::Outcome::kCancelled:
+        return Error(LlmErrorKind::kCancelled, false, "cancelled");
       case ProcessResult::Outcome::kTimedOut:
         return Error(LlmErrorKind::kTimeout, true, "command " + p.Describe());
       case ProcessResult::Outcome::kSignaled:
-        return Error(LlmErrorKind::kCommandFailed, true,
-                     "command " + p.Describe() + ": " + LastLine(p.stderr_data));
-      case ProcessResult::Outcome::kExited: break;
+        return Error(LlmErrorKind::kCommandFailed, true, "command " + p.Describe() + ": " + LastLine(p.stderr_data));
+      case ProcessResult::Outcome::kExited:
+        break;
     }
     if (p.exit_code != 0) {
       const bool not_runnable = p.exit_code == 126 || p.exit_code == 127;
@@ -150,7 +150,8 @@ class CommandProvider : public Provider {
       out.finish_reason = "stop";
     } else {
       auto j = ParseJson(p.stdout_data);
-      if (!j.ok() || !j->is_object()) return Error(LlmErrorKind::kMalformed, false, "command output is not a JSON object");
+      if (!j.ok() || !j->is_object())
+        return Error(LlmErrorKind::kMalformed, false, "command output is not a JSON object");
       auto get_s = [&](const char* k) {
         auto it = j->find(k);
         return it != j->end() && it->is_string() ? it->get<std::string>() : std::string();

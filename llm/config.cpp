@@ -11,11 +11,16 @@ namespace accelopt::llm {
 
 const char* ProviderKindName(ProviderKind kind) {
   switch (kind) {
-    case ProviderKind::kOpenAi: return "openai";
-    case ProviderKind::kAnthropic: return "anthropic";
-    case ProviderKind::kBedrock: return "bedrock";
-    case ProviderKind::kCommand: return "command";
-    case ProviderKind::kReplay: return "replay";
+    case ProviderKind::kOpenAi:
+      return "openai";
+    case ProviderKind::kAnthropic:
+      return "anthropic";
+    case ProviderKind::kBedrock:
+      return "bedrock";
+    case ProviderKind::kCommand:
+      return "command";
+    case ProviderKind::kReplay:
+      return "replay";
   }
   return "unknown";
 }
@@ -109,10 +114,11 @@ class Fields {
 };
 
 Status ParseKind(const std::string& s, const std::string& path, ProviderKind* kind) {
-  static const std::pair<const char*, ProviderKind> kKinds[] = {
-      {"openai", ProviderKind::kOpenAi},   {"anthropic", ProviderKind::kAnthropic},
-      {"bedrock", ProviderKind::kBedrock}, {"command", ProviderKind::kCommand},
-      {"replay", ProviderKind::kReplay}};
+  static const std::pair<const char*, ProviderKind> kKinds[] = {{"openai", ProviderKind::kOpenAi},
+                                                                {"anthropic", ProviderKind::kAnthropic},
+                                                                {"bedrock", ProviderKind::kBedrock},
+                                                                {"command", ProviderKind::kCommand},
+                                                                {"replay", ProviderKind::kReplay}};
   for (const auto& [n, k] : kKinds) {
     if (s == n) {
       *kind = k;
@@ -144,8 +150,7 @@ Status ParseModels(const json& j, const std::string& path, std::map<std::string,
 
 }  // namespace
 
-Result<ProviderConfig> ParseProviderConfig(const std::string& name, const json& j,
-                                           const std::string& path) {
+Result<ProviderConfig> ParseProviderConfig(const std::string& name, const json& j, const std::string& path) {
   Fields f(j, path);
   ACCELOPT_RETURN_IF_ERROR(f.CheckObject());
   ProviderConfig c;
@@ -154,8 +159,8 @@ Result<ProviderConfig> ParseProviderConfig(const std::string& name, const json& 
   ACCELOPT_RETURN_IF_ERROR(f.Read("kind", &kind));
   if (kind.empty()) return InvalidArgument(path + ".kind: required");
   ACCELOPT_RETURN_IF_ERROR(ParseKind(kind, path, &c.kind));
-  const bool http = c.kind == ProviderKind::kOpenAi || c.kind == ProviderKind::kAnthropic ||
-                    c.kind == ProviderKind::kBedrock;
+  const bool http =
+      c.kind == ProviderKind::kOpenAi || c.kind == ProviderKind::kAnthropic || c.kind == ProviderKind::kBedrock;
   if (!http) c.retry.max_attempts = 1;
 
   ACCELOPT_RETURN_IF_ERROR(f.Read("max_concurrency", &c.max_concurrency));
@@ -196,8 +201,7 @@ Result<ProviderConfig> ParseProviderConfig(const std::string& name, const json& 
     ACCELOPT_RETURN_IF_ERROR(f.Read("headers", &c.headers));
     while (!c.base_url.empty() && c.base_url.back() == '/') c.base_url.pop_back();
     for (const auto& [k, v] : c.headers) {
-      if (k.empty() || k.find_first_of(":\r\n") != std::string::npos ||
-          v.find_first_of("\r\n") != std::string::npos) {
+      if (k.empty() || k.find_first_of(":\r\n") != std::string::npos || v.find_first_of("\r\n") != std::string::npos) {
         return InvalidArgument(path + ".headers: invalid header '" + k + "'");
       }
     }
@@ -206,8 +210,7 @@ Result<ProviderConfig> ParseProviderConfig(const std::string& name, const json& 
     case ProviderKind::kOpenAi:
       ACCELOPT_RETURN_IF_ERROR(f.Read("max_tokens_field", &c.max_tokens_field));
       if (c.max_tokens_field != "max_tokens" && c.max_tokens_field != "max_completion_tokens") {
-        return InvalidArgument(path +
-                               ".max_tokens_field: expected max_tokens or max_completion_tokens");
+        return InvalidArgument(path + ".max_tokens_field: expected max_tokens or max_completion_tokens");
       }
       if (const json* e = f.Sub("extra_body")) {
         if (!e->is_object()) return InvalidArgument(path + ".extra_body: expected an object");
@@ -259,8 +262,7 @@ Result<std::vector<ProviderConfig>> ParseProvidersConfig(const json& section) {
   std::vector<ProviderConfig> out;
   for (auto it = providers->begin(); it != providers->end(); ++it) {
     if (it.key().empty()) return InvalidArgument(path + ": empty provider name");
-    ACCELOPT_ASSIGN_OR_RETURN(auto c,
-                              ParseProviderConfig(it.key(), it.value(), path + "." + it.key()));
+    ACCELOPT_ASSIGN_OR_RETURN(auto c, ParseProviderConfig(it.key(), it.value(), path + "." + it.key()));
     out.push_back(std::move(c));
   }
   return out;

@@ -42,8 +42,8 @@ struct Timeouts {
 };
 
 struct RetryPolicy {
-  int max_attempts = 6;          // attempts per call, the first included; >= 1
-  Millis base{500};              // full jitter: wait = uniform(0, min(cap, base * 2^(n-1)))
+  int max_attempts = 6;  // attempts per call, the first included; >= 1
+  Millis base{500};      // full jitter: wait = uniform(0, min(cap, base * 2^(n-1)))
   Millis cap{30'000};
   // Retry-After is honoured (wait = max(jitter, Retry-After)) up to this;
   // a longer Retry-After ends the call with a retryable kRateLimited error.
@@ -51,9 +51,9 @@ struct RetryPolicy {
 };
 
 struct ModelPrice {
-  double input_per_mtok = 0;          // USD per million uncached input tokens
-  double output_per_mtok = 0;         // USD per million output tokens
-  double cached_input_per_mtok = 0;   // USD per million cached input tokens (default: input_per_mtok)
+  double input_per_mtok = 0;         // USD per million uncached input tokens
+  double output_per_mtok = 0;        // USD per million output tokens
+  double cached_input_per_mtok = 0;  // USD per million cached input tokens (default: input_per_mtok)
 };
 
 struct ProviderConfig {
@@ -61,19 +61,19 @@ struct ProviderConfig {
   ProviderKind kind = ProviderKind::kOpenAi;
 
   // Common to all kinds.
-  int max_concurrency = 4;                  // calls in flight (including their backoffs); >= 1
+  int max_concurrency = 4;  // calls in flight (including their backoffs); >= 1
   Timeouts timeouts;
-  RetryPolicy retry;                        // command and replay use max_attempts = 1 unless set
-  std::map<std::string, ModelPrice> models; // price table; unknown models cost 0 (cost_known=false)
-  size_t max_response_bytes = 32u << 20;    // larger replies fail with kTooLarge
+  RetryPolicy retry;                         // command and replay use max_attempts = 1 unless set
+  std::map<std::string, ModelPrice> models;  // price table; unknown models cost 0 (cost_known=false)
+  size_t max_response_bytes = 32u << 20;     // larger replies fail with kTooLarge
 
   // openai / anthropic / bedrock
-  std::string base_url;       // openai: required ("http://host:8000/v1"); anthropic: default
-                              // "https://api.anthropic.com"; bedrock: default
-                              // "https://bedrock-runtime.<region>.amazonaws.com"
-  std::string api_key_env;    // name of an env var holding the key
-  std::string api_key_file;   // file holding the key; relative paths are resolved against
-                              // $CREDENTIALS_DIRECTORY when set (systemd LoadCredential=)
+  std::string base_url;                        // openai: required ("http://host:8000/v1"); anthropic: default
+                                               // "https://api.anthropic.com"; bedrock: default
+                                               // "https://bedrock-runtime.<region>.amazonaws.com"
+  std::string api_key_env;                     // name of an env var holding the key
+  std::string api_key_file;                    // file holding the key; relative paths are resolved against
+                                               // $CREDENTIALS_DIRECTORY when set (systemd LoadCredential=)
   std::map<std::string, std::string> headers;  // extra, non-secret request headers
 
   // openai
@@ -91,16 +91,15 @@ struct ProviderConfig {
   std::string credentials_file;  // default $AWS_SHARED_CREDENTIALS_FILE, then ~/.aws/credentials
 
   // command
-  std::vector<std::string> argv;              // required; argv[0] looked up in PATH
-  std::string output = "text";                // "text": stdout is the reply; "json": an object
-                                              // {"text", "reasoning"?, "finish_reason"?,
-                                              //  "input_tokens"?, "output_tokens"?, "cached_tokens"?}
-  std::map<std::string, std::string> env;     // added to the child's environment
+  std::vector<std::string> argv;           // required; argv[0] looked up in PATH
+  std::string output = "text";             // "text": stdout is the reply; "json": an object
+                                           // {"text", "reasoning"?, "finish_reason"?,
+                                           //  "input_tokens"?, "output_tokens"?, "cached_tokens"?}
+  std::map<std::string, std::string> env;  // added to the child's environment
 };
 
 // Parses one provider entry. `path` prefixes error messages ("providers.local").
-Result<ProviderConfig> ParseProviderConfig(const std::string& name, const json& j,
-                                           const std::string& path);
+Result<ProviderConfig> ParseProviderConfig(const std::string& name, const json& j, const std::string& path);
 
 // Accepts either {"providers": {...}} or the inner name → entry object.
 Result<std::vector<ProviderConfig>> ParseProvidersConfig(const json& section);

@@ -17,10 +17,10 @@ struct HttpProvider::CallState {
   std::vector<LlmAttempt> attempts;
   int64_t start_nanos = 0;
   Millis next_backoff{0};
-  std::string url;  // of the last attempt (no secrets: keys travel in headers)
-  bool holds_slot = false;  // under Shared::mu
+  std::string url;             // of the last attempt (no secrets: keys travel in headers)
+  bool holds_slot = false;     // under Shared::mu
   bool folded_system = false;  // the system prompt was moved into the user message
-  bool delivered = false;  // transport thread only
+  bool delivered = false;      // transport thread only
 };
 
 namespace {
@@ -37,8 +37,8 @@ std::string UrlPath(const std::string& url) {
 
 bool IsContextOverflowMessage(const std::string& message) {
   const std::string m = Lower(message);
-  for (const char* p : {"context size", "context window", "context length", "context_length",
-                        "exceed_context", "prompt is too long", "too many tokens"}) {
+  for (const char* p : {"context size", "context window", "context length", "context_length", "exceed_context",
+                        "prompt is too long", "too many tokens"}) {
     if (m.find(p) != std::string::npos) return true;
   }
   return false;
@@ -81,7 +81,7 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
   size_t active ACCELOPT_GUARDED_BY(mu) = 0;                             // slots in use
   std::deque<std::shared_ptr<CallState>> queue ACCELOPT_GUARDED_BY(mu);  // waiting for a slot
   std::set<std::shared_ptr<CallState>> live ACCELOPT_GUARDED_BY(mu);     // not yet delivered
-  std::set<std::string> fold_system ACCELOPT_GUARDED_BY(mu);  // models whose template has no system role
+  std::set<std::string> fold_system ACCELOPT_GUARDED_BY(mu);             // models whose template has no system role
 
   static void FoldSystem(LlmRequest* r) {
     r->user = r->system + "\n\n" + r->user;
@@ -171,8 +171,7 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
     }
     s->url = http->url;
     auto self = shared_from_this();
-    transport->Start(std::move(*http), s->token,
-                     [self, s](HttpResponse r) { self->OnResponse(s, std::move(r)); });
+    transport->Start(std::move(*http), s->token, [self, s](HttpResponse r) { self->OnResponse(s, std::move(r)); });
   }
 
   void OnResponse(const std::shared_ptr<CallState>& s, HttpResponse r) ACCELOPT_EXCLUDES(mu) {
@@ -184,7 +183,8 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
     std::optional<LlmError> error;
     bool retry = false;
     switch (r.error) {
-      case TransportError::kNone: break;
+      case TransportError::kNone:
+        break;
       case TransportError::kCancelled:
         error = MakeError(LlmErrorKind::kCancelled, false, r.status, "cancelled");
         break;
@@ -213,8 +213,8 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
           error = MakeError(LlmErrorKind::kMalformed, false, r.status, parsed.status().message());
         } else if (parsed->finish_reason == "length") {
           error = MakeError(LlmErrorKind::kTruncated, false, r.status,
-                            "reply cut off at max_tokens=" + std::to_string(s->request.max_tokens) +
-                                " (" + std::to_string(parsed->text.size()) + " bytes of text)");
+                            "reply cut off at max_tokens=" + std::to_string(s->request.max_tokens) + " (" +
+                                std::to_string(parsed->text.size()) + " bytes of text)");
           error->partial = std::move(*parsed);
         } else if (parsed->text.empty()) {
           error = MakeError(LlmErrorKind::kEmptyReply, false, r.status,
@@ -227,17 +227,22 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
         std::string m = ErrorMessageFromBody(r.body);
         std::string what = "HTTP " + std::to_string(r.status) + (m.empty() ? "" : ": " + m);
         LlmErrorKind kind = LlmErrorKind::kClientError;
-        if (r.status == 429) kind = LlmErrorKind::kRateLimited;
-        else if (r.status == 408) kind = LlmErrorKind::kTimeout;
-        else if (r.status >= 500) kind = LlmErrorKind::kServerError;
-        else if (r.status == 401 || r.status == 403) kind = LlmErrorKind::kAuth;
+        if (r.status == 429)
+          kind = LlmErrorKind::kRateLimited;
+        else if (r.status == 408)
+          kind = LlmErrorKind::kTimeout;
+        else if (r.status >= 500)
+          kind = LlmErrorKind::kServerError;
+        else if (r.status == 401 || r.status == 403)
+          kind = LlmErrorKind::kAuth;
         retry = IsRetryableHttpStatus(r.status);
         if (IsContextOverflowMessage(m)) {
           kind = LlmErrorKind::kContextOverflow;
           retry = false;
           error = MakeError(kind, false, r.status,
-                            what + " (the prompt does not fit the model's context window: a shorter "
-                                   "prompt, or serve the model with a larger context)");
+                            what +
+                                " (the prompt does not fit the model's context window: a shorter "
+                                "prompt, or serve the model with a larger context)");
         } else if (!s->folded_system && !s->request.system.empty() && IsSystemRoleRejection(m)) {
           // A chat template without a system role (Gemma 2, Mistral's):
           // the system prompt goes first in the user message, sent again at
@@ -270,8 +275,7 @@ struct HttpProvider::Shared : std::enable_shared_from_this<HttpProvider::Shared>
     if (retry && made < config.retry.max_attempts && !s->token->cancelled()) {
       auto delay = RetryDelay(config.retry, made, r.retry_after, env->RandomU64());
       if (!delay) {
-        error->message = ScrubSecrets(error->message + "; Retry-After " +
-                                      std::to_string(r.retry_after->count()) +
+        error->message = ScrubSecrets(error->message + "; Retry-After " + std::to_string(r.retry_after->count()) +
                                       " ms exceeds max_retry_after_ms");
         Finish(s, std::move(*error));
         return;
@@ -336,9 +340,8 @@ CallHandle HttpProvider::Call(LlmRequest request, LlmCallback done, const std::a
     for (auto it = sh->queue.begin(); it != sh->queue.end(); ++it) {
       if (*it == st) {
         sh->queue.erase(it);
-        sh->transport->Post([sh, st] {
-          sh->Finish(st, sh->MakeError(LlmErrorKind::kCancelled, false, 0, "cancelled"));
-        });
+        sh->transport->Post(
+            [sh, st] { sh->Finish(st, sh->MakeError(LlmErrorKind::kCancelled, false, 0, "cancelled")); });
         return;
       }
     }
@@ -346,9 +349,12 @@ CallHandle HttpProvider::Call(LlmRequest request, LlmCallback done, const std::a
   });
 
   std::string invalid;
-  if (s->request.model.empty()) invalid = "request has no model";
-  else if (s->request.user.empty()) invalid = "request has no user message";
-  else if (s->request.max_tokens <= 0) invalid = "max_tokens must be > 0";
+  if (s->request.model.empty())
+    invalid = "request has no model";
+  else if (s->request.user.empty())
+    invalid = "request has no user message";
+  else if (s->request.max_tokens <= 0)
+    invalid = "max_tokens must be > 0";
 
   auto shared = shared_;
   bool start_now = false;

@@ -27,14 +27,13 @@ namespace accelopt::llm {
 
 class HttpProvider : public Provider {
  public:
-  HttpProvider(ProviderConfig config, std::unique_ptr<HttpCodec> codec,
-               std::shared_ptr<CurlTransport> transport, Env* env);
+  HttpProvider(ProviderConfig config, std::unique_ptr<HttpCodec> codec, std::shared_ptr<CurlTransport> transport,
+               Env* env);
   ~HttpProvider() override;
 
   const std::string& name() const override { return name_; }
   ProviderKind kind() const override { return kind_; }
-  CallHandle Call(LlmRequest request, LlmCallback done,
-                  const std::atomic<bool>* cancel = nullptr) override;
+  CallHandle Call(LlmRequest request, LlmCallback done, const std::atomic<bool>* cancel = nullptr) override;
 
   // Calls holding a slot (in flight or backing off) / waiting for one.
   size_t active() const;

@@ -17,8 +17,7 @@ double CostUsd(const ModelPrice& price, int64_t input, int64_t output, int64_t c
          1e6;
 }
 
-void ApplyPrice(const ProviderConfig& config, const std::string& requested_model,
-                LlmResponse* r) {
+void ApplyPrice(const ProviderConfig& config, const std::string& requested_model, LlmResponse* r) {
   auto it = config.models.find(requested_model);
   if (it == config.models.end()) it = config.models.find(r->model);
   if (it == config.models.end()) {

@@ -18,8 +18,7 @@ double CostUsd(const ModelPrice& price, int64_t input, int64_t output, int64_t c
 
 // Fills response->cost_usd and cost_known from config.models[response model],
 // looking up the requested model first and the server-reported one second.
-void ApplyPrice(const ProviderConfig& config, const std::string& requested_model,
-                LlmResponse* response);
+void ApplyPrice(const ProviderConfig& config, const std::string& requested_model, LlmResponse* response);
 
 // A reply that carries no usage (no tokens in or out) gets an estimate of
 // kBytesPerToken bytes per token: input from the system and user prompts,

@@ -44,8 +44,7 @@ class Provider {
 
   // Starts a call. `cancel` (may be null) must outlive the call.
   // Thread-safe.
-  virtual CallHandle Call(LlmRequest request, LlmCallback done,
-                          const std::atomic<bool>* cancel = nullptr) = 0;
+  virtual CallHandle Call(LlmRequest request, LlmCallback done, const std::atomic<bool>* cancel = nullptr) = 0;
 
   // Blocking convenience around Call().
   // REQUIRES: not called on a callback thread of this provider (deadlock).

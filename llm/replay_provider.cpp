@@ -13,8 +13,7 @@ namespace {
 class ReplayProvider : public Provider {
  public:
   ReplayProvider(ProviderConfig config, Env* env, ReplayLookup lookup)
-      : config_(std::move(config)), env_(env), lookup_(std::move(lookup)),
-        pool_(std::make_unique<WorkerPool>(1)) {}
+      : config_(std::move(config)), env_(env), lookup_(std::move(lookup)), pool_(std::make_unique<WorkerPool>(1)) {}
 
   ~ReplayProvider() override {
     {
@@ -101,8 +100,7 @@ class ReplayProvider : public Provider {
 
 }  // namespace
 
-std::unique_ptr<Provider> MakeReplayProvider(const ProviderConfig& config, Env* env,
-                                             ReplayLookup lookup) {
+std::unique_ptr<Provider> MakeReplayProvider(const ProviderConfig& config, Env* env, ReplayLookup lookup) {
   return std::make_unique<ReplayProvider>(config, env, std::move(lookup));
 }
 

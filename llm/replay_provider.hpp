@@ -16,7 +16,6 @@
 
 namespace accelopt::llm {
 
-std::unique_ptr<Provider> MakeReplayProvider(const ProviderConfig& config, Env* env,
-                                             ReplayLookup lookup);
+std::unique_ptr<Provider> MakeReplayProvider(const ProviderConfig& config, Env* env, ReplayLookup lookup);
 
 }  // namespace accelopt::llm

@@ -4,9 +4,7 @@
 
 namespace accelopt::llm {
 
-bool IsRetryableHttpStatus(int status) {
-  return status == 408 || status == 429 || (status >= 500 && status <= 599);
-}
+bool IsRetryableHttpStatus(int status) { return status == 408 || status == 429 || (status >= 500 && status <= 599); }
 
 Millis FullJitterBackoff(const RetryPolicy& policy, int retry, uint64_t random) {
   const int64_t cap = std::max<int64_t>(policy.cap.count(), 0);
@@ -17,8 +15,8 @@ Millis FullJitterBackoff(const RetryPolicy& policy, int retry, uint64_t random) 
   return Millis(static_cast<int64_t>(random % static_cast<uint64_t>(ceiling + 1)));
 }
 
-std::optional<Millis> RetryDelay(const RetryPolicy& policy, int retry,
-                                 std::optional<Millis> retry_after, uint64_t random) {
+std::optional<Millis> RetryDelay(const RetryPolicy& policy, int retry, std::optional<Millis> retry_after,
+                                 uint64_t random) {
   Millis wait = FullJitterBackoff(policy, retry, random);
   if (retry_after) {
     if (*retry_after > policy.max_retry_after) return std::nullopt;

@@ -20,7 +20,7 @@ Millis FullJitterBackoff(const RetryPolicy& policy, int retry, uint64_t random);
 // The wait before retry number `retry`, honouring a server's Retry-After:
 // max(jitter, retry_after). nullopt when retry_after exceeds
 // policy.max_retry_after (the caller then gives up with a retryable error).
-std::optional<Millis> RetryDelay(const RetryPolicy& policy, int retry,
-                                 std::optional<Millis> retry_after, uint64_t random);
+std::optional<Millis> RetryDelay(const RetryPolicy& policy, int retry, std::optional<Millis> retry_after,
+                                 uint64_t random);
 
 }  // namespace accelopt::llm

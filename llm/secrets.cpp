@@ -22,8 +22,7 @@ Result<std::string> LoadApiKey(Env* env, const ProviderConfig& config) {
       return v;
     }
     if (config.api_key_file.empty()) {
-      return FailedPrecondition(where + ": environment variable " + config.api_key_env +
-                                " is not set or empty");
+      return FailedPrecondition(where + ": environment variable " + config.api_key_env + " is not set or empty");
     }
   }
   if (!config.api_key_file.empty()) {
@@ -60,8 +59,7 @@ Result<AwsCredentials> LoadAwsCredentials(Env* env, const ProviderConfig& config
     if (profile.empty()) profile = "default";
     auto data = env->ReadFile(file);
     if (!data.ok()) {
-      return FailedPrecondition(where + ": no AWS credentials in the environment and cannot read " +
-                                file);
+      return FailedPrecondition(where + ": no AWS credentials in the environment and cannot read " + file);
     }
     bool in_profile = false;
     size_t pos = 0;

@@ -17,11 +17,9 @@ std::string Hmac(std::string_view key, std::string_view data) {
   unsigned char out[64];
   size_t out_len = 0;
   EVP_Q_mac(nullptr, "HMAC", nullptr, "SHA256", nullptr, key.data(), key.size(),
-            reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, sizeof(out),
-            &out_len);
+            reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, sizeof(out), &out_len);
   return std::string(reinterpret_cast<char*>(out), out_len);
 }
-
 
 // Trims and collapses runs of spaces, as SigV4's canonical header values do.
 std::string CanonicalValue(const std::string& v) {
@@ -128,13 +126,11 @@ SigV4Signature SignV4(const SigV4Request& req, const AwsCredentials& creds) {
   // Non-S3 services: each segment of the (already encoded) path is encoded again.
   std::string canonical_uri = UriEncode(url.path, /*encode_slash=*/false);
 
-  sig.canonical_request = req.method + "\n" + canonical_uri + "\n" + CanonicalQuery(url.query) +
-                          "\n" + canonical_headers + "\n" + sig.signed_headers + "\n" +
-                          Sha256Hex(req.body);
+  sig.canonical_request = req.method + "\n" + canonical_uri + "\n" + CanonicalQuery(url.query) + "\n" +
+                          canonical_headers + "\n" + sig.signed_headers + "\n" + Sha256Hex(req.body);
   const std::string date = req.amz_date.substr(0, 8);
   const std::string scope = date + "/" + req.region + "/" + req.service + "/aws4_request";
-  sig.string_to_sign = "AWS4-HMAC-SHA256\n" + req.amz_date + "\n" + scope + "\n" +
-                       Sha256Hex(sig.canonical_request);
+  sig.string_to_sign = "AWS4-HMAC-SHA256\n" + req.amz_date + "\n" + scope + "\n" + Sha256Hex(sig.canonical_request);
   std::string k = Hmac("AWS4" + creds.secret_access_key, date);
   k = Hmac(k, req.region);
   k = Hmac(k, req.service);

@@ -25,9 +25,9 @@ struct SigV4Request {
   std::string url;                             // "https://host[:port]/path?query" (path already encoded once)
   std::map<std::string, std::string> headers;  // every header to sign (Host is derived from url)
   std::string body;
-  std::string region;                          // "us-east-1"
-  std::string service;                         // "bedrock"
-  std::string amz_date;                        // "20150830T123600Z"
+  std::string region;    // "us-east-1"
+  std::string service;   // "bedrock"
+  std::string amz_date;  // "20150830T123600Z"
 };
 
 struct SigV4Signature {
@@ -35,7 +35,7 @@ struct SigV4Signature {
   std::string host;               // value of the Host header that was signed
   std::string canonical_request;  // for tests and debugging; holds no secret
   std::string string_to_sign;
-  std::string signed_headers;     // "content-type;host;x-amz-date"
+  std::string signed_headers;  // "content-type;host;x-amz-date"
 };
 
 // RFC 3986 percent-encoding of everything but A-Z a-z 0-9 - _ . ~ (and '/'

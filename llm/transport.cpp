@@ -42,7 +42,6 @@ struct Timer {
 
 std::once_flag g_curl_init;
 
-
 size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t len = size * n;
@@ -78,17 +77,22 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
 
 TransportError MapCurlError(CURLcode code) {
   switch (code) {
-    case CURLE_OK: return TransportError::kNone;
+    case CURLE_OK:
+      return TransportError::kNone;
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY: return TransportError::kConnect;
-    case CURLE_OPERATION_TIMEDOUT: return TransportError::kTimeout;
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return TransportError::kConnect;
+    case CURLE_OPERATION_TIMEDOUT:
+      return TransportError::kTimeout;
     case CURLE_URL_MALFORMAT:
     case CURLE_UNSUPPORTED_PROTOCOL:
     case CURLE_BAD_FUNCTION_ARGUMENT:
     case CURLE_NOT_BUILT_IN:
-    case CURLE_FAILED_INIT: return TransportError::kInvalid;
-    default: return TransportError::kNetwork;
+    case CURLE_FAILED_INIT:
+      return TransportError::kInvalid;
+    default:
+      return TransportError::kNetwork;
   }
 }
 
@@ -110,9 +114,7 @@ struct CurlTransport::Impl {
   std::map<CURL*, std::unique_ptr<Transfer>> active;
   std::vector<Timer> timers;  // min-heap on (due, seq)
 
-  static bool TimerLater(const Timer& a, const Timer& b) {
-    return a.due != b.due ? a.due > b.due : a.seq > b.seq;
-  }
+  static bool TimerLater(const Timer& a, const Timer& b) { return a.due != b.due ? a.due > b.due : a.seq > b.seq; }
 
   // The loop thread's steps run callbacks (which may call Start/After/Post),
   // so never under mu.
@@ -247,8 +249,8 @@ struct CurlTransport::Impl {
     for (CURL* e : stalled) {
       auto t = std::move(active[e]);
       active.erase(e);
-      std::string m = "no data for " + std::to_string(t->request.timeouts.stall.count()) +
-                      " ms after the response started";
+      std::string m =
+          "no data for " + std::to_string(t->request.timeouts.stall.count()) + " ms after the response started";
       Complete(std::move(t), TransportError::kStall, m);
     }
     return next;
@@ -358,8 +360,7 @@ void CurlTransport::Start(HttpRequest request, std::shared_ptr<CancelToken> toke
 void CurlTransport::After(Millis delay, std::shared_ptr<CancelToken> token, std::function<void()> fn) {
   {
     MutexLock lock(&impl_->mu);
-    impl_->new_timers.push_back(
-        Timer{Clock::now() + delay, impl_->timer_seq++, std::move(token), std::move(fn)});
+    impl_->new_timers.push_back(Timer{Clock::now() + delay, impl_->timer_seq++, std::move(token), std::move(fn)});
   }
   curl_multi_wakeup(impl_->multi);
 }

@@ -51,8 +51,8 @@ enum class TransportError {
 
 struct HttpResponse {
   TransportError error = TransportError::kNone;
-  std::string error_message;      // curl's text, unscrubbed: callers scrub before reporting
-  int status = 0;                 // HTTP status when a response head arrived
+  std::string error_message;  // curl's text, unscrubbed: callers scrub before reporting
+  int status = 0;             // HTTP status when a response head arrived
   std::string body;
   std::map<std::string, std::string> headers;  // names lower-cased; the last value wins
   std::optional<Millis> retry_after;           // Retry-After / retry-after-ms, clamped >= 0

@@ -8,22 +8,38 @@ namespace accelopt::llm {
 
 const char* LlmErrorKindName(LlmErrorKind kind) {
   switch (kind) {
-    case LlmErrorKind::kConfig: return "config";
-    case LlmErrorKind::kInvalidRequest: return "invalid_request";
-    case LlmErrorKind::kAuth: return "auth";
-    case LlmErrorKind::kClientError: return "client_error";
-    case LlmErrorKind::kRateLimited: return "rate_limited";
-    case LlmErrorKind::kServerError: return "server_error";
-    case LlmErrorKind::kNetwork: return "network";
-    case LlmErrorKind::kTimeout: return "timeout";
-    case LlmErrorKind::kMalformed: return "malformed";
-    case LlmErrorKind::kEmptyReply: return "empty_reply";
-    case LlmErrorKind::kTruncated: return "truncated";
-    case LlmErrorKind::kTooLarge: return "too_large";
-    case LlmErrorKind::kCancelled: return "cancelled";
-    case LlmErrorKind::kCommandFailed: return "command_failed";
-    case LlmErrorKind::kReplayMiss: return "replay_miss";
-    case LlmErrorKind::kContextOverflow: return "context_overflow";
+    case LlmErrorKind::kConfig:
+      return "config";
+    case LlmErrorKind::kInvalidRequest:
+      return "invalid_request";
+    case LlmErrorKind::kAuth:
+      return "auth";
+    case LlmErrorKind::kClientError:
+      return "client_error";
+    case LlmErrorKind::kRateLimited:
+      return "rate_limited";
+    case LlmErrorKind::kServerError:
+      return "server_error";
+    case LlmErrorKind::kNetwork:
+      return "network";
+    case LlmErrorKind::kTimeout:
+      return "timeout";
+    case LlmErrorKind::kMalformed:
+      return "malformed";
+    case LlmErrorKind::kEmptyReply:
+      return "empty_reply";
+    case LlmErrorKind::kTruncated:
+      return "truncated";
+    case LlmErrorKind::kTooLarge:
+      return "too_large";
+    case LlmErrorKind::kCancelled:
+      return "cancelled";
+    case LlmErrorKind::kCommandFailed:
+      return "command_failed";
+    case LlmErrorKind::kReplayMiss:
+      return "replay_miss";
+    case LlmErrorKind::kContextOverflow:
+      return "context_overflow";
   }
   return "unknown";
 }
@@ -50,16 +66,31 @@ std::string LlmError::Describe(const std::string& provider) const {
 Status LlmError::ToStatus() const {
   Code code = Code::kUnavailable;  // malformed, empty, truncated, too large, command failed, network, 5xx
   switch (kind) {
-    case LlmErrorKind::kConfig: code = Code::kFailedPrecondition; break;
+    case LlmErrorKind::kConfig:
+      code = Code::kFailedPrecondition;
+      break;
     case LlmErrorKind::kInvalidRequest:
     case LlmErrorKind::kContextOverflow:
-    case LlmErrorKind::kClientError: code = Code::kInvalidArgument; break;
-    case LlmErrorKind::kAuth: code = Code::kPermissionDenied; break;
-    case LlmErrorKind::kRateLimited: code = Code::kResourceExhausted; break;
-    case LlmErrorKind::kTimeout: code = Code::kTimeout; break;
-    case LlmErrorKind::kCancelled: code = Code::kCancelled; break;
-    case LlmErrorKind::kReplayMiss: code = Code::kNotFound; break;
-    default: break;
+    case LlmErrorKind::kClientError:
+      code = Code::kInvalidArgument;
+      break;
+    case LlmErrorKind::kAuth:
+      code = Code::kPermissionDenied;
+      break;
+    case LlmErrorKind::kRateLimited:
+      code = Code::kResourceExhausted;
+      break;
+    case LlmErrorKind::kTimeout:
+      code = Code::kTimeout;
+      break;
+    case LlmErrorKind::kCancelled:
+      code = Code::kCancelled;
+      break;
+    case LlmErrorKind::kReplayMiss:
+      code = Code::kNotFound;
+      break;
+    default:
+      break;
   }
   return Status(code, "llm: " + ToString());
 }
@@ -80,9 +111,7 @@ json CanonicalRequestJson(const LlmRequest& r) {
   return j;  // nlohmann's default object keeps keys sorted
 }
 
-std::string RequestHash(const LlmRequest& request) {
-  return Sha256Hex(Dump(CanonicalRequestJson(request)));
-}
+std::string RequestHash(const LlmRequest& request) { return Sha256Hex(Dump(CanonicalRequestJson(request))); }
 
 json ToJson(const LlmRequest& request) { return CanonicalRequestJson(request); }
 

@@ -20,19 +20,19 @@ namespace accelopt::llm {
 // One chat call: a system prompt and one user message (the agents of the
 // AccelOpt loop use no tools and no multi-turn history).
 struct LlmRequest {
-  std::string provider;             // name of a provider in the ProviderSet config
-  std::string model;                // provider's model id, e.g. "gpt-oss-120b"
-  std::string system;               // system prompt (may be empty)
-  std::string user;                 // the user message
+  std::string provider;               // name of a provider in the ProviderSet config
+  std::string model;                  // provider's model id, e.g. "gpt-oss-120b"
+  std::string system;                 // system prompt (may be empty)
+  std::string user;                   // the user message
   std::optional<double> temperature;  // unset: provider default
-  int max_tokens = 4096;            // output token limit; REQUIRES > 0
+  int max_tokens = 4096;              // output token limit; REQUIRES > 0
   // OpenAI-style "low" | "medium" | "high" (openai: reasoning_effort; bedrock
   // and anthropic ignore it unless thinking_budget is also unset, see docs).
   std::optional<std::string> reasoning_effort;
   // Anthropic/Bedrock extended thinking budget in tokens (>= 1024 for
   // Anthropic); openai ignores it.
   std::optional<int> thinking_budget;
-  std::vector<std::string> stop;    // stop sequences
+  std::vector<std::string> stop;  // stop sequences
   // Distinguishes otherwise identical requests (e.g. the activity id of the
   // k-th executor sample at temperature > 0). Part of RequestHash; never sent
   // to the model.
@@ -51,20 +51,20 @@ struct LlmAttempt {
 };
 
 struct LlmResponse {
-  std::string text;               // the assistant's reply; never empty in a success
-  std::string reasoning;          // reasoning / thinking text when the provider returns it
+  std::string text;       // the assistant's reply; never empty in a success
+  std::string reasoning;  // reasoning / thinking text when the provider returns it
   // Normalized: "stop" (natural end or stop sequence), "length",
   // "content_filter", or the provider's own word for anything else.
   std::string finish_reason;
-  std::string model;              // the model the server says answered (may differ from the request)
-  int64_t input_tokens = 0;       // all prompt tokens, cached ones included
-  int64_t output_tokens = 0;      // completion tokens, reasoning included
-  int64_t cached_tokens = 0;      // prompt tokens served from a cache (subset of input_tokens)
+  std::string model;                     // the model the server says answered (may differ from the request)
+  int64_t input_tokens = 0;              // all prompt tokens, cached ones included
+  int64_t output_tokens = 0;             // completion tokens, reasoning included
+  int64_t cached_tokens = 0;             // prompt tokens served from a cache (subset of input_tokens)
   std::chrono::milliseconds latency{0};  // from Call() to the result, backoffs and queueing included
   std::vector<LlmAttempt> attempts;      // every attempt, the successful one last
-  double cost_usd = 0;            // from the provider's price table; 0 when unpriced or replayed
-  bool cost_known = false;        // the model had a price entry
-  bool replayed = false;          // answered by the replay provider from a recorded call
+  double cost_usd = 0;                   // from the provider's price table; 0 when unpriced or replayed
+  bool cost_known = false;               // the model had a price entry
+  bool replayed = false;                 // answered by the replay provider from a recorded call
   // The reply carried no usage: the token counts (and so the cost) are an
   // estimate (llm/pricing.hpp, EstimateMissingUsage).
   bool usage_estimated = false;
@@ -105,8 +105,8 @@ struct LlmError {
   // server errors, network, timeouts). The transport has already retried
   // these with backoff up to the provider's max_attempts.
   bool retryable = false;
-  int http_status = 0;            // the last attempt's HTTP status, 0 if none
-  std::string message;            // scrubbed of secrets, one line, at most ~600 chars
+  int http_status = 0;  // the last attempt's HTTP status, 0 if none
+  std::string message;  // scrubbed of secrets, one line, at most ~600 chars
   std::vector<LlmAttempt> attempts;
   // When the provider answered but the answer was unusable (kTruncated,
   // kEmptyReply): what it returned, with token counts and cost, since those

@@ -30,8 +30,8 @@ Status ValidateTypeName(const std::string& type) {
   if (type.empty()) return InvalidArgument("event type is empty");
   if (type.size() > 100) return InvalidArgument("event type longer than 100 bytes");
   for (char c : type) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '.' || c == '-';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
     if (!ok) return InvalidArgument("event type '" + type + "' has a character outside [A-Za-z0-9_.-]");
   }
   return Status::Ok();

@@ -29,11 +29,11 @@ struct NewEvent {
 // The envelope of a stored event.
 struct EventRecord {
   std::string type;
-  int schema_version = 0;       // after upcasting: the registry's current version
+  int schema_version = 0;  // after upcasting: the registry's current version
   std::string stream;
-  uint64_t version = 0;         // 1-based within the stream
-  uint64_t global_position = 0; // 1-based across the whole log
-  int64_t recorded_at_us = 0;   // wall clock, microseconds since the epoch
+  uint64_t version = 0;          // 1-based within the stream
+  uint64_t global_position = 0;  // 1-based across the whole log
+  int64_t recorded_at_us = 0;    // wall clock, microseconds since the epoch
   json data;
   std::optional<std::string> causation_id;
   std::optional<std::string> correlation_id;

@@ -292,8 +292,7 @@ void EventLog::ProcessGroup(std::deque<Request>& group) {
         // Always kept: a subscriber that registers while this group is in
         // flight must still see it.
         records.push_back(EventRecord{std::move(ev.type), ev.schema_version, sa.stream, version, global, now,
-                                      std::move(ev.data), std::move(ev.causation_id),
-                                      std::move(ev.correlation_id)});
+                                      std::move(ev.data), std::move(ev.causation_id), std::move(ev.correlation_id)});
       }
       if (!sa.events.empty()) new_heads[sa.stream] = head;
       res.streams.push_back(std::move(sr));
@@ -320,7 +319,8 @@ void EventLog::ProcessGroup(std::deque<Request>& group) {
       Status err = FromRocks(ws, "durable write of " + std::to_string(wb.Count()) + " entries failed");
       Fail(err);
       Status reply = IOError(err.message() + "; the outcome of this append is unknown and the log refuses writes");
-      for (size_t i = 0; i < group.size(); ++i) group[i].done(results[i].ok() ? Result<AppendResult>(reply) : results[i]);
+      for (size_t i = 0; i < group.size(); ++i)
+        group[i].done(results[i].ok() ? Result<AppendResult>(reply) : results[i]);
       return;
     }
   }

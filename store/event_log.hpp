@@ -64,7 +64,7 @@ struct AppendResult {
   uint64_t first_global = 0;                // 0 when no events were appended
   uint64_t last_global = 0;
   int64_t recorded_at_us = 0;
-  std::vector<std::string> blob_hashes;     // sha256 hex, in request order
+  std::vector<std::string> blob_hashes;  // sha256 hex, in request order
 };
 
 struct StreamInfo {
@@ -203,9 +203,9 @@ class EventLog {
   struct Request {
     std::vector<StreamAppend> appends;
     std::vector<std::vector<std::string>> data_bin;  // [append][event], json_codec.hpp
-    std::vector<std::string> blobs;                   // contents, in order
-    std::vector<std::string> blob_keys;               // raw sha256 of each
-    std::vector<bool> blob_present;                   // already stored: skip
+    std::vector<std::string> blobs;                  // contents, in order
+    std::vector<std::string> blob_keys;              // raw sha256 of each
+    std::vector<bool> blob_present;                  // already stored: skip
     AppendCallback done;
   };
   friend class Subscription;

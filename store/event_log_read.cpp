@@ -50,8 +50,7 @@ Result<std::vector<EventRecord>> EventLog::ReadAll(uint64_t from_global, size_t 
   return out;
 }
 
-Status EventLog::Scan(uint64_t from, uint64_t limit, size_t max,
-                      const std::function<Status(EventRecord&)>& fn) const {
+Status EventLog::Scan(uint64_t from, uint64_t limit, size_t max, const std::function<Status(EventRecord&)>& fn) const {
   if (from == 0) from = 1;
   if (from > limit || max == 0) return Status::Ok();
   rocksdb::ReadOptions ro;
@@ -64,7 +63,8 @@ Status EventLog::Scan(uint64_t from, uint64_t limit, size_t max,
     rocksdb::Slice k = it->key();
     if (k.size() != 8) return Corruption("malformed key in the global order near " + Where(expect));
     uint64_t g = GetBigEndian64(k.ToStringView());
-    if (g != expect) return Corruption("the log has no event at " + Where(expect) + " (next is " + std::to_string(g) + ")");
+    if (g != expect)
+      return Corruption("the log has no event at " + Where(expect) + " (next is " + std::to_string(g) + ")");
     Status s = DecodeInto(it->value().ToStringView(), &e);
     if (!s.ok()) return s.WithContext(Where(g));
     if (e.global_position != g) {
@@ -100,7 +100,8 @@ Result<std::vector<EventRecord>> EventLog::ReadStream(const std::string& stream,
     if (!k.starts_with(prefix) || k.size() != prefix.size() + 8) break;
     uint64_t v = GetBigEndian64(k.ToStringView().substr(prefix.size()));
     if (v != expect) return Corruption("stream " + stream + " has no version " + std::to_string(expect));
-    if (it->value().size() != 8) return Corruption("malformed index entry for " + stream + " version " + std::to_string(v));
+    if (it->value().size() != 8)
+      return Corruption("malformed index entry for " + stream + " version " + std::to_string(v));
     gkeys.push_back(it->value().ToString());
   }
   ACCELOPT_RETURN_IF_ERROR(FromRocks(it->status(), "reading stream " + stream));

@@ -38,8 +38,7 @@ class EventTypeRegistry {
   // `upcasters[v]` upcasts from v to v+1 and must exist for 1 <= v < current.
   // AlreadyExists if the type is registered; InvalidArgument on a bad name,
   // version or missing upcaster step.
-  Status Register(const std::string& type, int current_version = 1,
-                  std::map<int, Upcaster> upcasters = {});
+  Status Register(const std::string& type, int current_version = 1, std::map<int, Upcaster> upcasters = {});
 
   bool Knows(const std::string& type) const { return types_.count(type) > 0; }
   std::vector<std::string> Types() const;

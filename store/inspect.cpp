@@ -21,8 +21,10 @@ class Problems {
  public:
   Problems(VerifyReport* r, size_t max) : r_(r), max_(max) {}
   void Add(std::string p) {
-    if (r_->problems.size() < max_) r_->problems.push_back(std::move(p));
-    else ++r_->more_problems;
+    if (r_->problems.size() < max_)
+      r_->problems.push_back(std::move(p));
+    else
+      ++r_->more_problems;
   }
 
  private:
@@ -133,7 +135,8 @@ VerifyReport Verify(const StoreDb& db, const EventTypeRegistry* registry, size_t
 
   // 3. Meta agrees.
   auto meta_last = db.GetMetaU64(kMetaLastGlobal);
-  if (!meta_last.ok()) problems.Add(meta_last.status().ToString());
+  if (!meta_last.ok())
+    problems.Add(meta_last.status().ToString());
   else if (*meta_last != last) {
     problems.Add("meta says the log ends at " + std::to_string(*meta_last) + ", it ends at " + std::to_string(last));
   }
@@ -188,8 +191,10 @@ Result<StoreStats> ComputeStats(const StoreDb& db) {
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     ++s.events;
     s.event_bytes += it->key().size() + it->value().size();
-    if (DecodeRawRecord(it->value().ToStringView(), &raw).ok()) ++s.events_by_type[std::string(raw.type)];
-    else ++s.undecodable;
+    if (DecodeRawRecord(it->value().ToStringView(), &raw).ok())
+      ++s.events_by_type[std::string(raw.type)];
+    else
+      ++s.undecodable;
   }
   ACCELOPT_RETURN_IF_ERROR(FromRocks(it->status(), "reading the log"));
   it = Iter(db, db.events());
@@ -221,16 +226,27 @@ Result<StoreStats> ComputeStats(const StoreDb& db) {
 }
 
 json ToJson(const StoreStats& s) {
-  return {{"schema_version", s.schema_version}, {"events", s.events},          {"last_global", s.last_global},
-          {"streams", s.streams},               {"blobs", s.blobs},            {"event_bytes", s.event_bytes},
-          {"index_bytes", s.index_bytes},       {"blob_bytes", s.blob_bytes},  {"disk_bytes", s.disk_bytes},
-          {"events_by_type", s.events_by_type}, {"projections", s.projection_checkpoints},
+  return {{"schema_version", s.schema_version},
+          {"events", s.events},
+          {"last_global", s.last_global},
+          {"streams", s.streams},
+          {"blobs", s.blobs},
+          {"event_bytes", s.event_bytes},
+          {"index_bytes", s.index_bytes},
+          {"blob_bytes", s.blob_bytes},
+          {"disk_bytes", s.disk_bytes},
+          {"events_by_type", s.events_by_type},
+          {"projections", s.projection_checkpoints},
           {"undecodable", s.undecodable}};
 }
 
 json ToJson(const VerifyReport& r) {
-  return {{"ok", r.ok()},         {"events", r.events},     {"streams", r.streams},
-          {"blobs", r.blobs},     {"problems", r.problems}, {"more_problems", r.more_problems},
+  return {{"ok", r.ok()},
+          {"events", r.events},
+          {"streams", r.streams},
+          {"blobs", r.blobs},
+          {"problems", r.problems},
+          {"more_problems", r.more_problems},
           {"unknown_types", r.unknown_types}};
 }
 

@@ -55,13 +55,13 @@ struct StoreStats {
   uint64_t last_global = 0;
   uint64_t streams = 0;
   uint64_t blobs = 0;
-  uint64_t event_bytes = 0;   // keys + values in the global order
-  uint64_t index_bytes = 0;   // keys + values in the stream index
+  uint64_t event_bytes = 0;  // keys + values in the global order
+  uint64_t index_bytes = 0;  // keys + values in the stream index
   uint64_t blob_bytes = 0;
-  uint64_t disk_bytes = 0;    // all files in the directory
+  uint64_t disk_bytes = 0;  // all files in the directory
   std::map<std::string, uint64_t> events_by_type;
   std::map<std::string, uint64_t> projection_checkpoints;
-  uint64_t undecodable = 0;   // records whose envelope could not be read
+  uint64_t undecodable = 0;  // records whose envelope could not be read
 };
 
 Result<StoreStats> ComputeStats(const StoreDb& db);

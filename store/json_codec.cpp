@@ -15,8 +15,12 @@ void PutFixed(std::string* out, const void* p) { out->append(static_cast<const c
 bool Encode(const json& j, std::string* out, int depth) {
   if (depth > kMaxDepth) return false;
   switch (j.type()) {
-    case json::value_t::null: out->push_back(kNull); return true;
-    case json::value_t::boolean: out->push_back(j.get<bool>() ? kTrue : kFalse); return true;
+    case json::value_t::null:
+      out->push_back(kNull);
+      return true;
+    case json::value_t::boolean:
+      out->push_back(j.get<bool>() ? kTrue : kFalse);
+      return true;
     case json::value_t::number_integer: {
       int64_t v = j.get<int64_t>();
       out->push_back(kInt);
@@ -61,7 +65,8 @@ bool Encode(const json& j, std::string* out, int depth) {
       }
       return true;
     }
-    default: return false;  // binary, discarded
+    default:
+      return false;  // binary, discarded
   }
 }
 
@@ -74,9 +79,15 @@ class Decoder {
     if (p_ == end_ || depth > kMaxDepth) return false;
     uint8_t tag = static_cast<uint8_t>(*p_++);
     switch (tag) {
-      case kNull: *out = nullptr; return true;
-      case kFalse: *out = false; return true;
-      case kTrue: *out = true; return true;
+      case kNull:
+        *out = nullptr;
+        return true;
+      case kFalse:
+        *out = false;
+        return true;
+      case kTrue:
+        *out = true;
+        return true;
       case kInt: {
         int64_t v;
         if (!Fixed(&v)) return false;
@@ -121,13 +132,14 @@ class Decoder {
           std::string_view k;
           if (!Str(&k)) return false;
           // Keys were written in order, so each goes at the end.
-          auto it = obj.emplace_hint(obj.end(), std::piecewise_construct, std::forward_as_tuple(k),
-                                     std::forward_as_tuple());
+          auto it =
+              obj.emplace_hint(obj.end(), std::piecewise_construct, std::forward_as_tuple(k), std::forward_as_tuple());
           if (!Value(&it->second, depth + 1)) return false;
         }
         return obj.size() == n;  // a repeated key is not ours
       }
-      default: return false;
+      default:
+        return false;
     }
   }
 

@@ -100,8 +100,8 @@ Status ProjectionSet::Persist(Entry& e) {
   wb.Put(e.cf, "state", Dump(e.state));
   // The log is the source of truth, so the state need not be synced itself;
   // the batch is atomic, and the next synced append persists it anyway.
-  ACCELOPT_RETURN_IF_ERROR(FromRocks(db_->db()->Write(rocksdb::WriteOptions(), &wb),
-                                     "checkpointing projection " + e.projection->Name()));
+  ACCELOPT_RETURN_IF_ERROR(
+      FromRocks(db_->db()->Write(rocksdb::WriteOptions(), &wb), "checkpointing projection " + e.projection->Name()));
   e.persisted = e.checkpoint;
   e.ever_persisted = true;
   return Status::Ok();

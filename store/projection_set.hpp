@@ -67,8 +67,7 @@ class ProjectionSet {
   Status Persist(Entry& e) ACCELOPT_REQUIRES(e.mu);
   Status Reset(Entry& e) ACCELOPT_REQUIRES(e.mu);
   // OnCommitted's work on one projection, whose mutex it took.
-  void FoldCommitted(Entry& e, const std::vector<EventRecord>& events, uint64_t last_global)
-      ACCELOPT_REQUIRES(e.mu);
+  void FoldCommitted(Entry& e, const std::vector<EventRecord>& events, uint64_t last_global) ACCELOPT_REQUIRES(e.mu);
 
   StoreDb* db_;
   Reader reader_;

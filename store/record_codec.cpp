@@ -152,9 +152,9 @@ Status DecodeRawRecord(std::string_view bytes, RawRecord* r) {
   if (Crc32c(body) != stored) return Corruption("record checksum mismatch");
   std::string_view in = body.substr(1);
   uint64_t flags = 0, version = 0, global = 0, at = 0, schema = 0;
-  if (!GetVarint(&in, &flags) || flags > 3 || !GetVarint(&in, &version) ||
-      !GetVarint(&in, &global) || !GetVarint(&in, &at) || !GetVarint(&in, &schema) ||
-      schema > 1'000'000 || !GetStr(&in, &r->type) || !GetStr(&in, &r->stream)) {
+  if (!GetVarint(&in, &flags) || flags > 3 || !GetVarint(&in, &version) || !GetVarint(&in, &global) ||
+      !GetVarint(&in, &at) || !GetVarint(&in, &schema) || schema > 1'000'000 || !GetStr(&in, &r->type) ||
+      !GetStr(&in, &r->stream)) {
     return Corruption("malformed record header");
   }
   r->version = version;
@@ -186,10 +186,14 @@ Status DecodeRecordInto(std::string_view bytes, EventRecord* e) {
   e->version = raw.version;
   e->global_position = raw.global_position;
   e->recorded_at_us = raw.recorded_at_us;
-  if (raw.causation_id) e->causation_id = std::string(*raw.causation_id);
-  else e->causation_id.reset();
-  if (raw.correlation_id) e->correlation_id = std::string(*raw.correlation_id);
-  else e->correlation_id.reset();
+  if (raw.causation_id)
+    e->causation_id = std::string(*raw.causation_id);
+  else
+    e->causation_id.reset();
+  if (raw.correlation_id)
+    e->correlation_id = std::string(*raw.correlation_id);
+  else
+    e->correlation_id.reset();
   return DecodeJsonBinaryInto(raw.data, &e->data);
 }
 

@@ -10,7 +10,8 @@ namespace {
 
 class RocksLogger : public rocksdb::Logger {
  public:
-  RocksLogger(std::string dir, rocksdb::InfoLogLevel level) : rocksdb::Logger(level), prefix_("rocksdb " + dir + ": ") {}
+  RocksLogger(std::string dir, rocksdb::InfoLogLevel level)
+      : rocksdb::Logger(level), prefix_("rocksdb " + dir + ": ") {}
 
   using rocksdb::Logger::Logv;
   void Logv(const char* format, va_list ap) override { Logv(rocksdb::InfoLogLevel::INFO_LEVEL, format, ap); }

@@ -47,9 +47,8 @@ Result<std::unique_ptr<StoreDb>> StoreDb::Open(const std::string& dir, const Sto
     fs::create_directories(dir, ec);
     if (ec) {
       std::string m = "cannot create state directory " + dir + ": " + ec.message();
-      return ec == std::errc::permission_denied || ec == std::errc::read_only_file_system
-                 ? PermissionDenied(m)
-                 : IOError(m);
+      return ec == std::errc::permission_denied || ec == std::errc::read_only_file_system ? PermissionDenied(m)
+                                                                                          : IOError(m);
     }
   } else if (!fs::is_directory(dir, ec)) {
     return InvalidArgument("state directory " + dir + " is not a directory");
@@ -108,9 +107,8 @@ Result<std::unique_ptr<StoreDb>> StoreDb::Open(const std::string& dir, const Sto
   if (fresh) {
     rocksdb::WriteOptions wo;
     wo.sync = true;
-    ACCELOPT_RETURN_IF_ERROR(FromRocks(
-        s->db_->Put(wo, s->meta_, kMetaSchemaVersion, std::to_string(kSchemaVersion)),
-        "writing schema version"));
+    ACCELOPT_RETURN_IF_ERROR(FromRocks(s->db_->Put(wo, s->meta_, kMetaSchemaVersion, std::to_string(kSchemaVersion)),
+                                       "writing schema version"));
     s->schema_version_ = kSchemaVersion;
   }
   return s;
@@ -146,8 +144,8 @@ Status StoreDb::OpenDb(const StoreDbOptions& options, bool read_only, bool creat
 
   std::vector<std::string> names;
   if (fs::exists(fs::path(dir_) / "CURRENT")) {
-    ACCELOPT_RETURN_IF_ERROR(FromRocks(rocksdb::DB::ListColumnFamilies(dbo, dir_, &names),
-                                       "listing column families of " + dir_));
+    ACCELOPT_RETURN_IF_ERROR(
+        FromRocks(rocksdb::DB::ListColumnFamilies(dbo, dir_, &names), "listing column families of " + dir_));
   } else {
     names = {rocksdb::kDefaultColumnFamilyName};
   }
@@ -161,9 +159,8 @@ Status StoreDb::OpenDb(const StoreDbOptions& options, bool read_only, bool creat
   rocksdb::ColumnFamilyOptions cfo;
   std::vector<rocksdb::ColumnFamilyDescriptor> descs;
   for (const auto& n : names) descs.emplace_back(n, cfo);
-  rocksdb::Status rs = read_only
-                           ? rocksdb::DB::OpenForReadOnly(dbo, dir_, descs, &handles_, &db_)
-                           : rocksdb::DB::Open(dbo, dir_, descs, &handles_, &db_);
+  rocksdb::Status rs = read_only ? rocksdb::DB::OpenForReadOnly(dbo, dir_, descs, &handles_, &db_)
+                                 : rocksdb::DB::Open(dbo, dir_, descs, &handles_, &db_);
   if (!rs.ok()) {
     db_ = nullptr;
     handles_.clear();
@@ -176,11 +173,16 @@ Status StoreDb::OpenDb(const StoreDbOptions& options, bool read_only, bool creat
   MutexLock lock(&mu_);
   for (auto* h : handles_) {
     const std::string& n = h->GetName();
-    if (n == "events") events_ = h;
-    else if (n == "global") global_ = h;
-    else if (n == "blobs") blobs_ = h;
-    else if (n == "meta") meta_ = h;
-    else if (n.rfind(kProjectionCfPrefix, 0) == 0) projections_[n.substr(strlen(kProjectionCfPrefix))] = h;
+    if (n == "events")
+      events_ = h;
+    else if (n == "global")
+      global_ = h;
+    else if (n == "blobs")
+      blobs_ = h;
+    else if (n == "meta")
+      meta_ = h;
+    else if (n.rfind(kProjectionCfPrefix, 0) == 0)
+      projections_[n.substr(strlen(kProjectionCfPrefix))] = h;
   }
   return Status::Ok();
 }
@@ -218,9 +220,9 @@ Result<rocksdb::ColumnFamilyHandle*> StoreDb::GetOrCreateProjectionCf(const std:
   if (auto* h = ProjectionCf(name)) return h;
   if (read_only_) return FailedPrecondition("store opened read-only: cannot create projection " + name);
   rocksdb::ColumnFamilyHandle* h = nullptr;
-  ACCELOPT_RETURN_IF_ERROR(FromRocks(
-      db_->CreateColumnFamily(rocksdb::ColumnFamilyOptions(), kProjectionCfPrefix + name, &h),
-      "creating column family for projection " + name));
+  ACCELOPT_RETURN_IF_ERROR(
+      FromRocks(db_->CreateColumnFamily(rocksdb::ColumnFamilyOptions(), kProjectionCfPrefix + name, &h),
+                "creating column family for projection " + name));
   MutexLock lock(&mu_);
   handles_.push_back(h);
   projections_[name] = h;

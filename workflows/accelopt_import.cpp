@@ -16,7 +16,6 @@ std::string String(const json& o, const char* key) {
   return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : "";
 }
 
-
 std::string StripBold(std::string s) {
   s = Trim(std::move(s));
   if (s.size() >= 4 && s.compare(0, 2, "**") == 0 && s.compare(s.size() - 2, 2, "**") == 0) {
@@ -53,8 +52,7 @@ Result<double> PositiveNumber(const json& e, const char* key, const std::string&
 
 }  // namespace
 
-Result<std::vector<MemoryItem>> ParseAccelOptExperiences(const json& list,
-                                                         const std::string& id_prefix) {
+Result<std::vector<MemoryItem>> ParseAccelOptExperiences(const json& list, const std::string& id_prefix) {
   if (!list.is_array()) {
     return InvalidArgument("an AccelOpt experience list is a JSON array (or {\"experiences\": [...]})");
   }
@@ -115,8 +113,10 @@ Result<std::vector<MemoryItem>> ParseAccelOptExperiences(const json& list,
       const std::string id = e["id"].is_string() ? e["id"].get<std::string>() : Dump(e["id"]);
       m.pair.plan_id = String(e, "service_name") + "/" + id;
     }
-    if (e.contains("slow_kernel") && e["slow_kernel"].is_string()) m.pair.slow_sha256 = Sha256Hex(String(e, "slow_kernel"));
-    if (e.contains("fast_kernel") && e["fast_kernel"].is_string()) m.pair.fast_sha256 = Sha256Hex(String(e, "fast_kernel"));
+    if (e.contains("slow_kernel") && e["slow_kernel"].is_string())
+      m.pair.slow_sha256 = Sha256Hex(String(e, "slow_kernel"));
+    if (e.contains("fast_kernel") && e["fast_kernel"].is_string())
+      m.pair.fast_sha256 = Sha256Hex(String(e, "fast_kernel"));
     out.push_back(std::move(m));
   }
   return out;

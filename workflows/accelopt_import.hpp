@@ -38,7 +38,6 @@
 
 namespace accelopt::workflows {
 
-Result<std::vector<MemoryItem>> ParseAccelOptExperiences(const json& list,
-                                                         const std::string& id_prefix);
+Result<std::vector<MemoryItem>> ParseAccelOptExperiences(const json& list, const std::string& id_prefix);
 
 }  // namespace accelopt::workflows

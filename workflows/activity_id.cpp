@@ -9,17 +9,13 @@ namespace {
 std::string N(int v) { return std::to_string(v); }
 }  // namespace
 
-std::string Problem(const std::string& campaign_id, int problem) {
-  return campaign_id + "/p" + N(problem);
-}
+std::string Problem(const std::string& campaign_id, int problem) { return campaign_id + "/p" + N(problem); }
 
 std::string Iteration(const std::string& campaign_id, int problem, int iteration) {
   return Problem(campaign_id, problem) + "/it" + N(iteration);
 }
 
-std::string SampleSuffix(int beam, int plan, int sample) {
-  return "/b" + N(beam) + "/n" + N(plan) + "/k" + N(sample);
-}
+std::string SampleSuffix(int beam, int plan, int sample) { return "/b" + N(beam) + "/n" + N(plan) + "/k" + N(sample); }
 
 std::string BeamMember(const std::string& it, int member) { return it + "/beam/b" + N(member); }
 std::string Measure(const std::string& it, int member) { return it + "/measure/b" + N(member); }
@@ -32,7 +28,9 @@ std::string Candidate(const std::string& it, const std::string& s) { return it +
 std::string Evaluate(const std::string& it, const std::string& s, int attempt) {
   return it + "/eval" + s + (attempt > 0 ? "/f" + N(attempt) : "");
 }
-std::string Fix(const std::string& it, const std::string& s, int attempt) { return it + "/fix" + s + "/f" + N(attempt); }
+std::string Fix(const std::string& it, const std::string& s, int attempt) {
+  return it + "/fix" + s + "/f" + N(attempt);
+}
 std::string FinalMeasure(const std::string& it) { return it + "/final"; }
 
 std::string RedistillCall(const std::string& bank, const std::string& redistill_id, int pair) {

@@ -24,8 +24,7 @@ const Sample* Group::Slowest() const {
   return worst;
 }
 
-std::vector<BeamPick> PaperBeamPolicy::Select(const std::vector<Group>& groups,
-                                              int width) const {
+std::vector<BeamPick> PaperBeamPolicy::Select(const std::vector<Group>& groups, int width) const {
   std::vector<BeamPick> picks;
   picks.reserve(groups.size());
   // Published: a group with no evaluated sample at all (the planner call
@@ -83,8 +82,7 @@ std::string CodeKey(const std::string& normalized, const std::string& source) {
 
 }  // namespace
 
-std::vector<BeamPick> DefaultBeamPolicy::Select(const std::vector<Group>& groups,
-                                                int width) const {
+std::vector<BeamPick> DefaultBeamPolicy::Select(const std::vector<Group>& groups, int width) const {
   std::vector<Ranked> pool;
   std::vector<int> seen_parent;
   int elite = -1;  // index into pool
@@ -157,8 +155,7 @@ std::vector<BeamPick> DefaultBeamPolicy::Select(const std::vector<Group>& groups
     keys.push_back(std::move(key));
     picks.push_back(std::move(r.pick));
   }
-  if (elite >= 0 && width > 0 &&
-      std::find(keys.begin(), keys.end(), elite_key) == keys.end()) {
+  if (elite >= 0 && width > 0 && std::find(keys.begin(), keys.end(), elite_key) == keys.end()) {
     bool superseded = false;
     for (const BeamPick& p : picks) {
       superseded = superseded || ((p.contended || !elite_pick.contended) &&

@@ -41,8 +41,8 @@ struct BeamPick {
   double latency_us = 0;      // the sample's latency; the parent's when standin
   bool contended = false;     // latency_us was timed contended (groups.hpp): ranked after every clean pick
   // "default" mode:
-  bool carried = false;       // a parent carried over (origin = its beam id)
-  double spread = 0;          // relative noise of latency_us
+  bool carried = false;  // a parent carried over (origin = its beam id)
+  double spread = 0;     // relative noise of latency_us
   std::string normalized_sha256;
 };
 

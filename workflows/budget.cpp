@@ -4,9 +4,7 @@
 
 namespace accelopt::workflows {
 
-int64_t PromptTokenBound(size_t prompt_bytes) {
-  return static_cast<int64_t>(prompt_bytes) + kPromptOverheadTokens;
-}
+int64_t PromptTokenBound(size_t prompt_bytes) { return static_cast<int64_t>(prompt_bytes) + kPromptOverheadTokens; }
 
 int64_t UsdToNanoCeil(double usd) {
   if (!(usd > 0)) return 0;
@@ -83,12 +81,10 @@ std::optional<std::string> BudgetLedger::Blocks(const BudgetSpec& caps, const Am
   if (caps.max_tokens && spent.tokens + reserved.tokens + r.tokens > *caps.max_tokens) {
     return std::string(kBudgetTokens);
   }
-  if (caps.max_llm_calls &&
-      spent.llm_calls + reserved.llm_calls + r.llm_calls > *caps.max_llm_calls) {
+  if (caps.max_llm_calls && spent.llm_calls + reserved.llm_calls + r.llm_calls > *caps.max_llm_calls) {
     return std::string(kBudgetLlmCalls);
   }
-  if (caps.max_evaluations &&
-      spent.evaluations + reserved.evaluations + r.evaluations > *caps.max_evaluations) {
+  if (caps.max_evaluations && spent.evaluations + reserved.evaluations + r.evaluations > *caps.max_evaluations) {
     return std::string(kBudgetEvaluations);
   }
   return std::nullopt;

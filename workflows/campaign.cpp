@@ -87,8 +87,7 @@ Result<Command> StartCampaign(const std::string& campaign_id, const CampaignSpec
   if (campaign_id.empty()) return InvalidArgument("campaign id is empty");
   for (char c : campaign_id) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') {
-      return InvalidArgument("campaign id '" + campaign_id +
-                             "' may only hold letters, digits, '.', '_' and '-'");
+      return InvalidArgument("campaign id '" + campaign_id + "' may only hold letters, digits, '.', '_' and '-'");
     }
   }
   ACCELOPT_RETURN_IF_ERROR(Validate(spec, check_model));
@@ -129,8 +128,8 @@ Result<Command> StartCampaign(const std::string& campaign_id, const CampaignSpec
   const int64_t n_problems = static_cast<int64_t>(spec.problems.size());
   if (b.max_evaluations && *b.max_evaluations < n_problems) {
     return ResourceExhausted("budget.max_evaluations (" + std::to_string(*b.max_evaluations) +
-                             ") does not cover the baseline measurement of each of the " +
-                             std::to_string(n_problems) + " problems");
+                             ") does not cover the baseline measurement of each of the " + std::to_string(n_problems) +
+                             " problems");
   }
   {
     const ProblemSource* src = nullptr;
@@ -143,22 +142,20 @@ Result<Command> StartCampaign(const std::string& campaign_id, const CampaignSpec
     BudgetLedger empty;
     Amounts need = LlmReservation(spec.planner, first.bytes());
     if (auto blocked = empty.Blocks(b, need)) {
-      return ResourceExhausted("the budget is spent before anything runs: the first planner "
-                               "call alone needs " +
-                               Dump(ToJson(need)) + " and crosses the " + *blocked + " cap");
+      return ResourceExhausted(
+          "the budget is spent before anything runs: the first planner "
+          "call alone needs " +
+          Dump(ToJson(need)) + " and crosses the " + *blocked + " cap");
     }
   }
 
   cmd.event.type = event_type::kCampaignStarted;
-  cmd.event.data = {{"campaign_id", campaign_id},
-                    {"spec", ToJson(spec)},
-                    {"problems", problems},
-                    {"hardware", hardware}};
+  cmd.event.data = {
+      {"campaign_id", campaign_id}, {"spec", ToJson(spec)}, {"problems", problems}, {"hardware", hardware}};
   return cmd;
 }
 
-Result<std::vector<ActivityRequest>> PendingActivities(const CampaignState& state,
-                                                       const BlobSource& blobs) {
+Result<std::vector<ActivityRequest>> PendingActivities(const CampaignState& state, const BlobSource& blobs) {
   std::vector<const ActivityRecord*> pending;
   if (state.finished()) return std::vector<ActivityRequest>{};
   for (const auto& [id, a] : state.activities) {

@@ -165,8 +165,7 @@ json StandInBanner(const CampaignState& state);
 // Activities scheduled but not completed, in scheduling order, with their
 // requests rebuilt from the log (prompts from blobs). Empty once the
 // campaign has finished: nothing of a finished campaign is re-run.
-Result<std::vector<ActivityRequest>> PendingActivities(const CampaignState& state,
-                                                       const BlobSource& blobs);
+Result<std::vector<ActivityRequest>> PendingActivities(const CampaignState& state, const BlobSource& blobs);
 
 // When the wall-time budget ends (started_at + max_wall_s), if there is one.
 // The runtime arms a timer and appends DeadlineReachedEvent() when it fires,

@@ -90,8 +90,7 @@ class Reader {
 
 Status ParseRole(const json& j, const std::string& name, RoleSpec* role) {
   Reader r(j, "roles." + name);
-  ACCELOPT_RETURN_IF_ERROR(r.CheckObject(
-      {"provider", "model", "temperature", "max_tokens", "reasoning", "pricing"}));
+  ACCELOPT_RETURN_IF_ERROR(r.CheckObject({"provider", "model", "temperature", "max_tokens", "reasoning", "pricing"}));
   ACCELOPT_RETURN_IF_ERROR(r.Get("provider", &role->provider));
   ACCELOPT_RETURN_IF_ERROR(r.Get("model", &role->model));
   ACCELOPT_RETURN_IF_ERROR(r.Get("temperature", &role->temperature));
@@ -109,8 +108,11 @@ Status ParseRole(const json& j, const std::string& name, RoleSpec* role) {
 }
 
 json RoleJson(const RoleSpec& r) {
-  json j = {{"provider", r.provider}, {"model", r.model}, {"temperature", r.temperature},
-            {"max_tokens", r.max_tokens}, {"reasoning", r.reasoning}};
+  json j = {{"provider", r.provider},
+            {"model", r.model},
+            {"temperature", r.temperature},
+            {"max_tokens", r.max_tokens},
+            {"reasoning", r.reasoning}};
   if (r.pricing) {
     j["pricing"] = {{"input_usd_per_mtok", r.pricing->input_usd_per_mtok},
                     {"output_usd_per_mtok", r.pricing->output_usd_per_mtok}};
@@ -135,8 +137,7 @@ json ToJson(const RoleSpec& role) { return RoleJson(role); }
 
 namespace {
 
-Status ValidateRole(const std::string& name, const RoleSpec& r, bool need_pricing,
-                    const ModelCheck& check_model) {
+Status ValidateRole(const std::string& name, const RoleSpec& r, bool need_pricing, const ModelCheck& check_model) {
   const std::string at = "roles." + name;
   if (r.provider.empty()) return InvalidArgument(at + ".provider is missing");
   if (r.model.empty()) return InvalidArgument(at + ".model is missing");
@@ -166,8 +167,8 @@ Status ValidateRole(const std::string& name, const RoleSpec& r, bool need_pricin
 Result<CampaignSpec> ParseCampaignSpec(const json& j) {
   CampaignSpec spec;
   Reader top(j, "");
-  ACCELOPT_RETURN_IF_ERROR(top.CheckObject(
-      {"mode", "suite", "problems", "search", "roles", "seed", "budget", "evaluation", "memory", "replay", "experiment"}));
+  ACCELOPT_RETURN_IF_ERROR(top.CheckObject({"mode", "suite", "problems", "search", "roles", "seed", "budget",
+                                            "evaluation", "memory", "replay", "experiment"}));
   ACCELOPT_RETURN_IF_ERROR(top.Get("mode", &spec.mode));
   std::string suite;
   ACCELOPT_RETURN_IF_ERROR(top.Get("suite", &suite));
@@ -182,9 +183,8 @@ Result<CampaignSpec> ParseCampaignSpec(const json& j) {
   }
   if (j.contains("search")) {
     Reader s(j["search"], "search");
-    ACCELOPT_RETURN_IF_ERROR(s.CheckObject({"T", "B", "N", "K", "TopK", "ExpN",
-                                            "positive_threshold", "negative_threshold",
-                                            "fix_attempts"}));
+    ACCELOPT_RETURN_IF_ERROR(s.CheckObject(
+        {"T", "B", "N", "K", "TopK", "ExpN", "positive_threshold", "negative_threshold", "fix_attempts"}));
     SearchParams& p = spec.search;
     ACCELOPT_RETURN_IF_ERROR(s.Get("T", &p.T));
     ACCELOPT_RETURN_IF_ERROR(s.Get("B", &p.B));
@@ -202,8 +202,7 @@ Result<CampaignSpec> ParseCampaignSpec(const json& j) {
   const json& roles = j["roles"];
   for (const auto& [name, value] : roles.items()) {
     if (name != kRolePlanner && name != kRoleExecutor && name != kRoleSummarizer) {
-      return InvalidArgument("unknown role '" + name +
-                             "' (roles are planner, executor, summarizer)");
+      return InvalidArgument("unknown role '" + name + "' (roles are planner, executor, summarizer)");
     }
   }
   for (const char* name : {kRolePlanner, kRoleExecutor, kRoleSummarizer}) {
@@ -270,22 +269,26 @@ json ToJson(const CampaignSpec& spec) {
   if (spec.budget.max_wall_s) budget["max_wall_s"] = *spec.budget.max_wall_s;
   if (spec.budget.max_provider_wait_s) budget["max_provider_wait_s"] = *spec.budget.max_provider_wait_s;
   json out = {{"mode", spec.mode},
-          {"problems", spec.problems},
-          {"search",
-           {{"T", p.T}, {"B", p.B}, {"N", p.N}, {"K", p.K}, {"TopK", p.TopK}, {"ExpN", p.ExpN},
-            {"positive_threshold", p.positive_threshold},
-            {"negative_threshold", p.negative_threshold},
-            {"fix_attempts", FixAttempts(spec)}}},
-          {"roles",
-           {{kRolePlanner, RoleJson(spec.planner)},
-            {kRoleExecutor, RoleJson(spec.executor)},
-            {kRoleSummarizer, RoleJson(spec.summarizer)}}},
-          {"seed", spec.seed},
-          {"budget", budget},
-          {"evaluation", spec.evaluation},
-          {"memory", spec.memory.bank.empty()
-                         ? json{{"scope", spec.memory.scope}}
-                         : json{{"scope", spec.memory.scope}, {"bank", spec.memory.bank}}}};
+              {"problems", spec.problems},
+              {"search",
+               {{"T", p.T},
+                {"B", p.B},
+                {"N", p.N},
+                {"K", p.K},
+                {"TopK", p.TopK},
+                {"ExpN", p.ExpN},
+                {"positive_threshold", p.positive_threshold},
+                {"negative_threshold", p.negative_threshold},
+                {"fix_attempts", FixAttempts(spec)}}},
+              {"roles",
+               {{kRolePlanner, RoleJson(spec.planner)},
+                {kRoleExecutor, RoleJson(spec.executor)},
+                {kRoleSummarizer, RoleJson(spec.summarizer)}}},
+              {"seed", spec.seed},
+              {"budget", budget},
+              {"evaluation", spec.evaluation},
+              {"memory", spec.memory.bank.empty() ? json{{"scope", spec.memory.scope}}
+                                                  : json{{"scope", spec.memory.scope}, {"bank", spec.memory.bank}}}};
   if (spec.memory.frozen) out["memory"]["frozen"] = true;
   if (spec.replay) out["replay"] = {{"from", spec.replay->from}, {"on_miss", spec.replay->on_miss}};
   if (spec.experiment) out["experiment"] = {{"id", spec.experiment->id}, {"arm", spec.experiment->arm}};
@@ -311,17 +314,15 @@ Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
                                               {"K", s.K}, {"TopK", s.TopK}, {"ExpN", s.ExpN}};
   for (const auto& [name, v] : ints) {
     if (v < 1) {
-      return InvalidArgument(std::string("search.") + name + " must be >= 1, got " +
-                             std::to_string(v));
+      return InvalidArgument(std::string("search.") + name + " must be >= 1, got " + std::to_string(v));
     }
   }
   if (s.fix_attempts && *s.fix_attempts < 0) {
-    return InvalidArgument("search.fix_attempts must be >= 0, got " +
-                           std::to_string(*s.fix_attempts));
+    return InvalidArgument("search.fix_attempts must be >= 0, got " + std::to_string(*s.fix_attempts));
   }
   if (s.TopK > s.ExpN) {
-    return InvalidArgument("search.TopK (" + std::to_string(s.TopK) +
-                           ") must not exceed search.ExpN (" + std::to_string(s.ExpN) + ")");
+    return InvalidArgument("search.TopK (" + std::to_string(s.TopK) + ") must not exceed search.ExpN (" +
+                           std::to_string(s.ExpN) + ")");
   }
   if (!(s.positive_threshold >= 1.0) || !std::isfinite(s.positive_threshold)) {
     return InvalidArgument("search.positive_threshold must be a speedup >= 1");
@@ -351,8 +352,7 @@ Status Validate(const CampaignSpec& spec, const ModelCheck& check_model) {
   const bool need_pricing = b.max_cost_usd.has_value();
   ACCELOPT_RETURN_IF_ERROR(ValidateRole(kRolePlanner, spec.planner, need_pricing, check_model));
   ACCELOPT_RETURN_IF_ERROR(ValidateRole(kRoleExecutor, spec.executor, need_pricing, check_model));
-  ACCELOPT_RETURN_IF_ERROR(
-      ValidateRole(kRoleSummarizer, spec.summarizer, need_pricing, check_model));
+  ACCELOPT_RETURN_IF_ERROR(ValidateRole(kRoleSummarizer, spec.summarizer, need_pricing, check_model));
   if (!spec.evaluation.is_object()) return InvalidArgument("'evaluation' must be an object");
   const MemorySpec& m = spec.memory;
   if (m.scope != "problem" && m.scope != "campaign" && m.scope != "bank" && m.scope != "none") {

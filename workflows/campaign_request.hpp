@@ -59,12 +59,12 @@ namespace accelopt::workflows {
 
 // Paper defaults (ALGORITHM.md, NKIBench runs).
 struct SearchParams {
-  int T = 16;     // iterations, iteration 0 included
-  int B = 6;      // beam width
-  int N = 12;     // plans per beam member
-  int K = 2;      // executor samples per plan
-  int TopK = 8;   // new memory items per iteration
-  int ExpN = 16;  // memory capacity
+  int T = 16;                        // iterations, iteration 0 included
+  int B = 6;                         // beam width
+  int N = 12;                        // plans per beam member
+  int K = 2;                         // executor samples per plan
+  int TopK = 8;                      // new memory items per iteration
+  int ExpN = 16;                     // memory capacity
   double positive_threshold = 1.04;  // speedup > this makes a positive item
   double negative_threshold = 1.15;  // speedup < 1/this makes a negative item
   // Fix attempts per executor sample after a compile error, wrong result,
@@ -81,8 +81,8 @@ struct RoleSpec {
   std::string provider;
   std::string model;
   double temperature = 1.0;
-  int max_tokens = 8192;          // also the output bound used for reservations
-  json reasoning = nullptr;       // provider-specific (e.g. "high"); null = default
+  int max_tokens = 8192;     // also the output bound used for reservations
+  json reasoning = nullptr;  // provider-specific (e.g. "high"); null = default
   std::optional<Pricing> pricing;
 };
 
@@ -153,7 +153,7 @@ struct CampaignSpec {
   BudgetSpec budget;
   json evaluation = json::object();
   MemorySpec memory;
-  std::optional<ReplaySpec> replay;  // unset: every LLM call goes to its model
+  std::optional<ReplaySpec> replay;         // unset: every LLM call goes to its model
   std::optional<ExperimentTag> experiment;  // unset: a campaign of its own
 
   // REQUIRES: role is one of kRolePlanner/kRoleExecutor/kRoleSummarizer.

@@ -5,7 +5,6 @@
 #include "workflows/eval_vocabulary.hpp"
 #include "workflows/parse.hpp"
 
-
 namespace accelopt::workflows {
 
 int PlanIndex(const CampaignSpec& spec, int beam, int plan) { return beam * spec.search.N + plan; }
@@ -18,15 +17,11 @@ double BeamMember::latency_us() const {
   return measured && measurement.correct ? measurement.latency_us : selection_latency_us;
 }
 
-double BeamMember::spread() const {
-  return measured && measurement.correct ? measurement.spread : selection_spread;
-}
+double BeamMember::spread() const { return measured && measurement.correct ? measurement.spread : selection_spread; }
 
 namespace {
 
-Status Bad(const Event& e, const std::string& why) {
-  return Corruption(e.type + ": " + why);
-}
+Status Bad(const Event& e, const std::string& why) { return Corruption(e.type + ": " + why); }
 
 // A value the event carries (T::FromJson), or the event's corruption.
 template <typename T>
@@ -174,8 +169,7 @@ Status ApplyScheduled(CampaignState& s, const Event& e) {
     const int i = PlanIndex(spec, a.beam, a.plan);
     if (!in_range(i, it->plans.size())) return Bad(e, "plan index out of range");
     it->plans[i].scheduled = true;
-  } else if (a.purpose == kPurposeExecute || a.purpose == kPurposeEvaluate ||
-             a.purpose == kPurposeFix) {
+  } else if (a.purpose == kPurposeExecute || a.purpose == kPurposeEvaluate || a.purpose == kPurposeFix) {
     const int i = CandidateIndex(spec, a.beam, a.plan, a.sample);
     if (!in_range(i, it->candidates.size())) return Bad(e, "candidate index out of range");
     CandidateRecord& c = it->candidates[i];
@@ -378,9 +372,9 @@ Status ApplyEvaluationReused(CampaignState& s, const Event& e) {
       found->second.status != ActivityStatus::kCompleted) {
     return Bad(e, "reused activity " + from + " is not a completed evaluation");
   }
-  c->measurement = ReadEvaluationResult(
-      found->second.completion.at("result"),
-      LatencyFigureOf(ModeRulesOf(s.spec), s.problems.at(found->second.problem).info.backend));
+  c->measurement =
+      ReadEvaluationResult(found->second.completion.at("result"),
+                           LatencyFigureOf(ModeRulesOf(s.spec), s.problems.at(found->second.problem).info.backend));
   c->evaluated = true;
   c->reused = true;
   c->eval_activity = from;
@@ -394,8 +388,7 @@ Status ApplyEvaluationSkipped(CampaignState& s, const Event& e) {
   if (!c->ok || c->evaluated || c->eval_scheduled) return Bad(e, "candidate is not awaiting evaluation");
   c->ok = false;
   c->failure = kSkippedAfterTimeout;
-  c->detail = "not evaluated: " + e.data.at("timed_out").get<std::string>() +
-              " of the same plan hit the hard timeout";
+  c->detail = "not evaluated: " + e.data.at("timed_out").get<std::string>() + " of the same plan hit the hard timeout";
   return Status::Ok();
 }
 
@@ -524,8 +517,7 @@ Status ApplyOne(CampaignState& s, const Event& e) {
     s.stand_in_noted = true;
     return Status::Ok();
   }
-  if (e.type == t::kCampaignCompleted || e.type == t::kCampaignFailed ||
-      e.type == t::kCampaignCancelled) {
+  if (e.type == t::kCampaignCompleted || e.type == t::kCampaignFailed || e.type == t::kCampaignCancelled) {
     if (s.finished()) return Bad(e, "campaign already finished (" + s.status + ")");
     if (e.type == t::kCampaignCompleted) {
       s.status = e.data.at("status").get<std::string>();

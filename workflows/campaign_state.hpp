@@ -38,8 +38,8 @@ inline constexpr const char kPurposePlan[] = "plan";
 inline constexpr const char kPurposeExecute[] = "execute";
 inline constexpr const char kPurposeEvaluate[] = "evaluate";  // a candidate
 inline constexpr const char kPurposeSummarize[] = "summarize";
-inline constexpr const char kPurposeFix[] = "fix";  // "default": fix a failed sample
-inline constexpr const char kPurposeFinalMeasure[] = "final_measure";  // "default": the best, again
+inline constexpr const char kPurposeFix[] = "fix";                         // "default": fix a failed sample
+inline constexpr const char kPurposeFinalMeasure[] = "final_measure";      // "default": the best, again
 inline constexpr const char kPurposeMemorySnapshot[] = "memory_snapshot";  // read the bank
 
 inline constexpr const char kRoleEvaluator[] = "evaluator";
@@ -51,11 +51,11 @@ struct ActivityRecord {
   std::string role;     // planner | executor | summarizer | evaluator
   std::string purpose;  // kPurpose*
   int problem = 0, iteration = 0, beam = 0, plan = 0, sample = 0, pair = 0;
-  int attempt = 0;      // fix attempt (fix, evaluate); 0 = the executor's sample
-  json payload;         // ActivityScheduled.payload
+  int attempt = 0;  // fix attempt (fix, evaluate); 0 = the executor's sample
+  json payload;     // ActivityScheduled.payload
   Amounts reservation;
   ActivityStatus status = ActivityStatus::kScheduled;
-  json completion;      // data of the completion event
+  json completion;              // data of the completion event
   std::string response_sha256;  // LLM replies
   int64_t scheduled_at_us = 0, completed_at_us = 0;
   int64_t seq = 0;  // position of its ActivityScheduled among applied events
@@ -105,11 +105,11 @@ struct CandidateVersion {
 struct CandidateRecord {
   std::string id;
   bool exec_scheduled = false;
-  bool exec_done = false;          // the executor call completed or failed
+  bool exec_done = false;  // the executor call completed or failed
   bool proposed = false;
-  bool ok = false;                 // usable code; evaluated next
-  std::string failure, detail;     // when !ok
-  std::string source_sha256;       // may be set for failed candidates too
+  bool ok = false;              // usable code; evaluated next
+  std::string failure, detail;  // when !ok
+  std::string source_sha256;    // may be set for failed candidates too
   bool eval_scheduled = false;
   bool evaluated = false;
   Measurement measurement;
@@ -117,9 +117,9 @@ struct CandidateRecord {
   // executor's sample, f = fix f); `versions` holds the replaced ones.
   int attempt = 0;
   std::string normalized_sha256;
-  bool reused = false;            // the result is an earlier evaluation's
-  std::string eval_activity;      // the evaluation whose result this is
-  bool fix_scheduled = false;     // fix attempt + 1
+  bool reused = false;         // the result is an earlier evaluation's
+  std::string eval_activity;   // the evaluation whose result this is
+  bool fix_scheduled = false;  // fix attempt + 1
   bool fix_done = false;
   std::vector<CandidateVersion> versions;
 };
@@ -127,7 +127,7 @@ struct CandidateRecord {
 // "default" mode: the final best of a problem and its fresh re-measurement.
 struct FinalBest {
   bool selected = false;
-  json selection;                 // BestSelected data
+  json selection;  // BestSelected data
   std::string source_sha256;
   bool measure_scheduled = false;
   bool measured = false;
@@ -139,17 +139,17 @@ struct IterationState {
   int iteration = 0;
   bool beam_selected = false;
   std::vector<BeamMember> beam;
-  bool credited = false;           // "default": ExperiencesCredited appended
+  bool credited = false;  // "default": ExperiencesCredited appended
   bool pairs_selected = false;
   std::vector<MemoryPair> pairs;
   std::vector<bool> pair_scheduled;
-  std::vector<bool> pair_done;     // the summarizer call completed or failed
+  std::vector<bool> pair_done;  // the summarizer call completed or failed
   bool memory_updated = false;
   // Memory in a bank (scope "campaign" or "bank"): the snapshot the
   // iteration's planners see.
   bool snapshot_scheduled = false;
   bool snapshot_taken = false;
-  json snapshot = json::object();  // {bank, bank_version, generation, items: [ids]}
+  json snapshot = json::object();           // {bank, bank_version, generation, items: [ids]}
   std::vector<PlanRecord> plans;            // beam.size() * N
   std::vector<CandidateRecord> candidates;  // beam.size() * N * K
 };
@@ -165,8 +165,8 @@ inline constexpr const char kStatusCancelled[] = "cancelled";
 struct ProblemState {
   ProblemInfo info;
   std::vector<IterationState> iterations;
-  std::vector<MemoryItem> memory;   // current memory, in prompt order (with a
-                                    // bank: the iteration's snapshot)
+  std::vector<MemoryItem> memory;       // current memory, in prompt order (with a
+                                        // bank: the iteration's snapshot)
   std::string status = kStatusRunning;  // running | completed | failed
   std::string reason;
   // "default" mode: normalized code hash -> the first evaluation activity of
@@ -184,13 +184,13 @@ struct CampaignState {
   json hardware = json::object();
   std::vector<ProblemState> problems;
   std::map<std::string, ActivityRecord> activities;
-  int64_t in_flight = 0;            // activities scheduled, not completed
+  int64_t in_flight = 0;  // activities scheduled, not completed
   BudgetLedger budget;
-  std::string status;               // "" before CampaignStarted, then kStatus*
-  std::string reason;               // why failed/cancelled/exhausted
-  std::string exhausted_resource;   // BudgetExhausted.resource
+  std::string status;              // "" before CampaignStarted, then kStatus*
+  std::string reason;              // why failed/cancelled/exhausted
+  std::string exhausted_resource;  // BudgetExhausted.resource
   int64_t started_at_us = 0;
-  int64_t now_us = 0;               // latest recorded_at seen
+  int64_t now_us = 0;  // latest recorded_at seen
   int64_t events_applied = 0;
   // Evaluation results whose figures are a test stand-in's
   // (Measurement::test_stand_in), and those that are not with a latency

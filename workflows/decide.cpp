@@ -87,17 +87,15 @@ Status EndProblem(Round& round, int p, int i) {
     if (!f.measure_scheduled) {
       // The final best and the baseline, side by side in one run: the
       // reported speedup comes with its interval (report.cpp).
-      return round.ScheduleEvaluation(activity_id::FinalMeasure(round.Prefix(p, i)),
-                                      kPurposeFinalMeasure, p, i, json::object(),
-                                      f.source_sha256, ps.info.baseline_sha256);
+      return round.ScheduleEvaluation(activity_id::FinalMeasure(round.Prefix(p, i)), kPurposeFinalMeasure, p, i,
+                                      json::object(), f.source_sha256, ps.info.baseline_sha256);
     }
     if (!f.measured) return Status::Ok();
   }
   const std::string unserved = LlmFailureReason(round.state(), p);
-  return round.EmitEvent(event_type::kProblemCompleted,
-                         {{"problem", p},
-                          {"status", unserved.empty() ? kStatusCompleted : kStatusFailed},
-                          {"reason", unserved}});
+  return round.EmitEvent(
+      event_type::kProblemCompleted,
+      {{"problem", p}, {"status", unserved.empty() ? kStatusCompleted : kStatusFailed}, {"reason", unserved}});
 }
 
 // One round for problem p: structural steps (a new iteration, the beam,
@@ -123,11 +121,10 @@ Status StepProblem(Round& round, int p) {
   // A baseline that does not pass ends the problem.
   if (i == 0 && it.beam[0].measured && !it.beam[0].measurement.correct) {
     const Measurement& m = it.beam[0].measurement;
-    return round.EmitEvent(event_type::kProblemCompleted,
-                           {{"problem", p},
-                            {"status", kStatusFailed},
-                            {"reason", "the baseline did not pass: " + m.status +
-                                           (m.reason.empty() ? "" : ": " + m.reason)}});
+    return round.EmitEvent(event_type::kProblemCompleted, {{"problem", p},
+                                                           {"status", kStatusFailed},
+                                                           {"reason", "the baseline did not pass: " + m.status +
+                                                                          (m.reason.empty() ? "" : ": " + m.reason)}});
   }
   if (i > 0 && !it.memory_updated && AllPairsSummarized(it)) return UpdateMemory(round, p, i);
   if (IterationDone(round, it)) {
@@ -141,9 +138,8 @@ Status StepProblem(Round& round, int p) {
   const std::string pre = round.Prefix(p, i);
   for (int b = 0; b < static_cast<int>(it.beam.size()); ++b) {
     if (it.beam[b].measure_scheduled) continue;
-    ACCELOPT_RETURN_IF_ERROR(round.ScheduleEvaluation(activity_id::Measure(pre, b),
-                                                      kPurposeMeasure, p, i, {{"beam", b}},
-                                                      it.beam[b].source_sha256));
+    ACCELOPT_RETURN_IF_ERROR(round.ScheduleEvaluation(activity_id::Measure(pre, b), kPurposeMeasure, p, i,
+                                                      {{"beam", b}}, it.beam[b].source_sha256));
   }
   ACCELOPT_RETURN_IF_ERROR(ScheduleSummaries(round, p, i));
   const bool memory_ready = MemoryReady(round, p, i);
@@ -156,8 +152,10 @@ void Finish(Round& round) {
   std::string reasons;
   int completed = 0, failed = 0;
   for (const ProblemState& ps : round.state().problems) {
-    if (ps.status == kStatusCompleted) ++completed;
-    else ++failed;
+    if (ps.status == kStatusCompleted)
+      ++completed;
+    else
+      ++failed;
     if (ps.status != kStatusCompleted && !ps.reason.empty()) {
       reasons += (reasons.empty() ? "" : "; ") + ps.info.id + ": " + ps.reason;
     }
@@ -167,8 +165,7 @@ void Finish(Round& round) {
   } else if (failed > 0) {
     round.EmitEvent(event_type::kCampaignCompleted,
                     {{"status", kStatusPartial},
-                     {"reason", std::to_string(failed) + " of " +
-                                    std::to_string(failed + completed) +
+                     {"reason", std::to_string(failed) + " of " + std::to_string(failed + completed) +
                                     " problems failed: " + reasons}});
   } else {
     round.EmitEvent(event_type::kCampaignCompleted, {{"status", kStatusCompleted}, {"reason", ""}});
@@ -182,8 +179,7 @@ void Exhausted(Round& round, const std::string& resource) {
                                                  {"reserved", ToJson(st.budget.reserved)},
                                                  {"in_flight", st.in_flight}});
   round.EmitEvent(event_type::kCampaignCompleted,
-                  {{"status", kStatusBudgetExhausted},
-                   {"reason", "the " + resource + " budget is exhausted"}});
+                  {{"status", kStatusBudgetExhausted}, {"reason", "the " + resource + " budget is exhausted"}});
 }
 
 }  // namespace
@@ -206,8 +202,9 @@ Result<std::vector<Command>> Decide(const CampaignState& state, const BlobSource
   // said once in the log; never ranked with measurements.
   if (state.stand_in_results > 0 && state.measured_results > 0) {
     round.EmitEvent(event_type::kCampaignFailed,
-                    {{"reason", "this campaign has both figures of a test-only stand-in (NOT measurements) and "
-                                "measurements; they are never ranked together"}});
+                    {{"reason",
+                      "this campaign has both figures of a test-only stand-in (NOT measurements) and "
+                      "measurements; they are never ranked together"}});
     return round.Take();
   }
   if (state.stand_in_results > 0 && !state.stand_in_noted) {

@@ -32,8 +32,7 @@ std::string ContentKey(const std::string& title, const std::string& description)
 }
 
 // The experiences the plan `plan_id` of iteration i named ("default" mode).
-std::vector<std::string> UsedExperiences(const Round& round, int p, int i,
-                                         const std::string& plan_id) {
+std::vector<std::string> UsedExperiences(const Round& round, int p, int i, const std::string& plan_id) {
   if (i < 0) return {};
   const IterationState& it = round.It(p, i);
   const std::string pre = round.Prefix(p, i);
@@ -61,8 +60,7 @@ MemoryItem ItemFromSummary(const Round& round, int p, int i, int m, const Summar
 
 // The id of an item in memory, or added just now, with the content of
 // `summary`; "" when there is none.
-std::string SameContent(const std::vector<MemoryItem>& memory, const json& added,
-                        const Summary& summary) {
+std::string SameContent(const std::vector<MemoryItem>& memory, const json& added, const Summary& summary) {
   const std::string content = ContentKey(summary.title, summary.description);
   std::string same;
   for (const MemoryItem& old : memory) {
@@ -83,8 +81,7 @@ Status CreditExperiences(Round& round, int p, int i) {
   for (const Group& g : groups) {
     const Sample* s = g.Fastest();
     if (!s || (g.parent_contended && !s->contended) ||  // a contended parent's figure is inflated
-        !FasterBeyondNoise(s->latency_us, s->spread, g.parent_latency_us,
-                                 g.parent_spread)) {
+        !FasterBeyondNoise(s->latency_us, s->spread, g.parent_latency_us, g.parent_spread)) {
       continue;
     }
     const PlanRecord& plan = prev.plans[PlanIndex(round.spec(), g.parent_index, g.plan_index)];
@@ -99,13 +96,12 @@ Status CreditExperiences(Round& round, int p, int i) {
   c.event.type = event_type::kExperiencesCredited;
   c.event.data = {{"problem", p}, {"iteration", i}, {"credits", credits}};
   if (!round.bank().empty() && !credits.empty() && round.rules().learn_memory) {
-    c.side_events.push_back(
-        {MemoryBankStream(round.bank()),
-         {bank_event::kMemoryItemsCredited,
-          {{"campaign", round.state().campaign_id},
-           {"problem", round.Problem(p).info.id},
-           {"iteration", i},
-           {"credits", credits}}}});
+    c.side_events.push_back({MemoryBankStream(round.bank()),
+                             {bank_event::kMemoryItemsCredited,
+                              {{"campaign", round.state().campaign_id},
+                               {"problem", round.Problem(p).info.id},
+                               {"iteration", i},
+                               {"credits", credits}}}});
   }
   round.Emit(std::move(c));
   return Status::Ok();
@@ -116,8 +112,7 @@ Status SelectMemoryPairs(Round& round, int p, int i) {
   const bool skip = round.rules().skip_summarized_pairs;
   // "sampling" has no memory, a frozen bank learns nothing: no pairs, so no
   // summaries and no items.
-  const auto groups = round.rules().learn_memory ? BuildGroups(round.spec(), round.It(p, i - 1))
-                                           : std::vector<Group>{};
+  const auto groups = round.rules().learn_memory ? BuildGroups(round.spec(), round.It(p, i - 1)) : std::vector<Group>{};
   json pairs = json::array(), duplicates = json::array();
   // A pair already summarized (same kind, slow and fast code) in an earlier
   // iteration, or behind an item in memory, is not summarized again.
@@ -129,8 +124,7 @@ Status SelectMemoryPairs(Round& round, int p, int i) {
     }
     for (const MemoryItem& m : ps.memory) seen.insert(key(m.pair));
   }
-  for (const MemoryPair& pair :
-       MemoryPolicyFor(round.spec().mode).SelectPairs(groups, round.spec().search)) {
+  for (const MemoryPair& pair : MemoryPolicyFor(round.spec().mode).SelectPairs(groups, round.spec().search)) {
     if (skip && !seen.insert(key(pair)).second) {
       duplicates.push_back({{"slow_id", pair.slow_id}, {"fast_id", pair.fast_id}, {"kind", pair.kind}});
       continue;
@@ -150,13 +144,11 @@ Status ScheduleSummaries(Round& round, int p, int i) {
     const MemoryPair& pair = it.pairs[m];
     ACCELOPT_ASSIGN_OR_RETURN(std::string slow, round.Text(pair.slow_sha256));
     ACCELOPT_ASSIGN_OR_RETURN(std::string fast, round.Text(pair.fast_sha256));
-    const std::optional<double> told = round.rules().tell_summarizer_speedup
-                                           ? std::optional<double>(pair.speedup)
-                                           : std::nullopt;
+    const std::optional<double> told =
+        round.rules().tell_summarizer_speedup ? std::optional<double>(pair.speedup) : std::nullopt;
     ChatPrompt prompt = SummarizerPrompt(round.Problem(p).info, slow, fast, told, round.rules().prompts);
-    ACCELOPT_RETURN_IF_ERROR(round.ScheduleLlm(activity_id::Summarize(pre, static_cast<int>(m)),
-                                               kRoleSummarizer, kPurposeSummarize, p, i,
-                                               {{"pair", static_cast<int>(m)}}, prompt));
+    ACCELOPT_RETURN_IF_ERROR(round.ScheduleLlm(activity_id::Summarize(pre, static_cast<int>(m)), kRoleSummarizer,
+                                               kPurposeSummarize, p, i, {{"pair", static_cast<int>(m)}}, prompt));
   }
   return Status::Ok();
 }
@@ -209,8 +201,8 @@ Status UpdateMemory(Round& round, int p, int i) {
   if (round.bank().empty()) {
     Rng rng(round.spec().seed, activity_id::MemoryRetainKey(pre));
     json retained = json::array();
-    for (size_t idx : MemoryPolicyFor(round.spec().mode)
-                          .RetainItems(ps.memory, added.size(), round.spec().search, rng)) {
+    for (size_t idx :
+         MemoryPolicyFor(round.spec().mode).RetainItems(ps.memory, added.size(), round.spec().search, rng)) {
       retained.push_back(ps.memory[idx].id);
     }
     d["retained"] = retained;
@@ -242,10 +234,9 @@ bool MemoryReady(Round& round, int p, int i) {
   if (round.bank().empty()) return true;
   if (!it.snapshot_scheduled) {
     const std::string id = activity_id::MemorySnapshot(round.Prefix(p, i));
-    round.ScheduleMemory(id, kPurposeMemorySnapshot, p, i,
-                         {{"bank", round.bank()},
-                          {"problem", round.Problem(p).info.id},
-                          {"limit", round.spec().search.ExpN}});
+    round.ScheduleMemory(
+        id, kPurposeMemorySnapshot, p, i,
+        {{"bank", round.bank()}, {"problem", round.Problem(p).info.id}, {"limit", round.spec().search.ExpN}});
   }
   return it.snapshot_taken;
 }

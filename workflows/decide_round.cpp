@@ -20,15 +20,9 @@ ModeRules RulesFor(const CampaignState& state) {
 }  // namespace
 
 Round::Round(const CampaignState& state, const BlobSource& blobs)
-    : st_(state),
-      blobs_(blobs),
-      rules_(RulesFor(state)),
-      bank_(MemoryBankOf(state)),
-      budget_(state.budget) {}
+    : st_(state), blobs_(blobs), rules_(RulesFor(state)), bank_(MemoryBankOf(state)), budget_(state.budget) {}
 
-std::string Round::Prefix(int p, int i) const {
-  return activity_id::Iteration(st_.campaign_id, p, i);
-}
+std::string Round::Prefix(int p, int i) const { return activity_id::Iteration(st_.campaign_id, p, i); }
 
 Result<std::string> Round::Text(const std::string& sha256) const {
   if (auto text = blobs_.Get(sha256)) return std::move(*text);
@@ -49,12 +43,16 @@ Status Round::EmitEvent(const char* type, json data) {
   return Status::Ok();
 }
 
-json Round::Header(const std::string& id, const char* kind, const std::string& role,
-                   const char* purpose, int p, int i, const json& indices,
-                   const Amounts& reservation, const json& payload) const {
-  json d = {{"activity_id", id}, {"kind", kind},     {"role", role},
-            {"purpose", purpose}, {"problem", p},    {"iteration", i},
-            {"reservation", ToJson(reservation)},    {"payload", payload}};
+json Round::Header(const std::string& id, const char* kind, const std::string& role, const char* purpose, int p, int i,
+                   const json& indices, const Amounts& reservation, const json& payload) const {
+  json d = {{"activity_id", id},
+            {"kind", kind},
+            {"role", role},
+            {"purpose", purpose},
+            {"problem", p},
+            {"iteration", i},
+            {"reservation", ToJson(reservation)},
+            {"payload", payload}};
   for (const auto& [k, v] : indices.items()) d[k] = v;
   return d;
 }
@@ -68,8 +66,8 @@ bool Round::Reserve(const Amounts& amounts) {
   return true;
 }
 
-Status Round::ScheduleLlm(const std::string& id, const std::string& role, const char* purpose,
-                          int p, int i, const json& indices, const ChatPrompt& prompt) {
+Status Round::ScheduleLlm(const std::string& id, const std::string& role, const char* purpose, int p, int i,
+                          const json& indices, const ChatPrompt& prompt) {
   const RoleSpec& r = spec().Role(role);
   const Amounts reservation = LlmReservation(r, prompt.bytes());
   if (!Reserve(reservation)) return Status::Ok();
@@ -92,9 +90,8 @@ Status Round::ScheduleLlm(const std::string& id, const std::string& role, const 
   return Status::Ok();
 }
 
-Status Round::ScheduleEvaluation(const std::string& id, const char* purpose, int p, int i,
-                                 const json& indices, const std::string& source_sha256,
-                                 const std::string& compare_sha256) {
+Status Round::ScheduleEvaluation(const std::string& id, const char* purpose, int p, int i, const json& indices,
+                                 const std::string& source_sha256, const std::string& compare_sha256) {
   const Amounts reservation = EvaluationReservation();
   if (!Reserve(reservation)) return Status::Ok();
   ACCELOPT_ASSIGN_OR_RETURN(std::string source, Text(source_sha256));
@@ -114,19 +111,16 @@ Status Round::ScheduleEvaluation(const std::string& id, const char* purpose, int
   }
   Command c;
   c.event.type = event_type::kActivityScheduled;
-  c.event.data = Header(id, "evaluation", kRoleEvaluator, purpose, p, i, indices, reservation,
-                        payload);
+  c.event.data = Header(id, "evaluation", kRoleEvaluator, purpose, p, i, indices, reservation, payload);
   c.run = ActivityRequest{id, ActivityKind::kEvaluation, kRoleEvaluator, std::move(request)};
   Emit(std::move(c));
   return Status::Ok();
 }
 
-void Round::ScheduleMemory(const std::string& id, const char* purpose, int p, int i,
-                           const json& payload) {
+void Round::ScheduleMemory(const std::string& id, const char* purpose, int p, int i, const json& payload) {
   Command c;
   c.event.type = event_type::kActivityScheduled;
-  c.event.data = Header(id, "memory", kRoleMemory, purpose, p, i, json::object(), Amounts{},
-                        payload);
+  c.event.data = Header(id, "memory", kRoleMemory, purpose, p, i, json::object(), Amounts{}, payload);
   c.run = ActivityRequest{id, ActivityKind::kMemory, kRoleMemory, payload};
   Emit(std::move(c));
 }

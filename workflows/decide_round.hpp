@@ -60,17 +60,15 @@ class Round {
 
   // ActivityScheduled for an LLM call (prompt texts as blobs), unless the
   // budget says no: then records why (blocked()) and returns Ok.
-  Status ScheduleLlm(const std::string& id, const std::string& role, const char* purpose, int p,
-                     int i, const json& indices, const ChatPrompt& prompt);
+  Status ScheduleLlm(const std::string& id, const std::string& role, const char* purpose, int p, int i,
+                     const json& indices, const ChatPrompt& prompt);
   // ActivityScheduled for an evaluation of `source_sha256`, likewise.
   // compare_sha256: optional second kernel (the problem's baseline) that the
   // evaluator times interleaved with this one (EvalRequest.compare_source).
-  Status ScheduleEvaluation(const std::string& id, const char* purpose, int p, int i,
-                            const json& indices, const std::string& source_sha256,
-                            const std::string& compare_sha256 = "");
+  Status ScheduleEvaluation(const std::string& id, const char* purpose, int p, int i, const json& indices,
+                            const std::string& source_sha256, const std::string& compare_sha256 = "");
   // ActivityScheduled for a memory activity (no reservation).
-  void ScheduleMemory(const std::string& id, const char* purpose, int p, int i,
-                      const json& payload);
+  void ScheduleMemory(const std::string& id, const char* purpose, int p, int i, const json& payload);
 
   bool empty() const { return out_.empty(); }
   // The first resource that refused a reservation this round, if any.
@@ -78,9 +76,8 @@ class Round {
   std::vector<Command> Take() { return std::move(out_); }
 
  private:
-  json Header(const std::string& id, const char* kind, const std::string& role,
-              const char* purpose, int p, int i, const json& indices, const Amounts& reservation,
-              const json& payload) const;
+  json Header(const std::string& id, const char* kind, const std::string& role, const char* purpose, int p, int i,
+              const json& indices, const Amounts& reservation, const json& payload) const;
   // Reserves `amounts`, or records why not and returns false.
   bool Reserve(const Amounts& amounts);
 

@@ -79,11 +79,15 @@ Status SampleLoop::Run(bool memory_ready) {
       const PlanRecord& plan = it_.plans[PlanIndex(spec(), b, n)];
       if (!plan.proposed && !r_.rules().ask_planner) {  // "sampling": the fixed plan
         if (it_.beam[b].measured) {
-          ACCELOPT_RETURN_IF_ERROR(r_.EmitEvent(
-              event_type::kPlanProposed, {{"problem", p_}, {"iteration", i_}, {"beam", b}, {"plan", n},
-                                          {"activity_id", ""}, {"ok", true},
-                                          {"title", kSamplingPlanTitle},
-                                          {"description", kSamplingPlanDescription}}));
+          ACCELOPT_RETURN_IF_ERROR(
+              r_.EmitEvent(event_type::kPlanProposed, {{"problem", p_},
+                                                       {"iteration", i_},
+                                                       {"beam", b},
+                                                       {"plan", n},
+                                                       {"activity_id", ""},
+                                                       {"ok", true},
+                                                       {"title", kSamplingPlanTitle},
+                                                       {"description", kSamplingPlanDescription}}));
         }
         lower_known = false;
         continue;
@@ -104,19 +108,17 @@ Status SampleLoop::Run(bool memory_ready) {
         const CandidateRecord& c = it_.candidates[idx];
         const bool settled = c.proposed && (!c.ok || (c.evaluated && !FixDue(c, fixes_)));
         // Waiting (in flight, or on the samples before it): nothing to build.
-        const bool waiting =
-            c.exec_scheduled && (c.proposed ? (c.eval_scheduled && !c.evaluated) ||
-                                                  (!c.evaluated && dedup_ && !lower_known) ||
-                                                  (c.fix_scheduled && !c.fix_done)
-                                            : !c.exec_done);
+        const bool waiting = c.exec_scheduled && (c.proposed ? (c.eval_scheduled && !c.evaluated) ||
+                                                                   (!c.evaluated && dedup_ && !lower_known) ||
+                                                                   (c.fix_scheduled && !c.fix_done)
+                                                             : !c.exec_done);
         if (settled || waiting) {
           if (!c.proposed) lower_known = false;  // (a settled sample is proposed)
           RecordFirstVersion(c, idx);
           continue;
         }
         if (!c.exec_scheduled || !c.proposed) {
-          ACCELOPT_RETURN_IF_ERROR(!c.exec_scheduled ? ScheduleExecutor(b, n, k)
-                                                     : ProposeCandidate(b, n, k));
+          ACCELOPT_RETURN_IF_ERROR(!c.exec_scheduled ? ScheduleExecutor(b, n, k) : ProposeCandidate(b, n, k));
           lower_known = false;
           continue;
         }
@@ -131,8 +133,7 @@ Status SampleLoop::Run(bool memory_ready) {
 void SampleLoop::RecordFirstVersion(const CandidateRecord& c, int idx) {
   if (!dedup_) return;
   const bool v0_ok = c.versions.empty() ? c.ok : c.versions[0].ok;
-  const std::string& v0_norm =
-      c.versions.empty() ? c.normalized_sha256 : c.versions[0].normalized_sha256;
+  const std::string& v0_norm = c.versions.empty() ? c.normalized_sha256 : c.versions[0].normalized_sha256;
   if (v0_ok && !v0_norm.empty()) first_v0_.emplace(v0_norm, idx);
 }
 
@@ -149,9 +150,7 @@ Status SampleLoop::SchedulePlanner(int b, int n) {
   ACCELOPT_ASSIGN_OR_RETURN(PromptTexts texts, Texts(b));
   // paper: the profile is shuffled once per beam member (all N planner
   // calls of a member see one prompt), as published; default: per plan.
-  Rng rng(spec().seed, r_.rules().shuffle_profile_per_plan
-                           ? plan_id
-                           : activity_id::ProfileShuffleKey(member.beam_id));
+  Rng rng(spec().seed, r_.rules().shuffle_profile_per_plan ? plan_id : activity_id::ProfileShuffleKey(member.beam_id));
   // "No optimization found" items take capacity but are never shown.
   std::vector<MemoryItem> shown;
   for (const MemoryItem& m : problem().memory) {
@@ -161,17 +160,14 @@ Status SampleLoop::SchedulePlanner(int b, int n) {
   const json profile = r_.rules().prompts == PromptMode::kPaper
                            ? WithPaperLatency(member.measurement.profile, member.measurement.latency_us)
                            : member.measurement.profile;
-  ChatPrompt prompt = PlannerPrompt(Context(texts), profile, shown, rng,
-                                    r_.rules().planner_names_experiences);
-  return r_.ScheduleLlm(plan_id, kRolePlanner, kPurposePlan, p_, i_, {{"beam", b}, {"plan", n}},
-                        prompt);
+  ChatPrompt prompt = PlannerPrompt(Context(texts), profile, shown, rng, r_.rules().planner_names_experiences);
+  return r_.ScheduleLlm(plan_id, kRolePlanner, kPurposePlan, p_, i_, {{"beam", b}, {"plan", n}}, prompt);
 }
 
 Status SampleLoop::ProposePlan(int b, int n) {
   const std::string plan_id = activity_id::Plan(pre_, b, n);
   ACCELOPT_ASSIGN_OR_RETURN(const ActivityRecord* a, r_.Activity(plan_id));
-  json d = {{"problem", p_}, {"iteration", i_}, {"beam", b}, {"plan", n},
-            {"activity_id", plan_id}};
+  json d = {{"problem", p_}, {"iteration", i_}, {"beam", b}, {"plan", n}, {"activity_id", plan_id}};
   // A plan cut at max_tokens is still a plan (its text up to the cut).
   const std::string partial = a->completion.value("partial_sha256", "");
   if (a->status != ActivityStatus::kCompleted && partial.empty()) {
@@ -210,8 +206,8 @@ Status SampleLoop::ScheduleExecutor(int b, int n, int k) {
   const PlanRecord& plan = it_.plans[PlanIndex(spec(), b, n)];
   ACCELOPT_ASSIGN_OR_RETURN(PromptTexts texts, Texts(b));
   ChatPrompt prompt = ExecutorPrompt(Context(texts), Plan{plan.title, plan.description});
-  return r_.ScheduleLlm(activity_id::Execute(pre_, activity_id::SampleSuffix(b, n, k)),
-                        kRoleExecutor, kPurposeExecute, p_, i_, SampleIndices(b, n, k), prompt);
+  return r_.ScheduleLlm(activity_id::Execute(pre_, activity_id::SampleSuffix(b, n, k)), kRoleExecutor, kPurposeExecute,
+                        p_, i_, SampleIndices(b, n, k), prompt);
 }
 
 Status SampleLoop::ProposeCandidate(int b, int n, int k) {
@@ -245,14 +241,16 @@ Status SampleLoop::StepProposed(int b, int n, int k, bool may_decide) {
       if (!before.proposed || (before.ok && !before.evaluated)) return Status::Ok();  // wait
       if (before.ok && before.evaluated && before.measurement.status == eval_vocab::kTimeout) {
         json d = SampleIndices(b, n, k);
-        d.update({{"problem", p_}, {"iteration", i_}, {"attempt", c.attempt},
-                  {"candidate_id", c.id}, {"timed_out", before.id}});
+        d.update({{"problem", p_},
+                  {"iteration", i_},
+                  {"attempt", c.attempt},
+                  {"candidate_id", c.id},
+                  {"timed_out", before.id}});
         return r_.EmitEvent(event_type::kEvaluationSkipped, std::move(d));
       }
     }
   }
-  const std::string eval_id =
-      activity_id::Evaluate(pre_, activity_id::SampleSuffix(b, n, k), c.attempt);
+  const std::string eval_id = activity_id::Evaluate(pre_, activity_id::SampleSuffix(b, n, k), c.attempt);
   json indices = SampleIndices(b, n, k);
   if (c.attempt > 0) indices["attempt"] = c.attempt;
   if (!dedup_ || c.normalized_sha256.empty()) {
@@ -265,10 +263,15 @@ Status SampleLoop::StepProposed(int b, int n, int k, bool may_decide) {
   if (reuse.empty()) {
     return r_.ScheduleEvaluation(eval_id, kPurposeEvaluate, p_, i_, indices, c.source_sha256);
   }
-  json d = {{"problem", p_},        {"iteration", i_},         {"beam", b},
-            {"plan", n},            {"sample", k},             {"attempt", c.attempt},
-            {"candidate_id", c.id}, {"reused_activity", reuse}, {"normalized_sha256",
-                                                                 c.normalized_sha256}};
+  json d = {{"problem", p_},
+            {"iteration", i_},
+            {"beam", b},
+            {"plan", n},
+            {"sample", k},
+            {"attempt", c.attempt},
+            {"candidate_id", c.id},
+            {"reused_activity", reuse},
+            {"normalized_sha256", c.normalized_sha256}};
   return r_.EmitEvent(event_type::kEvaluationReused, std::move(d));
 }
 
@@ -284,8 +287,7 @@ Result<std::string> SampleLoop::FindReuse(const CandidateRecord& c, bool* wait) 
   }
   for (size_t m = 0; m < it_.beam.size(); ++m) {
     const BeamMember& member = it_.beam[m];
-    if (member.normalized_sha256 == norm && member.measured &&
-        ReusableResult(member.measurement)) {
+    if (member.normalized_sha256 == norm && member.measured && ReusableResult(member.measurement)) {
       return activity_id::Measure(pre_, static_cast<int>(m));
     }
   }
@@ -317,12 +319,12 @@ Status SampleLoop::ScheduleFix(int b, int n, int k) {
       error = result["error_text"].get<std::string>();
     }
   }
-  ChatPrompt prompt = FixPrompt(Context(texts), Plan{plan.title, plan.description}, failed,
-                                c.measurement.status, c.measurement.reason, error);
+  ChatPrompt prompt = FixPrompt(Context(texts), Plan{plan.title, plan.description}, failed, c.measurement.status,
+                                c.measurement.reason, error);
   json indices = SampleIndices(b, n, k);
   indices["attempt"] = f;
-  return r_.ScheduleLlm(activity_id::Fix(pre_, activity_id::SampleSuffix(b, n, k), f),
-                        kRoleExecutor, kPurposeFix, p_, i_, indices, prompt);
+  return r_.ScheduleLlm(activity_id::Fix(pre_, activity_id::SampleSuffix(b, n, k), f), kRoleExecutor, kPurposeFix, p_,
+                        i_, indices, prompt);
 }
 
 Status SampleLoop::ProposeFix(int b, int n, int k) {
@@ -331,8 +333,7 @@ Status SampleLoop::ProposeFix(int b, int n, int k) {
   const std::string fix_id = activity_id::Fix(pre_, activity_id::SampleSuffix(b, n, k), f);
   ACCELOPT_ASSIGN_OR_RETURN(const ActivityRecord* a, r_.Activity(fix_id));
   json d = SampleIndices(b, n, k);
-  d.update({{"problem", p_}, {"iteration", i_}, {"attempt", f},
-            {"candidate_id", c.id}, {"fix_activity", fix_id}});
+  d.update({{"problem", p_}, {"iteration", i_}, {"attempt", f}, {"candidate_id", c.id}, {"fix_activity", fix_id}});
   return ProposeCode(event_type::kFixProposed, *a, std::move(d));
 }
 
@@ -346,15 +347,14 @@ Status SampleLoop::ProposeCode(const char* type, const ActivityRecord& a, json d
     // Cut at max_tokens: a whole kernel before the cut is used; otherwise
     // the failure says what the cut left (an unclosed block, or no code).
     ACCELOPT_ASSIGN_OR_RETURN(std::string reply, r_.Text(partial));
-    ParsedCode code = ParseExecutorReply(reply, problem().info.function, problem().info.backend,
-                                         r_.rules().first_code_block_only);
+    ParsedCode code =
+        ParseExecutorReply(reply, problem().info.function, problem().info.backend, r_.rules().first_code_block_only);
     const std::string cut = "reply cut at max_tokens";
     // Cut inside the block, after the kernel function's body began: the
     // block up to the cut is evaluated (default mode), so the compiler says
     // what is missing and the fixer gets its words.
     const bool cut_kernel = code.failure == kTruncatedCode && !r_.rules().first_code_block_only &&
-                            DefinesKernelFunction(code.code, problem().info.function,
-                                                  problem().info.backend);
+                            DefinesKernelFunction(code.code, problem().info.function, problem().info.backend);
     if (code.ok() || cut_kernel) {
       d["ok"] = true;
       d["failure"] = "";
@@ -372,8 +372,8 @@ Status SampleLoop::ProposeCode(const char* type, const ActivityRecord& a, json d
     d["detail"] = a.completion.value("error", "");
   } else {
     ACCELOPT_ASSIGN_OR_RETURN(std::string reply, r_.Text(a.response_sha256));
-    ParsedCode code = ParseExecutorReply(reply, problem().info.function, problem().info.backend,
-                                         r_.rules().first_code_block_only);
+    ParsedCode code =
+        ParseExecutorReply(reply, problem().info.function, problem().info.backend, r_.rules().first_code_block_only);
     if (code.failure == kMissingFunction && r_.rules().evaluate_missing_function) {
       // paper: the published judge compiles it and fails (mode_rules.hpp).
       code.failure.clear();
@@ -401,8 +401,6 @@ Status SampleLoop::ProposeCode(const char* type, const ActivityRecord& a, json d
 
 }  // namespace
 
-Status StepSamples(Round& round, int p, int i, bool memory_ready) {
-  return SampleLoop(round, p, i).Run(memory_ready);
-}
+Status StepSamples(Round& round, int p, int i, bool memory_ready) { return SampleLoop(round, p, i).Run(memory_ready); }
 
 }  // namespace accelopt::workflows

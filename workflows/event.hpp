@@ -89,14 +89,14 @@ struct LlmUsage {
 
 // After a successful LLM call. `response_sha256` names the reply text, which
 // the runtime stores as a blob in the same batch. cost_usd covers all attempts.
-Event LlmCallCompletedEvent(const std::string& activity_id, const std::string& response_sha256,
-                            const LlmUsage& usage, double cost_usd, double latency_s,
-                            int attempts, const std::string& provider, const std::string& model);
+Event LlmCallCompletedEvent(const std::string& activity_id, const std::string& response_sha256, const LlmUsage& usage,
+                            double cost_usd, double latency_s, int attempts, const std::string& provider,
+                            const std::string& model);
 
 // After an LLM call gave up (retries exhausted, refused, ...). `error` must be
 // free of secrets. Usage/cost of the failed attempts still count.
-Event LlmCallFailedEvent(const std::string& activity_id, const std::string& error,
-                         const LlmUsage& usage, double cost_usd, int attempts);
+Event LlmCallFailedEvent(const std::string& activity_id, const std::string& error, const LlmUsage& usage,
+                         double cost_usd, int attempts);
 
 // After an evaluation returned a result (any status, see docs/contracts.md).
 Event EvaluationCompletedEvent(const std::string& activity_id, const json& result);
@@ -111,8 +111,8 @@ Event DeadlineReachedEvent();
 
 // After a memory activity: what the bank held for the iteration's planners
 // (the items in prompt order, at the bank's stream version and generation).
-Event MemorySnapshotTakenEvent(const std::string& activity_id, const std::string& bank,
-                               uint64_t bank_version, int generation, const json& items);
+Event MemorySnapshotTakenEvent(const std::string& activity_id, const std::string& bank, uint64_t bank_version,
+                               int generation, const json& items);
 
 // A user stopped the campaign. Terminal.
 Event CampaignCancelledEvent(const std::string& reason);

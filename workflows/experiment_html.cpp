@@ -39,13 +39,15 @@ std::string Header(const json& r) {
     s += "<span>" + std::to_string(r["learn"].size()) + " learn campaigns (not compared)</span>";
   }
   const int running = r.value("still_running", 0);
-  if (running > 0) s += "<span class=\"bad\">" + std::to_string(running) + " still running: the figures will change</span>";
+  if (running > 0)
+    s += "<span class=\"bad\">" + std::to_string(running) + " still running: the figures will change</span>";
   return s + "</div>";
 }
 
 std::string Verdicts(const json& r) {
-  std::string s = "<h2>Verdicts</h2><p class=\"meta\">Paired by (problem, seed) against the reference arm; "
-                  "~95% intervals over seeds of the geometric-mean ratio.</p><ul class=\"verdicts\">";
+  std::string s =
+      "<h2>Verdicts</h2><p class=\"meta\">Paired by (problem, seed) against the reference arm; "
+      "~95% intervals over seeds of the geometric-mean ratio.</p><ul class=\"verdicts\">";
   for (const json& c : r.value("comparisons", json::array())) {
     s += "<li data-arm=\"" + E(Str(c, "arm_b")) + "\" data-metric=\"" + E(Str(c, "metric")) + "\" data-resolved=\"" +
          (c.value("excludes_zero", false) ? "true" : "false") + "\">" + E(Str(c, "verdict")) + "</li>";
@@ -54,18 +56,19 @@ std::string Verdicts(const json& r) {
 }
 
 std::string ArmsTable(const json& r) {
-  std::string s = "<h2>Arms</h2><table class=\"arms\"><tr><th>arm</th><th>seeds</th><th>problems</th>"
-                  "<th>with a result</th><th>geomean speedup</th><th>geomean % of peak</th><th>cost</th>"
-                  "<th>cost per seed</th></tr>";
+  std::string s =
+      "<h2>Arms</h2><table class=\"arms\"><tr><th>arm</th><th>seeds</th><th>problems</th>"
+      "<th>with a result</th><th>geomean speedup</th><th>geomean % of peak</th><th>cost</th>"
+      "<th>cost per seed</th></tr>";
   for (const json& a : r.value("arms", json::array())) {
     const int runs = a.value("runs", 0), without = a.value("runs_without_result", 0);
     const double sp = Num(a, "geomean_speedup"), pct = Num(a, "geomean_percent_of_peak");
     s += "<tr data-arm=\"" + E(Str(a, "arm")) + "\"><td>" + E(Str(a, "arm")) + "</td><td class=\"n\">" +
          std::to_string(a.value("seeds", 0)) + "</td><td class=\"n\">" + std::to_string(a.value("problems", 0)) +
-         "</td><td class=\"n\">" + std::to_string(runs - without) + "/" + std::to_string(runs) + "</td><td class=\"n\">" +
-         (sp > 0 ? Fixed(sp, 2) + "x" : "-") + "</td><td class=\"n\">" + (pct > 0 ? Fixed(pct, 2) + "%" : "-") +
-         "</td><td class=\"n\">$" + Fixed(Num(a, "cost_usd"), 4) + "</td><td class=\"n\">$" +
-         Fixed(Num(a, "cost_per_seed_usd"), 4) + "</td></tr>";
+         "</td><td class=\"n\">" + std::to_string(runs - without) + "/" + std::to_string(runs) +
+         "</td><td class=\"n\">" + (sp > 0 ? Fixed(sp, 2) + "x" : "-") + "</td><td class=\"n\">" +
+         (pct > 0 ? Fixed(pct, 2) + "%" : "-") + "</td><td class=\"n\">$" + Fixed(Num(a, "cost_usd"), 4) +
+         "</td><td class=\"n\">$" + Fixed(Num(a, "cost_per_seed_usd"), 4) + "</td></tr>";
   }
   return s + "</table>";
 }
@@ -119,9 +122,11 @@ std::string ComparisonSection(const json& c) {
     const bool resolved = p.value("resolved", false);
     s += "<tr data-problem=\"" + E(Str(p, "problem")) + "\" data-outcome=\"" + E(outcome) + "\"><td class=\"n\">" +
          std::to_string(i + 1) + "</td><td>" + E(Str(p, "problem")) + "</td><td class=\"" +
-         (outcome == "helped" ? "ok" : outcome == "hurt" ? "bad" : "muted") + "\">" + E(outcome) +
-         (outcome == "hurt" ? " (negative transfer)" : "") + "</td><td class=\"n\">" + SignedPct(Num(p, "percent")) +
-         "</td><td class=\"n\">" +
+         (outcome == "helped" ? "ok"
+          : outcome == "hurt" ? "bad"
+                              : "muted") +
+         "\">" + E(outcome) + (outcome == "hurt" ? " (negative transfer)" : "") + "</td><td class=\"n\">" +
+         SignedPct(Num(p, "percent")) + "</td><td class=\"n\">" +
          (resolved ? "[" + SignedPct(Num(p, "percent_lo")) + ", " + SignedPct(Num(p, "percent_hi")) + "]" : "-") +
          "</td><td class=\"n\">" + std::to_string(p.value("seeds", 0)) + "</td></tr>";
   }
@@ -194,7 +199,8 @@ std::string CostCurves(const json& r) {
                                      : "dollars spent so far (the providers' reported usage, priced)") +
                   " and the geometric mean over problems of the best % of peak found so far.</p>";
   std::map<std::string, int> arm_index;
-  for (const json& a : r.value("arms", json::array())) arm_index.emplace(Str(a, "arm"), static_cast<int>(arm_index.size()));
+  for (const json& a : r.value("arms", json::array()))
+    arm_index.emplace(Str(a, "arm"), static_cast<int>(arm_index.size()));
   svg::LineChart chart;
   chart.title = tokens ? "best % of peak against tokens spent" : "best % of peak against dollars spent";
   chart.x_label = tokens ? "tokens spent (input + output; every call $0: zero_price)" : "spent, USD";
@@ -227,8 +233,9 @@ std::string CostCurves(const json& r) {
 std::string LearnTable(const json& r) {
   const json& learn = r.value("learn", json::array());
   if (learn.empty()) return "";
-  std::string s = "<h2>Learning phase</h2><p class=\"meta\">The campaigns that made each seed's memory "
-                  "(not compared).</p><table class=\"learn\"><tr><th>seed</th><th>campaign</th><th>state</th></tr>";
+  std::string s =
+      "<h2>Learning phase</h2><p class=\"meta\">The campaigns that made each seed's memory "
+      "(not compared).</p><table class=\"learn\"><tr><th>seed</th><th>campaign</th><th>state</th></tr>";
   for (const json& l : learn) {
     s += "<tr><td class=\"n\">" + std::to_string(l.value("seed", int64_t{0})) + "</td><td>" + E(Str(l, "campaign")) +
          "</td><td>" + E(Str(l, "state")) + "</td></tr>";
@@ -241,11 +248,13 @@ std::string LearnTable(const json& r) {
 std::string RenderExperimentHtml(const json& r) {
   using namespace experiment_html_impl;
   const std::string id = Str(r, "experiment");
-  std::string s = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                  "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-                  "img-src data:\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                  "<title>accelopt experiment " + E(id) + "</title><style>" + ReportStyleSheet() +
-                  "</style></head><body><div class=\"report experiment\" data-experiment=\"" + E(id) + "\">";
+  std::string s =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      "img-src data:\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<title>accelopt experiment " +
+      E(id) + "</title><style>" + ReportStyleSheet() +
+      "</style></head><body><div class=\"report experiment\" data-experiment=\"" + E(id) + "\">";
   s += Header(r) + Verdicts(r) + ArmsTable(r);
   s += "<h2>Comparisons</h2>";
   for (const json& c : r.value("comparisons", json::array())) {
@@ -253,7 +262,8 @@ std::string RenderExperimentHtml(const json& r) {
     if (Str(c, "metric") == "speedup") s += PairedPlots(c);
   }
   s += CostCurves(r) + LearnTable(r);
-  s += "<p class=\"meta\">Generated by accelopt from the experiment's campaigns and their events.</p></div></body></html>\n";
+  s += "<p class=\"meta\">Generated by accelopt from the experiment's campaigns and their "
+       "events.</p></div></body></html>\n";
   return s;
 }
 

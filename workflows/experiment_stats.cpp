@@ -97,8 +97,8 @@ Interval MeanInterval(const std::vector<double>& x, const IntervalOptions& o) {
   if (method == IntervalMethod::kAuto) method = n < 20 ? IntervalMethod::kStudentT : IntervalMethod::kBootstrap;
   out.resolved = true;
   if (method == IntervalMethod::kStudentT) {
-    const double half = StudentTQuantile(1 - alpha / 2, static_cast<double>(n - 1)) * SampleSd(x) /
-                        std::sqrt(static_cast<double>(n));
+    const double half =
+        StudentTQuantile(1 - alpha / 2, static_cast<double>(n - 1)) * SampleSd(x) / std::sqrt(static_cast<double>(n));
     out.lo = out.estimate - half;
     out.hi = out.estimate + half;
     out.method = "t";
@@ -139,8 +139,8 @@ int SeedsNeeded(double log_effect, double sd, int max_seeds, double confidence, 
   return 0;
 }
 
-Comparison Compare(const std::vector<ArmRun>& runs, const std::string& arm_a,
-                   const std::string& arm_b, Metric metric, const IntervalOptions& o) {
+Comparison Compare(const std::vector<ArmRun>& runs, const std::string& arm_a, const std::string& arm_b, Metric metric,
+                   const IntervalOptions& o) {
   Comparison c;
   c.arm_a = arm_a;
   c.arm_b = arm_b;
@@ -185,8 +185,8 @@ std::string Verdict(const std::string& question, const Comparison& c) {
     return question + ": not resolved at " + seeds + " (an interval needs at least 2 paired seeds; " +
            std::to_string(c.pairs.size()) + " paired results on " + problems + ")";
   }
-  const std::string est = "geomean " + SignedPct(c.percent) + " [" + SignedPct(c.percent_lo) + ", " +
-                          SignedPct(c.percent_hi) + "]";
+  const std::string est =
+      "geomean " + SignedPct(c.percent) + " [" + SignedPct(c.percent_lo) + ", " + SignedPct(c.percent_hi) + "]";
   if (c.excludes_zero()) return question + ": " + est + " over " + seeds + " on " + problems;
   std::string s = question + ": not resolved at " + seeds + " (" + est + " on " + problems;
   if (c.resolvable_percent > 0) {

@@ -36,9 +36,9 @@ struct ArmRun {
   std::string arm;
   std::string problem;
   int64_t seed = 0;
-  double speedup = 0;           // baseline latency / best latency; <= 0: no result
-  double percent_of_peak = 0;   // the best kernel's; <= 0: unknown
-  double cost_usd = 0;          // this (campaign, problem)'s share of the spend
+  double speedup = 0;          // baseline latency / best latency; <= 0: no result
+  double percent_of_peak = 0;  // the best kernel's; <= 0: unknown
+  double cost_usd = 0;         // this (campaign, problem)'s share of the spend
 };
 
 enum class Metric { kSpeedup, kPercentOfPeak };
@@ -68,17 +68,17 @@ double StudentTQuantile(double p, double df);
 struct PairedDifference {
   std::string problem;
   int64_t seed = 0;
-  double a = 0, b = 0;  // the metric of each arm
-  double log_ratio = 0; // ln(b / a)
+  double a = 0, b = 0;   // the metric of each arm
+  double log_ratio = 0;  // ln(b / a)
 };
 
 struct Comparison {
-  std::string arm_a, arm_b;  // b against a
+  std::string arm_a, arm_b;             // b against a
   std::vector<PairedDifference> pairs;  // (problem, seed) with a result in both
   std::map<int64_t, double> per_seed;   // seed -> mean log ratio over its problems
   int seeds = 0, problems = 0;
-  Interval interval;                    // of the mean over seeds
-  double geomean_ratio = 1;             // exp(interval.estimate)
+  Interval interval;                                   // of the mean over seeds
+  double geomean_ratio = 1;                            // exp(interval.estimate)
   double percent = 0, percent_lo = 0, percent_hi = 0;  // 100 (e^x - 1)
   // The smallest effect (in %, either sign) these seeds resolve with 80%
   // power at the observed spread of the per-seed means; 0 when unknown.
@@ -88,8 +88,8 @@ struct Comparison {
 
 // Pairs runs of `arm_b` with runs of `arm_a` by (problem, seed) (a run with
 // no result in either arm is left out: it is counted by Summaries, not here).
-Comparison Compare(const std::vector<ArmRun>& runs, const std::string& arm_a,
-                   const std::string& arm_b, Metric metric, const IntervalOptions& o);
+Comparison Compare(const std::vector<ArmRun>& runs, const std::string& arm_a, const std::string& arm_b, Metric metric,
+                   const IntervalOptions& o);
 
 // The smallest true effect (log units) n seeds with per-seed standard
 // deviation `sd` detect with `power` at two-sided level 1 - confidence:
@@ -97,8 +97,7 @@ Comparison Compare(const std::vector<ArmRun>& runs, const std::string& arm_a,
 double ResolvableLogEffect(int n, double sd, double confidence = 0.95, double power = 0.8);
 // The fewest seeds (2..max_seeds) that resolve `log_effect` at `sd`; 0 if
 // even max_seeds do not.
-int SeedsNeeded(double log_effect, double sd, int max_seeds = 1000, double confidence = 0.95,
-                double power = 0.8);
+int SeedsNeeded(double log_effect, double sd, int max_seeds = 1000, double confidence = 0.95, double power = 0.8);
 
 // The plain sentence for a question: "memory on vs off: geomean +4.1%
 // [+1.2%, +7.0%] over 5 seeds on 3 problems" when the interval excludes 0,

@@ -56,8 +56,8 @@ Measurement ReadEvaluationResult(const json& result, LatencyFigure figure) {
       latency = l[second].get<double>();
     }
   }
-  const bool correct_flag = result.contains(v::kCorrectKey) && result[v::kCorrectKey].is_boolean() &&
-                            result[v::kCorrectKey].get<bool>();
+  const bool correct_flag =
+      result.contains(v::kCorrectKey) && result[v::kCorrectKey].is_boolean() && result[v::kCorrectKey].get<bool>();
   m.latency_us = latency;
   m.correct = m.status == v::kOk && correct_flag && std::isfinite(latency) && latency > 0;
   if (m.status == v::kOk && !m.correct && m.reason.empty()) {

@@ -20,11 +20,11 @@ enum class LatencyFigure { kMedian, kMean };
 
 // Reading of an evaluation result (docs/contracts.md).
 struct Measurement {
-  bool correct = false;       // status "ok" and correct, with a positive latency
-  double latency_us = 0;      // latency.median_us (mean_us if no median); kMean: the other way round
-  double spread = 0;          // latency.spread, the relative noise (0 if absent)
+  bool correct = false;         // status "ok" and correct, with a positive latency
+  double latency_us = 0;        // latency.median_us (mean_us if no median); kMean: the other way round
+  double spread = 0;            // latency.spread, the relative noise (0 if absent)
   double percent_of_peak = -1;  // -1 when unknown
-  std::string status;         // result status, or "evaluation_failed"
+  std::string status;           // result status, or "evaluation_failed"
   std::string reason;
   json profile = json::object();
   bool contended = false;     // profile.contended: no timing round was clean (the judge's re-runs included)

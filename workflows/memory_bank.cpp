@@ -12,9 +12,7 @@ namespace {
 
 namespace b = bank_event;
 
-Status BadBankEvent(const Event& e, const std::string& why) {
-  return Corruption(e.type + ": " + why);
-}
+Status BadBankEvent(const Event& e, const std::string& why) { return Corruption(e.type + ": " + why); }
 
 // An item an event carries, decoded; a wrong shape is the event's corruption.
 Result<MemoryItem> ValidItem(const Event& e, const json& j) {
@@ -51,18 +49,16 @@ void Taint(json& items, json& entry) {
 std::vector<json*> InSeqOrder(json& items) {
   std::vector<json*> order;
   for (auto& [id, entry] : items.items()) order.push_back(&entry);
-  std::sort(order.begin(), order.end(), [](const json* x, const json* y) {
-    return (*x)["seq"].get<int64_t>() < (*y)["seq"].get<int64_t>();
-  });
+  std::sort(order.begin(), order.end(),
+            [](const json* x, const json* y) { return (*x)["seq"].get<int64_t>() < (*y)["seq"].get<int64_t>(); });
   return order;
 }
 
-Status AddItems(json& bank, const Event& e, const json& items, int generation,
-                const std::string& source) {
+Status AddItems(json& bank, const Event& e, const json& items, int generation, const std::string& source) {
   json& all = bank["items"];
   for (const json& j : items) {
     ACCELOPT_ASSIGN_OR_RETURN(MemoryItem m, ValidItem(e, j));
-    if (all.contains(m.id)) continue;      // an import of the same item again
+    if (all.contains(m.id)) continue;  // an import of the same item again
     json entry = {{"item", ToJson(m)},
                   {"generation", generation},
                   {"seq", bank["next_seq"].get<int64_t>()},
@@ -82,8 +78,7 @@ Status AddItems(json& bank, const Event& e, const json& items, int generation,
 Status ApplyOne(json& bank, const Event& e) {
   const json& d = e.data;
   if (e.type == b::kMemoryItemsAdded) {
-    const int generation = d.contains("generation") ? d.at("generation").get<int>()
-                                                    : bank["generation"].get<int>();
+    const int generation = d.contains("generation") ? d.at("generation").get<int>() : bank["generation"].get<int>();
     return AddItems(bank, e, d.at("items"), generation, d.at("source").get<std::string>());
   }
   if (e.type == b::kMemoryItemsCredited) {
@@ -139,10 +134,8 @@ Status ApplyOne(json& bank, const Event& e) {
       (*run)["status"] = "completed";
       (*run)["completed_at_us"] = e.recorded_at_us;
       bank["generation"] = generation;
-      bank["generations"].push_back({{"generation", generation},
-                                     {"source", "redistill"},
-                                     {"redistill_id", id},
-                                     {"at_us", e.recorded_at_us}});
+      bank["generations"].push_back(
+          {{"generation", generation}, {"source", "redistill"}, {"redistill_id", id}, {"at_us", e.recorded_at_us}});
       return Status::Ok();
     }
     const int index = d.at("index").get<int>();
@@ -156,8 +149,7 @@ Status ApplyOne(json& bank, const Event& e) {
     (*run)["cost_usd"] = (*run)["cost_usd"].get<double>() + d.value("cost_usd", 0.0);
     if (d.contains("item") && d["item"].is_object()) {
       (*run)["added"] = (*run)["added"].get<int>() + 1;
-      return AddItems(bank, e, json::array({d["item"]}), (*run)["generation"].get<int>(),
-                      "redistill");
+      return AddItems(bank, e, json::array({d["item"]}), (*run)["generation"].get<int>(), "redistill");
     }
     (*run)["failed"] = (*run)["failed"].get<int>() + 1;
     return Status::Ok();
@@ -169,9 +161,8 @@ Status ApplyOne(json& bank, const Event& e) {
 
 const std::vector<EventTypeInfo>& MemoryBankEventTypes() {
   static const std::vector<EventTypeInfo> kTypes = {
-      {b::kMemoryItemsAdded, 1},          {b::kMemoryItemsCredited, 1},
-      {b::kMemoryItemsRetired, 1},        {b::kMemoryRedistillStarted, 1},
-      {b::kMemoryRedistillSummarized, 1}, {b::kMemoryRedistillCompleted, 1},
+      {b::kMemoryItemsAdded, 1},       {b::kMemoryItemsCredited, 1},       {b::kMemoryItemsRetired, 1},
+      {b::kMemoryRedistillStarted, 1}, {b::kMemoryRedistillSummarized, 1}, {b::kMemoryRedistillCompleted, 1},
   };
   return kTypes;
 }
@@ -188,8 +179,7 @@ std::optional<std::string> BankOfStream(const std::string& stream) {
 
 Status ApplyBankEvent(json& banks, const std::string& bank, uint64_t version, const Event& e) {
   if (e.schema_version != 1) {
-    return Corruption(e.type + ": schema version " + std::to_string(e.schema_version) +
-                      " is not known (expected 1)");
+    return Corruption(e.type + ": schema version " + std::to_string(e.schema_version) + " is not known (expected 1)");
   }
   if (!banks.is_object()) banks = json::object();
   if (!banks.contains(bank)) banks[bank] = NewBank();
@@ -206,9 +196,8 @@ Status ApplyBankEvent(json& banks, const std::string& bank, uint64_t version, co
 }
 
 json ToJson(const RedistillPair& p) {
-  return {{"campaign", p.campaign},   {"problem_index", p.problem_index},
-          {"problem", p.problem},     {"iteration", p.iteration},
-          {"pair_index", p.pair_index}, {"pair", ToJson(p.pair)}};
+  return {{"campaign", p.campaign},   {"problem_index", p.problem_index}, {"problem", p.problem},
+          {"iteration", p.iteration}, {"pair_index", p.pair_index},       {"pair", ToJson(p.pair)}};
 }
 
 Result<RedistillPair> RedistillPair::FromJson(const json& j) {
@@ -259,8 +248,7 @@ Result<BankView> ReadBank(const json& banks, const std::string& bank) {
       it.tainted_by = e.at("tainted_by").get<std::vector<std::string>>();
       v.items.push_back(std::move(it));
     }
-    std::sort(v.items.begin(), v.items.end(),
-              [](const BankItem& x, const BankItem& y) { return x.seq < y.seq; });
+    std::sort(v.items.begin(), v.items.end(), [](const BankItem& x, const BankItem& y) { return x.seq < y.seq; });
     for (const auto& [id, r] : j.at("redistills").items()) {
       RedistillRun run;
       run.id = id;
@@ -334,8 +322,7 @@ json ExportBank(const BankView& bank, std::optional<int> generation) {
           {"items", std::move(items)}};
 }
 
-Result<std::vector<MemoryItem>> ParseImport(const json& doc, const std::string& format,
-                                            const std::string& id_prefix) {
+Result<std::vector<MemoryItem>> ParseImport(const json& doc, const std::string& format, const std::string& id_prefix) {
   std::string f = format.empty() ? "auto" : format;
   if (f != "auto" && f != "bank" && f != "accelopt") {
     return InvalidArgument("import format must be auto, bank or accelopt, not '" + f + "'");
@@ -345,8 +332,8 @@ Result<std::vector<MemoryItem>> ParseImport(const json& doc, const std::string& 
   }
   std::vector<MemoryItem> out;
   if (f == "bank") {
-    if (!doc.is_object() || doc.value("format", "") != "accelopt-memory-bank" ||
-        !doc.contains("items") || !doc["items"].is_array()) {
+    if (!doc.is_object() || doc.value("format", "") != "accelopt-memory-bank" || !doc.contains("items") ||
+        !doc["items"].is_array()) {
       return InvalidArgument("not an accelopt memory bank export (format \"accelopt-memory-bank\" with items)");
     }
     for (size_t i = 0; i < doc["items"].size(); ++i) {
@@ -372,8 +359,7 @@ Result<std::vector<MemoryItem>> ParseImport(const json& doc, const std::string& 
   return ParseAccelOptExperiences(*list, id_prefix);
 }
 
-Event MemoryItemsAddedEvent(const std::string& source, const std::vector<MemoryItem>& items,
-                            const json& extra) {
+Event MemoryItemsAddedEvent(const std::string& source, const std::vector<MemoryItem>& items, const json& extra) {
   json list = json::array();
   for (const MemoryItem& m : items) list.push_back(ToJson(m));
   json d = extra.is_object() ? extra : json::object();

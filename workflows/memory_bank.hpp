@@ -71,11 +71,11 @@ Status ApplyBankEvent(json& banks, const std::string& bank, uint64_t version, co
 
 // One item as a bank holds it.
 struct BankItem {
-  MemoryItem item;            // credit: the bank's total (all campaigns)
+  MemoryItem item;  // credit: the bank's total (all campaigns)
   int generation = 1;
-  int64_t seq = 0;            // order of addition within the bank
-  std::string source;         // "campaign" | "import" | "redistill"
-  std::string campaign;       // the campaign that added it (source "campaign")
+  int64_t seq = 0;       // order of addition within the bank
+  std::string source;    // "campaign" | "import" | "redistill"
+  std::string campaign;  // the campaign that added it (source "campaign")
   int64_t added_at_us = 0;
   bool retired = false;
   std::string retired_reason;
@@ -84,10 +84,10 @@ struct BankItem {
 
 struct RedistillPair {
   std::string campaign;
-  int problem_index = 0;      // in that campaign
-  std::string problem;        // problem id
+  int problem_index = 0;  // in that campaign
+  std::string problem;    // problem id
   int iteration = 0;
-  int pair_index = 0;         // in the iteration's MemoryPairsSelected
+  int pair_index = 0;  // in the iteration's MemoryPairsSelected
   MemoryPair pair;
 
   static Result<RedistillPair> FromJson(const json& j);  // kInvalidArgument on a wrong shape
@@ -96,24 +96,24 @@ json ToJson(const RedistillPair& p);
 
 struct RedistillRun {
   std::string id;
-  std::string status;         // "running" | "completed"
+  std::string status;  // "running" | "completed"
   int from_generation = 1;
-  int generation = 2;         // the generation it creates
-  json role;                  // RoleSpec as JSON (provider, model, ...)
+  int generation = 2;  // the generation it creates
+  json role;           // RoleSpec as JSON (provider, model, ...)
   std::vector<RedistillPair> pairs;
-  std::vector<int> done;      // indices of pairs with a recorded result
+  std::vector<int> done;  // indices of pairs with a recorded result
   int added = 0, failed = 0;
   double cost_usd = 0;
 };
 
 struct BankView {
   std::string name;
-  uint64_t version = 0;       // stream version folded
-  int generation = 1;         // current
-  std::vector<BankItem> items;      // every generation, in seq order
-  json generations = json::array(); // [{generation, source, redistill_id, at_us}]
+  uint64_t version = 0;              // stream version folded
+  int generation = 1;                // current
+  std::vector<BankItem> items;       // every generation, in seq order
+  json generations = json::array();  // [{generation, source, redistill_id, at_us}]
   std::vector<RedistillRun> redistills;
-  int ActiveCount() const;          // current generation, not retired
+  int ActiveCount() const;  // current generation, not retired
 };
 
 // The bank `bank` of the projection state; kNotFound when it has no events.
@@ -136,8 +136,7 @@ json ExportBank(const BankView& bank, std::optional<int> generation = std::nullo
 // (AccelOpt's experience list: an array, or {"experiences": [...]}, of the
 // published items; mapping in accelopt_import.hpp), or "auto" (bank when the
 // document says so). kInvalidArgument naming the entry that is wrong.
-Result<std::vector<MemoryItem>> ParseImport(const json& doc, const std::string& format,
-                                            const std::string& id_prefix);
+Result<std::vector<MemoryItem>> ParseImport(const json& doc, const std::string& format, const std::string& id_prefix);
 
 // The MemoryItemsAdded event for items added by `source` ("campaign",
 // "import", "redistill"); `extra` fields (campaign, problem, iteration, ...)

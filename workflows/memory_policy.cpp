@@ -42,16 +42,16 @@ Result<MemoryPair> MemoryPair::FromJson(const json& j) {
 
 json ToJson(const MemoryItem& m) {
   json j = {{"id", m.id},
-          {"kind", m.kind},
-          {"title", m.title},
-          {"description", m.description},
-          {"slow_snippet", m.slow_snippet},
-          {"fast_snippet", m.fast_snippet},
-          {"no_optimization", m.no_optimization},
-          {"problem", m.problem},
-          {"iteration", m.iteration},
-          {"summarizer_activity", m.summarizer_activity},
-          {"pair", ToJson(m.pair)}};
+            {"kind", m.kind},
+            {"title", m.title},
+            {"description", m.description},
+            {"slow_snippet", m.slow_snippet},
+            {"fast_snippet", m.fast_snippet},
+            {"no_optimization", m.no_optimization},
+            {"problem", m.problem},
+            {"iteration", m.iteration},
+            {"summarizer_activity", m.summarizer_activity},
+            {"pair", ToJson(m.pair)}};
   if (m.credit != 0 || m.last_credited_iteration >= 0) {
     j["credit"] = m.credit;
     j["last_credited_iteration"] = m.last_credited_iteration;
@@ -85,8 +85,8 @@ Result<MemoryItem> MemoryItem::FromJson(const json& j) {
 
 namespace {
 
-std::vector<MemoryPair> SelectPairsImpl(const std::vector<Group>& groups,
-                                        const SearchParams& params, bool noise_aware) {
+std::vector<MemoryPair> SelectPairsImpl(const std::vector<Group>& groups, const SearchParams& params,
+                                        bool noise_aware) {
   std::vector<MemoryPair> positives, negatives;
   for (size_t i = 0; i < groups.size(); ++i) {
     const Group& g = groups[i];
@@ -96,8 +96,7 @@ std::vector<MemoryPair> SelectPairsImpl(const std::vector<Group>& groups,
     // and a group whose best is exactly the parent's latency (1.0x) none.
     if (!noise_aware && (g.parent_failed || fastest->latency_us == g.parent_latency_us)) continue;
     const bool beat_parent =
-        noise_aware ? FasterBeyondNoise(fastest->latency_us, fastest->spread,
-                                        g.parent_latency_us, g.parent_spread)
+        noise_aware ? FasterBeyondNoise(fastest->latency_us, fastest->spread, g.parent_latency_us, g.parent_spread)
                     : fastest->latency_us < g.parent_latency_us;
     const Sample* kept = beat_parent ? fastest : g.Slowest();
     // Contention only makes a figure slower (groups.hpp, Sample::contended):
@@ -122,8 +121,8 @@ std::vector<MemoryPair> SelectPairsImpl(const std::vector<Group>& groups,
       p.speedup = p.child_speedup;
       positives.push_back(std::move(p));
     } else if (p.child_speedup < 1.0 / params.negative_threshold &&
-               (!noise_aware || FasterBeyondNoise(g.parent_latency_us, g.parent_spread,
-                                                  kept->latency_us, kept->spread))) {
+               (!noise_aware ||
+                FasterBeyondNoise(g.parent_latency_us, g.parent_spread, kept->latency_us, kept->spread))) {
       p.kind = kNegative;
       p.slow_id = kept->candidate_id;
       p.slow_sha256 = kept->source_sha256;
@@ -136,13 +135,9 @@ std::vector<MemoryPair> SelectPairsImpl(const std::vector<Group>& groups,
     }
   }
   std::stable_sort(positives.begin(), positives.end(),
-                   [](const MemoryPair& a, const MemoryPair& b) {
-                     return a.child_speedup > b.child_speedup;
-                   });
+                   [](const MemoryPair& a, const MemoryPair& b) { return a.child_speedup > b.child_speedup; });
   std::stable_sort(negatives.begin(), negatives.end(),
-                   [](const MemoryPair& a, const MemoryPair& b) {
-                     return a.child_speedup < b.child_speedup;
-                   });
+                   [](const MemoryPair& a, const MemoryPair& b) { return a.child_speedup < b.child_speedup; });
   const size_t top_k = static_cast<size_t>(std::max(params.TopK, 0));
   std::vector<MemoryPair> out;
   for (auto& p : positives) {
@@ -179,8 +174,7 @@ std::vector<MemoryPair> DefaultMemoryPolicy::SelectPairs(const std::vector<Group
   return SelectPairsImpl(groups, params, /*noise_aware=*/true);
 }
 
-std::vector<size_t> DefaultMemoryPolicy::Retain(size_t n_old, size_t n_new,
-                                                const SearchParams& params, Rng&) const {
+std::vector<size_t> DefaultMemoryPolicy::Retain(size_t n_old, size_t n_new, const SearchParams& params, Rng&) const {
   const size_t cap = static_cast<size_t>(std::max(params.ExpN, 0));
   const size_t room = n_new >= cap ? 0 : cap - n_new;
   std::vector<size_t> out;
@@ -188,9 +182,8 @@ std::vector<size_t> DefaultMemoryPolicy::Retain(size_t n_old, size_t n_new,
   return out;
 }
 
-std::vector<size_t> DefaultMemoryPolicy::RetainItems(const std::vector<MemoryItem>& old,
-                                                     size_t n_new, const SearchParams& params,
-                                                     Rng&) const {
+std::vector<size_t> DefaultMemoryPolicy::RetainItems(const std::vector<MemoryItem>& old, size_t n_new,
+                                                     const SearchParams& params, Rng&) const {
   const size_t cap = static_cast<size_t>(std::max(params.ExpN, 0));
   const size_t room = n_new >= cap ? 0 : cap - n_new;
   std::vector<size_t> order(old.size());
@@ -203,8 +196,7 @@ std::vector<size_t> DefaultMemoryPolicy::RetainItems(const std::vector<MemoryIte
   return order;
 }
 
-std::vector<size_t> PaperMemoryPolicy::Retain(size_t n_old, size_t n_new,
-                                              const SearchParams& params, Rng& rng) const {
+std::vector<size_t> PaperMemoryPolicy::Retain(size_t n_old, size_t n_new, const SearchParams& params, Rng& rng) const {
   const size_t cap = static_cast<size_t>(std::max(params.ExpN, 0));
   const size_t room = n_new >= cap ? 0 : cap - n_new;
   return rng.Sample(n_old, room);

@@ -56,8 +56,8 @@ struct MemoryPair {
 
 // One item of memory: a summarized pair with where it came from.
 struct MemoryItem {
-  std::string id;     // "<campaign>/p<i>/it<n>/mem/m<j>"
-  std::string kind;   // kPositive | kNegative
+  std::string id;    // "<campaign>/p<i>/it<n>/mem/m<j>"
+  std::string kind;  // kPositive | kNegative
   std::string title;
   std::string description;
   std::string slow_snippet;
@@ -65,7 +65,7 @@ struct MemoryItem {
   bool no_optimization = false;  // the summarizer said "No optimization found"
   // Provenance.
   std::string problem;
-  int iteration = 0;              // the iteration whose start created it
+  int iteration = 0;  // the iteration whose start created it
   std::string summarizer_activity;
   MemoryPair pair;
   // "default" mode: times a plan that used this item won (ExperiencesCredited).
@@ -85,36 +85,30 @@ class MemoryPolicy {
  public:
   virtual ~MemoryPolicy() = default;
   // The pairs to summarize, in memory order.
-  virtual std::vector<MemoryPair> SelectPairs(const std::vector<Group>& groups,
-                                              const SearchParams& params) const = 0;
+  virtual std::vector<MemoryPair> SelectPairs(const std::vector<Group>& groups, const SearchParams& params) const = 0;
   // Indices of the old items that stay, in their new order, given that
   // `n_new` items are added in front.
-  virtual std::vector<size_t> Retain(size_t n_old, size_t n_new, const SearchParams& params,
-                                     Rng& rng) const = 0;
+  virtual std::vector<size_t> Retain(size_t n_old, size_t n_new, const SearchParams& params, Rng& rng) const = 0;
   // The same, seeing the old items (default: Retain(old.size(), ...)).
-  virtual std::vector<size_t> RetainItems(const std::vector<MemoryItem>& old, size_t n_new,
-                                          const SearchParams& params, Rng& rng) const {
+  virtual std::vector<size_t> RetainItems(const std::vector<MemoryItem>& old, size_t n_new, const SearchParams& params,
+                                          Rng& rng) const {
     return Retain(old.size(), n_new, params, rng);
   }
 };
 
 class PaperMemoryPolicy : public MemoryPolicy {
  public:
-  std::vector<MemoryPair> SelectPairs(const std::vector<Group>& groups,
-                                      const SearchParams& params) const override;
-  std::vector<size_t> Retain(size_t n_old, size_t n_new, const SearchParams& params,
-                             Rng& rng) const override;
+  std::vector<MemoryPair> SelectPairs(const std::vector<Group>& groups, const SearchParams& params) const override;
+  std::vector<size_t> Retain(size_t n_old, size_t n_new, const SearchParams& params, Rng& rng) const override;
 };
 
 class DefaultMemoryPolicy : public MemoryPolicy {
  public:
-  std::vector<MemoryPair> SelectPairs(const std::vector<Group>& groups,
-                                      const SearchParams& params) const override;
+  std::vector<MemoryPair> SelectPairs(const std::vector<Group>& groups, const SearchParams& params) const override;
   // Without the items: the first ones (newest first in memory order).
-  std::vector<size_t> Retain(size_t n_old, size_t n_new, const SearchParams& params,
-                             Rng& rng) const override;
-  std::vector<size_t> RetainItems(const std::vector<MemoryItem>& old, size_t n_new,
-                                  const SearchParams& params, Rng& rng) const override;
+  std::vector<size_t> Retain(size_t n_old, size_t n_new, const SearchParams& params, Rng& rng) const override;
+  std::vector<size_t> RetainItems(const std::vector<MemoryItem>& old, size_t n_new, const SearchParams& params,
+                                  Rng& rng) const override;
 };
 
 }  // namespace accelopt::workflows

@@ -48,7 +48,7 @@ struct ModeRules {
   // (default) the first block that defines the kernel function, reasoning
   // removed, a fence-less reply of code taken as is (ParseExecutorReply).
   bool first_code_block_only = false;
-  int fix_attempts = 1;           // FixAttempts(spec); 0 = no fixer
+  int fix_attempts = 1;  // FixAttempts(spec); 0 = no fixer
   // paper: the samples of one plan are evaluated one after another, and once
   // one ends in "timeout" the plan's later samples are skipped
   // (EvaluationSkipped), as published scripts/executor.py:220-222 @47e29a7

@@ -82,8 +82,8 @@ std::string NormalizedCodeSha256(std::string_view code) { return Sha256Hex(Norma
 
 std::string NormalizePythonCode(std::string_view code) {
   std::string out, line;
-  char quote = 0;       // the open literal's quote character, 0 outside one
-  bool triple = false;  // the open literal is triple-quoted
+  char quote = 0;                // the open literal's quote character, 0 outside one
+  bool triple = false;           // the open literal is triple-quoted
   bool line_in_literal = false;  // the current line began inside a literal
   auto end_line = [&]() {
     if (!line_in_literal) {

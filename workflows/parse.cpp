@@ -77,8 +77,8 @@ bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) ||
 
 std::string StripMarkdownLine(std::string_view line) {
   std::string_view t = TrimView(line);
-  while (!t.empty() && (t.front() == '#' || t.front() == '*' || t.front() == '_' ||
-                        t.front() == '>' || t.front() == '-' || t.front() == ' ')) {
+  while (!t.empty() && (t.front() == '#' || t.front() == '*' || t.front() == '_' || t.front() == '>' ||
+                        t.front() == '-' || t.front() == ' ')) {
     t.remove_prefix(1);
   }
   t = TrimView(t);
@@ -198,12 +198,11 @@ std::string StripPythonCommentsAndStrings(std::string_view code) {
 bool DefinesPythonFunction(std::string_view code, const std::string& name) {
   if (name.empty()) return false;
   const std::string s = StripPythonCommentsAndStrings(code);
-  int depth = 0;              // open brackets: a line inside them is no statement
-  bool continued = false;     // the previous physical line ended with a backslash
+  int depth = 0;           // open brackets: a line inside them is no statement
+  bool continued = false;  // the previous physical line ended with a backslash
   for (std::string_view line : Lines(s)) {
     const bool statement_start = depth == 0 && !continued;
-    if (statement_start && line.compare(0, 3, "def") == 0 && line.size() > 3 &&
-        (line[3] == ' ' || line[3] == '\t')) {
+    if (statement_start && line.compare(0, 3, "def") == 0 && line.size() > 3 && (line[3] == ' ' || line[3] == '\t')) {
       std::string_view t = line.substr(3);
       while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
       if (t.compare(0, name.size(), name) == 0) {
@@ -223,8 +222,7 @@ bool DefinesPythonFunction(std::string_view code, const std::string& name) {
   return false;
 }
 
-bool DefinesKernelFunction(std::string_view code, const std::string& name,
-                           const std::string& backend) {
+bool DefinesKernelFunction(std::string_view code, const std::string& name, const std::string& backend) {
   if (TraitsOf(backend).python_kernel) return DefinesPythonFunction(code, name);
   return DefinesExternCFunction(code, name);
 }
@@ -277,9 +275,8 @@ std::string StripReasoning(std::string_view reply, bool* unclosed) {
 
 bool LooksLikeRefusal(std::string_view text) {
   const std::string head = Lower(TrimView(text.substr(0, std::min<size_t>(text.size(), 300))));
-  for (const char* p : {"i can't", "i cannot", "i can\xe2\x80\x99t", "i'm sorry", "i am sorry",
-                        "i'm unable", "i am unable", "i won't", "i will not", "as an ai",
-                        "sorry, but"}) {
+  for (const char* p : {"i can't", "i cannot", "i can\xe2\x80\x99t", "i'm sorry", "i am sorry", "i'm unable",
+                        "i am unable", "i won't", "i will not", "as an ai", "sorry, but"}) {
     if (head.find(p) != std::string::npos) return true;
   }
   return false;
@@ -291,8 +288,7 @@ std::vector<std::string> ExternCFunctionNames(std::string_view code) {
   std::vector<std::string> names;
   const std::string s = StripCommentsAndLiterals(code);
   if (s.find("extern \"\"") == std::string::npos) return names;
-  static const char* const kNotNames[] = {"if", "for", "while", "switch", "return", "sizeof",
-                                          "catch", "defined"};
+  static const char* const kNotNames[] = {"if", "for", "while", "switch", "return", "sizeof", "catch", "defined"};
   int looked = 0;
   for (size_t i = 0; i < s.size();) {
     if (!IsIdentChar(s[i]) || (i > 0 && IsIdentChar(s[i - 1]))) {
@@ -326,9 +322,9 @@ size_t CodeStart(std::string_view text, const std::string& backend) {
   size_t start = 0;
   for (std::string_view line : Lines(text)) {
     const std::string_view t = TrimView(line);
-    static const char* const kC[] = {"#include", "#pragma", "#define", "extern", "static",
-                                     "template", "typedef", "using ", "namespace", "//", "/*",
-                                     "void ", "float ", "int ", "struct "};
+    static const char* const kC[] = {"#include", "#pragma", "#define", "extern",    "static",
+                                     "template", "typedef", "using ",  "namespace", "//",
+                                     "/*",       "void ",   "float ",  "int ",      "struct "};
     static const char* const kPy[] = {"import ", "from ", "def ", "@", "#"};
     bool code = false;
     if (python) {
@@ -344,8 +340,8 @@ size_t CodeStart(std::string_view text, const std::string& backend) {
 
 }  // namespace
 
-ParsedCode ParseExecutorReply(std::string_view raw_reply, const std::string& function,
-                              const std::string& backend, bool first_block_only) {
+ParsedCode ParseExecutorReply(std::string_view raw_reply, const std::string& function, const std::string& backend,
+                              bool first_block_only) {
   ParsedCode out;
   bool unclosed_reasoning = false;
   const std::string reply = StripReasoning(raw_reply, &unclosed_reasoning);
@@ -391,9 +387,8 @@ ParsedCode ParseExecutorReply(std::string_view raw_reply, const std::string& fun
   if (found) {
     out.code = std::move(blocks[pick].body);
     if (pick > 0) {
-      out.detail = "code block " + std::to_string(pick + 1) + " of " +
-                   std::to_string(blocks.size()) + " (the first that defines " +
-                   KernelFunctionDescription(function, backend) + ")";
+      out.detail = "code block " + std::to_string(pick + 1) + " of " + std::to_string(blocks.size()) +
+                   " (the first that defines " + KernelFunctionDescription(function, backend) + ")";
     }
     return out;
   }
@@ -463,9 +458,8 @@ std::vector<int> ExtractUsedExperiences(std::string* reply) {
   for (std::string_view line : Lines(*reply)) {
     std::string stripped = Lower(TrimView(line));
     size_t at = 0;
-    while (at < stripped.size() && (stripped[at] == '*' || stripped[at] == '_' ||
-                                    stripped[at] == '-' || stripped[at] == '#' ||
-                                    stripped[at] == ' ')) {
+    while (at < stripped.size() && (stripped[at] == '*' || stripped[at] == '_' || stripped[at] == '-' ||
+                                    stripped[at] == '#' || stripped[at] == ' ')) {
       ++at;
     }
     if (stripped.compare(at, kKey.size(), kKey) != 0) {
@@ -512,9 +506,9 @@ Result<Summary> ParseSummarizerReply(std::string_view raw_reply, bool published_
   Summary s;
   const std::string lower = Lower(text);
   std::vector<FencedBlock> blocks = FencedBlocks(text);
-  const bool no_optimization =
-      published_rule ? text.find("No optimization found") != std::string_view::npos
-                     : lower.find("no optimization found") != std::string::npos && blocks.size() < 2;
+  const bool no_optimization = published_rule
+                                   ? text.find("No optimization found") != std::string_view::npos
+                                   : lower.find("no optimization found") != std::string::npos && blocks.size() < 2;
   if (no_optimization) {
     s.no_optimization = true;
     s.title = "No optimization found";

@@ -66,8 +66,8 @@ bool LooksLikeRefusal(std::string_view text);
 // the code defines instead), kRefused, kNoCodeBlock.
 // `first_block_only` (paper mode): the published rule, the first fenced
 // block whatever it holds.
-ParsedCode ParseExecutorReply(std::string_view reply, const std::string& function,
-                              const std::string& backend, bool first_block_only = false);
+ParsedCode ParseExecutorReply(std::string_view reply, const std::string& function, const std::string& backend,
+                              bool first_block_only = false);
 
 // Names of the functions with C linkage that `code` defines (for messages).
 std::vector<std::string> ExternCFunctionNames(std::string_view code);
@@ -85,8 +85,7 @@ bool DefinesPythonFunction(std::string_view code, const std::string& name);
 // The check a kernel of `backend` must pass: "nki" kernels are Python
 // modules (DefinesPythonFunction), every other backend's (cpu, cuda) C or
 // C++ with an extern "C" function (DefinesExternCFunction).
-bool DefinesKernelFunction(std::string_view code, const std::string& name,
-                           const std::string& backend);
+bool DefinesKernelFunction(std::string_view code, const std::string& name, const std::string& backend);
 
 // What DefinesKernelFunction looks for, in the backend's terms:
 // `def kernel(...)` (nki) or `extern "C" silu(...)`.

@@ -36,9 +36,7 @@ Result<std::string> CSignature(const json& problem) {
 }
 
 Result<ProblemInfo> DescribeProblem(const ProblemSource& source) {
-  auto fail = [&](const std::string& what) {
-    return InvalidArgument("problem '" + source.id + "': " + what);
-  };
+  auto fail = [&](const std::string& what) { return InvalidArgument("problem '" + source.id + "': " + what); };
   if (source.id.empty()) return InvalidArgument("a problem has an empty id");
   if (source.baseline.empty()) return fail("baseline source is empty");
   if (source.reference.empty()) return fail("reference source is empty");

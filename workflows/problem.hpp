@@ -17,20 +17,20 @@ namespace accelopt::workflows {
 
 // What the runtime loaded for one spec problem id.
 struct ProblemSource {
-  std::string id;          // as named in the spec, e.g. "suites/cpu/silu"
-  json problem;            // problem.json
-  std::string reference;   // reference.cpp text
-  std::string baseline;    // baseline.cpp text
+  std::string id;         // as named in the spec, e.g. "suites/cpu/silu"
+  json problem;           // problem.json
+  std::string reference;  // reference.cpp text
+  std::string baseline;   // baseline.cpp text
 };
 
 // What CampaignStarted records per problem.
 struct ProblemInfo {
   std::string id;
-  std::string name;        // problem.json "name"
-  std::string backend;     // problem.json "backend"
-  std::string function;    // the kernel function (extern "C"; nki: a top-level Python def)
-  std::string signature;   // CSignature(problem)
-  json problem;            // problem.json as loaded
+  std::string name;       // problem.json "name"
+  std::string backend;    // problem.json "backend"
+  std::string function;   // the kernel function (extern "C"; nki: a top-level Python def)
+  std::string signature;  // CSignature(problem)
+  json problem;           // problem.json as loaded
   std::string reference_sha256;
   std::string baseline_sha256;
 

@@ -27,8 +27,7 @@ Status CheckKeys(const json& obj, const std::string& prefix, const std::vector<s
   return CheckKnownKeys(obj, JsonPlace{"", path}, allowed);
 }
 
-Status GetString(const json& obj, const std::string& key, const std::string& prefix, bool required,
-                 std::string* out) {
+Status GetString(const json& obj, const std::string& key, const std::string& prefix, bool required, std::string* out) {
   auto it = obj.find(key);
   if (it == obj.end()) return required ? Err(prefix + key, "missing") : Status::Ok();
   if (!it->is_string()) return Err(prefix + key, "must be a string");
@@ -36,8 +35,7 @@ Status GetString(const json& obj, const std::string& key, const std::string& pre
   return Status::Ok();
 }
 
-Status GetNumber(const json& obj, const std::string& key, const std::string& prefix, bool required,
-                 double* out) {
+Status GetNumber(const json& obj, const std::string& key, const std::string& prefix, bool required, double* out) {
   auto it = obj.find(key);
   if (it == obj.end()) return required ? Err(prefix + key, "missing") : Status::Ok();
   if (!it->is_number() || !std::isfinite(it->get<double>())) return Err(prefix + key, "must be a finite number");
@@ -59,11 +57,28 @@ Result<std::map<std::string, int64_t>> GetDims(const json& j, const std::string&
 // their types are checked.
 const std::vector<std::string> kInformativeStrings = {"paper_shape",   "scaling", "flops_formula",
                                                       "bytes_formula", "notes",   "matmul_flops_formula"};
-const std::vector<std::string> kTopLevelKeys = {
-    "name",   "backend", "description", "workload",  "function",    "params",        "dims",
-    "paper_dims", "adversarial", "flops", "bytes", "bound", "tolerance", "paper_shape", "scaling",
-    "flops_formula", "bytes_formula", "notes", "paper_baseline_pct_of_peak_trn1",
-    "matmul_flops", "matmul_flops_formula", "provenance"};
+const std::vector<std::string> kTopLevelKeys = {"name",
+                                                "backend",
+                                                "description",
+                                                "workload",
+                                                "function",
+                                                "params",
+                                                "dims",
+                                                "paper_dims",
+                                                "adversarial",
+                                                "flops",
+                                                "bytes",
+                                                "bound",
+                                                "tolerance",
+                                                "paper_shape",
+                                                "scaling",
+                                                "flops_formula",
+                                                "bytes_formula",
+                                                "notes",
+                                                "paper_baseline_pct_of_peak_trn1",
+                                                "matmul_flops",
+                                                "matmul_flops_formula",
+                                                "provenance"};
 
 Status ParseParam(const json& pj, const std::string& f, const std::map<std::string, int64_t>& dims, Param* out) {
   if (!pj.is_object()) return Err(f, "must be an object");
@@ -72,11 +87,16 @@ Status ParseParam(const json& pj, const std::string& f, const std::map<std::stri
   if (!IsIdentifier(prm.name)) return Err(f + ".name", "must be a C identifier");
   std::string kind;
   ACCELOPT_RETURN_IF_ERROR(GetString(pj, "kind", f + ".", true, &kind));
-  if (kind == "input") prm.kind = ParamKind::kInput;
-  else if (kind == "output") prm.kind = ParamKind::kOutput;
-  else if (kind == "scalar") prm.kind = ParamKind::kScalar;
-  else if (kind == "dim") prm.kind = ParamKind::kDim;
-  else return Err(f + ".kind", "must be input, output, scalar or dim (got '" + kind + "')");
+  if (kind == "input")
+    prm.kind = ParamKind::kInput;
+  else if (kind == "output")
+    prm.kind = ParamKind::kOutput;
+  else if (kind == "scalar")
+    prm.kind = ParamKind::kScalar;
+  else if (kind == "dim")
+    prm.kind = ParamKind::kDim;
+  else
+    return Err(f + ".kind", "must be input, output, scalar or dim (got '" + kind + "')");
 
   if (prm.kind == ParamKind::kDim) {
     ACCELOPT_RETURN_IF_ERROR(CheckKeys(pj, f + ".", {"name", "kind", "dtype"}));
@@ -162,9 +182,12 @@ Result<ProblemSpec> Parse(const json& j) {
   if (!j.is_object()) return Err("(top level)", "must be an object");
   ACCELOPT_RETURN_IF_ERROR(CheckKeys(j, "", kTopLevelKeys));
   ProblemSpec p;
-  for (auto [key, dst, required] :
-       {std::tuple{"name", &p.name, true}, {"backend", &p.backend, true}, {"function", &p.function, true},
-        {"description", &p.description, false}, {"workload", &p.workload, false}, {"bound", &p.bound, false}}) {
+  for (auto [key, dst, required] : {std::tuple{"name", &p.name, true},
+                                    {"backend", &p.backend, true},
+                                    {"function", &p.function, true},
+                                    {"description", &p.description, false},
+                                    {"workload", &p.workload, false},
+                                    {"bound", &p.bound, false}}) {
     ACCELOPT_RETURN_IF_ERROR(GetString(j, key, "", required, dst));
   }
   std::string informative;
@@ -223,10 +246,18 @@ std::string Signature(const ProblemSpec& p, const std::string& fn, const char* r
     const Param& prm = p.params[i];
     if (i) os << ", ";
     switch (prm.kind) {
-      case ParamKind::kInput: os << "const " << real << "* " << prm.name; break;
-      case ParamKind::kOutput: os << real << "* " << prm.name; break;
-      case ParamKind::kScalar: os << (prm.dtype == "int64" ? "int64_t" : real) << " " << prm.name; break;
-      case ParamKind::kDim: os << "int64_t " << prm.name; break;
+      case ParamKind::kInput:
+        os << "const " << real << "* " << prm.name;
+        break;
+      case ParamKind::kOutput:
+        os << real << "* " << prm.name;
+        break;
+      case ParamKind::kScalar:
+        os << (prm.dtype == "int64" ? "int64_t" : real) << " " << prm.name;
+        break;
+      case ParamKind::kDim:
+        os << "int64_t " << prm.name;
+        break;
     }
   }
   os << ")";
@@ -239,7 +270,13 @@ Result<Distribution> Distribution::FromJson(const json& j, const std::string& fi
   if (!j.is_object()) return Err(field, "must be an object with a \"kind\"");
   // Each kind's two fields (a, b) and their defaults; "constant" has one,
   // required.
-  struct Kind { const char* kind; const char* a; double a0; const char* b; double b0; };
+  struct Kind {
+    const char* kind;
+    const char* a;
+    double a0;
+    const char* b;
+    double b0;
+  };
   static const Kind kKinds[] = {{"normal", "mean", 0, "std", 1},
                                 {"uniform", "low", 0, "high", 1},
                                 {"abs_normal", "std", 1, "offset", 0},

@@ -58,18 +58,18 @@ enum class ParamKind { kInput, kOutput, kScalar, kDim };
 struct Param {
   std::string name;
   ParamKind kind = ParamKind::kInput;
-  std::string dtype = "float32";           // arrays: float32; scalars: float32 | int64; dims: int64
-  std::vector<std::string> shape;          // arrays: dim names (or integer literals)
-  Distribution distribution;               // inputs
-  double value = 0;                        // scalars
-  int64_t elements = 0;                    // arrays: product of the resolved shape
+  std::string dtype = "float32";   // arrays: float32; scalars: float32 | int64; dims: int64
+  std::vector<std::string> shape;  // arrays: dim names (or integer literals)
+  Distribution distribution;       // inputs
+  double value = 0;                // scalars
+  int64_t elements = 0;            // arrays: product of the resolved shape
 };
 
 // One adversarial test case: some inputs drawn from other distributions
 // together. problem.json entries {"case", "param", "distribution"} that share
 // a "case" name form one case; an entry without "case" is a case of its own.
 struct AdversarialCase {
-  std::string name;  // the "case" name, or "" for a single-entry case
+  std::string name;                                             // the "case" name, or "" for a single-entry case
   std::vector<std::pair<std::string, Distribution>> overrides;  // input name -> distribution
 };
 
@@ -87,10 +87,10 @@ struct ProblemSpec {
   std::map<std::string, int64_t> dims;
   std::map<std::string, int64_t> paper_dims;
   std::vector<AdversarialCase> adversarial;
-  double flops = 0;           // at `dims`
-  double bytes = 0;           // at `dims`: every input read once + every output written once
-  std::string bound;          // "memory" | "compute" | "matmul" | "vector" (informative)
-  double tolerance = 2e-5;    // relative L2 error, per output
+  double flops = 0;         // at `dims`
+  double bytes = 0;         // at `dims`: every input read once + every output written once
+  std::string bound;        // "memory" | "compute" | "matmul" | "vector" (informative)
+  double tolerance = 2e-5;  // relative L2 error, per output
   // Of `flops`, those a matrix engine does (matmul multiply-adds as 2);
   // nullopt when the problem does not say (the cpu roofline does not need
   // it; the nki roofline then counts every FLOP as a vector FLOP).

@@ -40,7 +40,6 @@ const BackendPrompts& GenericBackendPrompts() {
   return kGeneric;
 }
 
-
 namespace {
 
 // A deque: the sets' addresses stay put when one is added.

@@ -24,8 +24,7 @@ Result<ChatPrompt> RenderRolePrompt(const std::string& role, const PromptPreview
   if (role == "summarizer") {
     const std::string& slow = in.slow.empty() ? in.source.baseline : in.slow;
     const std::string& fast = in.fast.empty() ? kernel : in.fast;
-    return SummarizerPrompt(info, slow, fast,
-                            in.mode == PromptMode::kPaper ? std::nullopt : in.speedup, in.mode);
+    return SummarizerPrompt(info, slow, fast, in.mode == PromptMode::kPaper ? std::nullopt : in.speedup, in.mode);
   }
   return InvalidArgument("role must be planner, executor or summarizer, not '" + role + "'");
 }

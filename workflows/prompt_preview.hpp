@@ -27,10 +27,10 @@ struct PromptPreview {
   // Its measured latency (kPaper planners see it in ms); 0: flops /
   // achieved_gflops from the profile when both are there.
   double latency_us = 0;
-  std::vector<MemoryItem> memory;  // shown to the planner ("No optimization found" items left out)
+  std::vector<MemoryItem> memory;         // shown to the planner ("No optimization found" items left out)
   Plan plan{"(the plan goes here)", ""};  // the executor's plan
-  std::string slow, fast;          // the summarizer's kernels; empty: the baseline / the kernel
-  std::optional<double> speedup;   // the summarizer's speedup (kPaper never shows it)
+  std::string slow, fast;                 // the summarizer's kernels; empty: the baseline / the kernel
+  std::optional<double> speedup;          // the summarizer's speedup (kPaper never shows it)
   PromptMode mode = PromptMode::kDefault;
   uint64_t seed = 1;
 };

@@ -33,13 +33,14 @@ std::optional<ShortenedPrompt> ShortenPrompt(const ChatPrompt& prompt) {
   }
   // The profile: "where it stands" (default mode) and the metrics, up to the
   // task; the glossary up to its blank line.
-  bool profile = CutSection(&p.user, "\n## Where the current kernel stands\n", {"\n## Profile of the current kernel\n"}, "");
+  bool profile =
+      CutSection(&p.user, "\n## Where the current kernel stands\n", {"\n## Profile of the current kernel\n"}, "");
   profile = CutSection(&p.user, "\n## Profile of the current kernel\n", {"\n# Task\n"},
-                       std::string("\n## Profile of the current kernel\n") + kLeftOut) || profile;
+                       std::string("\n## Profile of the current kernel\n") + kLeftOut) ||
+            profile;
   profile = CutSection(&p.system, "\n# Profile fields\n", {"\n\n"}, "") || profile;
   if (profile) out.trimmed.push_back("profile");
-  if (out.trimmed.empty() &&
-      CutSection(&p.system, "\n# Hardware (", {}, std::string("\n# Hardware\n") + kLeftOut)) {
+  if (out.trimmed.empty() && CutSection(&p.system, "\n# Hardware (", {}, std::string("\n# Hardware\n") + kLeftOut)) {
     out.trimmed.push_back("hardware");
   }
   if (out.trimmed.empty() || p.bytes() >= prompt.bytes()) return std::nullopt;

@@ -12,7 +12,6 @@ namespace accelopt::workflows {
 
 namespace {
 
-
 std::string Scalar(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_float()) {
@@ -62,8 +61,7 @@ std::string CorrectnessSection(const KernelContext& ctx) {
 }
 
 std::string HardwareSection(const KernelContext& ctx) {
-  return "\n# Hardware (" + ctx.problem.backend + ")\n" +
-         BackendPromptsFor(ctx.problem.backend).hardware(ctx.hardware);
+  return "\n# Hardware (" + ctx.problem.backend + ")\n" + BackendPromptsFor(ctx.problem.backend).hardware(ctx.hardware);
 }
 
 std::string GlossarySection(const KernelContext& ctx) {
@@ -71,15 +69,15 @@ std::string GlossarySection(const KernelContext& ctx) {
   if (b.fields.empty()) return "";
   std::string out = "\n# Profile fields\n";
   if (ctx.mode == PromptMode::kDefault) {
-    out += "- latency_us: the median time of one call over the judge's timed calls (microseconds)\n"
-           "- roofline_us: the least time this machine needs for the problem's flops and bytes: the "
-           "larger of flops / peak and bytes / bandwidth (microseconds)\n"
-           "- percent_of_peak: 100 x roofline_us / latency_us, the number to raise\n";
+    out +=
+        "- latency_us: the median time of one call over the judge's timed calls (microseconds)\n"
+        "- roofline_us: the least time this machine needs for the problem's flops and bytes: the "
+        "larger of flops / peak and bytes / bandwidth (microseconds)\n"
+        "- percent_of_peak: 100 x roofline_us / latency_us, the number to raise\n";
   }
   for (const ProfileField& f : b.fields) out += "- " + f.key + ": " + f.meaning + "\n";
   if (ctx.mode == PromptMode::kPaper) {
-    out += std::string("- ") + kPaperLatencyKey +
-           ": the kernel's measured time of one call, in milliseconds\n";
+    out += std::string("- ") + kPaperLatencyKey + ": the kernel's measured time of one call, in milliseconds\n";
   }
   return out;
 }
@@ -141,9 +139,8 @@ std::string RenderMemory(const std::vector<MemoryItem>& memory, const std::strin
 // @47e29a7), in our words, and nothing the template lacks; the fifth point
 // is the backend's API rule (backend_prompts.hpp, api_rule).
 std::string PaperPlanning(const BackendPrompts& b) {
-  const std::string api = b.api_rule.empty()
-                              ? "Use only what the rules above allow; do not invent functions or APIs."
-                              : b.api_rule;
+  const std::string api =
+      b.api_rule.empty() ? "Use only what the rules above allow; do not invent functions or APIs." : b.api_rule;
   return "How to plan:\n"
          "1. Start from the profile and look for inefficiencies.\n"
          "2. Read the current kernel with those in mind and plan a change that fixes one.\n"
@@ -152,7 +149,9 @@ std::string PaperPlanning(const BackendPrompts& b) {
          "loops, fusion, and other methods not listed here.\n"
          "4. A compiler sits between the source and the hardware, so the profile may not match what "
          "the source suggests; a plan may still aim at a particular metric.\n"
-         "5. " + api + "\n"
+         "5. " +
+         api +
+         "\n"
          "6. Do not lower the numeric precision below the baseline kernel's.\n";
 }
 
@@ -166,9 +165,8 @@ bool IsTimeKey(const std::string& key) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, json>> ShuffledProfile(const std::string& backend,
-                                                          const json& profile, PromptMode mode,
-                                                          Rng& rng) {
+std::vector<std::pair<std::string, json>> ShuffledProfile(const std::string& backend, const json& profile,
+                                                          PromptMode mode, Rng& rng) {
   std::vector<std::pair<std::string, json>> fields;
   if (!profile.is_object()) return fields;
   const BackendPrompts& b = BackendPromptsFor(backend);
@@ -182,8 +180,7 @@ std::vector<std::pair<std::string, json>> ShuffledProfile(const std::string& bac
       if (profile.contains(f.key) && profile[f.key].is_number()) fields.emplace_back(f.key, profile[f.key]);
     }
   }
-  if (mode == PromptMode::kPaper && profile.contains(kPaperLatencyKey) &&
-      profile[kPaperLatencyKey].is_number()) {
+  if (mode == PromptMode::kPaper && profile.contains(kPaperLatencyKey) && profile[kPaperLatencyKey].is_number()) {
     fields.emplace_back(kPaperLatencyKey, profile[kPaperLatencyKey]);
   }
   rng.Shuffle(fields);
@@ -199,12 +196,10 @@ PromptMode PromptModeOf(const std::string& spec_mode) {
   return spec_mode == "paper" ? PromptMode::kPaper : PromptMode::kDefault;
 }
 
-ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
-                         const std::vector<MemoryItem>& memory, Rng& rng,
+ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile, const std::vector<MemoryItem>& memory, Rng& rng,
                          bool ask_used_experiences) {
   ChatPrompt p;
-  p.system = Role("You are a performance engineer planning the next optimization of a compute kernel",
-                  ctx) +
+  p.system = Role("You are a performance engineer planning the next optimization of a compute kernel", ctx) +
              CorrectnessSection(ctx) + HardwareSection(ctx) + GlossarySection(ctx) + "\n";
   const BackendPrompts& b = BackendPromptsFor(ctx.problem.backend);
   p.system += ctx.mode == PromptMode::kPaper ? PaperPlanning(b) : b.planning;
@@ -233,8 +228,9 @@ ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
       "current kernel faster. Reply with a short title on the first line, then a description "
       "of the change and why it helps on this hardware. Do not write the full kernel.\n";
   if (ask_used_experiences) {
-    p.user += "End with one line naming the numbered experiences the plan draws on, e.g. "
-              "\"Used experiences: 2, 5\", or \"Used experiences: none\".\n";
+    p.user +=
+        "End with one line naming the numbered experiences the plan draws on, e.g. "
+        "\"Used experiences: 2, 5\", or \"Used experiences: none\".\n";
   }
   return p;
 }
@@ -242,53 +238,51 @@ ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
 std::string TruncateMiddle(std::string_view text, size_t max_bytes) {
   if (text.size() <= max_bytes) return std::string(text);
   const size_t head = max_bytes / 2, tail = max_bytes - head;
-  return std::string(text.substr(0, head)) + "\n[... " +
-         std::to_string(text.size() - max_bytes) + " bytes cut ...]\n" +
+  return std::string(text.substr(0, head)) + "\n[... " + std::to_string(text.size() - max_bytes) + " bytes cut ...]\n" +
          std::string(text.substr(text.size() - tail));
 }
 
 ChatPrompt FixPrompt(const KernelContext& ctx, const Plan& plan, std::string_view failed_code,
-                     const std::string& status, const std::string& reason,
-                     std::string_view error) {
+                     const std::string& status, const std::string& reason, std::string_view error) {
   ChatPrompt p = ExecutorPrompt(ctx, plan);
   const size_t task = p.user.rfind("\n# Task\n");
   if (task != std::string::npos) p.user.resize(task);
   p.user += "\n## Your rewrite\n" + Fence(failed_code, KernelLanguage(ctx.problem.backend));
-  p.user += "\n## What the evaluator said\n" + status + (reason.empty() ? "" : ": " + reason) +
-            "\n";
+  p.user += "\n## What the evaluator said\n" + status + (reason.empty() ? "" : ": " + reason) + "\n";
   if (!error.empty()) p.user += Fence(TruncateMiddle(error, kFixErrorBytes), "text");
-  p.user += "\n# Task\nFix your rewrite so that it compiles, computes the same result as the "
-            "reference and finishes in time, keeping the plan's optimization. Reply with the "
-            "complete kernel source in one fenced ```" + KernelLanguage(ctx.problem.backend) +
-            " code block (the first code block is taken). It must define:\n" + MustDefine(ctx.problem);
+  p.user +=
+      "\n# Task\nFix your rewrite so that it compiles, computes the same result as the "
+      "reference and finishes in time, keeping the plan's optimization. Reply with the "
+      "complete kernel source in one fenced ```" +
+      KernelLanguage(ctx.problem.backend) + " code block (the first code block is taken). It must define:\n" +
+      MustDefine(ctx.problem);
   return p;
 }
 
 ChatPrompt ExecutorPrompt(const KernelContext& ctx, const Plan& plan) {
   ChatPrompt p;
   const BackendPrompts& b = BackendPromptsFor(ctx.problem.backend);
-  p.system = Role("You are a performance engineer who implements one optimization plan in a compute kernel",
-                  ctx) +
+  p.system = Role("You are a performance engineer who implements one optimization plan in a compute kernel", ctx) +
              CorrectnessSection(ctx) + HardwareSection(ctx);
   if (!b.pitfalls.empty()) p.system += "\n" + b.pitfalls;
   p.user = ProblemSection(ctx);
   p.user += "\n## Plan\n" + plan.title + "\n";
   if (!plan.description.empty()) p.user += plan.description + "\n";
-  p.user += "\n# Task\nRewrite the current kernel following the plan. Reply with the complete "
-            "kernel source in one fenced ```" + KernelLanguage(ctx.problem.backend) +
-            " code block (the first code block is taken). It must define:\n" + MustDefine(ctx.problem);
+  p.user +=
+      "\n# Task\nRewrite the current kernel following the plan. Reply with the complete "
+      "kernel source in one fenced ```" +
+      KernelLanguage(ctx.problem.backend) + " code block (the first code block is taken). It must define:\n" +
+      MustDefine(ctx.problem);
   return p;
 }
 
-ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_code,
-                            std::string_view fast_code, std::optional<double> speedup,
-                            PromptMode mode) {
+ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_code, std::string_view fast_code,
+                            std::optional<double> speedup, PromptMode mode) {
   ChatPrompt p;
-  p.system =
-      "You distill kernel rewrites into reusable optimization experience for the " +
-      problem.backend + " backend. " + BackendPromptsFor(problem.backend).intro +
-      "\n\nDescribe the transformation in general terms that apply to other kernels, not only "
-      "this one.";
+  p.system = "You distill kernel rewrites into reusable optimization experience for the " + problem.backend +
+             " backend. " + BackendPromptsFor(problem.backend).intro +
+             "\n\nDescribe the transformation in general terms that apply to other kernels, not only "
+             "this one.";
   p.user = "# Problem: " + problem.name + "\n";
   p.user += "\n## Slow kernel\n" + Fence(slow_code, KernelLanguage(problem.backend));
   p.user += "\n## Fast kernel\n" + Fence(fast_code, KernelLanguage(problem.backend));
@@ -303,10 +297,9 @@ ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_co
       "fast code, each in its own fenced code block (slow first). ";
   // paper: "No optimization found" only for identical kernels, as published
   // (prompts/summarizer_prompts/base_prompt.txt:4 @47e29a7).
-  p.user += mode == PromptMode::kPaper
-                ? "If the two kernels are identical, reply only \"No optimization found\".\n"
-                : "If the two kernels do not differ in any meaningful optimization, reply only "
-                  "\"No optimization found\".\n";
+  p.user += mode == PromptMode::kPaper ? "If the two kernels are identical, reply only \"No optimization found\".\n"
+                                       : "If the two kernels do not differ in any meaningful optimization, reply only "
+                                         "\"No optimization found\".\n";
   return p;
 }
 

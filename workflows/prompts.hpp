@@ -73,9 +73,8 @@ json WithPaperLatency(json profile, double latency_us);
 // `rng`: the backend's fields (its glossary), or, for a backend without a
 // glossary, every numeric key that does not name a latency or time; kPaper
 // adds the profile's kPaperLatencyKey (ms) when it is a number.
-std::vector<std::pair<std::string, json>> ShuffledProfile(const std::string& backend,
-                                                          const json& profile, PromptMode mode,
-                                                          Rng& rng);
+std::vector<std::pair<std::string, json>> ShuffledProfile(const std::string& backend, const json& profile,
+                                                          PromptMode mode, Rng& rng);
 
 struct KernelContext {
   const ProblemInfo& problem;
@@ -88,8 +87,7 @@ struct KernelContext {
 // `ask_used_experiences` ("default" mode): the task also asks for a last
 // line "Used experiences: 2, 5" naming the numbered experiences the plan
 // drew on ("none" when it used none).
-ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile,
-                         const std::vector<MemoryItem>& memory, Rng& rng,
+ChatPrompt PlannerPrompt(const KernelContext& ctx, const json& profile, const std::vector<MemoryItem>& memory, Rng& rng,
                          bool ask_used_experiences = false);
 
 ChatPrompt ExecutorPrompt(const KernelContext& ctx, const Plan& plan);
@@ -99,8 +97,7 @@ ChatPrompt ExecutorPrompt(const KernelContext& ctx, const Plan& plan);
 // and tail kept).
 inline constexpr size_t kFixErrorBytes = 4096;
 ChatPrompt FixPrompt(const KernelContext& ctx, const Plan& plan, std::string_view failed_code,
-                     const std::string& status, const std::string& reason,
-                     std::string_view error);
+                     const std::string& status, const std::string& reason, std::string_view error);
 
 // Cuts `text` to at most `max_bytes` (+ a marker line), keeping the head and
 // the tail.
@@ -111,9 +108,8 @@ std::string TruncateMiddle(std::string_view text, size_t max_bytes);
 // kPaper asks for "No optimization found" only when the two kernels are
 // identical (as published); kDefault also when they differ in no meaningful
 // optimization.
-ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_code,
-                            std::string_view fast_code, std::optional<double> speedup,
-                            PromptMode mode = PromptMode::kDefault);
+ChatPrompt SummarizerPrompt(const ProblemInfo& problem, std::string_view slow_code, std::string_view fast_code,
+                            std::optional<double> speedup, PromptMode mode = PromptMode::kDefault);
 
 // The mode a campaign's prompts use (spec.mode "paper" -> kPaper).
 PromptMode PromptModeOf(const std::string& spec_mode);

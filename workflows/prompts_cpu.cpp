@@ -56,8 +56,10 @@ struct Level {
 
 std::string DistributionText(const json& d) {
   const std::string kind = Str(d, "kind");
-  if (kind == "normal") return "normal(mean " + FormatSignificant(Number(d, "mean")) + ", std " + FormatSignificant(Number(d, "std")) + ")";
-  if (kind == "uniform") return "uniform[" + FormatSignificant(Number(d, "low")) + ", " + FormatSignificant(Number(d, "high")) + "]";
+  if (kind == "normal")
+    return "normal(mean " + FormatSignificant(Number(d, "mean")) + ", std " + FormatSignificant(Number(d, "std")) + ")";
+  if (kind == "uniform")
+    return "uniform[" + FormatSignificant(Number(d, "low")) + ", " + FormatSignificant(Number(d, "high")) + "]";
   if (kind == "abs_normal") {
     std::string s = "|normal(0, " + FormatSignificant(Number(d, "std")) + ")|";
     if (Number(d, "offset") != 0) s += " + " + FormatSignificant(Number(d, "offset"));
@@ -69,9 +71,7 @@ std::string DistributionText(const json& d) {
 
 }  // namespace
 
-std::string CpuCompileCommand() {
-  return "g++ -std=c++17 -O3 -march=native -fopenmp -fPIC -shared";
-}
+std::string CpuCompileCommand() { return "g++ -std=c++17 -O3 -march=native -fopenmp -fPIC -shared"; }
 
 std::string CpuHardwareProse(const json& cal) {
   if (!cal.is_object() || cal.empty()) return "(none recorded)\n";
@@ -81,7 +81,8 @@ std::string CpuHardwareProse(const json& cal) {
   const std::string simd = Str(hw, "simd");
   std::string out;
   out += "- CPU: " + (Str(hw, "cpu_model").empty() ? std::string("unknown model") : Str(hw, "cpu_model")) + ", " +
-         std::to_string(cores) + " cores for the whole machine (a kernel runs on the cores of its evaluation slot, "
+         std::to_string(cores) +
+         " cores for the whole machine (a kernel runs on the cores of its evaluation slot, "
          "at most these; OMP_NUM_THREADS is set to the slot's cores).\n";
   if (!simd.empty()) {
     out += "- SIMD: " + simd;
@@ -120,8 +121,9 @@ std::string CpuHardwareProse(const json& cal) {
   const json bw = cal.value("bandwidth", json::array());
   const json one = cal.value("bandwidth_one_core", json::array());
   if (!bw.empty()) {
-    out += "- Calibrated streaming bandwidth (reads + writes, GB/s = 1e9 bytes/s; the roofline's memory side "
-           "uses the figure of the level the problem's bytes lie in), by working-set size:\n";
+    out +=
+        "- Calibrated streaming bandwidth (reads + writes, GB/s = 1e9 bytes/s; the roofline's memory side "
+        "uses the figure of the level the problem's bytes lie in), by working-set size:\n";
     for (size_t i = 0; i < bw.size(); ++i) {
       const double bytes = Number(bw[i], "bytes");
       std::string where = "memory";
@@ -132,8 +134,8 @@ std::string CpuHardwareProse(const json& cal) {
         }
       }
       if (levels.empty()) where = "";
-      out += "  - " + Size(bytes) + (where.empty() ? "" : " (" + where + ")") + ": " +
-             Fixed(Number(bw[i], "gbps"), 1) + " GB/s all cores";
+      out += "  - " + Size(bytes) + (where.empty() ? "" : " (" + where + ")") + ": " + Fixed(Number(bw[i], "gbps"), 1) +
+             " GB/s all cores";
       if (i < one.size()) out += ", " + Fixed(Number(one[i], "gbps"), 1) + " GB/s one core";
       out += "\n";
     }
@@ -142,17 +144,20 @@ std::string CpuHardwareProse(const json& cal) {
 }
 
 std::string CpuCorrectness(const json& p) {
-  std::string out = "A separate judge process checks every call it makes, correctness calls and timed calls "
-                    "alike:\n";
-  out += "- Each output is compared in double precision with a trusted double-precision reference: the "
-         "relative L2 error ||out - ref|| / ||ref|| must not exceed " +
-         (p.contains("tolerance") && p["tolerance"].is_number() ? FormatSignificant(p["tolerance"].get<double>())
-                                                                 : std::string("the problem's tolerance")) +
-         "; any NaN or Inf fails.\n";
+  std::string out =
+      "A separate judge process checks every call it makes, correctness calls and timed calls "
+      "alike:\n";
+  out +=
+      "- Each output is compared in double precision with a trusted double-precision reference: the "
+      "relative L2 error ||out - ref|| / ||ref|| must not exceed " +
+      (p.contains("tolerance") && p["tolerance"].is_number() ? FormatSignificant(p["tolerance"].get<double>())
+                                                             : std::string("the problem's tolerance")) +
+      "; any NaN or Inf fails.\n";
   std::string inputs;
   for (const auto& param : p.value("params", json::array())) {
     if (Str(param, "kind") != "input" || !param.contains("distribution")) continue;
-    inputs += std::string(inputs.empty() ? "" : "; ") + Str(param, "name") + " ~ " + DistributionText(param["distribution"]);
+    inputs +=
+        std::string(inputs.empty() ? "" : "; ") + Str(param, "name") + " ~ " + DistributionText(param["distribution"]);
   }
   out += "- Inputs are drawn from secret seeds (they cannot be predicted or recognized)";
   out += inputs.empty() ? ".\n" : ": " + inputs + ".\n";
@@ -163,10 +168,11 @@ std::string CpuCorrectness(const json& p) {
            DistributionText(a.value("distribution", json::object()));
   }
   out += adv.empty() ? ".\n" : ", and adversarial cases: " + adv + ".\n";
-  out += "- Every output element is filled with NaN before each call: write all of it on every call.\n"
-         "- Inputs are read-only: they must be bit-identical after the call.\n"
-         "- A kernel whose time depends on having seen the inputs before (caching, memoization) is "
-         "rejected as suspicious; so is one faster than the calibrated roofline.\n";
+  out +=
+      "- Every output element is filled with NaN before each call: write all of it on every call.\n"
+      "- Inputs are read-only: they must be bit-identical after the call.\n"
+      "- A kernel whose time depends on having seen the inputs before (caching, memoization) is "
+      "rejected as suspicious; so is one faster than the calibrated roofline.\n";
   return out;
 }
 
@@ -204,8 +210,9 @@ const BackendPrompts& CpuPrompts() {
     b.fields = {
         {"flops", "floating-point operations of one call, counted by the problem's formula (not measured)"},
         {"bytes", "bytes one call must move at least (inputs read + outputs written), by the problem's formula"},
-        {"arithmetic_intensity", "flops / bytes (FLOP/byte); far below the machine's peak GFLOP/s divided by "
-                                 "its bandwidth means memory-bound"},
+        {"arithmetic_intensity",
+         "flops / bytes (FLOP/byte); far below the machine's peak GFLOP/s divided by "
+         "its bandwidth means memory-bound"},
         {"achieved_gflops", "flops / measured latency (GFLOP/s)"},
         {"achieved_gbps", "bytes / measured latency (GB/s, 1e9 bytes/s)"},
         {"compute_utilization_pct", "achieved_gflops as % of the slot's calibrated fp32 FMA peak"},
@@ -214,8 +221,9 @@ const BackendPrompts& CpuPrompts() {
          "lie in"},
         {"roofline_peak_gflops", "the slot's calibrated fp32 FMA peak used by the roofline (GFLOP/s)"},
         {"roofline_bandwidth_gbps", "the calibrated bandwidth used by the roofline for this working set (GB/s)"},
-        {"avg_cores_busy", "the kernel's CPU time / wall time over the timed calls: about 1 for one thread, "
-                           "up to slot_cores when every core works"},
+        {"avg_cores_busy",
+         "the kernel's CPU time / wall time over the timed calls: about 1 for one thread, "
+         "up to slot_cores when every core works"},
         {"omp_threads", "OMP_NUM_THREADS the kernel runs with (= the slot's cores)"},
         {"slot_cores", "cores the kernel is pinned to"},
         {"runner_max_rss_mb", "peak resident memory of the process running the kernel (MiB)"},

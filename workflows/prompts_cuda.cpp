@@ -40,9 +40,10 @@ std::string CudaHardwareProse(const json& facts) {
     out += "- " + what + ": " + (known ? value : std::string("(not recorded)")) + "\n";
   };
   const std::string name = Text(gpu, "name");
-  line("GPU", !name.empty(), name + (Has(gpu, "cc_major") ? " (compute capability " + CudaNum(Get(gpu, "cc_major")) + "." +
-                                                                CudaNum(Get(gpu, "cc_minor")) + ")"
-                                                          : std::string()));
+  line("GPU", !name.empty(),
+       name + (Has(gpu, "cc_major")
+                   ? " (compute capability " + CudaNum(Get(gpu, "cc_major")) + "." + CudaNum(Get(gpu, "cc_minor")) + ")"
+                   : std::string()));
   line("streaming multiprocessors (SMs)", Has(gpu, "sm_count"), CudaNum(Get(gpu, "sm_count"), 6));
   line("warp size", Has(gpu, "warp_size"), CudaNum(Get(gpu, "warp_size")) + " threads");
   line("max threads per block / per SM", Has(gpu, "max_threads_per_block"),
@@ -56,13 +57,15 @@ std::string CudaHardwareProse(const json& facts) {
            KiB(Get(gpu, "shared_memory_per_block_optin_bytes")) +
            " dynamic with cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize)");
   line("L2 cache", Has(gpu, "l2_bytes"), MiB(Get(gpu, "l2_bytes")) + " (flushed between timed calls)");
-  line("device memory", Has(gpu, "memory_bytes"), CudaNum(Get(gpu, "memory_bytes") / (1024.0 * 1024 * 1024), 4) + " GiB");
+  line("device memory", Has(gpu, "memory_bytes"),
+       CudaNum(Get(gpu, "memory_bytes") / (1024.0 * 1024 * 1024), 4) + " GiB");
   line("SM clock / memory clock", Has(gpu, "sm_clock_mhz"),
        CudaNum(Get(gpu, "sm_clock_mhz")) + " MHz / " + CudaNum(Get(gpu, "memory_clock_mhz")) + " MHz");
   line("driver / runtime", !Text(gpu, "driver").empty(), Text(gpu, "driver") + " / " + Text(gpu, "runtime"));
   line("calibrated fp32 FMA peak", Has(c, "peak_gflops"),
        CudaNum(Get(c, "peak_gflops")) + " GFLOP/s" +
-           (Has(c, "datasheet_peak_gflops") ? " (data sheet: " + CudaNum(Get(c, "datasheet_peak_gflops")) + ")" : std::string()));
+           (Has(c, "datasheet_peak_gflops") ? " (data sheet: " + CudaNum(Get(c, "datasheet_peak_gflops")) + ")"
+                                            : std::string()));
   line("calibrated device-memory bandwidth", Has(c, "bandwidth_gbps"),
        CudaNum(Get(c, "bandwidth_gbps")) + " GB/s" +
            (Has(c, "datasheet_bandwidth_gbps") ? " (data sheet: " + CudaNum(Get(c, "datasheet_bandwidth_gbps")) + ")"
@@ -76,7 +79,9 @@ const BackendPrompts& CudaPrompts() {
     b.name = "cuda";
     b.intro =
         "The kernel is one CUDA C++ file (.cu) that defines the problem's extern \"C\" host function. It is "
-        "compiled with `" + CudaCompileCommand() + "` and loaded by a separate runner process that owns the "
+        "compiled with `" +
+        CudaCompileCommand() +
+        "` and loaded by a separate runner process that owns the "
         "GPU. Every pointer argument is a DEVICE pointer (inputs const float*, outputs float*); scalars are "
         "float and dims int64_t, passed by value. The host function launches its kernels on the default "
         "stream and may return before they finish: the runner times each call with CUDA events on the "

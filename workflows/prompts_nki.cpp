@@ -7,13 +7,14 @@ namespace accelopt::workflows {
 namespace {
 
 std::string NkiCorrectness(const json& problem) {
-  std::string s = "Correctness (what the judge checks): the kernel's outputs are compared, in float64, with the "
-                  "problem's numpy reference run on the same inputs; every output's relative L2 error "
-                  "||out - ref|| / ||ref|| must be at most " +
-                  FormatSignificant(problem.value("tolerance", 2e-5)) +
-                  ", on at least 5 input sets drawn from a secret seed and on the problem's adversarial cases; "
-                  "a NaN or Inf anywhere fails. Outputs must be float32 arrays with the reference's number of "
-                  "elements, returned by the kernel function (from shared HBM).\n";
+  std::string s =
+      "Correctness (what the judge checks): the kernel's outputs are compared, in float64, with the "
+      "problem's numpy reference run on the same inputs; every output's relative L2 error "
+      "||out - ref|| / ||ref|| must be at most " +
+      FormatSignificant(problem.value("tolerance", 2e-5)) +
+      ", on at least 5 input sets drawn from a secret seed and on the problem's adversarial cases; "
+      "a NaN or Inf anywhere fails. Outputs must be float32 arrays with the reference's number of "
+      "elements, returned by the kernel function (from shared HBM).\n";
   if (problem.contains("params") && problem["params"].is_array()) {
     s += "Arguments, in order (after the reference module's transform_to_nki_inputs):";
     for (const auto& p : problem["params"]) {
@@ -31,7 +32,8 @@ std::string NkiHardwareProse(const json& facts) {
   // The daemon passes one hardware object to every campaign; the nki facts
   // are under "nki" in it (daemon.cpp), or the object is the entry itself.
   const json& g = facts.is_object() && facts.contains("nki") && facts["nki"].is_object() ? facts["nki"] : facts;
-  if (!g.is_object() || !g.contains("matmul_flops_per_s")) return g.is_object() && !g.empty() ? RenderFacts(g) : "(none recorded)\n";
+  if (!g.is_object() || !g.contains("matmul_flops_per_s"))
+    return g.is_object() && !g.empty() ? RenderFacts(g) : "(none recorded)\n";
   auto n = [&](const char* k) { return g.contains(k) && g[k].is_number() ? g[k].get<double>() : 0.0; };
   std::string s = "One " + g.value("core", std::string("NeuronCore")) + " (the kernel runs on one core):\n";
   // The NKI language of this host's SDK (evaluators/nki/sdk.hpp, set by the
@@ -48,7 +50,8 @@ std::string NkiHardwareProse(const json& facts) {
   }
   s += "- Tensor Engine fp32 matmul peak: " + FormatSignificant(n("matmul_flops_per_s") / 1e12) + " TFLOP/s\n";
   if (g.contains("vector_flops_per_s") && g["vector_flops_per_s"].is_number())
-    s += "- Vector + Scalar engines (the roofline's vector peak): " + FormatSignificant(n("vector_flops_per_s") / 1e9) + " GFLOP/s\n";
+    s += "- Vector + Scalar engines (the roofline's vector peak): " + FormatSignificant(n("vector_flops_per_s") / 1e9) +
+         " GFLOP/s\n";
   s += "- HBM bandwidth (this core's share): " + FormatSignificant(n("hbm_bytes_per_s") / 1e9) + " GB/s\n";
   s += "- SBUF: " + FormatSignificant(n("sbuf_bytes") / 1048576) + " MiB in " + FormatSignificant(n("partitions")) +
        " partitions; PSUM: " + FormatSignificant(n("psum_bytes") / 1048576) + " MiB\n";
@@ -93,21 +96,26 @@ const BackendPrompts& NkiPrompts() {
         {"psum_write_bytes", "bytes written to PSUM"},
         {"sbuf_read_bytes", "bytes read from SBUF (the on-chip state buffer the engines work from)"},
         {"sbuf_write_bytes", "bytes written to SBUF"},
-        {"spill_reload_bytes", "bytes the compiler had to reload after spilling SBUF to HBM (0 is ideal: "
-                               "the tiles did not fit)"},
+        {"spill_reload_bytes",
+         "bytes the compiler had to reload after spilling SBUF to HBM (0 is ideal: "
+         "the tiles did not fit)"},
         {"spill_save_bytes", "bytes spilled from SBUF to HBM by the compiler"},
         {"hardware_flops", "floating-point operations the engines executed (FLOP), padding included"},
         {"transpose_flops", "FLOPs spent on Tensor Engine transposes (work that is not the problem's)"},
-        {"peak_flops_bandwidth_ratio", "the machine balance: peak FLOP/s divided by HBM bytes/s (FLOP/byte); "
-                                       "a kernel whose intensity is below it is memory-bound"},
+        {"peak_flops_bandwidth_ratio",
+         "the machine balance: peak FLOP/s divided by HBM bytes/s (FLOP/byte); "
+         "a kernel whose intensity is below it is memory-bound"},
         {"mm_arithmetic_intensity", "matmul FLOPs per HBM byte of this kernel (FLOP/byte)"},
         {"hfu_estimated_percent", "estimated hardware FLOPs utilization of the Tensor Engine (%)"},
-        {"scalar_engine_active_time_percent", "share of the kernel's time the Scalar Engine (activations: "
-                                              "exp, sigmoid, fused scale and bias) was busy (%)"},
-        {"vector_engine_active_time_percent", "share of the time the Vector Engine (elementwise on two "
-                                              "tensors, reductions along the free axis) was busy (%)"},
-        {"gpsimd_engine_active_time_percent", "share of the time the GpSimd Engine (general-purpose SIMD, "
-                                              "partition-axis work) was busy (%)"},
+        {"scalar_engine_active_time_percent",
+         "share of the kernel's time the Scalar Engine (activations: "
+         "exp, sigmoid, fused scale and bias) was busy (%)"},
+        {"vector_engine_active_time_percent",
+         "share of the time the Vector Engine (elementwise on two "
+         "tensors, reductions along the free axis) was busy (%)"},
+        {"gpsimd_engine_active_time_percent",
+         "share of the time the GpSimd Engine (general-purpose SIMD, "
+         "partition-axis work) was busy (%)"},
     };
     b.planning =
         "How to plan:\n"

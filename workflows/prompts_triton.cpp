@@ -12,9 +12,12 @@ std::string TritonSignature(const json& problem) {
     for (const auto& p : problem["params"]) {
       const std::string n = p.value("name", ""), kind = p.value("kind", "");
       add(&names, n);
-      if (kind == "input" || kind == "output") add(&tensors, n + (kind == "output" ? " (output)" : ""));
-      else if (kind == "dim") add(&dims, n);
-      else add(&scalars, n);
+      if (kind == "input" || kind == "output")
+        add(&tensors, n + (kind == "output" ? " (output)" : ""));
+      else if (kind == "dim")
+        add(&dims, n);
+      else
+        add(&scalars, n);
     }
   }
   std::string out = "def " + problem.value("function", std::string("kernel")) + "(" + names + ")\n";

@@ -25,9 +25,7 @@ Event Failed(const RedistillState& st, int pair, const std::string& error, doubl
   return Summarized(st, pair, {{"ok", false}, {"error", error}, {"cost_usd", cost_usd}});
 }
 
-Event Completed(const RedistillState& st) {
-  return {be::kMemoryRedistillCompleted, {{"redistill_id", st.id}}};
-}
+Event Completed(const RedistillState& st) { return {be::kMemoryRedistillCompleted, {{"redistill_id", st.id}}}; }
 
 }  // namespace
 
@@ -109,8 +107,7 @@ Result<Event> StartRedistill(const BankView& bank, const RedistillRequest& reque
 }
 
 Result<RedistillCommand> DecideRedistill(const RedistillState& state, const BlobSource& blobs,
-                                         const CampaignProblems& problems, const std::set<int>& in_flight,
-                                         int room) {
+                                         const CampaignProblems& problems, const std::set<int>& in_flight, int room) {
   RedistillCommand cmd;
   if (!state.started() || state.finished()) return cmd;
   size_t recorded = state.done.size();
@@ -160,9 +157,12 @@ Result<RedistillCommand> RecordReply(const RedistillState& state, int pair, cons
       d["ok"] = false;
       d["error"] = "no optimization found";
     } else {
-      const MemoryItem item = BuildMemoryItem(*summary, {activity_id::RedistillItem(state.bank, state.id, pair), rp.problem,
-                                                         rp.iteration, activity_id::RedistillSummarizer(state.id, pair),
-                                                         rp.pair, {}});
+      const MemoryItem item = BuildMemoryItem(*summary, {activity_id::RedistillItem(state.bank, state.id, pair),
+                                                         rp.problem,
+                                                         rp.iteration,
+                                                         activity_id::RedistillSummarizer(state.id, pair),
+                                                         rp.pair,
+                                                         {}});
       d["ok"] = true;
       d["item"] = ToJson(item);
     }

@@ -51,10 +51,10 @@ namespace accelopt::workflows {
 
 struct RedistillRequest {
   std::string bank;
-  RoleSpec role;                        // provider and model REQUIRED
-  std::vector<std::string> campaigns;   // empty: those that wrote the current generation;
-                                        // {"*"}: every campaign in the log
-  int max_pairs = 0;                    // 0: every pair
+  RoleSpec role;                       // provider and model REQUIRED
+  std::vector<std::string> campaigns;  // empty: those that wrote the current generation;
+                                       // {"*"}: every campaign in the log
+  int max_pairs = 0;                   // 0: every pair
 };
 
 // kInvalidArgument for a bad bank name, a role without provider or model,
@@ -102,19 +102,19 @@ struct RedistillCall {
 };
 
 struct RedistillCommand {
-  std::vector<Event> events;          // to the bank's stream, in order, in one batch
-  std::vector<std::string> blobs;     // contents stored with them (replies)
-  std::vector<RedistillCall> calls;   // to start after the events are appended
+  std::vector<Event> events;         // to the bank's stream, in order, in one batch
+  std::vector<std::string> blobs;    // contents stored with them (replies)
+  std::vector<RedistillCall> calls;  // to start after the events are appended
   bool empty() const { return events.empty() && calls.empty(); }
 };
 
 // What a call returned, in the workflow's terms.
 struct RedistillReply {
   bool ok = false;
-  std::string text;                      // ok: the reply
+  std::string text;  // ok: the reply
   int64_t input_tokens = 0, output_tokens = 0;
-  double cost_usd = 0;                   // ok: the call's; else what a failed call cost
-  std::string error;                     // !ok: why (scrubbed by the runtime)
+  double cost_usd = 0;  // ok: the call's; else what a failed call cost
+  std::string error;    // !ok: why (scrubbed by the runtime)
 };
 
 // The next steps of a running re-distillation: up to `room` calls for the
@@ -124,8 +124,7 @@ struct RedistillReply {
 // pair then has a result, MemoryRedistillCompleted. Empty for a
 // re-distillation not started or completed.
 Result<RedistillCommand> DecideRedistill(const RedistillState& state, const BlobSource& blobs,
-                                         const CampaignProblems& problems, const std::set<int>& in_flight,
-                                         int room);
+                                         const CampaignProblems& problems, const std::set<int>& in_flight, int room);
 
 // The result of pair `pair`'s call: MemoryRedistillSummarized (the reply as
 // a blob, usage, cost, and the item the reply makes, or why there is none:

@@ -73,8 +73,7 @@ Status ApplyRedistill(RedistillState& state, const Event& event) {
   }
 }
 
-Result<RedistillState> FoldRedistill(const std::string& bank, const std::string& id,
-                                     const std::vector<Event>& events) {
+Result<RedistillState> FoldRedistill(const std::string& bank, const std::string& id, const std::vector<Event>& events) {
   RedistillState st = NewRedistillState(bank, id);
   for (const Event& e : events) ACCELOPT_RETURN_IF_ERROR(ApplyRedistill(st, e));
   return st;

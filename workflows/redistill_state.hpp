@@ -29,16 +29,16 @@ inline constexpr const char kRedistillRunning[] = "running";
 inline constexpr const char kRedistillCompleted[] = "completed";
 
 struct RedistillState {
-  std::string bank;              // the bank whose stream is folded
-  std::string id;                // the re-distillation followed ("r1", ...)
-  std::string status;            // "" before its MemoryRedistillStarted, then kRedistill*
+  std::string bank;    // the bank whose stream is folded
+  std::string id;      // the re-distillation followed ("r1", ...)
+  std::string status;  // "" before its MemoryRedistillStarted, then kRedistill*
   int from_generation = 0;
-  int generation = 0;            // the generation it creates
-  RoleSpec role;                 // the summarizer
+  int generation = 0;  // the generation it creates
+  RoleSpec role;       // the summarizer
   std::vector<std::string> campaigns;
   std::vector<RedistillPair> pairs;
-  std::set<int> done;            // indices of pairs with a recorded result
-  int added = 0, failed = 0;     // results with an item, without one
+  std::set<int> done;         // indices of pairs with a recorded result
+  int added = 0, failed = 0;  // results with an item, without one
   double cost_usd = 0;
 
   bool started() const { return !status.empty(); }
@@ -57,7 +57,6 @@ RedistillState NewRedistillState(const std::string& bank, const std::string& id)
 Status ApplyRedistill(RedistillState& state, const Event& event);
 
 // Folds events (a bank stream, or a prefix of it) from the empty state.
-Result<RedistillState> FoldRedistill(const std::string& bank, const std::string& id,
-                                     const std::vector<Event>& events);
+Result<RedistillState> FoldRedistill(const std::string& bank, const std::string& id, const std::vector<Event>& events);
 
 }  // namespace accelopt::workflows

@@ -57,7 +57,6 @@ struct Best {
   }
 };
 
-
 // "default" mode: the selected final best and its fresh re-measurement. A
 // final best whose re-measurement failed is not reported at the latency it
 // was selected with: the best stands back to the fastest member of the last
@@ -71,22 +70,22 @@ void FinalBestReport(const FinalBest& f, const IterationState& last, Best* best,
   if (f.measured) {
     const Measurement& m = f.measurement;
     remeasured = {{"activity_id", f.activity_id}, {"status", m.status},
-                  {"correct", m.correct},       {"latency_us", m.correct ? json(m.latency_us) : json(nullptr)},
-                  {"spread", m.spread},         {"reason", m.reason}};
+                  {"correct", m.correct},         {"latency_us", m.correct ? json(m.latency_us) : json(nullptr)},
+                  {"spread", m.spread},           {"reason", m.reason}};
     if (m.comparison.is_object()) {
       const json& c = m.comparison;
-      remeasured["interleaved_with_baseline"] = {
-          {"baseline_median_us", c.value("baseline_median_us", 0.0)}, {"speedup", c.value("speedup", 0.0)},
-          {"speedup_low", c.value("speedup_low", 0.0)},               {"speedup_high", c.value("speedup_high", 0.0)},
-          {"noisy", c.value("noisy", false)}};
+      remeasured["interleaved_with_baseline"] = {{"baseline_median_us", c.value("baseline_median_us", 0.0)},
+                                                 {"speedup", c.value("speedup", 0.0)},
+                                                 {"speedup_low", c.value("speedup_low", 0.0)},
+                                                 {"speedup_high", c.value("speedup_high", 0.0)},
+                                                 {"noisy", c.value("noisy", false)}};
     }
     if (m.correct) {
       latency = m.latency_us;
       pct = m.percent_of_peak;
       const json& parent = sel.at("parent");
       if (parent.is_object()) {
-        within_noise = !FasterBeyondNoise(m.latency_us, m.spread,
-                                          parent.at("latency_us").get<double>(),
+        within_noise = !FasterBeyondNoise(m.latency_us, m.spread, parent.at("latency_us").get<double>(),
                                           parent.at("spread").get<double>());
         confirmed = !within_noise.get<bool>();
       }
@@ -108,8 +107,7 @@ void FinalBestReport(const FinalBest& f, const IterationState& last, Best* best,
       *best = Best{};
       best->Offer(stand->origin, stand->source_sha256,
                   stand->origin == "baseline" ? 0 : activity_id::IterationOf(stand->origin),
-                  stand->measurement.latency_us, stand->measurement.percent_of_peak,
-                  stand->measurement.spread);
+                  stand->measurement.latency_us, stand->measurement.percent_of_peak, stand->measurement.spread);
       fallback = {{"beam_id", stand->beam_id}, {"origin", stand->origin}, {"reason", why}};
     } else {
       fallback = {{"beam_id", nullptr}, {"origin", best->id}, {"reason", why}};  // the baseline stays
@@ -167,8 +165,7 @@ void PublishedSpeedup(const ProblemState& ps, double base_latency, json* r, doub
   }
 }
 
-json ProblemReport(const ProblemState& ps, bool default_mode, double* baseline_pct,
-                   double* best_pct, double* speedup) {
+json ProblemReport(const ProblemState& ps, bool default_mode, double* baseline_pct, double* best_pct, double* speedup) {
   json r = {{"id", ps.info.id},
             {"name", ps.info.name},
             {"status", ps.status},
@@ -176,14 +173,13 @@ json ProblemReport(const ProblemState& ps, bool default_mode, double* baseline_p
             {"iterations_started", ps.iterations.size()}};
   Best best;
   json baseline = nullptr;
-  if (!ps.iterations.empty() && !ps.iterations[0].beam.empty() &&
-      ps.iterations[0].beam[0].measured && ps.iterations[0].beam[0].measurement.correct) {
+  if (!ps.iterations.empty() && !ps.iterations[0].beam.empty() && ps.iterations[0].beam[0].measured &&
+      ps.iterations[0].beam[0].measurement.correct) {
     const Measurement& m = ps.iterations[0].beam[0].measurement;
     baseline = {{"latency_us", m.latency_us}, {"percent_of_peak", Pct(m.percent_of_peak)}, {"spread", m.spread}};
     best.Offer("baseline", ps.info.baseline_sha256, 0, m.latency_us, m.percent_of_peak, m.spread);
   }
-  int64_t proposed = 0, failed = 0, evaluated = 0, correct = 0, reused = 0, fixed = 0,
-          fix_attempts = 0;
+  int64_t proposed = 0, failed = 0, evaluated = 0, correct = 0, reused = 0, fixed = 0, fix_attempts = 0;
   json by_iteration = json::array();
   for (const IterationState& it : ps.iterations) {
     for (const CandidateRecord& c : it.candidates) {
@@ -197,8 +193,8 @@ json ProblemReport(const ProblemState& ps, bool default_mode, double* baseline_p
       if (c.ok && c.evaluated && c.measurement.correct) {
         ++correct;
         if (!baseline.is_null()) {
-          best.Offer(c.id, c.source_sha256, it.iteration, c.measurement.latency_us,
-                     c.measurement.percent_of_peak, c.measurement.spread);
+          best.Offer(c.id, c.source_sha256, it.iteration, c.measurement.latency_us, c.measurement.percent_of_peak,
+                     c.measurement.spread);
         }
       }
     }
@@ -206,8 +202,7 @@ json ProblemReport(const ProblemState& ps, bool default_mode, double* baseline_p
   }
   r["baseline"] = baseline;
   r["percent_of_peak_by_iteration"] = by_iteration;
-  r["candidates"] = {
-      {"proposed", proposed}, {"failed", failed}, {"evaluated", evaluated}, {"correct", correct}};
+  r["candidates"] = {{"proposed", proposed}, {"failed", failed}, {"evaluated", evaluated}, {"correct", correct}};
   if (default_mode) {
     r["candidates"]["reused"] = reused;
     r["candidates"]["fix_attempts"] = fix_attempts;
@@ -228,8 +223,7 @@ json ProblemReport(const ProblemState& ps, bool default_mode, double* baseline_p
       best.spread = base.spread;
       r["improvement"] = kImprovementNone;
     } else {
-      const json side = r.value("final", json()).is_object() &&
-                                r["final"]["fallback"].is_null() &&
+      const json side = r.value("final", json()).is_object() && r["final"]["fallback"].is_null() &&
                                 r["final"]["remeasured"].is_object()
                             ? r["final"]["remeasured"].value("interleaved_with_baseline", json())
                             : json();
@@ -237,12 +231,8 @@ json ProblemReport(const ProblemState& ps, bool default_mode, double* baseline_p
                                      : FasterBeyondNoise(best.latency, best.spread, base.latency_us, base.spread);
       r["improvement"] = faster ? kImprovementFaster : kImprovementWithinNoise;
     }
-    r["best"] = {{"candidate_id", best.id},
-                 {"source_sha256", best.sha},
-                 {"iteration", best.iteration},
-                 {"latency_us", best.latency},
-                 {"spread", best.spread},
-                 {"percent_of_peak", Pct(best.pct)}};
+    r["best"] = {{"candidate_id", best.id},    {"source_sha256", best.sha}, {"iteration", best.iteration},
+                 {"latency_us", best.latency}, {"spread", best.spread},     {"percent_of_peak", Pct(best.pct)}};
     const double base_latency = baseline["latency_us"].get<double>();
     // The headline: the final interleaved re-measurement against the
     // baseline when there is one (one number everywhere: get, list, best,
@@ -300,14 +290,13 @@ json BuildReport(const CampaignState& state) {
   int n_pct = 0, n_speedup = 0, n_published = 0;
   for (const ProblemState& ps : state.problems) {
     double base_pct = -1, best_pct = -1, speedup = -1;
-    problems.push_back(ProblemReport(ps, state.spec.mode != kModePaper, &base_pct, &best_pct,
-                                     &speedup));
+    problems.push_back(ProblemReport(ps, state.spec.mode != kModePaper, &base_pct, &best_pct, &speedup));
     if (speedup > 0) {
       log_speedup += std::log(speedup);
       ++n_speedup;
     }
-    if (const json& ps_json = problems.back(); ps_json.contains("published_speedup") &&
-                                               ps_json["published_speedup"]["value"].is_number()) {
+    if (const json& ps_json = problems.back();
+        ps_json.contains("published_speedup") && ps_json["published_speedup"]["value"].is_number()) {
       const double v = ps_json["published_speedup"]["value"].get<double>();
       if (v > 0) {
         published_log += std::log(v);
@@ -323,11 +312,10 @@ json BuildReport(const CampaignState& state) {
     }
   }
   report["problems"] = problems;
-  report["geomean"] = {
-      {"baseline_percent_of_peak", n_pct ? json(std::exp(log_base / n_pct)) : json(nullptr)},
-      {"best_percent_of_peak", n_pct ? json(std::exp(log_best / n_pct)) : json(nullptr)},
-      {"speedup", n_speedup ? json(std::exp(log_speedup / n_speedup)) : json(nullptr)},
-      {"problems", n_speedup}};
+  report["geomean"] = {{"baseline_percent_of_peak", n_pct ? json(std::exp(log_base / n_pct)) : json(nullptr)},
+                       {"best_percent_of_peak", n_pct ? json(std::exp(log_best / n_pct)) : json(nullptr)},
+                       {"speedup", n_speedup ? json(std::exp(log_speedup / n_speedup)) : json(nullptr)},
+                       {"problems", n_speedup}};
   if (state.spec.mode == kModePaper) {
     // The published mean: the geometric mean of the problems' values
     // (experiments/full_complete_local/plot_trace.py:120-122 @47e29a7,
@@ -352,8 +340,7 @@ json BuildReport(const CampaignState& state) {
     // here made the report's calls exceed budget.spent.llm_calls (what the
     // dashboard and `acceloptctl list` show) by one per iteration.
     if (a.kind != ActivityKind::kLlm) continue;
-    const std::string model =
-        a.payload.value("provider", "") + "/" + a.payload.value("model", "");
+    const std::string model = a.payload.value("provider", "") + "/" + a.payload.value("model", "");
     by_role[a.role].Add(a);
     by_model[model].Add(a);
     total.Add(a);
@@ -361,11 +348,8 @@ json BuildReport(const CampaignState& state) {
   json roles = json::object(), models = json::object();
   for (const auto& [k, u] : by_role) roles[k] = u.ToJson();
   for (const auto& [k, u] : by_model) models[k] = u.ToJson();
-  report["usage"] = {
-      {"by_role", roles}, {"by_model", models}, {"total", total.ToJson()},
-      {"evaluations", evaluations}};
-  report["budget"] = {{"spent", ToJson(state.budget.spent)},
-                      {"reserved", ToJson(state.budget.reserved)}};
+  report["usage"] = {{"by_role", roles}, {"by_model", models}, {"total", total.ToJson()}, {"evaluations", evaluations}};
+  report["budget"] = {{"spent", ToJson(state.budget.spent)}, {"reserved", ToJson(state.budget.reserved)}};
   return report;
 }
 

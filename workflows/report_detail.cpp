@@ -160,8 +160,14 @@ json Memory(const CampaignState& state, size_t problem_index, const ProblemState
   }
   for (const auto& [id, n] : reads) {
     if (listed.count(id)) continue;
-    items.push_back({{"id", id}, {"title", ""}, {"kind", ""}, {"credit", nullptr}, {"iteration", nullptr},
-                     {"written", id.rfind(mine, 0) == 0}, {"reads", n}, {"no_optimization", false},
+    items.push_back({{"id", id},
+                     {"title", ""},
+                     {"kind", ""},
+                     {"credit", nullptr},
+                     {"iteration", nullptr},
+                     {"written", id.rfind(mine, 0) == 0},
+                     {"reads", n},
+                     {"no_optimization", false},
                      {"known", false}});
   }
   return items;
@@ -205,8 +211,8 @@ json BuildDetailedReport(const CampaignState& state) {
   report["ended_at_us"] = state.finished() ? json(end) : json(nullptr);
   report["updated_at_us"] = state.now_us;
   report["duration_s"] = static_cast<double>((state.finished() ? end : state.now_us) - state.started_at_us) / 1e6;
-  report["search"] = {{"T", state.spec.search.T}, {"B", state.spec.search.B}, {"N", state.spec.search.N},
-                      {"K", state.spec.search.K}};
+  report["search"] = {
+      {"T", state.spec.search.T}, {"B", state.spec.search.B}, {"N", state.spec.search.N}, {"K", state.spec.search.K}};
   json& problems = report["problems"];
   for (size_t i = 0; i < state.problems.size() && i < problems.size(); ++i) {
     const ProblemState& ps = state.problems[i];

@@ -57,9 +57,12 @@ std::string Time(int64_t us) {
 std::string Duration(double s) {
   if (!std::isfinite(s) || s < 0) return "-";
   char buf[64];
-  if (s >= 3600) std::snprintf(buf, sizeof buf, "%dh %02dm %02ds", int(s / 3600), int(s / 60) % 60, int(s) % 60);
-  else if (s >= 60) std::snprintf(buf, sizeof buf, "%dm %02ds", int(s / 60), int(s) % 60);
-  else std::snprintf(buf, sizeof buf, "%.1f s", s);
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%dh %02dm %02ds", int(s / 3600), int(s / 60) % 60, int(s) % 60);
+  else if (s >= 60)
+    std::snprintf(buf, sizeof buf, "%dm %02ds", int(s / 60), int(s) % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f s", s);
   return buf;
 }
 // Ids are long ("<campaign>/p0/it2/cand/b0/n1/k0"): show the part after the campaign.
@@ -122,7 +125,8 @@ std::string Header(const json& r) {
   }
   s += "<span>started: " + E(Time(r.value("started_at_us", int64_t{0}))) + "</span>";
   s += "<span>ended: " +
-       (r.value("ended_at_us", json()).is_number() ? E(Time(r["ended_at_us"].get<int64_t>())) : std::string("(running)")) +
+       (r.value("ended_at_us", json()).is_number() ? E(Time(r["ended_at_us"].get<int64_t>()))
+                                                   : std::string("(running)")) +
        "</span>";
   s += "<span>duration: <b data-duration-s=\"" + N(D(r, "duration_s")) + "\">" + E(Duration(D(r, "duration_s"))) +
        "</b></span>";
@@ -133,9 +137,11 @@ std::string Header(const json& r) {
 }
 
 std::string SummaryTable(const json& r) {
-  std::string s = "<h2>Summary</h2><table class=\"summary\"><tr><th>problem</th><th>bound</th><th>baseline</th>"
-                  "<th>best (re-measured)</th><th>speedup (final, side by side)</th><th>baseline % of peak</th><th>best % of peak</th><th>best candidate</th>"
-                  "<th>status</th></tr>";
+  std::string s =
+      "<h2>Summary</h2><table class=\"summary\"><tr><th>problem</th><th>bound</th><th>baseline</th>"
+      "<th>best (re-measured)</th><th>speedup (final, side by side)</th><th>baseline % of peak</th><th>best % of "
+      "peak</th><th>best candidate</th>"
+      "<th>status</th></tr>";
   const std::string cid = r.value("campaign_id", "");
   for (const json& p : r.value("problems", json::array())) {
     const json base = p.value("baseline", json()), best = p.value("best", json());
@@ -145,8 +151,8 @@ std::string SummaryTable(const json& r) {
     // The report's reading of the speedup (report.hpp): noise is not a speedup.
     const json improvement = p.value("improvement", json());
     std::string speedup = Num(p, "speedup") ? "<span class=\"headline-speedup\" data-speedup=\"" + N(D(p, "speedup")) +
-                                                   "\">" + FixedDigits(D(p, "speedup"), 2) + "x</span>"
-                                             : "-";
+                                                  "\">" + FixedDigits(D(p, "speedup"), 2) + "x</span>"
+                                            : "-";
     // The headline's ~95% interval and noisy flag (the final interleaved run).
     if (Num(p, "speedup_low") && Num(p, "speedup_high")) {
       speedup += " <span class=\"meta interval\">~95% " + FixedDigits(D(p, "speedup_low"), 2) + "–" +
@@ -154,10 +160,12 @@ std::string SummaryTable(const json& r) {
     }
     if (p.value("speedup_noisy", json()) == true) speedup += " <span class=\"bad\">NOISY</span>";
     if (p.value("speedup_source", json()) == kSpeedupSeparate)
-      speedup += std::string(" <span class=\"meta\">") + (p.value("status", "") == "running" ? "(so far)" : "(separate runs)") +
-                 "</span>";
-    if (improvement == "none") speedup = "none";
-    else if (improvement == "within_noise") speedup += " <span class=\"meta\">(within noise)</span>";
+      speedup += std::string(" <span class=\"meta\">") +
+                 (p.value("status", "") == "running" ? "(so far)" : "(separate runs)") + "</span>";
+    if (improvement == "none")
+      speedup = "none";
+    else if (improvement == "within_noise")
+      speedup += " <span class=\"meta\">(within noise)</span>";
     s += Cell(speedup, true);
     s += Cell(FixedDigits(base.is_object() ? D(base, "percent_of_peak") : kNone, 2), true);
     s += Cell(FixedDigits(best.is_object() ? D(best, "percent_of_peak") : kNone, 2), true);
@@ -186,22 +194,30 @@ std::string Bars(const json& r) {
   for (const json& p : r.value("problems", json::array())) {
     const std::string name = p.value("name", "");
     if (Num(p, "speedup")) {
-      speed.bars.push_back({name, D(p, "speedup"), name + ": " + FixedDigits(D(p, "speedup"), 3) + "x",
+      speed.bars.push_back({name,
+                            D(p, "speedup"),
+                            name + ": " + FixedDigits(D(p, "speedup"), 3) + "x",
                             {{"problem", name}, {"speedup", N(D(p, "speedup"))}}});
     }
     const json best = p.value("best", json());
     if (best.is_object() && Num(best, "percent_of_peak")) {
-      pct.bars.push_back({name, D(best, "percent_of_peak"), name + ": " + FixedDigits(D(best, "percent_of_peak"), 3) + "%",
+      pct.bars.push_back({name,
+                          D(best, "percent_of_peak"),
+                          name + ": " + FixedDigits(D(best, "percent_of_peak"), 3) + "%",
                           {{"problem", name}, {"pct", N(D(best, "percent_of_peak"))}}});
     }
   }
   if (Num(g, "speedup"))
-    speed.lines.push_back({D(g, "speedup"), "geomean " + FixedDigits(D(g, "speedup"), 2) + "x", "geomean",
+    speed.lines.push_back({D(g, "speedup"),
+                           "geomean " + FixedDigits(D(g, "speedup"), 2) + "x",
+                           "geomean",
                            {{"speedup", N(D(g, "speedup"))}}});
   speed.lines.push_back({1.0, "1x", "parity", {}});
   if (Num(g, "best_percent_of_peak"))
-    pct.lines.push_back({D(g, "best_percent_of_peak"), "geomean " + FixedDigits(D(g, "best_percent_of_peak"), 2) + "%",
-                         "geomean", {{"pct", N(D(g, "best_percent_of_peak"))}}});
+    pct.lines.push_back({D(g, "best_percent_of_peak"),
+                         "geomean " + FixedDigits(D(g, "best_percent_of_peak"), 2) + "%",
+                         "geomean",
+                         {{"pct", N(D(g, "best_percent_of_peak"))}}});
   std::string s = "<h2>Speedup and % of peak</h2>";
   s += "<p class=\"meta\">Geometric mean over " + I(D(g, "problems", 0)) + " problems: speedup " +
        (Num(g, "speedup") ? FixedDigits(D(g, "speedup"), 3) + "x" : "-") + ", % of peak " +
@@ -226,13 +242,20 @@ std::string TraceChart(const json& p) {
   for (const json& t : p.value("trace", json::array())) {
     const double it = D(t, "iteration", 0);
     if (Num(t, "best_percent_of_peak")) {
-      best.points.push_back({it, D(t, "best_percent_of_peak"), kNone, kNone,
-                             "iteration " + I(it) + ": best " + FixedDigits(D(t, "best_percent_of_peak"), 3) + "% of peak",
-                             {{"iteration", N(it)}, {"pct", N(D(t, "best_percent_of_peak"))}}});
+      best.points.push_back(
+          {it,
+           D(t, "best_percent_of_peak"),
+           kNone,
+           kNone,
+           "iteration " + I(it) + ": best " + FixedDigits(D(t, "best_percent_of_peak"), 3) + "% of peak",
+           {{"iteration", N(it)}, {"pct", N(D(t, "best_percent_of_peak"))}}});
     }
     for (const json& m : t.value("measurements", json::array())) {
       if (!Num(m, "percent_of_peak")) continue;
-      svg::Point pt{it, D(m, "percent_of_peak"), D(m, "percent_low"), D(m, "percent_high"),
+      svg::Point pt{it,
+                    D(m, "percent_of_peak"),
+                    D(m, "percent_low"),
+                    D(m, "percent_high"),
                     m.value("id", "") + ": " + FixedDigits(D(m, "percent_of_peak"), 3) + "% [" +
                         FixedDigits(D(m, "percent_low"), 3) + ", " + FixedDigits(D(m, "percent_high"), 3) + "]",
                     {{"id", m.value("id", "")},
@@ -246,22 +269,25 @@ std::string TraceChart(const json& p) {
   c.series = {meas, rem, best};
   const json base = p.value("baseline", json());
   if (base.is_object() && Num(base, "percent_of_peak"))
-    c.lines.push_back({D(base, "percent_of_peak"), "baseline " + FixedDigits(D(base, "percent_of_peak"), 2) + "%",
-                       "baseline", {{"pct", N(D(base, "percent_of_peak"))}}});
+    c.lines.push_back({D(base, "percent_of_peak"),
+                       "baseline " + FixedDigits(D(base, "percent_of_peak"), 2) + "%",
+                       "baseline",
+                       {{"pct", N(D(base, "percent_of_peak"))}}});
   c.lines.push_back({100.0, "roofline 100%", "roofline", {{"pct", "100"}}});
   return svg::Render(c);
 }
 
 std::string IterationTable(const json& p, const std::string& cid) {
-  std::string s = "<table class=\"iterations\"><tr><th>iteration</th><th>best latency</th><th>% of peak</th>"
-                  "<th>GFLOP/s</th><th>GB/s</th><th>best so far</th><th>measurements</th></tr>";
+  std::string s =
+      "<table class=\"iterations\"><tr><th>iteration</th><th>best latency</th><th>% of peak</th>"
+      "<th>GFLOP/s</th><th>GB/s</th><th>best so far</th><th>measurements</th></tr>";
   for (const json& t : p.value("trace", json::array())) {
     s += "<tr>" + Cell(I(D(t, "iteration", 0)), true) + Cell(E(Micros(D(t, "best_latency_us"))), true) +
          Cell(FixedDigits(D(t, "best_percent_of_peak"), 3), true) + Cell(FixedDigits(D(t, "gflops"), 2), true) +
-         Cell(FixedDigits(D(t, "gbs"), 2), true) + Cell(E(ShortId(t.value("best_candidate_id", json("-")).is_string()
-                                                                 ? t["best_candidate_id"].get<std::string>()
-                                                                 : "-",
-                                                             cid))) +
+         Cell(FixedDigits(D(t, "gbs"), 2), true) +
+         Cell(E(ShortId(
+             t.value("best_candidate_id", json("-")).is_string() ? t["best_candidate_id"].get<std::string>() : "-",
+             cid))) +
          Cell(I(static_cast<double>(t.value("measurements", json::array()).size())), true) + "</tr>";
   }
   return s + "</table>";
@@ -292,10 +318,11 @@ std::string PathList(const json& p, const std::string& cid) {
 
 std::string LineageTable(const json& p, const std::string& cid) {
   const json rows = p.value("lineage", json::array());
-  std::string s = "<details><summary>All " + I(static_cast<double>(rows.size())) +
-                  " candidates (candidate → parent, plan)</summary><table class=\"lineage\"><tr><th>it</th>"
-                  "<th>candidate</th><th>parent</th><th>plan</th><th>result</th><th>latency (its iteration)</th><th>vs parent</th>"
-                  "<th>kept</th></tr>";
+  std::string s =
+      "<details><summary>All " + I(static_cast<double>(rows.size())) +
+      " candidates (candidate → parent, plan)</summary><table class=\"lineage\"><tr><th>it</th>"
+      "<th>candidate</th><th>parent</th><th>plan</th><th>result</th><th>latency (its iteration)</th><th>vs parent</th>"
+      "<th>kept</th></tr>";
   for (const json& l : rows) {
     std::string result = l.value("ok", false) ? E(l, "status") : E(l, "failure");
     if (l.value("attempt", 0) > 0) result += " (fix " + I(D(l, "attempt", 0)) + ")";
@@ -312,10 +339,12 @@ std::string LineageTable(const json& p, const std::string& cid) {
 std::string MemoryTable(const json& p, const std::string& cid) {
   const json items = p.value("memory", json::array());
   if (items.empty()) return "<p class=\"muted\">No memory items were read or written.</p>";
-  std::string s = "<table class=\"memory\"><tr><th>item</th><th>title</th><th>kind</th><th>written here</th>"
-                  "<th>read by plans</th><th>credit</th></tr>";
+  std::string s =
+      "<table class=\"memory\"><tr><th>item</th><th>title</th><th>kind</th><th>written here</th>"
+      "<th>read by plans</th><th>credit</th></tr>";
   for (const json& m : items) {
-    std::string title = m.value("known", true) ? E(m, "title") : "<span class=\"muted\">(not in the final memory)</span>";
+    std::string title =
+        m.value("known", true) ? E(m, "title") : "<span class=\"muted\">(not in the final memory)</span>";
     if (m.value("no_optimization", false)) title += " <span class=\"muted\">(no optimization)</span>";
     s += "<tr>" + Cell(E(ShortId(m.value("id", ""), cid))) + Cell(title) + Cell(E(m, "kind")) +
          Cell(m.value("written", false) ? "yes" : "no") + Cell(I(D(m, "reads", 0)), true) +
@@ -375,7 +404,8 @@ std::string Problem(const json& p, const std::string& cid, const std::map<std::s
     const json rm = f.value("remeasured", json());
     s += rm.is_object() ? E(rm, "status") + ", " + E(Micros(D(rm, "latency_us"))) : std::string("not yet");
     if (f.value("within_noise_of_parent", json()).is_boolean())
-      s += f["within_noise_of_parent"].get<bool>() ? " — within noise of its parent" : " — confirmed faster than its parent";
+      s += f["within_noise_of_parent"].get<bool>() ? " — within noise of its parent"
+                                                   : " — confirmed faster than its parent";
     s += "</p>";
   }
   s += "<h3>How the best kernel was found</h3>" + PathList(p, cid) + LineageTable(p, cid);
@@ -467,15 +497,16 @@ std::vector<std::string> ReportHtmlSources(const json& r) {
 
 std::string RenderReportHtml(const json& r, const std::map<std::string, std::string>& sources) {
   const std::string cid = r.value("campaign_id", "");
-  std::string s = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                  "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-                  "img-src data:\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                  "<title>accelopt campaign " + E(cid) + "</title><style>" + kStyle + "</style></head><body>";
+  std::string s =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      "img-src data:\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<title>accelopt campaign " +
+      E(cid) + "</title><style>" + kStyle + "</style></head><body>";
   s += "<div class=\"report\" data-campaign=\"" + E(cid) + "\" data-status=\"" + E(r, "status") + "\">";
   if (const json t = r.value("test_stand_in", json()); t.is_object()) {
     s += "<p class=\"standin\" style=\"border:3px solid #b00;padding:.5em;font-weight:bold\">" +
-         E(t.value("notice", "")) + "; memory " + E(t.value("memory", "")) + "; " + E(t.value("ranking", "")) +
-         "</p>";
+         E(t.value("notice", "")) + "; memory " + E(t.value("memory", "")) + "; " + E(t.value("ranking", "")) + "</p>";
   }
   s += Header(r) + SummaryTable(r) + Bars(r);
   for (const json& p : r.value("problems", json::array())) s += Problem(p, cid, sources);

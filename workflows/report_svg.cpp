@@ -54,8 +54,12 @@ std::vector<double> Ticks(double lo, double hi, bool log) {
   const double raw = span / 5, mag = std::pow(10, std::floor(std::log10(raw)));
   double step = mag;
   for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (mag * m >= raw) { step = mag * m; break; }
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) t.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
+    if (mag * m >= raw) {
+      step = mag * m;
+      break;
+    }
+  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step)
+    t.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
   return t;
 }
 
@@ -75,9 +79,8 @@ std::pair<double, double> Range(std::vector<double> v, bool log) {
 }
 
 std::string Frame(const std::string& css_class, const DataAttrs& data, double w, double h, const std::string& title) {
-  std::string s = "<svg class=\"chart " + HtmlEscape(css_class) +
-                  "\" width=\"" + F(w) + "\" height=\"" + F(h) + "\" viewBox=\"0 0 " + F(w) + " " + F(h) + "\"" +
-                  Attrs(data) + " role=\"img\">";
+  std::string s = "<svg class=\"chart " + HtmlEscape(css_class) + "\" width=\"" + F(w) + "\" height=\"" + F(h) +
+                  "\" viewBox=\"0 0 " + F(w) + " " + F(h) + "\"" + Attrs(data) + " role=\"img\">";
   s += "<title>" + HtmlEscape(title) + "</title>";
   s += "<text class=\"chart-title\" x=\"" + F(kLeft) + "\" y=\"16\">" + HtmlEscape(title) + "</text>";
   return s;
@@ -114,10 +117,14 @@ std::string RefLines(const std::vector<RefLine>& lines, const Scale& y, double x
 std::string ShortNumber(double v) {
   char buf[32];
   const double a = std::abs(v);
-  if (a >= 1e6) std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
-  else if (a >= 1e4) std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
-  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else std::snprintf(buf, sizeof buf, "%.3g", v);
+  if (a >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
+  else if (a >= 1e4)
+    std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
+  else if (a >= 100)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }
 

@@ -31,8 +31,8 @@ struct Point {
 
 struct Series {
   std::string name;
-  std::string css_class;       // e.g. "best", "candidate", "remeasured"
-  bool line = true;            // join the points
+  std::string css_class;          // e.g. "best", "candidate", "remeasured"
+  bool line = true;               // join the points
   std::string marker = "circle";  // "circle" | "diamond" | "none"
   std::vector<Point> points;
 };
@@ -49,8 +49,8 @@ struct LineChart {
   double width = 640, height = 300;
   std::vector<Series> series;
   std::vector<RefLine> lines;
-  std::string css_class;       // on the <svg>
-  DataAttrs data;              // on the <svg>
+  std::string css_class;  // on the <svg>
+  DataAttrs data;         // on the <svg>
 };
 
 struct Bar {

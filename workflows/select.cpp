@@ -38,8 +38,7 @@ json Member(const std::string& pre, int j, const BeamPick& pick, const Group& g)
 
 // With lineage: a carried parent keeps its origin and code parent; a child
 // names its parent as its code parent.
-json MemberWithLineage(const std::string& pre, int j, const BeamPick& pick, const Group& g,
-                       const BeamMember& parent) {
+json MemberWithLineage(const std::string& pre, int j, const BeamPick& pick, const Group& g, const BeamMember& parent) {
   json m = {{"beam_id", activity_id::BeamMember(pre, j)},
             {"source_sha256", pick.source_sha256},
             {"normalized_sha256", pick.normalized_sha256},
@@ -53,17 +52,14 @@ json MemberWithLineage(const std::string& pre, int j, const BeamPick& pick, cons
     m["code_parent"] = CodeParentOf(parent);
   } else {
     m["origin"] = pick.origin;
-    m["code_parent"] = {{"beam_id", parent.beam_id},
-                        {"latency_us", g.parent_latency_us},
-                        {"spread", g.parent_spread}};
+    m["code_parent"] = {{"beam_id", parent.beam_id}, {"latency_us", g.parent_latency_us}, {"spread", g.parent_spread}};
   }
   return m;
 }
 
 }  // namespace
 
-Result<json> SelectBeamMembers(const CampaignState& state, const BlobSource& blobs, int p,
-                               int i) {
+Result<json> SelectBeamMembers(const CampaignState& state, const BlobSource& blobs, int p, int i) {
   const CampaignSpec& spec = state.spec;
   const bool lineage = ModeRulesOf(spec).beam_lineage;
   const ProblemState& ps = state.problems[p];
@@ -88,8 +84,7 @@ Result<json> SelectBeamMembers(const CampaignState& state, const BlobSource& blo
   for (size_t j = 0; j < picks.size(); ++j) {
     const BeamPick& pick = picks[j];
     const Group& g = groups[pick.group_index];
-    members.push_back(lineage ? MemberWithLineage(pre, static_cast<int>(j), pick, g,
-                                                  prev.beam[g.parent_index])
+    members.push_back(lineage ? MemberWithLineage(pre, static_cast<int>(j), pick, g, prev.beam[g.parent_index])
                               : Member(pre, static_cast<int>(j), pick, g));
   }
   return members;
@@ -136,9 +131,7 @@ json SelectBest(const CampaignState& state, int p, int i) {
     d["beam_id"] = "";
     d["latency_us"] = best_child->measurement.latency_us;
     d["spread"] = best_child->measurement.spread;
-    d["parent"] = {{"beam_id", parent.beam_id},
-                   {"latency_us", parent.latency_us()},
-                   {"spread", parent.spread()}};
+    d["parent"] = {{"beam_id", parent.beam_id}, {"latency_us", parent.latency_us()}, {"spread", parent.spread()}};
   } else {
     const BeamMember& m = *best_member;
     d["source_sha256"] = m.source_sha256;

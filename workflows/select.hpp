@@ -21,8 +21,7 @@ namespace accelopt::workflows {
 // it is a carried parent, and its code parent (the member whose code it
 // improved on). kCorruption when the baseline's blob is missing.
 // REQUIRES: iterations 0..i of problem p exist; i > 0: i - 1 is done.
-Result<json> SelectBeamMembers(const CampaignState& state, const BlobSource& blobs, int p,
-                               int i);
+Result<json> SelectBeamMembers(const CampaignState& state, const BlobSource& blobs, int p, int i);
 
 // "default" mode: BestSelected data for problem p from its last iteration
 // i: the fastest of the (re-measured) beam and its correct children. A

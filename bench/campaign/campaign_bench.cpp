@@ -73,18 +73,43 @@ bool Parse(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
-    auto need = [&] { if (!v) std::fprintf(stderr, "campaign_bench: %s needs a value\n", a.c_str()); return v != nullptr; };
-    if (a == "--quick") o->quick = true;
-    else if (a == "--no-sweep") o->sweep = false;
-    else if (a == "--no-fairness") o->fairness = false;
-    else if (a == "--seed") { if (!need()) return false; o->seed = std::strtoull(v, nullptr, 10); ++i; }
-    else if (a == "--provider-slots") { if (!need()) return false; o->provider_slots = std::atoi(v); ++i; }
-    else if (a == "--share") { if (!need()) return false; o->share = std::atof(v); ++i; }
-    else if (a == "--cap") { if (!need()) return false; o->cap = std::atoi(v); ++i; }
-    else if (a == "--mode") { if (!need()) return false; o->mode = v; ++i; }
-    else if (a == "--llm") { if (!need() || !ParseRange(v, &o->llm_lo, &o->llm_hi)) return false; ++i; }
-    else if (a == "--eval") { if (!need() || !ParseRange(v, &o->eval_lo, &o->eval_hi)) return false; ++i; }
-    else if (a == "--slots") {
+    auto need = [&] {
+      if (!v) std::fprintf(stderr, "campaign_bench: %s needs a value\n", a.c_str());
+      return v != nullptr;
+    };
+    if (a == "--quick")
+      o->quick = true;
+    else if (a == "--no-sweep")
+      o->sweep = false;
+    else if (a == "--no-fairness")
+      o->fairness = false;
+    else if (a == "--seed") {
+      if (!need()) return false;
+      o->seed = std::strtoull(v, nullptr, 10);
+      ++i;
+    } else if (a == "--provider-slots") {
+      if (!need()) return false;
+      o->provider_slots = std::atoi(v);
+      ++i;
+    } else if (a == "--share") {
+      if (!need()) return false;
+      o->share = std::atof(v);
+      ++i;
+    } else if (a == "--cap") {
+      if (!need()) return false;
+      o->cap = std::atoi(v);
+      ++i;
+    } else if (a == "--mode") {
+      if (!need()) return false;
+      o->mode = v;
+      ++i;
+    } else if (a == "--llm") {
+      if (!need() || !ParseRange(v, &o->llm_lo, &o->llm_hi)) return false;
+      ++i;
+    } else if (a == "--eval") {
+      if (!need() || !ParseRange(v, &o->eval_lo, &o->eval_hi)) return false;
+      ++i;
+    } else if (a == "--slots") {
       if (!need()) return false;
       o->slots.clear();
       std::stringstream ss(v);
@@ -95,7 +120,8 @@ bool Parse(int argc, char** argv, Options* o) {
       return false;
     }
   }
-  for (int s : o->slots) if (s < 1) return false;
+  for (int s : o->slots)
+    if (s < 1) return false;
   return o->provider_slots >= 1 && o->share > 0;
 }
 
@@ -165,8 +191,8 @@ struct Row {
 // Does every planner call start after its member's re-profile and the
 // iteration's summarizer calls (what the structural bound assumes)?
 bool StructuralOrderHolds(const wf::CampaignState& st) {
-  std::map<std::tuple<int, int, int>, int64_t> measured;   // (problem, iteration, beam)
-  std::map<std::pair<int, int>, int64_t> summarized;       // (problem, iteration)
+  std::map<std::tuple<int, int, int>, int64_t> measured;  // (problem, iteration, beam)
+  std::map<std::pair<int, int>, int64_t> summarized;      // (problem, iteration)
   for (const auto& [id, a] : st.activities) {
     if (a.purpose == wf::kPurposeMeasure) measured[{a.problem, a.iteration, a.beam}] = a.completed_at_us;
     if (a.purpose == wf::kPurposeSummarize) {
@@ -202,7 +228,8 @@ Result<Row> RunOne(const Scale& sc, const Options& o, int S, int explicit_cap, b
   const int C = AloneCap(o.provider_slots, o.share, explicit_cap);
   ACCELOPT_ASSIGN_OR_RETURN(RunFigures f, Simulate(lim, std::move(runs)));
   const wf::CampaignState& st = f.states.at(0);
-  if (st.status != wf::kStatusCompleted) return Internal("the campaign ended " + st.status + (st.reason.empty() ? "" : ": " + st.reason));
+  if (st.status != wf::kStatusCompleted)
+    return Internal("the campaign ended " + st.status + (st.reason.empty() ? "" : ": " + st.reason));
   if (order_ok) *order_ok = StructuralOrderHolds(st);
   const auto work = WorkOf(st, timings);
   Row r;
@@ -214,7 +241,8 @@ Result<Row> RunOne(const Scale& sc, const Options& o, int S, int explicit_cap, b
   r.util = static_cast<double>(f.eval_busy_us) / (static_cast<double>(S) * static_cast<double>(f.makespan_us));
   // The best utilization any schedule could reach: the work over S times
   // the structural bound.
-  r.util_ceiling = static_cast<double>(f.eval_busy_us) / (static_cast<double>(S) * static_cast<double>(r.lb.structural_us));
+  r.util_ceiling =
+      static_cast<double>(f.eval_busy_us) / (static_cast<double>(S) * static_cast<double>(r.lb.structural_us));
   r.f = std::move(f);
   return r;
 }
@@ -227,8 +255,8 @@ void PrintHeader() {
 void PrintRow(const Row& r) {
   const double idle = static_cast<double>(r.f.idle_cap_us + r.f.idle_provider_us + r.f.idle_latency_us);
   auto pct = [&](int64_t x) { return idle > 0 ? 100.0 * static_cast<double>(x) / idle : 0.0; };
-  std::printf("%4d %5d %10.2f %10.2f %8.2fx %8.3fx %8.3fx %6.3f %6.3f %8.2f  %.0f%% / %.0f%% / %.0f%%\n", r.S,
-              r.C, H(r.ours), H(r.lockstep), Ratio(r.lockstep, r.ours), Ratio(r.ours, r.lb.issue_us),
+  std::printf("%4d %5d %10.2f %10.2f %8.2fx %8.3fx %8.3fx %6.3f %6.3f %8.2f  %.0f%% / %.0f%% / %.0f%%\n", r.S, r.C,
+              H(r.ours), H(r.lockstep), Ratio(r.lockstep, r.ours), Ratio(r.ours, r.lb.issue_us),
               Ratio(r.ours, r.lb.structural_us), r.util, r.util_ceiling, H(r.f.llm_busy_us / r.C), pct(r.f.idle_cap_us),
               pct(r.f.idle_provider_us), pct(r.f.idle_latency_us));
 }
@@ -245,16 +273,22 @@ int Fairness(const Options& o, bool fixed) {
   auto make = [&](int i, double factor) { return MakeRun("c" + std::to_string(i), sc, o, world, factor); };
   Limits lim{S, o.provider_slots, o.share, o.cap, fixed ? C : 0};
   char rule[160];
-  if (fixed) std::snprintf(rule, sizeof rule, "the rule BEFORE LlmShare: a fixed C=%d per campaign", C);
-  else std::snprintf(rule, sizeof rule, "the daemon's LlmShare: alone %d, n running ceil(%d/n), at most %d",
-                     AloneCap(o.provider_slots, o.share, o.cap), o.provider_slots, C);
-  std::printf("\nfairness (%s): %d campaigns (%d problems, T=%d B=%d N=%d K=%d each), S=%d, provider %d slots; "
-              "c0's LLM latency 5x\n",
-              rule, campaigns, sc.problems, sc.T, sc.B, sc.N, sc.K, S, o.provider_slots);
+  if (fixed)
+    std::snprintf(rule, sizeof rule, "the rule BEFORE LlmShare: a fixed C=%d per campaign", C);
+  else
+    std::snprintf(rule, sizeof rule, "the daemon's LlmShare: alone %d, n running ceil(%d/n), at most %d",
+                  AloneCap(o.provider_slots, o.share, o.cap), o.provider_slots, C);
+  std::printf(
+      "\nfairness (%s): %d campaigns (%d problems, T=%d B=%d N=%d K=%d each), S=%d, provider %d slots; "
+      "c0's LLM latency 5x\n",
+      rule, campaigns, sc.problems, sc.T, sc.B, sc.N, sc.K, S, o.provider_slots);
   std::vector<int64_t> alone(campaigns);
   for (int i = 0; i < campaigns; ++i) {
     auto f = Simulate(lim, {make(i, i == 0 ? 5.0 : 1.0)});
-    if (!f.ok()) { std::fprintf(stderr, "fairness: %s\n", f.status().ToString().c_str()); return 1; }
+    if (!f.ok()) {
+      std::fprintf(stderr, "fairness: %s\n", f.status().ToString().c_str());
+      return 1;
+    }
     alone[i] = f->makespan_us;
   }
   std::vector<CampaignRun> mixed, control;
@@ -264,11 +298,14 @@ int Fairness(const Options& o, bool fixed) {
   }
   auto m = Simulate(lim, std::move(mixed));
   auto c = Simulate(lim, std::move(control));
-  if (!m.ok() || !c.ok()) { std::fprintf(stderr, "fairness: simulation failed\n"); return 1; }
+  if (!m.ok() || !c.ok()) {
+    std::fprintf(stderr, "fairness: simulation failed\n");
+    return 1;
+  }
   auto c0_alone_fast = Simulate(lim, {make(0, 1.0)});
   if (!c0_alone_fast.ok()) return 1;
-  std::printf("%9s %10s %12s %14s %16s %18s\n", "campaign", "alone_h", "with_slow_h", "with_slow/alone",
-              "all_fast_h", "all_fast/alone");
+  std::printf("%9s %10s %12s %14s %16s %18s\n", "campaign", "alone_h", "with_slow_h", "with_slow/alone", "all_fast_h",
+              "all_fast/alone");
   double worst = 0, worst_control = 0;
   for (int i = 0; i < campaigns; ++i) {
     const int64_t a = i == 0 ? alone[0] : alone[i];
@@ -281,11 +318,12 @@ int Fairness(const Options& o, bool fixed) {
       worst_control = std::max(worst_control, Ratio(c->campaign_end_us[i], alone[i]));
     }
   }
-  std::printf("fairness: the fast campaigns' makespan with the slow one present is at most %.2fx their makespan "
-              "alone (%.2fx when all %d are fast): the slow campaign %s\n",
-              worst, worst_control, campaigns,
-              worst <= worst_control * 1.05 ? "does not slow the others more than a fast one would"
-                                             : "slows the others more than a fast one would");
+  std::printf(
+      "fairness: the fast campaigns' makespan with the slow one present is at most %.2fx their makespan "
+      "alone (%.2fx when all %d are fast): the slow campaign %s\n",
+      worst, worst_control, campaigns,
+      worst <= worst_control * 1.05 ? "does not slow the others more than a fast one would"
+                                    : "slows the others more than a fast one would");
   return 0;
 }
 
@@ -300,18 +338,21 @@ int main(int argc, char** argv) {
   }
   const Scale sc = o.quick ? Scale{4, 3, 2, 3, 2} : Scale{14, 16, 6, 12, 2};
   const int C = AloneCap(o.provider_slots, o.share, o.cap);
-  std::printf("campaign_bench: %s mode, %d problems, T=%d B=%d N=%d K=%d; LLM %g-%g s, evaluation %g-%g s "
-              "(uniform, seed %llu)\n",
-              o.mode.c_str(), sc.problems, sc.T, sc.B, sc.N, sc.K, o.llm_lo, o.llm_hi, o.eval_lo, o.eval_hi,
-              static_cast<unsigned long long>(o.seed));
-  std::printf("LLM: one provider, max_concurrency %d; a campaign alone may have C = %d calls in flight "
-              "(daemon::LlmShare, share %g, explicit cap %d)\n",
-              o.provider_slots, C, o.share, o.cap);
-  std::printf("columns: lock/ours = lockstep makespan / ours (speed-up); ours/LB = ours / the issue's lower bound;\n"
-              "ours/sLB = ours / the structural bound (planners wait for re-profiles and summaries); util = busy\n"
-              "slot-time / (S x makespan); ceil = the utilization the structural bound allows; LLMw/C_h = all LLM\n"
-              "call time / C, what the per-campaign cap alone forces (not in either bound); idle slot-time: why\n"
-              "slots sat idle (an LLM call queued behind the cap / behind the provider / every call was out)\n\n");
+  std::printf(
+      "campaign_bench: %s mode, %d problems, T=%d B=%d N=%d K=%d; LLM %g-%g s, evaluation %g-%g s "
+      "(uniform, seed %llu)\n",
+      o.mode.c_str(), sc.problems, sc.T, sc.B, sc.N, sc.K, o.llm_lo, o.llm_hi, o.eval_lo, o.eval_hi,
+      static_cast<unsigned long long>(o.seed));
+  std::printf(
+      "LLM: one provider, max_concurrency %d; a campaign alone may have C = %d calls in flight "
+      "(daemon::LlmShare, share %g, explicit cap %d)\n",
+      o.provider_slots, C, o.share, o.cap);
+  std::printf(
+      "columns: lock/ours = lockstep makespan / ours (speed-up); ours/LB = ours / the issue's lower bound;\n"
+      "ours/sLB = ours / the structural bound (planners wait for re-profiles and summaries); util = busy\n"
+      "slot-time / (S x makespan); ceil = the utilization the structural bound allows; LLMw/C_h = all LLM\n"
+      "call time / C, what the per-campaign cap alone forces (not in either bound); idle slot-time: why\n"
+      "slots sat idle (an LLM call queued behind the cap / behind the provider / every call was out)\n\n");
   PrintHeader();
   std::vector<Row> rows;
   bool order_ok = true;
@@ -328,44 +369,48 @@ int main(int argc, char** argv) {
   }
   const Row& first = rows.front();
   const Row& last = rows.back();
-  std::printf("\n%zu activities per campaign (%lld LLM calls, %lld evaluations); at S=%d %lld of the LLM calls "
-              "waited behind the per-campaign cap, at most %d LLM calls out at once\n",
-              first.f.states[0].activities.size(), static_cast<long long>(first.f.llm_calls),
-              static_cast<long long>(first.f.evaluations), last.S,
-              static_cast<long long>(last.f.llm_calls_queued_by_cap), last.f.max_llm_out);
+  std::printf(
+      "\n%zu activities per campaign (%lld LLM calls, %lld evaluations); at S=%d %lld of the LLM calls "
+      "waited behind the per-campaign cap, at most %d LLM calls out at once\n",
+      first.f.states[0].activities.size(), static_cast<long long>(first.f.llm_calls),
+      static_cast<long long>(first.f.evaluations), last.S, static_cast<long long>(last.f.llm_calls_queued_by_cap),
+      last.f.max_llm_out);
   if (!order_ok) std::printf("WARNING: a planner started before its re-profile or summaries: sLB is not a bound\n");
-  std::printf("targets: S=%d lockstep/ours %.2fx (target >= 2x: %s); ours/LB %.3fx at S=%d (target <= 1.1x: %s); "
-              "utilization %.3f at S=%d (target >= 0.9: %s)\n",
-              first.S, Ratio(first.lockstep, first.ours), Ratio(first.lockstep, first.ours) >= 2 ? "met" : "NOT met",
-              Ratio(last.ours, last.lb.issue_us), last.S, Ratio(last.ours, last.lb.issue_us) <= 1.1 ? "met" : "NOT met",
-              last.util, last.S, last.util >= 0.9 ? "met" : "NOT met");
+  std::printf(
+      "targets: S=%d lockstep/ours %.2fx (target >= 2x: %s); ours/LB %.3fx at S=%d (target <= 1.1x: %s); "
+      "utilization %.3f at S=%d (target >= 0.9: %s)\n",
+      first.S, Ratio(first.lockstep, first.ours), Ratio(first.lockstep, first.ours) >= 2 ? "met" : "NOT met",
+      Ratio(last.ours, last.lb.issue_us), last.S, Ratio(last.ours, last.lb.issue_us) <= 1.1 ? "met" : "NOT met",
+      last.util, last.S, last.util >= 0.9 ? "met" : "NOT met");
   for (const Row& r : rows) {
-    std::printf("  S=%d: ours/LB %.3fx (%s); the bound is %s: evaluation work/S %.2f h, longest chain of "
-                "re-profile->planner->executor->evaluation over the iterations %.2f h\n",
-                r.S, Ratio(r.ours, r.lb.issue_us), Ratio(r.ours, r.lb.issue_us) <= 1.1 ? "met" : "NOT met",
-                r.lb.work_us >= r.lb.chain_us ? "work-bound" : "chain-bound (iteration barriers)", H(r.lb.work_us),
-                H(r.lb.chain_us));
+    std::printf(
+        "  S=%d: ours/LB %.3fx (%s); the bound is %s: evaluation work/S %.2f h, longest chain of "
+        "re-profile->planner->executor->evaluation over the iterations %.2f h\n",
+        r.S, Ratio(r.ours, r.lb.issue_us), Ratio(r.ours, r.lb.issue_us) <= 1.1 ? "met" : "NOT met",
+        r.lb.work_us >= r.lb.chain_us ? "work-bound" : "chain-bound (iteration barriers)", H(r.lb.work_us),
+        H(r.lb.chain_us));
   }
   {
     const double needed = static_cast<double>(last.S) * Ratio(last.f.llm_busy_us, last.f.eval_busy_us);
-    std::printf("LLM capacity: %.2f s of LLM calls per second of evaluation, so keeping %d slots busy needs about "
-                "%.0f LLM calls in flight; C = %d %s\n",
-                Ratio(last.f.llm_busy_us, last.f.eval_busy_us), last.S, needed, last.C,
-                last.C >= needed ? "is enough"
-                : last.C >= o.provider_slots ? "is not: the provider's max_concurrency binds (see the sweep)"
-                                             : "is not: the per-campaign cap binds (see the sweep)");
+    std::printf(
+        "LLM capacity: %.2f s of LLM calls per second of evaluation, so keeping %d slots busy needs about "
+        "%.0f LLM calls in flight; C = %d %s\n",
+        Ratio(last.f.llm_busy_us, last.f.eval_busy_us), last.S, needed, last.C,
+        last.C >= needed             ? "is enough"
+        : last.C >= o.provider_slots ? "is not: the provider's max_concurrency binds (see the sweep)"
+                                     : "is not: the per-campaign cap binds (see the sweep)");
   }
   if (last.util_ceiling < 0.9) {
-    std::printf("utilization at S=%d is capped at %.3f by the workflow itself: each problem's iteration waits for "
-                "its slowest chain (re-profile, planner, executor, evaluation) before the next beam exists, and %d "
-                "problems' chains do not give %d slots enough evaluations. What would lift it: more problems or "
-                "campaigns sharing the slots, or starting the next iteration's planners for beam members already "
-                "known (a pipelined beam) instead of the per-iteration barrier\n",
-                last.S, last.util_ceiling, sc.problems, last.S);
+    std::printf(
+        "utilization at S=%d is capped at %.3f by the workflow itself: each problem's iteration waits for "
+        "its slowest chain (re-profile, planner, executor, evaluation) before the next beam exists, and %d "
+        "problems' chains do not give %d slots enough evaluations. What would lift it: more problems or "
+        "campaigns sharing the slots, or starting the next iteration's planners for beam members already "
+        "known (a pipelined beam) instead of the per-iteration barrier\n",
+        last.S, last.util_ceiling, sc.problems, last.S);
   }
   if (o.sweep) {
-    std::printf("\nper-campaign LLM cap at S=%d (provider max_concurrency raised to the cap when below it):\n",
-                last.S);
+    std::printf("\nper-campaign LLM cap at S=%d (provider max_concurrency raised to the cap when below it):\n", last.S);
     PrintHeader();
     for (int cap : {8, 32, 128, 1024}) {
       Options oc = o;

@@ -14,13 +14,13 @@
 namespace accelopt::bench::campaign {
 
 struct IterationWork {
-  std::map<int, int64_t> measure_us;                          // beam member -> its (re-)measurement
-  std::vector<int64_t> summarize_us;                          // summarizer calls
-  std::map<std::pair<int, int>, int64_t> plan_us;             // (beam, plan) -> planner call
-  std::map<std::tuple<int, int, int>, int64_t> execute_us;    // (beam, plan, sample) -> executor call
-  std::map<std::tuple<int, int, int>, int64_t> evaluate_us;   // (beam, plan, sample) -> evaluation
-  int64_t other_eval_us = 0;   // evaluations of other purposes (default mode's fixes, final measure)
-  int64_t other_llm_us = 0;    // LLM calls of other purposes (fixes), longest
+  std::map<int, int64_t> measure_us;                         // beam member -> its (re-)measurement
+  std::vector<int64_t> summarize_us;                         // summarizer calls
+  std::map<std::pair<int, int>, int64_t> plan_us;            // (beam, plan) -> planner call
+  std::map<std::tuple<int, int, int>, int64_t> execute_us;   // (beam, plan, sample) -> executor call
+  std::map<std::tuple<int, int, int>, int64_t> evaluate_us;  // (beam, plan, sample) -> evaluation
+  int64_t other_eval_us = 0;       // evaluations of other purposes (default mode's fixes, final measure)
+  int64_t other_llm_us = 0;        // LLM calls of other purposes (fixes), longest
   int64_t EvaluationWork() const;  // every evaluation's duration, summed
 };
 

@@ -15,8 +15,7 @@ int64_t CriticalPathUs(const IterationWork& it, Lead lead) {
     const int64_t start = lead(plan.first) + plan_us;
     longest = std::max(longest, start);
     for (auto e = it.execute_us.lower_bound({plan.first, plan.second, 0});
-         e != it.execute_us.end() && std::get<0>(e->first) == plan.first && std::get<1>(e->first) == plan.second;
-         ++e) {
+         e != it.execute_us.end() && std::get<0>(e->first) == plan.first && std::get<1>(e->first) == plan.second; ++e) {
       int64_t end = start + e->second;
       if (auto v = it.evaluate_us.find(e->first); v != it.evaluate_us.end()) end += v->second;
       longest = std::max(longest, end);

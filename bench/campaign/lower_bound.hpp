@@ -24,8 +24,8 @@ namespace accelopt::bench::campaign {
 struct LowerBounds {
   int64_t issue_us = 0;
   int64_t structural_us = 0;
-  int64_t work_us = 0;        // all evaluation work / S alone
-  int64_t chain_us = 0;       // the structural chains alone (longest problem, S = infinity)
+  int64_t work_us = 0;   // all evaluation work / S alone
+  int64_t chain_us = 0;  // the structural chains alone (longest problem, S = infinity)
 };
 
 LowerBounds LowerBoundsFor(const std::vector<std::vector<IterationWork>>& problems, int slots);

@@ -36,8 +36,7 @@ struct Finish {
 
 class Loop {
  public:
-  Loop(const Limits& l, std::vector<CampaignRun> runs)
-      : limits_(l), share_(l.provider_slots, l.share, l.explicit_cap) {
+  Loop(const Limits& l, std::vector<CampaignRun> runs) : limits_(l), share_(l.provider_slots, l.share, l.explicit_cap) {
     for (auto& r : runs) live_.push_back(Live{std::move(r), {}, {}, {}, 0, false});
     figures_.campaign_end_us.assign(live_.size(), 0);
     running_ = static_cast<int>(live_.size());
@@ -109,7 +108,8 @@ class Loop {
       --running_;
       share_.CampaignEnded();
       if (limits_.fixed_cap <= 0)
-        for (size_t o = 0; o < live_.size(); ++o) if (static_cast<int>(o) != c) LaunchQueued(static_cast<int>(o));
+        for (size_t o = 0; o < live_.size(); ++o)
+          if (static_cast<int>(o) != c) LaunchQueued(static_cast<int>(o));
     }
     for (auto& a : launch) {
       if (a.kind == ActivityKind::kLlm) {
@@ -140,9 +140,7 @@ class Loop {
     StartProviderWaiters();
   }
 
-  int Cap() const {
-    return limits_.fixed_cap > 0 ? limits_.fixed_cap : share_.PerCampaign();
-  }
+  int Cap() const { return limits_.fixed_cap > 0 ? limits_.fixed_cap : share_.PerCampaign(); }
 
   void StartProviderWaiters() {
     while (!provider_queue_.empty() && provider_running_ < limits_.provider_slots) {
@@ -162,8 +160,10 @@ class Loop {
       auto& q = eval_queues_[c];
       ActivityRequest a = std::move(q.front());
       q.pop_front();
-      if (q.empty()) eval_queues_.erase(c);
-      else eval_turn_.push_back(c);
+      if (q.empty())
+        eval_queues_.erase(c);
+      else
+        eval_turn_.push_back(c);
       ++eval_running_;
       Schedule(c, std::move(a));
     }

@@ -56,11 +56,11 @@ struct CampaignRun {
 };
 
 struct RunFigures {
-  int64_t makespan_us = 0;                // the last campaign's end
-  std::vector<int64_t> campaign_end_us;   // by campaign, from simulated time 0
+  int64_t makespan_us = 0;                       // the last campaign's end
+  std::vector<int64_t> campaign_end_us;          // by campaign, from simulated time 0
   std::vector<workflows::CampaignState> states;  // the folded end states
-  int64_t eval_busy_us = 0;               // sum of evaluation durations
-  int64_t llm_busy_us = 0;                // sum of LLM call durations
+  int64_t eval_busy_us = 0;                      // sum of evaluation durations
+  int64_t llm_busy_us = 0;                       // sum of LLM call durations
   // Idle slot-time (slot-microseconds) while some campaign ran, by why:
   int64_t idle_cap_us = 0;       // an LLM call waited behind a per-campaign cap
   int64_t idle_provider_us = 0;  // an LLM call waited for a provider slot (no cap wait)

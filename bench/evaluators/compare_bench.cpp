@@ -82,18 +82,29 @@ struct Tally {
 
 int main(int argc, char** argv) {
   if (accelopt::bench::PrintedHelp(
-          argc, argv, "usage: compare_bench [--runs N] [--hogs K] [--cache-dir DIR] [problem_dir kernel.cpp compare.cpp]...\n"))
+          argc, argv,
+          "usage: compare_bench [--runs N] [--hogs K] [--cache-dir DIR] [problem_dir kernel.cpp compare.cpp]...\n"))
     return 0;
   int runs = 10, hogs = 0;
   std::string cache = std::string(ACCELOPT_BINARY_DIR) + "/eval-bench-cache";
-  struct Pair { std::string problem, kernel, other; };
+  struct Pair {
+    std::string problem, kernel, other;
+  };
   std::vector<Pair> pairs;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--hogs") && i + 1 < argc) hogs = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--cache-dir") && i + 1 < argc) cache = argv[++i];
-    else if (i + 2 < argc) { pairs.push_back({argv[i], argv[i + 1], argv[i + 2]}); i += 2; }
-    else { std::fprintf(stderr, "compare_bench: unexpected argument %s (see --help)\n", argv[i]); return 2; }
+    if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--hogs") && i + 1 < argc)
+      hogs = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--cache-dir") && i + 1 < argc)
+      cache = argv[++i];
+    else if (i + 2 < argc) {
+      pairs.push_back({argv[i], argv[i + 1], argv[i + 2]});
+      i += 2;
+    } else {
+      std::fprintf(stderr, "compare_bench: unexpected argument %s (see --help)\n", argv[i]);
+      return 2;
+    }
   }
   const std::string src = ACCELOPT_SOURCE_DIR;
   if (pairs.empty()) {
@@ -106,13 +117,17 @@ int main(int argc, char** argv) {
   o.cache_dir = cache;
   cpu::CpuBackend backend(o);
   auto cal = backend.GetCalibration();
-  if (!cal.ok()) { std::fprintf(stderr, "calibration: %s\n", cal.status().ToString().c_str()); return 1; }
+  if (!cal.ok()) {
+    std::fprintf(stderr, "calibration: %s\n", cal.status().ToString().c_str());
+    return 1;
+  }
   std::atomic<bool> stop{false};
   std::vector<std::thread> hog_threads;
   for (int k = 0; k < hogs; ++k) hog_threads.emplace_back(Hog, &stop, 1234u + static_cast<unsigned>(k));
   const double limit = 0.85;
-  std::printf("%d run(s) per pair, %d bursty hog thread(s); claims: low end > %.2fx (faster), high end < %.2fx (slower)\n",
-              runs, hogs, 1 / limit, limit);
+  std::printf(
+      "%d run(s) per pair, %d bursty hog thread(s); claims: low end > %.2fx (faster), high end < %.2fx (slower)\n",
+      runs, hogs, 1 / limit, limit);
   bool all_ok = true;
   for (const auto& p : pairs) {
     Tally paired, apart;
@@ -138,15 +153,17 @@ int main(int argc, char** argv) {
       paired.Add(now, limit);
       apart.Add(old, limit);
       std::printf("  %s vs %s run %d: paired %.3fx [%.3f-%.3f] (%d pairs) | apart %.3fx [%.3f-%.3f] (%zu samples)\n",
-                  kname.c_str(), oname.c_str(), r + 1, now.value, now.low, now.high,
-                  res.comparison.value("pairs", 0), old.value, old.low, old.high, res.latency->samples_us.size());
+                  kname.c_str(), oname.c_str(), r + 1, now.value, now.low, now.high, res.comparison.value("pairs", 0),
+                  old.value, old.low, old.high, res.latency->samples_us.size());
       std::fflush(stdout);
     }
     for (auto [name, t] : {std::pair<const char*, Tally*>{"paired", &paired}, {"apart", &apart}}) {
       if (!t->runs) continue;
-      std::printf("%-28s vs %-18s %-7s runs %3d  claims faster %3d  claims slower %3d  median speedup %.3f  median width %.3f\n",
-                  kname.c_str(), oname.c_str(), name, t->runs, t->faster, t->slower, stats::Median(t->values),
-                  stats::Median(t->widths));
+      std::printf(
+          "%-28s vs %-18s %-7s runs %3d  claims faster %3d  claims slower %3d  median speedup %.3f  median width "
+          "%.3f\n",
+          kname.c_str(), oname.c_str(), name, t->runs, t->faster, t->slower, stats::Median(t->values),
+          stats::Median(t->widths));
     }
     if (paired.runs && apart.runs && stats::Median(paired.widths) > 0)
       std::printf("%-28s width(apart) / width(paired) = %.2f\n", kname.c_str(),

@@ -45,16 +45,24 @@ static std::string ReadText(const std::string& path) {
 }
 
 int main(int argc, char** argv) {
-  if (accelopt::bench::PrintedHelp(argc, argv, "usage: eval_bench [--runs N] [--cache-dir DIR] [--stock] [problem_dir kernel.cpp]...\n")) return 0;
+  if (accelopt::bench::PrintedHelp(
+          argc, argv, "usage: eval_bench [--runs N] [--cache-dir DIR] [--stock] [problem_dir kernel.cpp]...\n"))
+    return 0;
   int runs = 10;
   std::string cache = std::string(ACCELOPT_BINARY_DIR) + "/eval-bench-cache";
   std::vector<std::pair<std::string, std::string>> kernels;
   bool stock = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--stock")) stock = true;
-    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--cache-dir") && i + 1 < argc) cache = argv[++i];
-    else if (i + 1 < argc) { kernels.emplace_back(argv[i], argv[i + 1]); ++i; }
+    if (!std::strcmp(argv[i], "--stock"))
+      stock = true;
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--cache-dir") && i + 1 < argc)
+      cache = argv[++i];
+    else if (i + 1 < argc) {
+      kernels.emplace_back(argv[i], argv[i + 1]);
+      ++i;
+    }
   }
   const std::string src = ACCELOPT_SOURCE_DIR;
   if (kernels.empty()) {
@@ -72,12 +80,16 @@ int main(int argc, char** argv) {
   auto wait_for_stock = [&] {
     const auto w0 = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    for (int k = 0; k < 6000 && !backend.StockFilled(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int k = 0; k < 6000 && !backend.StockFilled(); ++k)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     idle_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   };
   auto t0 = std::chrono::steady_clock::now();
   auto cal = backend.GetCalibration();
-  if (!cal.ok()) { std::fprintf(stderr, "calibration: %s\n", cal.status().ToString().c_str()); return 1; }
+  if (!cal.ok()) {
+    std::fprintf(stderr, "calibration: %s\n", cal.status().ToString().c_str());
+    return 1;
+  }
   std::printf("calibration: %.1f GFLOP/s, %zu bandwidth points, %.2f s (load average %.2f when measured)\n",
               cal->peak_gflops, cal->bandwidth.size(),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), cal->load_average);
@@ -96,8 +108,8 @@ int main(int argc, char** argv) {
     strategies.push_back({"1 round", one});
     strategies.push_back({"default", EvalSettings{}});  // fastest of >= 3 rounds
   }
-  std::printf("%-20s %-8s %4s %12s %7s %9s | %8s %8s %8s %9s %9s %7s\n", "kernel", "timing", "runs", "median_us",
-              "cv%", "spread%", "compile", "checks", "run-kern", "overhead", "kernel_s", "ratio");
+  std::printf("%-20s %-8s %4s %12s %7s %9s | %8s %8s %8s %9s %9s %7s\n", "kernel", "timing", "runs", "median_us", "cv%",
+              "spread%", "compile", "checks", "run-kern", "overhead", "kernel_s", "ratio");
   bool all_ok = true;
   for (const auto& [problem, kernel] : kernels) {
     struct Acc {
@@ -122,7 +134,8 @@ int main(int argc, char** argv) {
         // as kernel time too (rounds * kept round's time, approximately).
         sampled *= std::max(1, res.latency->rounds);
         // A sample of a batched evaluation is the mean of calls_per_sample calls.
-        if (auto it = res.profile.find("calls_per_sample"); it != res.profile.end()) sampled *= std::max(1.0, it->second);
+        if (auto it = res.profile.find("calls_per_sample"); it != res.profile.end())
+          sampled *= std::max(1.0, it->second);
         Acc& a = acc[si];
         a.medians.push_back(res.latency->median_us);
         a.spreads.push_back(res.latency->spread);
@@ -155,6 +168,8 @@ int main(int argc, char** argv) {
       idle_s = 0;
     }
   }
-  std::printf("columns: seconds per evaluation (means); overhead = total - timed kernel calls; ratio = overhead / timed kernel time\n");
+  std::printf(
+      "columns: seconds per evaluation (means); overhead = total - timed kernel calls; ratio = overhead / timed kernel "
+      "time\n");
   return all_ok ? 0 : 1;
 }

@@ -23,18 +23,21 @@ using namespace accelopt;
 using namespace accelopt::llm;
 
 int main(int argc, char** argv) {
-  if (accelopt::bench::PrintedHelp(argc, argv, "usage: llm_bench [requests=200] [latency_ms=100] [concurrency=16] [rounds=3]\n")) return 0;
+  if (accelopt::bench::PrintedHelp(argc, argv,
+                                   "usage: llm_bench [requests=200] [latency_ms=100] [concurrency=16] [rounds=3]\n"))
+    return 0;
   const int n = argc > 1 ? std::atoi(argv[1]) : 200;
   const int latency_ms = argc > 2 ? std::atoi(argv[2]) : 100;
   const int concurrency = argc > 3 ? std::atoi(argv[3]) : 16;
   const int rounds = argc > 4 ? std::atoi(argv[4]) : 3;
 
-  json script = {{"rules", json::array({{{"name", "ok"}, {"latency_ms", latency_ms},
-                                         {"reply", {{"text", "```cpp\nvoid k() {}\n```"}}}}})}};
+  json script = {
+      {"rules",
+       json::array({{{"name", "ok"}, {"latency_ms", latency_ms}, {"reply", {{"text", "```cpp\nvoid k() {}\n```"}}}}})}};
   fakes::FakeLlmServer server(script);
-  json providers = {{"providers",
-                     {{"local", {{"kind", "openai"}, {"base_url", server.base_url() + "/v1"},
-                                 {"max_concurrency", concurrency}}}}}};
+  json providers = {
+      {"providers",
+       {{"local", {{"kind", "openai"}, {"base_url", server.base_url() + "/v1"}, {"max_concurrency", concurrency}}}}}};
   auto set = ProviderSet::Create(providers, {});
   if (!set.ok()) {
     std::fprintf(stderr, "%s\n", set.status().ToString().c_str());
@@ -42,8 +45,8 @@ int main(int argc, char** argv) {
   }
   const double ideal_s = static_cast<double>(n) / concurrency * latency_ms / 1000.0;
   const double waves_s = std::ceil(static_cast<double>(n) / concurrency) * latency_ms / 1000.0;
-  std::printf("llm_bench: %d requests, %d ms latency, concurrency %d; ideal %.3f s (whole waves %.3f s)\n",
-              n, latency_ms, concurrency, ideal_s, waves_s);
+  std::printf("llm_bench: %d requests, %d ms latency, concurrency %d; ideal %.3f s (whole waves %.3f s)\n", n,
+              latency_ms, concurrency, ideal_s, waves_s);
   double best = 1e9;
   int failures = 0;
   for (int round = 0; round < rounds; ++round) {
@@ -68,8 +71,9 @@ int main(int argc, char** argv) {
                 s / ideal_s, server.peak_in_flight(), server.total());
   }
   const double ratio = best / ideal_s;
-  std::printf("llm_bench: best %.3f s / ideal %.3f s = ratio %.3f (target <= 1.10) %s; "
-              "vs whole waves %.3f; failures %d\n",
-              best, ideal_s, ratio, ratio <= 1.10 ? "OK" : "OVER", best / waves_s, failures);
+  std::printf(
+      "llm_bench: best %.3f s / ideal %.3f s = ratio %.3f (target <= 1.10) %s; "
+      "vs whole waves %.3f; failures %d\n",
+      best, ideal_s, ratio, ratio <= 1.10 ? "OK" : "OVER", best / waves_s, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -41,13 +41,19 @@ uint64_t EnvU64(const char* name, uint64_t def) {
 }
 
 json SampleData(uint64_t i) {
-  return {{"iteration", i % 97}, {"candidate", "c-" + std::to_string(i)}, {"score", 0.5 * static_cast<double>(i % 1000)},
-          {"ok", i % 3 != 0}, {"note", "proposal evaluated on cpu backend"}};
+  return {{"iteration", i % 97},
+          {"candidate", "c-" + std::to_string(i)},
+          {"score", 0.5 * static_cast<double>(i % 1000)},
+          {"ok", i % 3 != 0},
+          {"note", "proposal evaluated on cpu backend"}};
 }
 
 EventTypeRegistry MakeRegistry() {
   EventTypeRegistry r;
-  (void)r.Register("CandidateEvaluated", 2, {{1, [](json d) { d["ok"] = true; return d; }}});
+  (void)r.Register("CandidateEvaluated", 2, {{1, [](json d) {
+                                                d["ok"] = true;
+                                                return d;
+                                              }}});
   return r;
 }
 
@@ -92,7 +98,10 @@ double Appenders(const std::string& dir, int threads, double seconds, const Even
     ts.emplace_back([&, t] {
       uint64_t i = 0;
       while (Clock::now() < deadline) {
-        StreamAppend a{"bench-" + std::to_string(t), kAnyVersion, {NewEvent{"CandidateEvaluated", 0, SampleData(i++), {}, {}}}, {}};
+        StreamAppend a{"bench-" + std::to_string(t),
+                       kAnyVersion,
+                       {NewEvent{"CandidateEvaluated", 0, SampleData(i++), {}, {}}},
+                       {}};
         auto r = (*log)->Append({std::move(a)});
         if (!r.ok()) {
           failed = true;
@@ -114,7 +123,9 @@ double Appenders(const std::string& dir, int threads, double seconds, const Even
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (accelopt::bench::PrintedHelp(argc, argv, "usage: store_bench [work-dir]   (default: a fresh directory under $TMPDIR or /tmp)\n")) return 0;
+  if (accelopt::bench::PrintedHelp(
+          argc, argv, "usage: store_bench [work-dir]   (default: a fresh directory under $TMPDIR or /tmp)\n"))
+    return 0;
   namespace fs = std::filesystem;
   std::string base;
   if (argc > 1) {

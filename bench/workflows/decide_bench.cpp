@@ -49,16 +49,14 @@ int RunMode(const std::string& mode, int T, int problems, Figures* out) {
   if (!sim.Start("bench", world.sources, world.hardware).ok()) return 1;
   const auto t0 = std::chrono::steady_clock::now();
   accelopt::Status st = sim.RunToEnd();
-  const double run_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!st.ok() || sim.state().status != kStatusCompleted) {
     std::fprintf(stderr, "campaign did not complete: %s\n", st.ToString().c_str());
     return 1;
   }
   const auto f0 = std::chrono::steady_clock::now();
   auto folded = Fold(sim.log());
-  const double fold_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
+  const double fold_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
   if (!folded.ok()) return 1;
 
   auto mean_us = [&](int from, int to) {
@@ -71,14 +69,16 @@ int RunMode(const std::string& mode, int T, int problems, Figures* out) {
     return n ? ns / n / 1e3 : 0.0;
   };
   const double early = mean_us(1, 2), late = mean_us(T - 1, T);
-  std::printf("[%s] campaign: %d problems, T=%d B=6 N=12 K=2: %zu events, %zu activities, "
-              "%.1f s simulated run\n",
-              mode.c_str(), problems, T, sim.log().size(), sim.state().activities.size(), run_s);
-  std::printf("[%s] fold: %.2f us/event (%.3f s for the whole log)\n",
-              mode.c_str(), fold_s * 1e6 / sim.log().size(), fold_s);
-  std::printf("[%s] decide round: early (iterations 0-1) %.1f us, late (iterations %d-%d) %.1f us, "
-              "late/early = %.2f\n",
-              mode.c_str(), early, T - 2, T - 1, late, early > 0 ? late / early : 0.0);
+  std::printf(
+      "[%s] campaign: %d problems, T=%d B=6 N=12 K=2: %zu events, %zu activities, "
+      "%.1f s simulated run\n",
+      mode.c_str(), problems, T, sim.log().size(), sim.state().activities.size(), run_s);
+  std::printf("[%s] fold: %.2f us/event (%.3f s for the whole log)\n", mode.c_str(), fold_s * 1e6 / sim.log().size(),
+              fold_s);
+  std::printf(
+      "[%s] decide round: early (iterations 0-1) %.1f us, late (iterations %d-%d) %.1f us, "
+      "late/early = %.2f\n",
+      mode.c_str(), early, T - 2, T - 1, late, early > 0 ? late / early : 0.0);
   out->early_us = early;
   out->late_us = late;
   out->fold_us_per_event = fold_s * 1e6 / sim.log().size();
@@ -86,24 +86,25 @@ int RunMode(const std::string& mode, int T, int problems, Figures* out) {
   double total_ns = 0;
   for (double ns : ns_by_iteration) total_ns += ns;
   out->decide_us_per_event = total_ns / 1e3 / sim.log().size();
-  std::printf("[%s] decide, all rounds: %.2f us per event of the log\n", mode.c_str(),
-              out->decide_us_per_event);
+  std::printf("[%s] decide, all rounds: %.2f us per event of the log\n", mode.c_str(), out->decide_us_per_event);
   return 0;
 }
 
 int main(int argc, char** argv) {
-  if (accelopt::bench::PrintedHelp(argc, argv, "usage: workflows_bench [T (default 16)] [problems (default 2)]\n")) return 0;
+  if (accelopt::bench::PrintedHelp(argc, argv, "usage: workflows_bench [T (default 16)] [problems (default 2)]\n"))
+    return 0;
   const int T = argc > 1 ? std::atoi(argv[1]) : 16;
   const int problems = argc > 2 ? std::atoi(argv[2]) : 2;
   Figures paper, dflt;
   if (RunMode(kModePaper, T, problems, &paper) != 0) return 1;
   if (RunMode(kModeDefault, T, problems, &dflt) != 0) return 1;
   auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
-  std::printf("default/paper: events %.2f, fold per event %.2f, decide per event %.2f, "
-              "decide round early %.2f, late %.2f\n",
-              ratio(static_cast<double>(dflt.events), static_cast<double>(paper.events)),
-              ratio(dflt.fold_us_per_event, paper.fold_us_per_event),
-              ratio(dflt.decide_us_per_event, paper.decide_us_per_event),
-              ratio(dflt.early_us, paper.early_us), ratio(dflt.late_us, paper.late_us));
+  std::printf(
+      "default/paper: events %.2f, fold per event %.2f, decide per event %.2f, "
+      "decide round early %.2f, late %.2f\n",
+      ratio(static_cast<double>(dflt.events), static_cast<double>(paper.events)),
+      ratio(dflt.fold_us_per_event, paper.fold_us_per_event),
+      ratio(dflt.decide_us_per_event, paper.decide_us_per_event), ratio(dflt.early_us, paper.early_us),
+      ratio(dflt.late_us, paper.late_us));
   return 0;
 }

@@ -34,13 +34,13 @@ namespace accelopt::daemon::backends {
 class CpuCalibrations : public BackendCalibration {
  public:
   struct Options {
-    Env* env = nullptr;                             // not owned
-    std::shared_ptr<eval::cpu::CpuBackend> cpu;     // the backend whose calibration this installs
-    std::shared_ptr<CalibrationGate> gate;          // in front of `cpu`: held while none is accepted
-    eval::cpu::CalibrationOptions procedure;        // the measurement, as at start
-    std::string path;                               // where an accepted calibration is saved
-    std::optional<std::string> refused;             // why the start's calibration was refused (busy)
-    double retry_after_s = 60;                      // between retries after a refusal
+    Env* env = nullptr;                          // not owned
+    std::shared_ptr<eval::cpu::CpuBackend> cpu;  // the backend whose calibration this installs
+    std::shared_ptr<CalibrationGate> gate;       // in front of `cpu`: held while none is accepted
+    eval::cpu::CalibrationOptions procedure;     // the measurement, as at start
+    std::string path;                            // where an accepted calibration is saved
+    std::optional<std::string> refused;          // why the start's calibration was refused (busy)
+    double retry_after_s = 60;                   // between retries after a refusal
   };
   explicit CpuCalibrations(Options options);
   ~CpuCalibrations() override;  // Stop()
@@ -67,7 +67,7 @@ class CpuCalibrations : public BackendCalibration {
  private:
   Options o_;
   std::function<void(const json&)> accepted_;  // set once by Start, before any measurement
-  Mutex mu_;  // one measurement at a time (serializes work; guards no field)
+  Mutex mu_;                                   // one measurement at a time (serializes work; guards no field)
   // Not guarded by mu_: set once by Start, at the daemon's start before
   // Calibrate, WaitState or Stop can be called; after that only its own
   // (thread-safe) methods are called. Stop must not take mu_: a retry's

@@ -20,7 +20,8 @@ Status ParseSlotCores(const json& ej, const std::string& where, BackendConfig* b
     if (!sc[i].is_array() || sc[i].empty()) return InvalidArgument(w + ": must be a non-empty array of CPU numbers");
     std::vector<int> cores;
     for (const auto& v : sc[i]) {
-      if (!v.is_number_unsigned() || v.get<uint64_t>() >= 1024) return InvalidArgument(w + ": CPU numbers are integers 0..1023");
+      if (!v.is_number_unsigned() || v.get<uint64_t>() >= 1024)
+        return InvalidArgument(w + ": CPU numbers are integers 0..1023");
       cores.push_back(static_cast<int>(v.get<uint64_t>()));
     }
     bc->slot_cores.push_back(cores);
@@ -43,7 +44,9 @@ Status ParseCpu(const json& ej, const std::string& where, const ConfigPaths& pat
 BackendModule CpuSection() {
   return {"cpu",
           {"slots", "cache_dir", "slot_cores", "calibration_force_busy", "calibration_attempts",
-           "calibration_retry_wait_s", "calibration_retry_after_s", "executor", "reference_cache_max_gb"}, ParseCpu, nullptr};
+           "calibration_retry_wait_s", "calibration_retry_after_s", "executor", "reference_cache_max_gb"},
+          ParseCpu,
+          nullptr};
 }
 
 }  // namespace accelopt::daemon::backends

@@ -24,7 +24,8 @@ Status StartCuda(Env* env, const std::string& name, const BackendConfig& bc, Sta
   // toolkit shows there, with its reason (docs/evaluation.md, "cuda backend").
   auto nvcc = eval::gpu::FindNvcc(env);
   if (!nvcc.ok()) {
-    return FailedPrecondition("evaluators.cuda: " + nvcc.status().message() + "; remove evaluators.cuda from the configuration");
+    return FailedPrecondition("evaluators.cuda: " + nvcc.status().message() +
+                              "; remove evaluators.cuda from the configuration");
   }
   ACCELOPT_RETURN_IF_ERROR(NeedDir(env, bc.cache_dir, "evaluators." + name + ".cache_dir"));
   std::optional<eval::gpu::GpuCalibration> gpu;
@@ -32,14 +33,15 @@ Status StartCuda(Env* env, const std::string& name, const BackendConfig& bc, Sta
     NotifyStatus("calibrating GPU " + std::to_string(d));
     auto c = eval::gpu::CalibrateGpu(env, *nvcc, bc.cache_dir + "/calibrate-" + std::to_string(d), std::to_string(d));
     if (!c.ok()) {
-      return FailedPrecondition("evaluators.cuda: GPU " + std::to_string(d) + " is not usable: " + c.status().message() +
-               "; the cuda backend needs a working GPU for every entry of evaluators.cuda.devices");
+      return FailedPrecondition("evaluators.cuda: GPU " + std::to_string(d) +
+                                " is not usable: " + c.status().message() +
+                                "; the cuda backend needs a working GPU for every entry of evaluators.cuda.devices");
     }
     const std::string model = c->gpu.value("name", std::string("?"));
     if (gpu && model != gpu->gpu.value("name", std::string("?"))) {
       return FailedPrecondition("evaluators.cuda: GPU " + std::to_string(d) + " is a " + model + ", GPU " +
-               std::to_string(bc.devices.front()) + " a " + gpu->gpu.value("name", std::string("?")) +
-               ": one cuda backend evaluates on one GPU model (list the same model's devices)");
+                                std::to_string(bc.devices.front()) + " a " + gpu->gpu.value("name", std::string("?")) +
+                                ": one cuda backend evaluates on one GPU model (list the same model's devices)");
     }
     // The roofline must be an upper bound on every slot: the highest peaks.
     if (!gpu) gpu = *c;

@@ -17,8 +17,6 @@ Status ParseCuda(const json& ej, const std::string& where, const ConfigPaths& pa
 
 }  // namespace
 
-BackendModule CudaSection() {
-  return {"cuda", {"slots", "cache_dir", "devices"}, ParseCuda, nullptr};
-}
+BackendModule CudaSection() { return {"cuda", {"slots", "cache_dir", "devices"}, ParseCuda, nullptr}; }
 
 }  // namespace accelopt::daemon::backends

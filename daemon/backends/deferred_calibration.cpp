@@ -28,8 +28,8 @@ void DeferredCalibration::Start() {
 
 void DeferredCalibration::Arm() {
   if (stopped_ || state_ == "ready") return;
-  next_attempt_us_ = o_.env->NowMicros() +
-                     std::chrono::duration_cast<std::chrono::microseconds>(o_.retry_after).count();
+  next_attempt_us_ =
+      o_.env->NowMicros() + std::chrono::duration_cast<std::chrono::microseconds>(o_.retry_after).count();
   timer_->ExpiresAfter(o_.retry_after);
   timer_->AsyncWait([this](boost::system::error_code ec) {
     if (ec) return;

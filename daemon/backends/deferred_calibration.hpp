@@ -37,9 +37,9 @@ namespace accelopt::daemon::backends {
 class DeferredCalibration {
  public:
   struct Options {
-    Env* env = nullptr;                       // clocks; not owned
-    boost::asio::io_context* ioc = nullptr;   // the retry timer; not owned
-    CalibrationGate* gate = nullptr;          // held until ready; not owned
+    Env* env = nullptr;                      // clocks; not owned
+    boost::asio::io_context* ioc = nullptr;  // the retry timer; not owned
+    CalibrationGate* gate = nullptr;         // held until ready; not owned
     std::chrono::nanoseconds retry_after = std::chrono::seconds(60);
     // One measurement (blocking, seconds): ok = accepted (the caller's
     // callback installs it), kUnavailable = busy again.

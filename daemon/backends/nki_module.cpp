@@ -31,8 +31,10 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
     out->facts = [facts = json{{"nki", std::move(f)}}] { return facts; };
   };
   if (bc.nki->allow_test_stand_in) {
-    LogWarning("evaluators." + name + ".allow_test_stand_in is true: results of accelopt's TEST-ONLY Neuron SDK "
-               "stand-in (tests/fakes/nki) are accepted, each labelled \"" + std::string(eval::nki::kStandInDevice) +
+    LogWarning("evaluators." + name +
+               ".allow_test_stand_in is true: results of accelopt's TEST-ONLY Neuron SDK "
+               "stand-in (tests/fakes/nki) are accepted, each labelled \"" +
+               std::string(eval::nki::kStandInDevice) +
                "\"; campaigns with such figures write no memory and are not ranked with measurements. Never set it on "
                "a real host");
   }
@@ -40,8 +42,8 @@ Status StartNki(Env* env, const std::string& name, const BackendConfig& bc, Star
     // Every nki evaluation a Slurm job on a Trainium node: the node's
     // accelopt-eval resolves the SDK, its cores and LNC, and judges there;
     // jobs are found again after a restart as cpu jobs are (slurm_backend.hpp).
-    LogInfo("evaluator backend '" + name + "': Slurm executor, " + std::to_string(bc.slots) +
-            " jobs at once, spool " + bc.slurm->spool_dir + " (the nodes resolve the Neuron SDK)");
+    LogInfo("evaluator backend '" + name + "': Slurm executor, " + std::to_string(bc.slots) + " jobs at once, spool " +
+            bc.slurm->spool_dir + " (the nodes resolve the Neuron SDK)");
     eval::slurm::SlurmOptions so = *bc.slurm;
     // The node decides what answered; the opt-in travels with each job.
     if (bc.nki->allow_test_stand_in) so.job_args.push_back("--allow-test-stand-in");

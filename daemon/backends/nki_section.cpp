@@ -21,8 +21,10 @@ Status ParseNki(const json& ej, const std::string& where, const ConfigPaths& pat
   // "auto": 0 here; the daemon's start counts the cores with neuron-ls (nki_module.cpp).
   bc->slots = static_cast<int>(nc->cores.size());
   bc->cache_dir = paths.state_dir + "/cache/nki";
-  if (nc->work_dir.empty()) nc->work_dir = bc->cache_dir + "/work";
-  else nc->work_dir = Resolve(paths.base_dir, nc->work_dir);
+  if (nc->work_dir.empty())
+    nc->work_dir = bc->cache_dir + "/work";
+  else
+    nc->work_dir = Resolve(paths.base_dir, nc->work_dir);
   bc->nki = *nc;
   return ParseExecutor(ej, where, "nki", bc);
 }

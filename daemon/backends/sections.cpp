@@ -39,7 +39,8 @@ Status ParseGpuDevices(const json& ej, const std::string& where, BackendConfig* 
     return InvalidArgument(where + ".devices: must be a non-empty array of CUDA device ids, one slot each");
   for (size_t i = 0; i < d.size(); ++i) {
     const std::string w = where + ".devices[" + std::to_string(i) + "]";
-    if (!d[i].is_number_unsigned() || d[i].get<uint64_t>() >= 64) return InvalidArgument(w + ": CUDA device ids are integers 0..63");
+    if (!d[i].is_number_unsigned() || d[i].get<uint64_t>() >= 64)
+      return InvalidArgument(w + ": CUDA device ids are integers 0..63");
     const int id = static_cast<int>(d[i].get<uint64_t>());
     if (std::find(bc->devices.begin(), bc->devices.end(), id) != bc->devices.end())
       return InvalidArgument(w + ": device " + std::to_string(id) + " is listed twice (one slot per GPU)");

@@ -23,8 +23,7 @@ Status StartTriton(Env* env, const std::string& name, const BackendConfig& bc, S
   // (nvcc), without which results carry none, and the log says so.
   for (int d : bc.devices) {
     ProcessSpec probe;
-    probe.argv = {bc.python, "-I", "-c",
-                  "import torch, triton, sys; sys.exit(0 if torch.cuda.is_available() else 3)"};
+    probe.argv = {bc.python, "-I", "-c", "import torch, triton, sys; sys.exit(0 if torch.cuda.is_available() else 3)"};
     probe.clear_env = true;
     probe.env_set["PATH"] = "/usr/bin:/bin";
     probe.env_set["CUDA_VISIBLE_DEVICES"] = std::to_string(d);
@@ -33,11 +32,12 @@ Status StartTriton(Env* env, const std::string& name, const BackendConfig& bc, S
     NotifyStatus("probing torch and triton on GPU " + std::to_string(d));
     auto r = env->RunProcess(probe);
     if (!r.ok() || !r->Succeeded()) {
-      std::string why = !r.ok() ? r.status().message()
+      std::string why = !r.ok()             ? r.status().message()
                         : r->exit_code == 3 ? "torch sees no CUDA device"
                                             : r->Describe() + ": " + r->stderr_data.substr(0, 400);
-      return FailedPrecondition("evaluators.triton: " + bc.python + " cannot run the triton runner on GPU " + std::to_string(d) +
-               ": " + why + "; install torch and triton for it, or remove evaluators.triton");
+      return FailedPrecondition("evaluators.triton: " + bc.python + " cannot run the triton runner on GPU " +
+                                std::to_string(d) + ": " + why +
+                                "; install torch and triton for it, or remove evaluators.triton");
     }
   }
   eval::triton::TritonBackendOptions to;

@@ -13,16 +13,15 @@ Status ParseTriton(const json& ej, const std::string& where, const ConfigPaths& 
   ACCELOPT_RETURN_IF_ERROR(Get(ej, "slots", where, bc->slots));
   ACCELOPT_RETURN_IF_ERROR(Get(ej, "python", where, bc->python));
   if (bc->python.empty() || bc->python[0] != '/' || bc->python.find_first_of(" \t\n") != std::string::npos)
-    return InvalidArgument(where + ".python: required, the absolute path (no spaces) of the interpreter with "
-                                   "torch and triton");
+    return InvalidArgument(where +
+                           ".python: required, the absolute path (no spaces) of the interpreter with "
+                           "torch and triton");
   ACCELOPT_RETURN_IF_ERROR(ParseGpuDevices(ej, where, bc));
   return ParseHostCommon(ej, where, "triton", paths, bc);
 }
 
 }  // namespace
 
-BackendModule TritonSection() {
-  return {"triton", {"slots", "cache_dir", "devices", "python"}, ParseTriton, nullptr};
-}
+BackendModule TritonSection() { return {"triton", {"slots", "cache_dir", "devices", "python"}, ParseTriton, nullptr}; }
 
 }  // namespace accelopt::daemon::backends

@@ -101,7 +101,10 @@ double RuleFor(const Calibration& c, const std::vector<Calibration::Point>& pts,
 
 // Per-CPU busy and steal seconds from /proc/stat text, for this process's CPUs
 // (`mine`: Env::AllowedCpus; all CPUs when none of the lines matches).
-struct CpuSeconds { double busy = 0, steal = 0; int cpus = 0; };
+struct CpuSeconds {
+  double busy = 0, steal = 0;
+  int cpus = 0;
+};
 CpuSeconds ParseProcStat(const std::string& text, const std::vector<int>& cpus, int64_t ticks_per_s) {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -191,7 +194,8 @@ json Calibration::ToJson() const {
     return a;
   };
   json caches_j = json::array();
-  for (const auto& c : caches) caches_j.push_back({{"level", c.level}, {"bytes", c.bytes}, {"shared_cpus", c.shared_cpus}});
+  for (const auto& c : caches)
+    caches_j.push_back({{"level", c.level}, {"bytes", c.bytes}, {"shared_cpus", c.shared_cpus}});
   json j = {{"format", format},
             {"hardware", hardware},
             {"cores", cores},
@@ -215,7 +219,8 @@ Result<Calibration> Calibration::FromJson(const json& j) {
     c.format = j.value("format", 1);
     c.hardware = j.at("hardware");
     c.peak_gflops = j.at("peak_gflops").get<double>();
-    for (const auto& p : j.at("bandwidth")) c.bandwidth.push_back({p.at("bytes").get<double>(), p.at("gbps").get<double>()});
+    for (const auto& p : j.at("bandwidth"))
+      c.bandwidth.push_back({p.at("bytes").get<double>(), p.at("gbps").get<double>()});
     c.raw = j.value("raw", json::object());
     c.checks = j.value("checks", json());
     c.seconds = j.value("seconds", 0.0);
@@ -237,7 +242,8 @@ Result<Calibration> Calibration::FromJson(const json& j) {
       if (c.peak_gflops_one_core <= 0) c.peak_gflops_one_core = c.raw.value("peak_gflops_one_core", 0.0);
       if (c.bandwidth_one_core.empty() && c.raw.contains("bandwidth") && c.raw["bandwidth"].is_array()) {
         for (const auto& p : c.raw["bandwidth"])
-          if (p.contains("gbps_one_core")) c.bandwidth_one_core.push_back({p.at("bytes").get<double>(), p["gbps_one_core"].get<double>()});
+          if (p.contains("gbps_one_core"))
+            c.bandwidth_one_core.push_back({p.at("bytes").get<double>(), p["gbps_one_core"].get<double>()});
         std::sort(c.bandwidth_one_core.begin(), c.bandwidth_one_core.end(),
                   [](const Point& a, const Point& b) { return a.bytes < b.bytes; });
         MakeNonIncreasing(c.bandwidth_one_core);
@@ -277,9 +283,13 @@ Result<Calibration> Calibration::FromRaw(const json& raw, const json& hardware) 
     }
     std::vector<size_t> order(c.bandwidth.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return c.bandwidth[x].bytes < c.bandwidth[y].bytes; });
+    std::sort(order.begin(), order.end(),
+              [&](size_t x, size_t y) { return c.bandwidth[x].bytes < c.bandwidth[y].bytes; });
     std::vector<Point> w, o;
-    for (size_t i : order) { w.push_back(c.bandwidth[i]); o.push_back(c.bandwidth_one_core[i]); }
+    for (size_t i : order) {
+      w.push_back(c.bandwidth[i]);
+      o.push_back(c.bandwidth_one_core[i]);
+    }
     c.bandwidth = w;
     c.bandwidth_one_core = o;
     MakeNonIncreasing(c.bandwidth);
@@ -292,8 +302,11 @@ Result<Calibration> Calibration::FromRaw(const json& raw, const json& hardware) 
 }
 
 json MachineLoad::ToJson() const {
-  return {{"load_1m", load_1m}, {"runnable_others", runnable_others}, {"busy_fraction", busy_fraction},
-          {"steal_fraction", steal_fraction}, {"window_s", window_s}};
+  return {{"load_1m", load_1m},
+          {"runnable_others", runnable_others},
+          {"busy_fraction", busy_fraction},
+          {"steal_fraction", steal_fraction},
+          {"window_s", window_s}};
 }
 
 MachineLoad SampleMachineLoad(Env* env, double window_s) {
@@ -421,7 +434,9 @@ std::vector<double> CalibrationSizes(const json& hardware) {
   return out;
 }
 
-std::string CalibrationPath(const std::string& cache_dir) { return (fs::path(cache_dir) / "calibration.json").string(); }
+std::string CalibrationPath(const std::string& cache_dir) {
+  return (fs::path(cache_dir) / "calibration.json").string();
+}
 
 CalibrationOptions CalibrationOptionsFor(const std::string& cache_dir, Env* env, const std::string& compiler) {
   CalibrationOptions o;
@@ -478,7 +493,8 @@ Result<Calibration> Calibrate(const CalibrationOptions& options) {
     if (attempt > 1) env->SleepFor(std::chrono::nanoseconds(static_cast<int64_t>(options.retry_wait_s * 1e9)));
     MachineLoad before = SampleMachineLoad(env, options.quiet_sample_s);
     ACCELOPT_ASSIGN_OR_RETURN(auto ran, env->RunProcess(run));
-    if (!ran.Succeeded()) return Internal("calibration program " + ran.Describe() + ": " + ran.stderr_data.substr(0, 2000));
+    if (!ran.Succeeded())
+      return Internal("calibration program " + ran.Describe() + ": " + ran.stderr_data.substr(0, 2000));
     auto raw = ParseJson(ran.stdout_data);
     if (!raw.ok()) return Internal("calibration output: " + raw.status().message());
     auto c = Calibration::FromRaw(*raw, hw);
@@ -520,7 +536,8 @@ Result<Calibration> CalibrateAndSave(const std::string& path, const CalibrationO
   if (!o.previous) {
     if (auto text = env->ReadFile(path); text.ok()) {
       if (auto j = ParseJson(*text); j.ok()) {
-        if (auto c = Calibration::FromJson(*j); c.ok() && c->hardware.value("fingerprint", "") == o.hardware.value("fingerprint", ""))
+        if (auto c = Calibration::FromJson(*j);
+            c.ok() && c->hardware.value("fingerprint", "") == o.hardware.value("fingerprint", ""))
           o.previous = *c;
       }
     }
@@ -537,16 +554,17 @@ Result<Calibration> LoadOrCalibrate(const std::string& path, const CalibrationOp
   if (o.hardware.is_null()) o.hardware = HardwareInfo(env, o.compiler);
   if (auto text = env->ReadFile(path); text.ok()) {
     if (auto j = ParseJson(*text); j.ok()) {
-      if (auto c = Calibration::FromJson(*j); c.ok() && c->hardware.value("fingerprint", "") == o.hardware["fingerprint"]) {
+      if (auto c = Calibration::FromJson(*j);
+          c.ok() && c->hardware.value("fingerprint", "") == o.hardware["fingerprint"]) {
         if (c->format >= 3) return c;
         // Before format 3 the bandwidth had no non-temporal-store pass: an
         // honest streaming kernel could beat it. Measured again; if that is
         // refused (a busy machine), the old figures stay, marked.
         auto fresh = CalibrateAndSave(path, o);
         if (fresh.ok()) return fresh;
-        c->checks["stale"] = "format " + std::to_string(c->format) +
-                             " (bandwidth without non-temporal stores); measuring again failed: " +
-                             fresh.status().message();
+        c->checks["stale"] =
+            "format " + std::to_string(c->format) +
+            " (bandwidth without non-temporal stores); measuring again failed: " + fresh.status().message();
         return c;
       }
     }

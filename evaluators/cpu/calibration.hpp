@@ -110,9 +110,9 @@ namespace accelopt::eval::cpu {
 
 // One data or unified cache level, from sysfs.
 struct CacheLevel {
-  int level = 0;         // 1, 2, 3, ...
-  double bytes = 0;      // one instance
-  int shared_cpus = 1;   // this process's CPUs sharing one instance (>= 1)
+  int level = 0;        // 1, 2, 3, ...
+  double bytes = 0;     // one instance
+  int shared_cpus = 1;  // this process's CPUs sharing one instance (>= 1)
   // Capacity for a working set shared by n of `cores` cores:
   // bytes x ceil(min(n, cores) / shared_cpus).
   double CapacityFor(int n, int cores) const;
@@ -120,19 +120,21 @@ struct CacheLevel {
 
 struct Calibration {
   static constexpr int kFormat = 3;
-  int format = kFormat;         // 1 = before the fields marked (2); 2 = no non-temporal stores
-  json hardware;                // HardwareInfo() at measurement time
-  int cores = 1;                // (2) the machine's cores the all-core figures used
-  double peak_gflops = 0;       // whole-machine roofline compute peak (see above)
+  int format = kFormat;             // 1 = before the fields marked (2); 2 = no non-temporal stores
+  json hardware;                    // HardwareInfo() at measurement time
+  int cores = 1;                    // (2) the machine's cores the all-core figures used
+  double peak_gflops = 0;           // whole-machine roofline compute peak (see above)
   double peak_gflops_one_core = 0;  // (2) one-core peak; 0 = unknown
-  struct Point { double bytes = 0, gbps = 0; };
-  std::vector<Point> bandwidth; // whole-machine roofline bandwidth per working-set size, ascending
+  struct Point {
+    double bytes = 0, gbps = 0;
+  };
+  std::vector<Point> bandwidth;           // whole-machine roofline bandwidth per working-set size, ascending
   std::vector<Point> bandwidth_one_core;  // (2) one-core figure at the same sizes; empty = unknown
   std::vector<CacheLevel> caches;         // (2) ascending by level; empty = unknown
-  json raw;                     // the calibration program's output (the accepted measurement)
-  json checks;                  // (2) what the busy checks saw; null in old files
-  double seconds = 0;           // how long measuring took (all attempts)
-  double load_average = 0;      // 1-minute load average when the accepted measurement started
+  json raw;                               // the calibration program's output (the accepted measurement)
+  json checks;                            // (2) what the busy checks saw; null in old files
+  double seconds = 0;                     // how long measuring took (all attempts)
+  double load_average = 0;                // 1-minute load average when the accepted measurement started
   int64_t measured_at_unix = 0;
 
   // The whole machine (today's figures).
@@ -149,7 +151,7 @@ struct Calibration {
   // into `caches` of the level it fits in, caches.size() beyond the LLC, -1
   // when the caches are unknown.
   int LevelIndexFor(double bytes, int slot_cores) const;
-  double LlcBytes() const;      // whole-machine LLC capacity; 0 = unknown
+  double LlcBytes() const;  // whole-machine LLC capacity; 0 = unknown
 
   json ToJson() const;
   // Accepts format 1 and 2 (see "Old files" above).
@@ -173,8 +175,8 @@ struct BusyThresholds {
 // /proc/stat, read through an Env so tests can script them).
 struct MachineLoad {
   double load_1m = 0;
-  int runnable_others = 0;       // running tasks besides the reader
-  double busy_fraction = 0;      // of the CPUs' time over the window (this process's CPUs)
+  int runnable_others = 0;   // running tasks besides the reader
+  double busy_fraction = 0;  // of the CPUs' time over the window (this process's CPUs)
   double steal_fraction = 0;
   double window_s = 0;
   json ToJson() const;
@@ -197,15 +199,15 @@ std::vector<double> CalibrationSizes(const json& hardware);
 
 struct CalibrationOptions {
   std::string compiler = "g++";
-  std::string work_dir;          // REQUIRES: writable; the program is built here
-  double budget_s = 0.2;         // seconds per single measurement
-  bool force_busy = false;       // accept a busy measurement (recorded as "forced")
-  int attempts = 3;              // measurements before refusing (>= 1)
-  double retry_wait_s = 5;       // pause before measuring again
-  double quiet_sample_s = 0.5;   // the /proc/stat window before each measurement
+  std::string work_dir;         // REQUIRES: writable; the program is built here
+  double budget_s = 0.2;        // seconds per single measurement
+  bool force_busy = false;      // accept a busy measurement (recorded as "forced")
+  int attempts = 3;             // measurements before refusing (>= 1)
+  double retry_wait_s = 5;      // pause before measuring again
+  double quiet_sample_s = 0.5;  // the /proc/stat window before each measurement
   BusyThresholds thresholds;
   std::optional<Calibration> previous;  // compared with; CalibrateAndSave sets it from the file
-  json hardware;                 // null: HardwareInfo(env, compiler); tests set a synthetic one
+  json hardware;                        // null: HardwareInfo(env, compiler); tests set a synthetic one
   // REQUIRED: files, clocks, sleeping and the compiler and the program run
   // through it (callers pass theirs; accelopt-eval's and the daemon's main
   // pass Env::Default()).

@@ -46,7 +46,8 @@ CpuBackend::CpuBackend(CpuBackendOptions options)
       harnesses_(options_.cache_dir, options_.compiler, options_.env, options_.reference_cache_max_bytes,
                  CpuRunnerBuild()) {
   if (options_.refill_stock) stock_ = std::make_unique<judge::StockKeeper>(&harnesses_);
-  if (options_.calibration_path.empty()) options_.calibration_path = (fs::path(options_.cache_dir) / "calibration.json").string();
+  if (options_.calibration_path.empty())
+    options_.calibration_path = (fs::path(options_.cache_dir) / "calibration.json").string();
   if (options_.calibration) calibration_ = options_.calibration;
 }
 
@@ -65,8 +66,9 @@ Result<Calibration> CpuBackend::GetCalibration() {
 Result<Calibration> CpuBackend::Recalibrate() {
   // The one procedure (calibration.hpp): compared with the file it replaces,
   // refused on a busy machine.
-  ACCELOPT_ASSIGN_OR_RETURN(Calibration c, CalibrateAndSave(options_.calibration_path,
-                                                            CalibrationOptionsFor(options_.cache_dir, options_.env, options_.compiler)));
+  ACCELOPT_ASSIGN_OR_RETURN(
+      Calibration c, CalibrateAndSave(options_.calibration_path,
+                                      CalibrationOptionsFor(options_.cache_dir, options_.env, options_.compiler)));
   MutexLock lock(&calibration_mu_);
   calibration_ = c;
   return c;
@@ -95,11 +97,13 @@ std::optional<Stopped> CompileKernel(Env* env, const std::string& compiler, cons
                                      const std::atomic<bool>* cancel, bool comparison, const std::string& protect,
                                      std::string* so, double* compile_s, bool check_preprocessed) {
   // Absolute: the compiler runs in this folder.
-  const std::string dir = (work.empty() || work[0] != '/' ? env->CurrentDir() + "/" : std::string()) + work + "/" + stem;
+  const std::string dir =
+      (work.empty() || work[0] != '/' ? env->CurrentDir() + "/" : std::string()) + work + "/" + stem;
   const std::string src = dir + "/" + stem + ".cpp";
   *so = dir + "/" + stem + ".so";
   if (Status st = env->CreateDirs(dir); !st.ok()) return Stopped{EvalStatus::kInternalError, st.ToString(), ""};
-  if (Status st = env->WriteFileAtomic(src, source); !st.ok()) return Stopped{EvalStatus::kInternalError, st.ToString(), ""};
+  if (Status st = env->WriteFileAtomic(src, source); !st.ok())
+    return Stopped{EvalStatus::kInternalError, st.ToString(), ""};
   std::vector<std::string> args = judge::KernelFlags();
   args.insert(args.end(), {"-fPIC", "-shared", "-o", *so, src});
   if (check_preprocessed) args.push_back("-save-temps=obj");
@@ -125,7 +129,8 @@ std::optional<Stopped> CompileKernel(Env* env, const std::string& compiler, cons
     if (!ii.empty()) {
       auto pp = env->ReadFile(ii);
       if (!pp.ok()) return Stopped{EvalStatus::kInternalError, pp.status().message(), ""};
-      if (Status st = judge::CheckPreprocessed(*pp, src); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
+      if (Status st = judge::CheckPreprocessed(*pp, src); !st.ok())
+        return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
     } else if (cc->ok) {
       return Stopped{EvalStatus::kInternalError, "the compiler left no preprocessed source (-save-temps)", ""};
     }
@@ -138,7 +143,10 @@ std::optional<Stopped> CompileKernel(Env* env, const std::string& compiler, cons
     std::string line = cc->describe;
     std::istringstream lines(text);
     for (std::string l; std::getline(lines, l);)
-      if (l.find("error") != std::string::npos || l.find("Error") != std::string::npos) { line = l; break; }
+      if (l.find("error") != std::string::npos || l.find("Error") != std::string::npos) {
+        line = l;
+        break;
+      }
     return Stopped{EvalStatus::kCompileError, "compilation failed: " + line.substr(0, 300), text};
   }
   return std::nullopt;
@@ -154,7 +162,8 @@ std::optional<Stopped> CheckObject(Env* env, const std::string& so, const std::s
   }
   auto syms = judge::UndefinedSymbols(so, env);
   if (!syms.ok()) return Stopped{EvalStatus::kInternalError, syms.status().message(), ""};
-  if (Status st = judge::CheckSymbols(*syms); !st.ok()) return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
+  if (Status st = judge::CheckSymbols(*syms); !st.ok())
+    return Stopped{EvalStatus::kStaticCheckFailed, st.message(), ""};
   if (Status st = judge::CheckInstructions(so, env); !st.ok()) {
     return Stopped{st.code() == Code::kUnavailable ? EvalStatus::kInternalError : EvalStatus::kStaticCheckFailed,
                    st.message(), ""};
@@ -233,7 +242,7 @@ void FillProfile(EvalResult* result, const json& h, const Problem& problem, cons
   pr["stolen_share"] = h.value("kept_stolen_share", 0.0);
   pr["contended_rounds"] = h.value("contended_rounds", 0);
   pr["contended"] = h.value("kept_round_contended", false) ? 1.0 : 0.0;
-  struct stat st{};
+  struct stat st {};
   if (stat(so.c_str(), &st) == 0) pr["kernel_object_bytes"] = static_cast<double>(st.st_size);
   const double peak_us = cal.PeakLatencyUs(problem.flops, problem.bytes, slot_cores);
   result->peak_latency_us = peak_us;
@@ -267,13 +276,14 @@ void CheckPlausible(EvalResult* result, const EvalSettings& s) {
     result->status = EvalStatus::kSuspicious;
     std::ostringstream m;
     m << "faster than the roofline: median " << median_us << " us < peak latency " << *result->peak_latency_us
-      << " us (" << *result->percent_of_peak << "% of peak); a kernel cannot beat the hardware — check for skipped work";
+      << " us (" << *result->percent_of_peak
+      << "% of peak); a kernel cannot beat the hardware — check for skipped work";
     result->reason = m.str();
   } else if (s.baseline_latency_us && median_us > 0 && *s.baseline_latency_us / median_us > s.max_speedup) {
     result->status = EvalStatus::kSuspicious;
     std::ostringstream m;
-    m << "implausible speedup " << *s.baseline_latency_us / median_us << "x over the baseline (limit "
-      << s.max_speedup << "x)";
+    m << "implausible speedup " << *s.baseline_latency_us / median_us << "x over the baseline (limit " << s.max_speedup
+      << "x)";
     result->reason = m.str();
   }
 }
@@ -296,8 +306,12 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   // evaluation's noise).
   struct Bracket {
     judge::StockKeeper* keeper;
-    explicit Bracket(judge::StockKeeper* k) : keeper(k) { if (keeper) keeper->EvaluationStarted(); }
-    ~Bracket() { if (keeper) keeper->EvaluationEnded(); }
+    explicit Bracket(judge::StockKeeper* k) : keeper(k) {
+      if (keeper) keeper->EvaluationStarted();
+    }
+    ~Bracket() {
+      if (keeper) keeper->EvaluationEnded();
+    }
   } bracket(stock_.get());
   Env* const env = options_.env;
   const EvalSettings& s = request.settings;
@@ -307,7 +321,8 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   auto problem = f.LoadProblemFor(request, options_.root, "cpu");
   if (!problem.ok()) return f.Fail(EvalStatus::kInternalError, problem.status().message());
   auto calibration = GetCalibration();
-  if (!calibration.ok()) return f.Fail(EvalStatus::kInternalError, "calibration failed: " + calibration.status().message());
+  if (!calibration.ok())
+    return f.Fail(EvalStatus::kInternalError, "calibration failed: " + calibration.status().message());
   result.hardware = calibration->hardware;
   result.hardware["peak_gflops"] = calibration->peak_gflops;
 
@@ -359,7 +374,8 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   std::string job = judge::JobText(*problem, "judge", so, harness->runner, cases, *refs, s);
   if (!compare_so.empty()) job += "compare_so " + compare_so + "\n";
   const int64_t t_run = f.Now();
-  auto run = env->RunProcess(JudgeProcess(harness->judge, std::move(job), s, calibration->hardware.value("cores", 1), cancel));
+  auto run =
+      env->RunProcess(JudgeProcess(harness->judge, std::move(job), s, calibration->hardware.value("cores", 1), cancel));
   result.timings.measure_s = f.SecondsSince(t_run);
   if (!run.ok()) return f.Fail(EvalStatus::kInternalError, "cannot start the judge: " + run.status().message());
   result.sandbox = {{"network_isolated", run->network_isolated},

@@ -52,7 +52,7 @@ struct CpuBackendOptions {
   // When set, used instead of loading/measuring (tests, or a daemon that
   // already recorded a calibration event).
   std::optional<Calibration> calibration;
-  bool keep_work_dirs = false;   // keep <cache_dir>/work/<id>/ for debugging
+  bool keep_work_dirs = false;  // keep <cache_dir>/work/<id>/ for debugging
   // Size limit of <cache_dir>/harness (judge builds and cached references;
   // evaluators/judge/reference_cache.hpp); 0: none.
   uint64_t reference_cache_max_bytes = judge::kDefaultReferenceCacheBytes;

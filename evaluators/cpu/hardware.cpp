@@ -83,7 +83,7 @@ json HardwareInfo(Env* env, const std::string& compiler) {
   const int cores = std::max(1, CPU_COUNT(&set));
   std::string simd = flags.find(" avx512f ") != std::string::npos ? "avx512"
                      : flags.find(" avx2 ") != std::string::npos  ? "avx2"
-                                                                   : "sse";
+                                                                  : "sse";
   int64_t mem = 0;
   std::istringstream meminfo(ReadSmall(env, "/proc/meminfo"));
   while (std::getline(meminfo, line))
@@ -103,8 +103,8 @@ json HardwareInfo(Env* env, const std::string& compiler) {
   h["memory_bytes"] = mem;
   h["compiler"] = compiler_version;
   h["kernel"] = env->KernelRelease();
-  h["fingerprint"] = Sha256Hex(model + "|" + std::to_string(cores) + "|" + simd + "|" +
-                               std::to_string(mem >> 30) + "|" + compiler_version);
+  h["fingerprint"] = Sha256Hex(model + "|" + std::to_string(cores) + "|" + simd + "|" + std::to_string(mem >> 30) +
+                               "|" + compiler_version);
   return h;
 }
 

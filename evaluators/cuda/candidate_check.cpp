@@ -55,7 +55,10 @@ EvalResult CheckCandidate(const std::string& source, const CandidateCheckOptions
     std::string line = cc->describe;
     std::istringstream lines(text);
     for (std::string l; std::getline(lines, l);)
-      if (l.find("error") != std::string::npos) { line = l; break; }
+      if (l.find("error") != std::string::npos) {
+        line = l;
+        break;
+      }
     return done(EvalStatus::kCompileError, "compilation failed: " + line.substr(0, 300), text);
   }
   r.compiled = true;
@@ -73,7 +76,8 @@ EvalResult CheckCandidate(const std::string& source, const CandidateCheckOptions
                 st.message());
   }
   if (!o.keep_object) (void)env->RemoveAll(so);
-  return done(EvalStatus::kOk, "compiled and passed the static checks (not run: `accelopt-eval run` judges and times it on a GPU)");
+  return done(EvalStatus::kOk,
+              "compiled and passed the static checks (not run: `accelopt-eval run` judges and times it on a GPU)");
 }
 
 }  // namespace accelopt::eval::cuda

@@ -21,12 +21,12 @@
 namespace accelopt::eval::cuda {
 
 struct CandidateCheckOptions {
-  Env* env = nullptr;        // REQUIRED
-  std::string nvcc;          // REQUIRED: FindNvcc's answer
-  std::string work_dir;      // REQUIRED: created; the source and object are written here
+  Env* env = nullptr;    // REQUIRED
+  std::string nvcc;      // REQUIRED: FindNvcc's answer
+  std::string work_dir;  // REQUIRED: created; the source and object are written here
   std::string arch = "sm_90";
   double compile_timeout_s = 120;  // nvcc is slower than g++
-  bool keep_object = true;   // leave kernel.so in work_dir (the runner would load it)
+  bool keep_object = true;         // leave kernel.so in work_dir (the runner would load it)
   // The problem's host function: the object must define it (the judge's
   // CheckObjectFile: also the object's size before it is read, and no data
   // symbol in an executable section). Empty: those checks are skipped.

@@ -25,7 +25,8 @@ namespace fs = std::filesystem;
 const std::map<std::string, std::string>& RunnerSources() {
   static const std::map<std::string, std::string> files = [] {
     std::map<std::string, std::string> m;
-    for (int i = 0; i < embedded::kRunnerFileCount; ++i) m[embedded::kRunnerFiles[i].first] = embedded::kRunnerFiles[i].second;
+    for (int i = 0; i < embedded::kRunnerFileCount; ++i)
+      m[embedded::kRunnerFiles[i].first] = embedded::kRunnerFiles[i].second;
     return m;
   }();
   return files;
@@ -63,10 +64,10 @@ Result<std::string> CudaBackend::Runner(const Problem& problem, const std::atomi
   const std::string tmp = runner + ".tmp" + std::to_string(env->RandomU64() % 1000000);
   ACCELOPT_ASSIGN_OR_RETURN(
       auto cc, judge::RunCompiler(env, options_.nvcc,
-                                {"-std=c++17", "-O2", "--cudart", "shared", "-I", (dir / "src").string(),
-                                 (dir / "runner_glue.cpp").string(),
-                                 (dir / "src/evaluators/cuda/harness/runner_main.cpp").string(), "-ldl", "-o", tmp},
-                                600, cancel));
+                                  {"-std=c++17", "-O2", "--cudart", "shared", "-I", (dir / "src").string(),
+                                   (dir / "runner_glue.cpp").string(),
+                                   (dir / "src/evaluators/cuda/harness/runner_main.cpp").string(), "-ldl", "-o", tmp},
+                                  600, cancel));
   if (!cc.ok) return Internal("building the cuda runner " + cc.describe + ":\n" + cc.output);
   ACCELOPT_RETURN_IF_ERROR(env->RenameFile(tmp, runner));
   return runner;
@@ -121,8 +122,9 @@ EvalResult CudaBackend::Evaluate(const EvalRequest& request, const std::atomic<b
   const gpu::GpuSlots::Lease lease(&gpus_, gpus_.TakeDevice());
   const int device = lease.device();
   // The CUDA driver opens /dev/nvidia* and more.
-  const ProcessSpec spec = gpu::GpuJudgeSpec(harness->judge, judge::JobText(*problem, "judge", so, *runner, cases, *refs, s), "",
-                                        device, options_.judge_memory_limit_mb, 256, s, cancel);
+  const ProcessSpec spec =
+      gpu::GpuJudgeSpec(harness->judge, judge::JobText(*problem, "judge", so, *runner, cases, *refs, s), "", device,
+                        options_.judge_memory_limit_mb, 256, s, cancel);
   const int64_t t_run = f.Now();
   auto run = env->RunProcess(spec);
   result.timings.measure_s = f.SecondsSince(t_run);
@@ -136,8 +138,8 @@ EvalResult CudaBackend::Evaluate(const EvalRequest& request, const std::atomic<b
   judge::JudgeOutcome judged = judge::ReadJudgeOutcome(*run, cases, s.timeout_s);
   result.runner_diagnostics = judged.runner_diagnostics;  // for a human; never in a prompt
   if (!judged.passed) return gpu::GpuJudgeFailure(f, judged, "the cuda runner", device);
-  return f.Finish(gpu::GpuTimedResult(std::move(result), *problem, judged.verdict, cases, s, options_.calibration,
-                                "CUDA events"));
+  return f.Finish(
+      gpu::GpuTimedResult(std::move(result), *problem, judged.verdict, cases, s, options_.calibration, "CUDA events"));
 }
 
 }  // namespace accelopt::eval::cuda

@@ -64,7 +64,7 @@ struct CudaBackendOptions {
   // CUDA device ids, one evaluation slot each (evaluators.cuda.devices);
   // REQUIRES: not empty.
   std::vector<int> devices = {0};
-  uint64_t judge_memory_limit_mb = 16384;  // the judge's own address space (references of 0.5 GB problems)
+  uint64_t judge_memory_limit_mb = 16384;          // the judge's own address space (references of 0.5 GB problems)
   std::optional<gpu::GpuCalibration> calibration;  // roofline and percent of peak; none: not reported
   bool keep_work_dirs = false;
 };

@@ -22,17 +22,28 @@ struct RefusedHeader {
   const char* why;
 };
 const RefusedHeader kRefusedHeaders[] = {
-    {"cuda_fp16", "reduced precision (half)"},      {"cuda_bf16", "reduced precision (bfloat16)"},
-    {"cuda_fp8", "reduced precision (fp8)"},        {"cuda_fp6", "reduced precision (fp6)"},
-    {"cuda_fp4", "reduced precision (fp4)"},        {"crt/", "CUDA internals"},
-    {"cublas", "cuBLAS does the work: write the kernel"}, {"cudnn", "cuDNN does the work: write the kernel"},
-    {"cutlass", "CUTLASS does the work: write the kernel"}, {"cute/", "CuTe (CUTLASS) does the work: write the kernel"},
-    {"cufft", "a library that does the work"},     {"cusparse", "a library that does the work"},
-    {"cusolver", "a library that does the work"},  {"curand", "a library that does the work"},
-    {"cutensor", "a library that does the work"},  {"nccl", "a library that does the work"},
-    {"thrust/", "Thrust does the work: write the kernel"}, {"cub/", "CUB does the work: write the kernel"},
-    {"nvrtc", "run-time compilation"},              {"nvml", "device management"},
-    {"cuda.h", "the driver API (the runner owns the context)"}, {"cudaProfiler", "profiler control"},
+    {"cuda_fp16", "reduced precision (half)"},
+    {"cuda_bf16", "reduced precision (bfloat16)"},
+    {"cuda_fp8", "reduced precision (fp8)"},
+    {"cuda_fp6", "reduced precision (fp6)"},
+    {"cuda_fp4", "reduced precision (fp4)"},
+    {"crt/", "CUDA internals"},
+    {"cublas", "cuBLAS does the work: write the kernel"},
+    {"cudnn", "cuDNN does the work: write the kernel"},
+    {"cutlass", "CUTLASS does the work: write the kernel"},
+    {"cute/", "CuTe (CUTLASS) does the work: write the kernel"},
+    {"cufft", "a library that does the work"},
+    {"cusparse", "a library that does the work"},
+    {"cusolver", "a library that does the work"},
+    {"curand", "a library that does the work"},
+    {"cutensor", "a library that does the work"},
+    {"nccl", "a library that does the work"},
+    {"thrust/", "Thrust does the work: write the kernel"},
+    {"cub/", "CUB does the work: write the kernel"},
+    {"nvrtc", "run-time compilation"},
+    {"nvml", "device management"},
+    {"cuda.h", "the driver API (the runner owns the context)"},
+    {"cudaProfiler", "profiler control"},
 };
 
 }  // namespace
@@ -57,18 +68,37 @@ Status CheckSource(const std::string& source) {
       const std::string name = m[1];
       for (const auto& h : kRefusedHeaders) {
         if (name.rfind(h.prefix, 0) == 0) {
-          return CudaRefuse("line " + std::to_string(lineno) + ": #include <" + name + "> is not allowed (" + h.why + ")");
+          return CudaRefuse("line " + std::to_string(lineno) + ": #include <" + name + "> is not allowed (" + h.why +
+                            ")");
         }
       }
     }
   }
   const std::string& code = no_comments_strings;
   static const std::regex kIdent(R"([A-Za-z_][A-Za-z0-9_]*)");
-  static const std::set<std::string> kLowTypes = {
-      "half", "half2", "__half", "__half2", "__half_raw", "__half2_raw", "nv_half", "nv_half2",
-      "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162", "__nv_bfloat16_raw",
-      "tf32", "__float_to_tf32", "__nv_fp8_e4m3", "__nv_fp8_e5m2", "__nv_fp8x2_e4m3", "__nv_fp8x2_e5m2",
-      "__nv_fp8x4_e4m3", "__nv_fp8x4_e5m2", "__nv_fp8_storage_t", "__nv_fp8_interpretation_t"};
+  static const std::set<std::string> kLowTypes = {"half",
+                                                  "half2",
+                                                  "__half",
+                                                  "__half2",
+                                                  "__half_raw",
+                                                  "__half2_raw",
+                                                  "nv_half",
+                                                  "nv_half2",
+                                                  "__nv_bfloat16",
+                                                  "__nv_bfloat162",
+                                                  "nv_bfloat16",
+                                                  "nv_bfloat162",
+                                                  "__nv_bfloat16_raw",
+                                                  "tf32",
+                                                  "__float_to_tf32",
+                                                  "__nv_fp8_e4m3",
+                                                  "__nv_fp8_e5m2",
+                                                  "__nv_fp8x2_e4m3",
+                                                  "__nv_fp8x2_e5m2",
+                                                  "__nv_fp8x4_e4m3",
+                                                  "__nv_fp8x4_e5m2",
+                                                  "__nv_fp8_storage_t",
+                                                  "__nv_fp8_interpretation_t"};
   // Conversion and arithmetic intrinsics of the reduced-precision types.
   static const std::regex kLowIntrinsic(
       R"(^(__\w*(half|bfloat16|bf16|tf32|fp8|fp6|fp4|e4m3|e5m2|e2m1|e3m2|e2m3)\w*|)"
@@ -76,15 +106,15 @@ Status CheckSource(const std::string& source) {
       R"(h(sqrt|rsqrt|rcp|exp|exp2|exp10|log|log2|log10|sin|cos|floor|ceil|trunc|rint)2?|)"
       R"(__nv_(fp8|fp6|fp4|cvt)\w*|__(float|double)2(half|bfloat16)\w*|__(low|high|floats|halves)2\w*|)"
       R"(__(ll|ull|int|uint|short|ushort)2(half|bfloat16)\w*|__(half|bfloat16)(2|_as_)\w*)$)");
-  static const std::set<std::string> kDeviceClock = {"clock", "clock64", "__clock", "__clock64", "__nanosleep",
-                                                     "globaltimer", "__globaltimer"};
+  static const std::set<std::string> kDeviceClock = {"clock",       "clock64",     "__clock",      "__clock64",
+                                                     "__nanosleep", "globaltimer", "__globaltimer"};
   static const std::set<std::string> kAsm = {"asm", "__asm", "__asm__"};
   for (auto it = std::sregex_iterator(code.begin(), code.end(), kIdent); it != std::sregex_iterator(); ++it) {
     const std::string id = it->str();
     const size_t pos = static_cast<size_t>(it->position());
     if (kLowTypes.count(id) || std::regex_match(id, kLowIntrinsic)) {
       return CudaRefuse(LineOf(code, pos) + "reduced precision ('" + id +
-                    "') is not allowed: the kernel must compute in fp32 (or more)");
+                        "') is not allowed: the kernel must compute in fp32 (or more)");
     }
     if (kAsm.count(id)) {
       return CudaRefuse(LineOf(code, pos) + "inline assembly (inline PTX) is not allowed: the checks cannot read it");
@@ -97,8 +127,9 @@ Status CheckSource(const std::string& source) {
   static const std::regex kFragment(R"(\bfragment\s*<([^;{}]*?)>\s*[A-Za-z_(&*])");
   static const std::regex kPrecision(R"(\bprecision\s*::)");
   if (std::smatch m; std::regex_search(code, m, kPrecision)) {
-    return CudaRefuse(LineOf(code, static_cast<size_t>(m.position())) +
-                  "wmma::precision types (tf32, b1, s4, u4) are not allowed: only double fragments keep fp32 accuracy");
+    return CudaRefuse(
+        LineOf(code, static_cast<size_t>(m.position())) +
+        "wmma::precision types (tf32, b1, s4, u4) are not allowed: only double fragments keep fp32 accuracy");
   }
   for (auto it = std::sregex_iterator(code.begin(), code.end(), kFragment); it != std::sregex_iterator(); ++it) {
     const std::string args = (*it)[1];
@@ -111,8 +142,8 @@ Status CheckSource(const std::string& source) {
     }
     if (parts.size() < 5 || parts[4] != "double") {
       return CudaRefuse(LineOf(code, static_cast<size_t>(it->position())) + "wmma fragment<" + args +
-                    "> is not allowed: tensor-core fragments must be double (fp16, bf16, tf32 and integer "
-                    "tensor-core math lose fp32 accuracy)");
+                        "> is not allowed: tensor-core fragments must be double (fp16, bf16, tf32 and integer "
+                        "tensor-core math lose fp32 accuracy)");
     }
   }
   // Then the C++ rules (angle includes only, no "..", no rdtsc, no host
@@ -131,8 +162,8 @@ bool CudaSymbolAllowed(const std::string& s) {
       "abort", "__assert_fail", "__errno_location", "__stack_chk_fail", "__cxa_atexit", "__cxa_finalize",
       "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__cxa_pure_virtual", "__cxa_begin_catch",
       "__cxa_end_catch", "__cxa_rethrow", "__cxa_allocate_exception", "__cxa_free_exception", "__cxa_throw",
-      "__cxa_call_unexpected", "__gxx_personality_v0", "_Unwind_Resume", "__gmon_start__",
-      "_ITM_registerTMCloneTable", "_ITM_deregisterTMCloneTable", "_ZSt9terminatev", "__tls_get_addr",
+      "__cxa_call_unexpected", "__gxx_personality_v0", "_Unwind_Resume", "__gmon_start__", "_ITM_registerTMCloneTable",
+      "_ITM_deregisterTMCloneTable", "_ZSt9terminatev", "__tls_get_addr",
       // the CUDA runtime: what nvcc's generated host code calls
       "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd", "__cudaUnregisterFatBinary", "__cudaRegisterFunction",
       "__cudaRegisterVar", "__cudaRegisterManagedVar", "__cudaRegisterSurface", "__cudaRegisterTexture",
@@ -169,14 +200,18 @@ std::string CudaSymbolCategory(const std::string& s) {
   static const std::regex kCopy(R"(^cuda(Memcpy\w*|MemcpyFromSymbol\w*|MemPrefetch\w*)$)");
   if (s.rfind("cudaMemcpyFromSymbol", 0) == 0 || (std::regex_match(s, kCopy) && s.rfind("cudaMemcpyToSymbol", 0) != 0))
     return "host<->device copies: the kernel computes on the device, from the device pointers it is given";
-  if (s == "cudaEventElapsedTime" || s == "cudaEventElapsedTime_v2") return "timing with events: kernels may not read clocks";
-  static const std::regex kHostMem(R"(^cuda(MallocHost|HostAlloc|HostRegister|HostUnregister|HostGetDevicePointer|MallocManaged|FreeHost|MemAdvise\w*)$)");
+  if (s == "cudaEventElapsedTime" || s == "cudaEventElapsedTime_v2")
+    return "timing with events: kernels may not read clocks";
+  static const std::regex kHostMem(
+      R"(^cuda(MallocHost|HostAlloc|HostRegister|HostUnregister|HostGetDevicePointer|MallocManaged|FreeHost|MemAdvise\w*)$)");
   if (std::regex_match(s, kHostMem)) return "host-visible memory: inputs and outputs live in device memory";
-  static const std::regex kCtx(R"(^cuda(SetDevice|DeviceReset|DeviceSetLimit|DeviceSetCacheConfig|SetDeviceFlags|DeviceSetSharedMemConfig|CtxResetPersistingL2Cache|DeviceSetMemPool|DeviceGraphMemTrim|ProfilerStart|ProfilerStop|ThreadExit|ThreadSynchronize)$)");
+  static const std::regex kCtx(
+      R"(^cuda(SetDevice|DeviceReset|DeviceSetLimit|DeviceSetCacheConfig|SetDeviceFlags|DeviceSetSharedMemConfig|CtxResetPersistingL2Cache|DeviceSetMemPool|DeviceGraphMemTrim|ProfilerStart|ProfilerStop|ThreadExit|ThreadSynchronize)$)");
   if (std::regex_match(s, kCtx)) return "context and device control: the runner owns the CUDA context";
   static const std::regex kCb(R"(^cuda(LaunchHostFunc|StreamAddCallback)$)");
   if (std::regex_match(s, kCb)) return "host callbacks: host code must not run behind the judge's back";
-  if (s.rfind("cudaGraph", 0) == 0 || s.rfind("cudaStreamBeginCapture", 0) == 0 || s.rfind("cudaStreamEndCapture", 0) == 0)
+  if (s.rfind("cudaGraph", 0) == 0 || s.rfind("cudaStreamBeginCapture", 0) == 0 ||
+      s.rfind("cudaStreamEndCapture", 0) == 0)
     return "CUDA graphs are not supported by the runner yet";
   if (s.rfind("cudaIpc", 0) == 0) return "inter-process sharing";
   if (s.rfind("cublas", 0) == 0 || s.rfind("cudnn", 0) == 0 || s.rfind("cutlass", 0) == 0 || s.rfind("cufft", 0) == 0 ||

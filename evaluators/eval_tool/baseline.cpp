@@ -32,11 +32,20 @@ int CmdBaseline(Env* env, const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("suite", 1);
   if (ParseShowingHelp(args, d, &pos)) return 0;
-  if (suite.empty()) { std::cerr << d; return 2; }
+  if (suite.empty()) {
+    std::cerr << d;
+    return 2;
+  }
   auto settings = MakeSettings(c);
-  if (!settings.ok()) { std::cerr << "accelopt-eval: " << settings.status() << "\n"; return 2; }
+  if (!settings.ok()) {
+    std::cerr << "accelopt-eval: " << settings.status() << "\n";
+    return 2;
+  }
   auto dirs = ListProblemDirs(Under(c.root, suite).string(), env);
-  if (!dirs.ok()) { std::cerr << "accelopt-eval: " << dirs.status() << "\n"; return 2; }
+  if (!dirs.ok()) {
+    std::cerr << "accelopt-eval: " << dirs.status() << "\n";
+    return 2;
+  }
   // The suite's backend: the one its problems name (one per suite).
   std::string backend_name;
   for (const auto& dir : *dirs) {
@@ -74,18 +83,21 @@ int CmdBaseline(Env* env, const std::vector<std::string>& args) {
     if (c.output == "json") {
       all.push_back({{"problem", name}, {"result", r.ToJson()}});
     } else {
-      std::cout << baseline_table::RowLine(
-                       {name, EvalStatusName(r.status), r.latency ? std::optional(r.latency->median_us) : std::nullopt,
-                        r.latency ? std::optional(r.latency->spread) : std::nullopt, r.percent_of_peak,
-                        problem.ok() ? problem->bound : "?", r.status == EvalStatus::kOk ? "" : r.reason.substr(0, 100)})
+      std::cout << baseline_table::RowLine({name, EvalStatusName(r.status),
+                                            r.latency ? std::optional(r.latency->median_us) : std::nullopt,
+                                            r.latency ? std::optional(r.latency->spread) : std::nullopt,
+                                            r.percent_of_peak, problem.ok() ? problem->bound : "?",
+                                            r.status == EvalStatus::kOk ? "" : r.reason.substr(0, 100)})
                 << std::flush;
     }
   }
   double geo = 0;
   for (double p : percents) geo += std::log(p);
   geo = percents.empty() ? 0 : std::exp(geo / percents.size());
-  if (c.output == "json") std::cout << Dump({{"problems", all}, {"geomean_percent_of_peak", geo}}, 2) << "\n";
-  else std::cout << baseline_table::GeomeanLine(percents);
+  if (c.output == "json")
+    std::cout << Dump({{"problems", all}, {"geomean_percent_of_peak", geo}}, 2) << "\n";
+  else
+    std::cout << baseline_table::GeomeanLine(percents);
   return failures ? 1 : 0;
 }
 

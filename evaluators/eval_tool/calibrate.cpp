@@ -19,9 +19,15 @@ int CalibrateCuda(Env* env, const Common& c, bool) {
   // Measured every time (nothing consumes a saved cuda calibration yet).
   auto opts = BackendOptions(c);
   auto nvcc = gpu::FindNvcc(env);
-  if (!nvcc.ok()) { std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n"; return 3; }
+  if (!nvcc.ok()) {
+    std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n";
+    return 3;
+  }
   auto cal = gpu::CalibrateGpu(env, *nvcc, opts.cache_dir + "/cuda-calibrate");
-  if (!cal.ok()) { std::cerr << "accelopt-eval: " << cal.status().message() << "\n"; return 3; }
+  if (!cal.ok()) {
+    std::cerr << "accelopt-eval: " << cal.status().message() << "\n";
+    return 3;
+  }
   const std::string path = opts.cache_dir + "/cuda-calibration.json";
   if (Status st = env->WriteFileAtomic(path, Dump(cal->ToJson(), 2) + "\n"); !st.ok()) {
     std::cerr << "accelopt-eval: " << st << "\n";
@@ -49,7 +55,8 @@ int CmdCalibrate(Env* env, const std::vector<std::string>& args) {
   const ToolBackend* row = FindToolBackend(backend, "--backend");
   if (!row) return 2;
   if (!row->calibrate) {
-    std::cerr << "accelopt-eval: the " << row->name << " backend has nothing to calibrate (--backend " << names << ")\n";
+    std::cerr << "accelopt-eval: the " << row->name << " backend has nothing to calibrate (--backend " << names
+              << ")\n";
     return 2;
   }
   return row->calibrate(env, c, force);
@@ -71,10 +78,14 @@ int CalibrateCpu(Env* env, const Common& c, bool force) {
                  "replaces it\n";
   } else if (checks.value("verdict", "") == "forced") {
     std::string reasons;
-    for (const auto& r : checks.value("reasons", json::array())) reasons += (reasons.empty() ? "" : "; ") + r.get<std::string>();
+    for (const auto& r : checks.value("reasons", json::array()))
+      reasons += (reasons.empty() ? "" : "; ") + r.get<std::string>();
     std::cerr << "warning: accepted although the machine was busy (" << reasons << ")\n";
   }
-  if (c.output == "json") { std::cout << Dump(cal->ToJson(), 2) << "\n"; return 0; }
+  if (c.output == "json") {
+    std::cout << Dump(cal->ToJson(), 2) << "\n";
+    return 0;
+  }
   int cores = cal->cores;
   std::cout << "cpu          " << cal->hardware.value("cpu_model", "?") << " (" << cores << " cores, "
             << cal->hardware.value("simd", "?") << ")\n"
@@ -88,19 +99,22 @@ int CalibrateCpu(Env* env, const Common& c, bool force) {
   for (size_t i = 0; i < cal->bandwidth.size(); ++i) {
     const auto& p = cal->bandwidth[i];
     int level = cal->LevelIndexFor(p.bytes, 0);
-    std::string where = level < 0 ? "?" : level == static_cast<int>(cal->caches.size()) ? "memory"
-                                                                                        : "L" + std::to_string(cal->caches[level].level);
+    std::string where = level < 0 ? "?"
+                        : level == static_cast<int>(cal->caches.size())
+                            ? "memory"
+                            : "L" + std::to_string(cal->caches[level].level);
     std::printf("  %10.3f MiB %9.1f %9.1f  %s\n", p.bytes / 1048576.0, p.gbps,
                 i < cal->bandwidth_one_core.size() ? cal->bandwidth_one_core[i].gbps : 0.0, where.c_str());
   }
   std::fflush(stdout);
   if (checks.is_object()) {
     const json& last = checks.value("attempts", json::array()).empty() ? json::object() : checks["attempts"].back();
-    std::cout << "checks       " << checks.value("verdict", "?") << " after " << checks.value("attempts", json::array()).size()
-              << " measurement(s): load " << Fixed(cal->load_average, 2) << ", others "
-              << Fixed(100 * last.value("others_cpu_fraction", 0.0), 1) << "% of the CPUs, peak spread "
-              << Fixed(100 * last.value("peak_spread_all_cores", 0.0), 1) << "%, bandwidth spread "
-              << Fixed(100 * last.value("bandwidth_spread_all_cores_median", 0.0), 1) << "%\n";
+    std::cout << "checks       " << checks.value("verdict", "?") << " after "
+              << checks.value("attempts", json::array()).size() << " measurement(s): load "
+              << Fixed(cal->load_average, 2) << ", others " << Fixed(100 * last.value("others_cpu_fraction", 0.0), 1)
+              << "% of the CPUs, peak spread " << Fixed(100 * last.value("peak_spread_all_cores", 0.0), 1)
+              << "%, bandwidth spread " << Fixed(100 * last.value("bandwidth_spread_all_cores_median", 0.0), 1)
+              << "%\n";
   }
   std::cout << "measured in  " << Fixed(cal->seconds, 1) << " s\n";
   return 0;

@@ -30,18 +30,30 @@ int CmdCheck(Env* env, const std::vector<std::string>& args) {
       "root", po::value(&root)->default_value("."), "folder problem paths are relative to")(
       "output,o", po::value(&output)->default_value("table"), "table | json");
   if (ParseShowingHelp(args, d)) return 0;
-  if (problem.empty()) { std::cerr << d; return 2; }
+  if (problem.empty()) {
+    std::cerr << d;
+    return 2;
+  }
   auto p = LoadProblem(Under(root, problem).string(), env);
-  if (!p.ok()) { std::cerr << "accelopt-eval: " << p.status().message() << "\n"; return 3; }
+  if (!p.ok()) {
+    std::cerr << "accelopt-eval: " << p.status().message() << "\n";
+    return 3;
+  }
   if (p->backend != "cuda") {
     std::cerr << "accelopt-eval: check is for cuda problems; '" << p->name << "' is a " << p->backend
               << " problem (use run)\n";
     return 2;
   }
   auto nvcc = gpu::FindNvcc(env);
-  if (!nvcc.ok()) { std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n"; return 3; }
+  if (!nvcc.ok()) {
+    std::cerr << "accelopt-eval: " << nvcc.status().message() << "\n";
+    return 3;
+  }
   auto source = env->ReadFile(kernel.empty() ? p->baseline_path : kernel);
-  if (!source.ok()) { std::cerr << "accelopt-eval: " << source.status() << "\n"; return 2; }
+  if (!source.ok()) {
+    std::cerr << "accelopt-eval: " << source.status() << "\n";
+    return 2;
+  }
   cuda::CandidateCheckOptions o;
   o.env = env;
   o.nvcc = *nvcc;

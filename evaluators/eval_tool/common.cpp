@@ -48,19 +48,18 @@ bool ParseShowingHelp(const std::vector<std::string>& args, const po::options_de
 }
 
 void AddCommon(po::options_description& d, Common& c) {
-  d.add_options()("help,h", "this help")
-      ("output,o", po::value(&c.output)->default_value("table"), "table | json")
-      ("cache-dir", po::value(&c.cache_dir), "cache folder (harness builds, calibration)")
-      ("root", po::value(&c.root)->default_value("."), "folder problem paths are relative to")
-      ("compiler", po::value(&c.compiler)->default_value("g++"), "C++ compiler")
-      ("timeout", po::value(&c.timeout), "settings.timeout_s")
-      ("min-time", po::value(&c.min_time), "settings.min_time_s")
-      ("max-rounds", po::value(&c.max_rounds), "settings.max_rounds")
-      ("threads", po::value(&c.threads), "settings.threads (0 = all cores)")
-      ("seeds", po::value(&c.seeds), "settings.seeds, comma separated")
-      ("settings", po::value(&c.settings_json), "settings as a JSON object")
-      ("force-busy", po::bool_switch(&c.force_busy),
-       "accept a calibration measured while the machine is busy (recorded as forced)");
+  d.add_options()("help,h", "this help")("output,o", po::value(&c.output)->default_value("table"), "table | json")(
+      "cache-dir", po::value(&c.cache_dir), "cache folder (harness builds, calibration)")(
+      "root", po::value(&c.root)->default_value("."), "folder problem paths are relative to")(
+      "compiler", po::value(&c.compiler)->default_value("g++"), "C++ compiler")(
+      "timeout", po::value(&c.timeout), "settings.timeout_s")("min-time", po::value(&c.min_time),
+                                                              "settings.min_time_s")(
+      "max-rounds", po::value(&c.max_rounds), "settings.max_rounds")("threads", po::value(&c.threads),
+                                                                     "settings.threads (0 = all cores)")(
+      "seeds", po::value(&c.seeds), "settings.seeds, comma separated")("settings", po::value(&c.settings_json),
+                                                                       "settings as a JSON object")(
+      "force-busy", po::bool_switch(&c.force_busy),
+      "accept a calibration measured while the machine is busy (recorded as forced)");
 }
 
 Result<EvalSettings> MakeSettings(const Common& c) {
@@ -137,8 +136,8 @@ Result<std::unique_ptr<Backend>> MakeCudaBackend(Env* env, const Common& c, cons
   ACCELOPT_ASSIGN_OR_RETURN(std::string cache_dir, CacheDir(env, c));
   auto cal = gpu::CalibrateGpu(env, nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
   if (!cal.ok()) {
-    return Unavailable("the cuda backend cannot run on GPU " + std::to_string(device) + ": " +
-                       cal.status().message() + " ('accelopt-eval check' runs the checks and nvcc without a GPU)");
+    return Unavailable("the cuda backend cannot run on GPU " + std::to_string(device) + ": " + cal.status().message() +
+                       " ('accelopt-eval check' runs the checks and nvcc without a GPU)");
   }
   cuda::CudaBackendOptions o;
   o.env = env;
@@ -168,8 +167,10 @@ Result<std::unique_ptr<Backend>> MakeTritonBackend(Env* env, const Common& c, co
   // (and says nothing of one).
   if (auto nvcc = gpu::FindNvcc(env); nvcc.ok()) {
     auto cal = gpu::CalibrateGpu(env, *nvcc, cache_dir + "/cuda-calibrate", std::to_string(device));
-    if (cal.ok()) o.calibration = *cal;
-    else std::cerr << "accelopt-eval: no GPU calibration (no roofline): " << cal.status().message() << "\n";
+    if (cal.ok())
+      o.calibration = *cal;
+    else
+      std::cerr << "accelopt-eval: no GPU calibration (no roofline): " << cal.status().message() << "\n";
   }
   return std::unique_ptr<Backend>(std::make_unique<triton::TritonBackend>(o));
 }

@@ -31,9 +31,15 @@ int CmdJob(Env* env, const std::vector<std::string>& args) {
   d.add_options()("request", po::value(&request_path), "the EvalRequest (JSON)")(
       "result", po::value(&result_path), "where the result goes (JSON, written atomically)");
   if (ParseShowingHelp(args, d)) return 0;
-  if (request_path.empty() || result_path.empty()) { std::cerr << d; return 2; }
+  if (request_path.empty() || result_path.empty()) {
+    std::cerr << d;
+    return 2;
+  }
   auto text = env->ReadFile(request_path);
-  if (!text.ok()) { std::cerr << "accelopt-eval: " << text.status() << "\n"; return 3; }
+  if (!text.ok()) {
+    std::cerr << "accelopt-eval: " << text.status() << "\n";
+    return 3;
+  }
   EvalResult r;
   auto parsed = ParseJson(*text);
   auto req = parsed.ok() ? EvalRequest::FromJson(*parsed) : Result<EvalRequest>(parsed.status());
@@ -51,7 +57,10 @@ int CmdJob(Env* env, const std::vector<std::string>& args) {
   }
   json out = {{"request_sha256", Sha256Hex(*text)}, {"result", r.ToJson()}};
   Status st = env->WriteFileAtomic(result_path, Dump(out));
-  if (!st.ok()) { std::cerr << "accelopt-eval: " << st << "\n"; return 3; }
+  if (!st.ok()) {
+    std::cerr << "accelopt-eval: " << st << "\n";
+    return 3;
+  }
   std::cerr << "accelopt-eval: " << EvalStatusName(r.status) << ": " << r.reason << "\n";
   return 0;
 }

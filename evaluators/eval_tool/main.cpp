@@ -93,7 +93,10 @@ std::string EvalToolUsage() {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const std::string usage = EvalToolUsage();
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") { std::cerr << usage; return args.empty() ? 2 : 0; }
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cerr << usage;
+    return args.empty() ? 2 : 0;
+  }
   if (args[0] == "--version") {
     std::cout << "accelopt-eval " << accelopt::kVersion << "\n";
     return 0;
@@ -112,7 +115,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> names;
   for (const auto& c : kEvalToolCommands) names.push_back(c.name);
   const std::string near = ClosestMatch(cmd, names);
-  std::cerr << "accelopt-eval: unknown command '" << cmd << "'" << (near.empty() ? "" : "; did you mean '" + near + "'?")
-            << "\n" << usage;
+  std::cerr << "accelopt-eval: unknown command '" << cmd << "'"
+            << (near.empty() ? "" : "; did you mean '" + near + "'?") << "\n"
+            << usage;
   return 2;
 }

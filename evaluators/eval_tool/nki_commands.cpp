@@ -26,8 +26,10 @@ using namespace accelopt::eval;
 // A Trainium host's NeuronCores (docs/evaluation.md, "The nki backend"), or
 // the CPU simulator (--nki-simulate).
 Maker MakeNkiBackend(Env* env, const Common&, const BackendFlags& f) {
-  auto nc = nki::NkiConfig::FromJson({{"python", f.nki_python}, {"cores", f.nki_cores},
-                                      {"generation", f.nki_generation}, {"runner_dir", f.nki_runner_dir}},
+  auto nc = nki::NkiConfig::FromJson({{"python", f.nki_python},
+                                      {"cores", f.nki_cores},
+                                      {"generation", f.nki_generation},
+                                      {"runner_dir", f.nki_runner_dir}},
                                      "run");
   if (!nc.ok()) return InvalidArgument(nc.status().message());
   if (f.nki_simulate) nc->cores_spec = "0", nc->cores = {0};  // no device: one slot, no neuron-ls
@@ -72,27 +74,34 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
       "accelopt-eval import nkibench PATH/TO/AccelOpt/NKIBench --out DIR [--force] [--dry-run]\n"
       "Writes DIR/<problem>/{problem.json, reference.py, baseline.py} for every problem of the\n"
       "checkout's summary.json (backend nki; the numpy reference and the NKI baseline are copied)");
-  d.add_options()("help,h", "this help")
-      ("what", po::value(&what), "what to import: nkibench")
-      ("path", po::value(&path), "the NKIBench folder of an AccelOpt checkout")
-      ("out", po::value(&out), "the suite folder to write (e.g. suites/nki)")
-      ("force", po::bool_switch(&force), "overwrite problem folders that exist")
-      ("dry-run", po::bool_switch(&dry_run), "check everything, write nothing")
-      ("for-sdk", po::value(&for_sdk),
-       "neuronxcc (Neuron <= 2.27) | nki (Neuron 2.28+): check each baseline for that generation (nki: the "
-       "Beta 1 -> nki migration the evaluation applies; one that cannot be migrated is reported and skipped)");
+  d.add_options()("help,h", "this help")("what", po::value(&what), "what to import: nkibench")(
+      "path", po::value(&path), "the NKIBench folder of an AccelOpt checkout")(
+      "out", po::value(&out), "the suite folder to write (e.g. suites/nki)")(
+      "force", po::bool_switch(&force), "overwrite problem folders that exist")("dry-run", po::bool_switch(&dry_run),
+                                                                                "check everything, write nothing")(
+      "for-sdk", po::value(&for_sdk),
+      "neuronxcc (Neuron <= 2.27) | nki (Neuron 2.28+): check each baseline for that generation (nki: the "
+      "Beta 1 -> nki migration the evaluation applies; one that cannot be migrated is reported and skipped)");
   po::positional_options_description pos;
   pos.add("what", 1).add("path", 1);
   if (ParseShowingHelp(args, d, &pos)) return 0;
-  if (what != "nkibench" || path.empty() || out.empty()) { std::cerr << d; return 2; }
+  if (what != "nkibench" || path.empty() || out.empty()) {
+    std::cerr << d;
+    return 2;
+  }
   nki::ImportOptions o;
   o.nkibench_dir = path;
   o.out_dir = out;
   o.force = force;
   o.dry_run = dry_run;
-  if (for_sdk == "nki") o.for_sdk = nki::NkiPath::kNki;
-  else if (for_sdk == "neuronxcc") o.for_sdk = nki::NkiPath::kBeta1;
-  else if (!for_sdk.empty()) { std::cerr << "accelopt-eval: --for-sdk: neuronxcc or nki\n"; return 2; }
+  if (for_sdk == "nki")
+    o.for_sdk = nki::NkiPath::kNki;
+  else if (for_sdk == "neuronxcc")
+    o.for_sdk = nki::NkiPath::kBeta1;
+  else if (!for_sdk.empty()) {
+    std::cerr << "accelopt-eval: --for-sdk: neuronxcc or nki\n";
+    return 2;
+  }
   auto r = nki::ImportNkiBench(o, env);
   if (!r.ok()) {
     std::cerr << "accelopt-eval: " << r.status().message() << "\n";
@@ -103,8 +112,8 @@ int CmdImport(Env* env, const std::vector<std::string>& args) {
       std::cout << "not imported " << p.name << ": " << p.refused << "\n";
       continue;
     }
-    std::cout << (dry_run ? "would write " : "wrote ") << p.dir << "  (" << p.problem.value("paper_shape", "")
-              << ", " << p.problem.value("bound", "") << ")\n    " << p.budget.Describe() << "\n";
+    std::cout << (dry_run ? "would write " : "wrote ") << p.dir << "  (" << p.problem.value("paper_shape", "") << ", "
+              << p.problem.value("bound", "") << ")\n    " << p.budget.Describe() << "\n";
   }
   return 0;
 }
@@ -115,29 +124,40 @@ int CmdDoctor(Env* env, const std::vector<std::string>& args) {
   bool allow_stand_in = false;
   po::options_description d(
       "accelopt-eval doctor nki [options]\n"
-      "Checks this host for the nki backend (evaluators.nki in the daemon's config); names each missing piece and its fix");
-  d.add_options()("help,h", "this help")
-      ("what", po::value(&what), "nki")
-      ("python", po::value(&python)->default_value(python), "the Neuron SDK's interpreter (evaluators.nki.python; auto: the newest /opt/aws_neuronx_venv_pytorch*)")
-      ("cores", po::value(&cores)->default_value(cores),
-       "the NeuronCores to use (evaluators.nki.cores; \"auto\": as the daemon, from neuron-ls)")
-      ("generation", po::value(&generation)->default_value(generation), "trn1 | trn2 | trn3")
-      ("runner-dir", po::value(&runner_dir)->default_value(runner_dir), "folder of runner.py and reference_runner.py")
-      ("profiler", po::value(&profiler)->default_value(profiler), "auto (the profiler the probe finds answering: neuron-explorer from Neuron 2.29, neuron-profile before), or a path")
-      ("reference-python", po::value(&reference_python)->default_value(reference_python),
-       "a Python with numpy for the trusted reference")
-      ("allow-test-stand-in", po::bool_switch(&allow_stand_in),
-       "count accelopt's TEST-ONLY Neuron SDK stand-in (tests/fakes/nki) as an SDK, its figures labelled (never "
-       "on a real host)");
+      "Checks this host for the nki backend (evaluators.nki in the daemon's config); names each missing piece and its "
+      "fix");
+  d.add_options()("help,h", "this help")("what", po::value(&what), "nki")(
+      "python", po::value(&python)->default_value(python),
+      "the Neuron SDK's interpreter (evaluators.nki.python; auto: the newest /opt/aws_neuronx_venv_pytorch*)")(
+      "cores", po::value(&cores)->default_value(cores),
+      "the NeuronCores to use (evaluators.nki.cores; \"auto\": as the daemon, from neuron-ls)")(
+      "generation", po::value(&generation)->default_value(generation), "trn1 | trn2 | trn3")(
+      "runner-dir", po::value(&runner_dir)->default_value(runner_dir), "folder of runner.py and reference_runner.py")(
+      "profiler", po::value(&profiler)->default_value(profiler),
+      "auto (the profiler the probe finds answering: neuron-explorer from Neuron 2.29, neuron-profile before), or a "
+      "path")("reference-python", po::value(&reference_python)->default_value(reference_python),
+              "a Python with numpy for the trusted reference")(
+      "allow-test-stand-in", po::bool_switch(&allow_stand_in),
+      "count accelopt's TEST-ONLY Neuron SDK stand-in (tests/fakes/nki) as an SDK, its figures labelled (never "
+      "on a real host)");
   po::positional_options_description pos;
   pos.add("what", 1);
   if (ParseShowingHelp(args, d, &pos)) return 0;
-  if (what != "nki") { std::cerr << d; return 2; }
-  auto c = nki::NkiConfig::FromJson({{"python", python}, {"cores", cores}, {"generation", generation},
-                                     {"runner_dir", runner_dir}, {"profiler", profiler},
+  if (what != "nki") {
+    std::cerr << d;
+    return 2;
+  }
+  auto c = nki::NkiConfig::FromJson({{"python", python},
+                                     {"cores", cores},
+                                     {"generation", generation},
+                                     {"runner_dir", runner_dir},
+                                     {"profiler", profiler},
                                      {"reference_python", reference_python}},
                                     "doctor");
-  if (!c.ok()) { std::cerr << "accelopt-eval: " << c.status().message() << "\n"; return 2; }
+  if (!c.ok()) {
+    std::cerr << "accelopt-eval: " << c.status().message() << "\n";
+    return 2;
+  }
   c->allow_test_stand_in = allow_stand_in;
   auto checks = nki::RunDoctor(*c, env);
   // The stand-in answered (allowed): said first and last, never "can evaluate".

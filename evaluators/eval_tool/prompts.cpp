@@ -18,7 +18,6 @@ namespace accelopt::eval_tool {
 
 using namespace accelopt::eval;
 
-
 int CmdPrompts(Env* env, const std::vector<std::string>& args) {
   std::string problem, role, mode = "default", memory, kernel, result, plan, slow, fast, calibration;
   std::string cache_dir, root = ".";
@@ -28,26 +27,34 @@ int CmdPrompts(Env* env, const std::vector<std::string>& args) {
   po::options_description d(
       "accelopt-eval prompts --problem DIR --role planner|executor|summarizer [options]\n"
       "Prints the exact prompts (system, then user) a campaign would send that role; calls no model");
-  d.add_options()("help,h", "this help")
-      ("problem", po::value(&problem), "problem folder (problem.json, reference.cpp, baseline.cpp)")
-      ("role", po::value(&role), "planner | executor | summarizer")
-      ("mode", po::value(&mode)->default_value("default"), "default | paper (the campaign's mode)")
-      ("memory", po::value(&memory), "planner: a bank export (memory export) or an AccelOpt experience list")
-      ("kernel", po::value(&kernel), "the current kernel (default: the problem's baseline.cpp)")
-      ("result", po::value(&result),
-       "planner: an evaluation result of the current kernel ('accelopt-eval run -o json'); its profile is shown")
-      ("plan", po::value(&plan), "executor: a file with the plan (first line the title)")
-      ("slow", po::value(&slow), "summarizer: the slow kernel (default: the baseline)")
-      ("fast", po::value(&fast), "summarizer: the fast kernel (default: --kernel)")
-      ("speedup", po::value(&speedup), "summarizer: slow / fast latency (default mode shows it; paper never does)")
-      ("calibration", po::value(&calibration), "the hardware facts (default: <cache dir>/calibration.json; an nki problem: the generation's)")
-      ("nki-generation", po::value(&flags.nki_generation)->default_value(flags.nki_generation), "an nki problem: trn1 | trn2 | trn3")
-      ("cache-dir", po::value(&cache_dir), "cache folder of 'accelopt-eval calibrate'")
-      ("root", po::value(&root)->default_value("."), "folder problem paths are relative to")
-      ("seed", po::value(&seed)->default_value(1), "seed of the planner's profile order");
+  d.add_options()("help,h", "this help")("problem", po::value(&problem),
+                                         "problem folder (problem.json, reference.cpp, baseline.cpp)")(
+      "role", po::value(&role), "planner | executor | summarizer")("mode", po::value(&mode)->default_value("default"),
+                                                                   "default | paper (the campaign's mode)")(
+      "memory", po::value(&memory), "planner: a bank export (memory export) or an AccelOpt experience list")(
+      "kernel", po::value(&kernel), "the current kernel (default: the problem's baseline.cpp)")(
+      "result", po::value(&result),
+      "planner: an evaluation result of the current kernel ('accelopt-eval run -o json'); its profile is shown")(
+      "plan", po::value(&plan), "executor: a file with the plan (first line the title)")(
+      "slow", po::value(&slow), "summarizer: the slow kernel (default: the baseline)")(
+      "fast", po::value(&fast), "summarizer: the fast kernel (default: --kernel)")(
+      "speedup", po::value(&speedup), "summarizer: slow / fast latency (default mode shows it; paper never does)")(
+      "calibration", po::value(&calibration),
+      "the hardware facts (default: <cache dir>/calibration.json; an nki problem: the generation's)")(
+      "nki-generation", po::value(&flags.nki_generation)->default_value(flags.nki_generation),
+      "an nki problem: trn1 | trn2 | trn3")("cache-dir", po::value(&cache_dir),
+                                            "cache folder of 'accelopt-eval calibrate'")(
+      "root", po::value(&root)->default_value("."), "folder problem paths are relative to")(
+      "seed", po::value(&seed)->default_value(1), "seed of the planner's profile order");
   if (ParseShowingHelp(args, d)) return 0;
-  if (problem.empty() || role.empty()) { std::cerr << d; return 2; }
-  if (mode != "default" && mode != "paper") { std::cerr << "accelopt-eval: --mode must be default or paper\n"; return 2; }
+  if (problem.empty() || role.empty()) {
+    std::cerr << d;
+    return 2;
+  }
+  if (mode != "default" && mode != "paper") {
+    std::cerr << "accelopt-eval: --mode must be default or paper\n";
+    return 2;
+  }
   auto fail = [](const Status& st, int code) {
     std::cerr << "accelopt-eval: " << st.message() << "\n";
     return code;

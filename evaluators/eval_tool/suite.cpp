@@ -29,7 +29,10 @@ int CmdSuite(Env* env, const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("suite", -1);
   if (ParseShowingHelp(args, d, &pos)) return 0;
-  if (suites.empty()) { std::cerr << d; return 2; }
+  if (suites.empty()) {
+    std::cerr << d;
+    return 2;
+  }
   int problems = 0, failures = 0;
   for (const std::string& suite : suites) {
     const std::string dir = Under(root, suite).string();

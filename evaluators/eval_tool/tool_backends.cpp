@@ -14,19 +14,20 @@ using namespace accelopt::eval;
 namespace {
 
 void NkiRunFlags(po::options_description& d, BackendFlags& f) {
-  d.add_options()
-      ("nki-python", po::value(&f.nki_python)->default_value(f.nki_python),
-       "nki problems: the Neuron SDK's interpreter (auto: the newest /opt/aws_neuronx_venv_pytorch*)")
-      ("nki-cores", po::value(&f.nki_cores)->default_value(f.nki_cores), "nki problems: the NeuronCores to use (\"auto\": neuron-ls)")
-      ("nki-generation", po::value(&f.nki_generation)->default_value(f.nki_generation), "nki problems: trn1 | trn2 | trn3")
-      ("nki-runner-dir", po::value(&f.nki_runner_dir)->default_value(f.nki_runner_dir),
-       "nki problems: folder of runner.py and reference_runner.py")
-      ("nki-simulate", po::bool_switch(&f.nki_simulate),
-       "nki problems: check correctness only on the CPU simulator (nki.simulate, Neuron 2.29+); no device, "
-       "no time, no neuron-ls")
-      ("allow-test-stand-in", po::bool_switch(&f.allow_test_stand_in),
-       "nki problems: accept results of accelopt's TEST-ONLY Neuron SDK stand-in (tests/fakes/nki), each "
-       "labelled \"test stand-in (NOT a Trainium measurement)\"; without it they are refused. Never on a real host");
+  d.add_options()("nki-python", po::value(&f.nki_python)->default_value(f.nki_python),
+                  "nki problems: the Neuron SDK's interpreter (auto: the newest /opt/aws_neuronx_venv_pytorch*)")(
+      "nki-cores", po::value(&f.nki_cores)->default_value(f.nki_cores),
+      "nki problems: the NeuronCores to use (\"auto\": neuron-ls)")(
+      "nki-generation", po::value(&f.nki_generation)->default_value(f.nki_generation),
+      "nki problems: trn1 | trn2 | trn3")("nki-runner-dir",
+                                          po::value(&f.nki_runner_dir)->default_value(f.nki_runner_dir),
+                                          "nki problems: folder of runner.py and reference_runner.py")(
+      "nki-simulate", po::bool_switch(&f.nki_simulate),
+      "nki problems: check correctness only on the CPU simulator (nki.simulate, Neuron 2.29+); no device, "
+      "no time, no neuron-ls")(
+      "allow-test-stand-in", po::bool_switch(&f.allow_test_stand_in),
+      "nki problems: accept results of accelopt's TEST-ONLY Neuron SDK stand-in (tests/fakes/nki), each "
+      "labelled \"test stand-in (NOT a Trainium measurement)\"; without it they are refused. Never on a real host");
 }
 
 void TritonRunFlags(po::options_description& d, BackendFlags& f) {

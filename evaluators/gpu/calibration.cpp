@@ -27,7 +27,10 @@ std::optional<Datasheet> DatasheetFor(const std::string& n) {
 }
 
 json GpuCalibration::ToJson() const {
-  json j = {{"backend", "cuda"}, {"gpu", gpu}, {"peak_gflops", peak_gflops}, {"bandwidth_gbps", bandwidth_gbps},
+  json j = {{"backend", "cuda"},
+            {"gpu", gpu},
+            {"peak_gflops", peak_gflops},
+            {"bandwidth_gbps", bandwidth_gbps},
             {"fingerprint", fingerprint}};
   if (datasheet) {
     j["datasheet_peak_gflops"] = datasheet->fp32_gflops;
@@ -55,7 +58,8 @@ Result<GpuCalibration> ParseCalibrationOutput(const std::string& text) {
     if (!j.contains(key) || !j[key].is_array() || j[key].empty())
       return InvalidArgument(std::string("calibration line without ") + key);
     for (const auto& v : j[key]) {
-      if (!v.is_number() || !(v.get<double>() > 0)) return InvalidArgument(std::string(key) + ": not a positive number");
+      if (!v.is_number() || !(v.get<double>() > 0))
+        return InvalidArgument(std::string(key) + ": not a positive number");
       *out = std::max(*out, v.get<double>());
     }
     return Status::Ok();
@@ -77,7 +81,9 @@ Result<GpuCalibration> ParseCalibrationOutput(const std::string& text) {
                                 c.datasheet->source + "): the measurement is broken");
     }
   }
-  auto fact = [&](const char* k) { return c.gpu.contains(k) ? (c.gpu[k].is_string() ? c.gpu[k].get<std::string>() : Dump(c.gpu[k])) : "?"; };
+  auto fact = [&](const char* k) {
+    return c.gpu.contains(k) ? (c.gpu[k].is_string() ? c.gpu[k].get<std::string>() : Dump(c.gpu[k])) : "?";
+  };
   c.fingerprint = name + " | " + fact("sm_count") + " SMs | " + fact("sm_clock_mhz") + "/" + fact("memory_clock_mhz") +
                   " MHz | " + fact("memory_bytes") + " bytes | driver " + fact("driver");
   return c;
@@ -93,8 +99,10 @@ Result<GpuCalibration> CalibrateGpu(Env* env, const std::string& nvcc, const std
   ProcessSpec spec;
   spec.argv = {exe};
   spec.timeout = std::chrono::seconds(120);
-  if (!visible_devices.empty()) spec.env_set["CUDA_VISIBLE_DEVICES"] = visible_devices;
-  else if (auto v = env->GetEnvVar("CUDA_VISIBLE_DEVICES")) spec.env_set["CUDA_VISIBLE_DEVICES"] = *v;
+  if (!visible_devices.empty())
+    spec.env_set["CUDA_VISIBLE_DEVICES"] = visible_devices;
+  else if (auto v = env->GetEnvVar("CUDA_VISIBLE_DEVICES"))
+    spec.env_set["CUDA_VISIBLE_DEVICES"] = *v;
   ACCELOPT_ASSIGN_OR_RETURN(ProcessResult r, env->RunProcess(spec));
   if (!r.Succeeded()) {
     std::string why = r.stderr_data.substr(0, r.stderr_data.find('\n'));

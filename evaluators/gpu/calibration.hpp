@@ -27,7 +27,7 @@ namespace accelopt::eval::gpu {
 struct Datasheet {
   double fp32_gflops = 0;  // non-tensor fp32 (FMA = 2 FLOP)
   double bandwidth_gbps = 0;
-  std::string source;      // which data sheet
+  std::string source;  // which data sheet
 };
 
 // The data sheet of a GPU by its CUDA device name ("NVIDIA H200",
@@ -35,11 +35,11 @@ struct Datasheet {
 std::optional<Datasheet> DatasheetFor(const std::string& device_name);
 
 struct GpuCalibration {
-  json gpu = json::object();   // the facts as the program printed them
-  double peak_gflops = 0;      // best measured fp32 FMA rate
-  double bandwidth_gbps = 0;   // best measured copy bandwidth (read + write)
+  json gpu = json::object();  // the facts as the program printed them
+  double peak_gflops = 0;     // best measured fp32 FMA rate
+  double bandwidth_gbps = 0;  // best measured copy bandwidth (read + write)
   std::optional<Datasheet> datasheet;
-  std::string fingerprint;     // name | SMs | clocks | memory | driver
+  std::string fingerprint;  // name | SMs | clocks | memory | driver
 
   json ToJson() const;
 };

@@ -34,10 +34,12 @@ ProcessSpec GpuJudgeSpec(const std::string& judge, const std::string& job, const
   return spec;
 }
 
-EvalResult GpuJudgeFailure(const EvalFrame& f, const judge::JudgeOutcome& judged, const std::string& runner, int device) {
+EvalResult GpuJudgeFailure(const EvalFrame& f, const judge::JudgeOutcome& judged, const std::string& runner,
+                           int device) {
   if (judged.phase == "handshake") {
     return f.Fail(EvalStatus::kInternalError,
-                  runner + " could not start on GPU " + std::to_string(device) + ": " + judged.reason, judged.error_text);
+                  runner + " could not start on GPU " + std::to_string(device) + ": " + judged.reason,
+                  judged.error_text);
   }
   return f.Fail(judged.status, judged.reason, judged.error_text);
 }
@@ -81,7 +83,8 @@ EvalResult GpuTimedResult(EvalResult result, const Problem& problem, const json&
   result.reason = "correct on " +
                   std::to_string(std::count_if(cases.begin(), cases.end(),
                                                [](const judge::CaseSpec& c) { return c.role != 'x'; })) +
-                  " cases; median " + std::to_string(lat.median_us) + " us (" + clock + ", bounded by the judge's clock)";
+                  " cases; median " + std::to_string(lat.median_us) + " us (" + clock +
+                  ", bounded by the judge's clock)";
   if (result.percent_of_peak && *result.percent_of_peak > 100 * s.roofline_slack) {
     result.status = EvalStatus::kSuspicious;
     std::ostringstream m;

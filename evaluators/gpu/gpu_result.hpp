@@ -44,7 +44,8 @@ ProcessSpec GpuJudgeSpec(const std::string& judge, const std::string& job, const
 // runner that could not even answer the handshake never ran the candidate
 // (no GPU, no driver, a broken install: not the candidate's doing), which
 // is kInternalError naming `runner` ("the cuda runner") and the GPU.
-EvalResult GpuJudgeFailure(const EvalFrame& f, const judge::JudgeOutcome& judged, const std::string& runner, int device);
+EvalResult GpuJudgeFailure(const EvalFrame& f, const judge::JudgeOutcome& judged, const std::string& runner,
+                           int device);
 
 // `result`: what the backend filled so far (timings, sandbox, hardware);
 // `verdict`: the judge's passed verdict; `clock`: how the samples were timed

@@ -21,8 +21,9 @@
 namespace accelopt::eval::gpu {
 
 struct NvccLookup {
-  std::string path;                  // the nvcc found ("" when none)
-  std::vector<std::string> searched; // what was tried, in order ("ACCELOPT_NVCC (set, empty)", "/usr/local/cuda/bin/nvcc", ...)
+  std::string path;  // the nvcc found ("" when none)
+  std::vector<std::string>
+      searched;  // what was tried, in order ("ACCELOPT_NVCC (set, empty)", "/usr/local/cuda/bin/nvcc", ...)
 };
 
 NvccLookup LookUpNvcc(Env* env);

@@ -16,23 +16,43 @@ std::string Strip(const std::string& src, bool strings) {
     char c = src[i], n = i + 1 < src.size() ? src[i + 1] : '\0';
     switch (st) {
       case kCode:
-        if (c == '/' && n == '/') { st = kLine; out[i] = ' '; }
-        else if (c == '/' && n == '*') { st = kBlock; out[i] = ' '; out[i + 1] = ' '; ++i; }
-        else if (strings && c == '"') st = kStr;
-        else if (strings && c == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(src[i - 1])))) st = kChr;
+        if (c == '/' && n == '/') {
+          st = kLine;
+          out[i] = ' ';
+        } else if (c == '/' && n == '*') {
+          st = kBlock;
+          out[i] = ' ';
+          out[i + 1] = ' ';
+          ++i;
+        } else if (strings && c == '"')
+          st = kStr;
+        else if (strings && c == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(src[i - 1]))))
+          st = kChr;
         break;
       case kLine:
-        if (c == '\n') st = kCode; else out[i] = ' ';
+        if (c == '\n')
+          st = kCode;
+        else
+          out[i] = ' ';
         break;
       case kBlock:
-        if (c == '*' && n == '/') { out[i] = out[i + 1] = ' '; ++i; st = kCode; }
-        else if (c != '\n') out[i] = ' ';
+        if (c == '*' && n == '/') {
+          out[i] = out[i + 1] = ' ';
+          ++i;
+          st = kCode;
+        } else if (c != '\n')
+          out[i] = ' ';
         break;
       case kStr:
       case kChr:
-        if (c == '\\' && n != '\0') { out[i] = ' '; if (n != '\n') out[i + 1] = ' '; ++i; }
-        else if ((st == kStr && c == '"') || (st == kChr && c == '\'')) st = kCode;
-        else if (c != '\n') out[i] = ' ';
+        if (c == '\\' && n != '\0') {
+          out[i] = ' ';
+          if (n != '\n') out[i + 1] = ' ';
+          ++i;
+        } else if ((st == kStr && c == '"') || (st == kChr && c == '\''))
+          st = kCode;
+        else if (c != '\n')
+          out[i] = ' ';
         break;
     }
   }
@@ -51,14 +71,14 @@ namespace {
 // a line index of `code` (0-based) to the line number shown.
 Status CheckIdentifiers(const std::string& code, const std::function<int(int)>& line_of, bool preprocessed) {
   static const std::regex kIdent(R"([A-Za-z_][A-Za-z0-9_]*)");
-  static const std::set<std::string> kLowPrecision = {
-      "_Float16", "__fp16", "__bf16", "bfloat16", "bfloat16_t", "float16_t", "_Float16x",
-      "__m128bh", "__m256bh", "__m512bh", "__m128h", "__m256h", "__m512h", "half_float"};
+  static const std::set<std::string> kLowPrecision = {"_Float16",  "__fp16",    "__bf16",   "bfloat16",  "bfloat16_t",
+                                                      "float16_t", "_Float16x", "__m128bh", "__m256bh",  "__m512bh",
+                                                      "__m128h",   "__m256h",   "__m512h",  "half_float"};
   static const std::set<std::string> kAsm = {"asm", "__asm", "__asm__"};
   // Data placed in an executable section is machine code no compiler wrote.
   static const std::set<std::string> kSection = {"section", "__section__"};
-  static const std::set<std::string> kClock = {"__rdtsc", "__rdtscp", "_rdtsc", "__builtin_ia32_rdtsc",
-                                               "__builtin_ia32_rdtscp", "__builtin_readcyclecounter"};
+  static const std::set<std::string> kClock = {
+      "__rdtsc", "__rdtscp", "_rdtsc", "__builtin_ia32_rdtsc", "__builtin_ia32_rdtscp", "__builtin_readcyclecounter"};
   // Reduced precision by name: F16C, AVX512-BF16/FP16, VNNI (and AVX-VNNI,
   // -INT8, -INT16), AVX-NE-CONVERT intrinsics; AMX tiles (`_tile_*`, macros
   // over inline assembly in GCC's own header); and the compiler builtins
@@ -112,7 +132,8 @@ Status CheckSource(const std::string& source) {
     if (h[1].str().find("..") != std::string::npos) return Refuse(where + "#include with '..' is not allowed");
   }
   // Identifiers: on the text without comments and literals.
-  return CheckIdentifiers(Strip(source, true), [](int i) { return i + 1; }, false);
+  return CheckIdentifiers(
+      Strip(source, true), [](int i) { return i + 1; }, false);
 }
 
 Status CheckPreprocessed(const std::string& preprocessed, const std::string& source_path) {
@@ -142,8 +163,8 @@ Status CheckPreprocessed(const std::string& preprocessed, const std::string& sou
   if (lines.empty() && !preprocessed.empty()) {
     return Refuse("the preprocessed source has no line of the kernel's own file: cannot check it");
   }
-  return CheckIdentifiers(Strip(mine, true), [&](int i) { return i < static_cast<int>(lines.size()) ? lines[i] : 0; },
-                          true);
+  return CheckIdentifiers(
+      Strip(mine, true), [&](int i) { return i < static_cast<int>(lines.size()) ? lines[i] : 0; }, true);
 }
 
 namespace {
@@ -151,19 +172,18 @@ namespace {
 bool Allowed(const std::string& s) {
   static const std::set<std::string> kExact = {
       // memory
-      "malloc", "free", "calloc", "realloc", "aligned_alloc", "posix_memalign", "memalign",
-      "memcpy", "memmove", "memset", "memcmp", "__memcpy_chk", "__memmove_chk", "__memset_chk",
+      "malloc", "free", "calloc", "realloc", "aligned_alloc", "posix_memalign", "memalign", "memcpy", "memmove",
+      "memset", "memcmp", "__memcpy_chk", "__memmove_chk", "__memset_chk",
       // threads
       "pthread_create", "pthread_join", "pthread_detach", "pthread_self", "pthread_equal", "pthread_once",
-      "pthread_getspecific", "pthread_setspecific", "pthread_key_create", "pthread_key_delete",
-      "sched_yield", "get_nprocs", "sysconf", "__once_proxy", "__tls_get_addr",
+      "pthread_getspecific", "pthread_setspecific", "pthread_key_create", "pthread_key_delete", "sched_yield",
+      "get_nprocs", "sysconf", "__once_proxy", "__tls_get_addr",
       // C/C++ runtime
       "abort", "__assert_fail", "__errno_location", "__stack_chk_fail", "__cxa_atexit", "__cxa_finalize",
-      "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__cxa_pure_virtual",
-      "__cxa_begin_catch", "__cxa_end_catch", "__cxa_rethrow", "__cxa_allocate_exception",
-      "__cxa_free_exception", "__cxa_throw", "__cxa_call_unexpected", "__gxx_personality_v0",
-      "_Unwind_Resume", "__gmon_start__", "_ITM_registerTMCloneTable", "_ITM_deregisterTMCloneTable",
-      "__cpu_indicator_init", "__cpu_model", "__cpu_features2", "_ZSt9terminatev",
+      "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__cxa_pure_virtual", "__cxa_begin_catch",
+      "__cxa_end_catch", "__cxa_rethrow", "__cxa_allocate_exception", "__cxa_free_exception", "__cxa_throw",
+      "__cxa_call_unexpected", "__gxx_personality_v0", "_Unwind_Resume", "__gmon_start__", "_ITM_registerTMCloneTable",
+      "_ITM_deregisterTMCloneTable", "__cpu_indicator_init", "__cpu_model", "__cpu_features2", "_ZSt9terminatev",
       "_ZSt15__once_callable", "_ZSt11__once_call", "_ZNSt6thread20hardware_concurrencyEv"};
   if (kExact.count(s)) return true;
   static const std::regex kPatterns(
@@ -188,12 +208,17 @@ bool Allowed(const std::string& s) {
 }
 
 std::string Category(const std::string& s) {
-  static const std::regex kFile(R"(^(f?open|open64|openat\w*|creat\w*|fopen64|freopen\w*|fdopen|read|write|pread\w*|pwrite\w*|fread|fwrite|fgets|fputs|fgetc|fputc|getc|putc|fscanf|fseek\w*|ftell\w*|fstat\w*|stat\w*|lstat\w*|__x?stat\w*|__fx?stat\w*|access|unlink\w*|rename\w*|mkdir\w*|opendir|readdir\w*|mmap\w*|readlink\w*|getline|getdelim|__isoc99_fscanf|fclose|close|_ZNSt\d*basic_[io]?fstream\w*|_ZNSt\d*basic_filebuf\w*|ioctl|fcntl\w*|dup\d?)$)");
-  static const std::regex kNet(R"(^(socket|socketpair|connect|bind|listen|accept\d?|send\w*|recv\w*|getaddrinfo|gethostbyname\w*|inet_\w+|curl_\w+)$)");
-  static const std::regex kProc(R"(^(fork|vfork|_Fork|clone\d?|exec\w*|system|popen|pclose|posix_spawn\w*|kill|raise|waitpid|wait\d?|ptrace|syscall|prctl|signal|sigaction|setrlimit\w*|getrlimit\w*|getpid|getppid)$)");
+  static const std::regex kFile(
+      R"(^(f?open|open64|openat\w*|creat\w*|fopen64|freopen\w*|fdopen|read|write|pread\w*|pwrite\w*|fread|fwrite|fgets|fputs|fgetc|fputc|getc|putc|fscanf|fseek\w*|ftell\w*|fstat\w*|stat\w*|lstat\w*|__x?stat\w*|__fx?stat\w*|access|unlink\w*|rename\w*|mkdir\w*|opendir|readdir\w*|mmap\w*|readlink\w*|getline|getdelim|__isoc99_fscanf|fclose|close|_ZNSt\d*basic_[io]?fstream\w*|_ZNSt\d*basic_filebuf\w*|ioctl|fcntl\w*|dup\d?)$)");
+  static const std::regex kNet(
+      R"(^(socket|socketpair|connect|bind|listen|accept\d?|send\w*|recv\w*|getaddrinfo|gethostbyname\w*|inet_\w+|curl_\w+)$)");
+  static const std::regex kProc(
+      R"(^(fork|vfork|_Fork|clone\d?|exec\w*|system|popen|pclose|posix_spawn\w*|kill|raise|waitpid|wait\d?|ptrace|syscall|prctl|signal|sigaction|setrlimit\w*|getrlimit\w*|getpid|getppid)$)");
   static const std::regex kDl(R"(^(dlopen|dlsym|dlvsym|dlclose|dlerror|dladdr\w*|dlinfo|dl_iterate_phdr)$)");
-  static const std::regex kClock(R"(^(clock|clock_gettime|clock_getres|gettimeofday|time|times|ftime|nanosleep|clock_nanosleep|usleep|sleep|getrusage|omp_get_wtime|omp_get_wtick|_ZNSt6chrono\w+|_ZNSt11this_thread\w*)$)");
-  static const std::regex kOut(R"(^(printf|puts|putchar|vprintf|fprintf|vfprintf|__printf_chk|__fprintf_chk|perror|_ZSt4cout|_ZSt4cerr|_ZSt4clog|_ZNSo\w+|_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_PKc|getenv|secure_getenv|setenv|putenv)$)");
+  static const std::regex kClock(
+      R"(^(clock|clock_gettime|clock_getres|gettimeofday|time|times|ftime|nanosleep|clock_nanosleep|usleep|sleep|getrusage|omp_get_wtime|omp_get_wtick|_ZNSt6chrono\w+|_ZNSt11this_thread\w*)$)");
+  static const std::regex kOut(
+      R"(^(printf|puts|putchar|vprintf|fprintf|vfprintf|__printf_chk|__fprintf_chk|perror|_ZSt4cout|_ZSt4cerr|_ZSt4clog|_ZNSo\w+|_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_PKc|getenv|secure_getenv|setenv|putenv)$)");
   static const std::regex kLow(R"(^__(trunc|extend)\w*(hf|bf)\w*$)");
   if (std::regex_match(s, kLow)) return "reduced-precision conversion; the kernel must compute in fp32";
   if (std::regex_match(s, kFile)) return "file access";

@@ -9,7 +9,7 @@
 namespace accelopt::eval::judge::embedded {
 
 struct File {
-  std::string_view path;     // relative to the source root, e.g. "evaluators/judge/harness/judge_main.cpp"
+  std::string_view path;  // relative to the source root, e.g. "evaluators/judge/harness/judge_main.cpp"
   std::string_view content;
 };
 

@@ -35,7 +35,8 @@ std::string DistLabel(const Distribution& d) {
 }
 
 // The flags that, with the embedded sources, determine the judge and runner objects.
-const std::string kHarnessFlagsText = "judge -std=c++17 -O3 -march=native -fopenmp | runner -O2 -fopenmp -z now -z relro -lmvec -lseccomp";
+const std::string kHarnessFlagsText =
+    "judge -std=c++17 -O3 -march=native -fopenmp | runner -O2 -fopenmp -z now -z relro -lmvec -lseccomp";
 
 }  // namespace
 
@@ -137,23 +138,39 @@ std::string GlueArgs(const Problem& p, const char* real, bool types) {
     if (types) {
       if (i) t << ", ";
       switch (prm.kind) {
-        case ParamKind::kInput: t << "const " << real << "*"; break;
-        case ParamKind::kOutput: t << real << "*"; break;
-        case ParamKind::kScalar: t << (prm.dtype == "int64" ? "int64_t" : real); break;
-        case ParamKind::kDim: t << "int64_t"; break;
+        case ParamKind::kInput:
+          t << "const " << real << "*";
+          break;
+        case ParamKind::kOutput:
+          t << real << "*";
+          break;
+        case ParamKind::kScalar:
+          t << (prm.dtype == "int64" ? "int64_t" : real);
+          break;
+        case ParamKind::kDim:
+          t << "int64_t";
+          break;
       }
       continue;
     }
     if (i) t << ",\n      ";
     std::string slot = "a[" + std::to_string(i) + "]";
     switch (prm.kind) {
-      case ParamKind::kInput: t << "static_cast<const " << real << "*>(" << slot << ")"; break;
-      case ParamKind::kOutput: t << "static_cast<" << real << "*>(" << slot << ")"; break;
-      case ParamKind::kScalar:
-        if (prm.dtype == "int64") t << "*static_cast<const int64_t*>(" << slot << ")";
-        else t << "*static_cast<const " << real << "*>(" << slot << ")";
+      case ParamKind::kInput:
+        t << "static_cast<const " << real << "*>(" << slot << ")";
         break;
-      case ParamKind::kDim: t << "*static_cast<const int64_t*>(" << slot << ")"; break;
+      case ParamKind::kOutput:
+        t << "static_cast<" << real << "*>(" << slot << ")";
+        break;
+      case ParamKind::kScalar:
+        if (prm.dtype == "int64")
+          t << "*static_cast<const int64_t*>(" << slot << ")";
+        else
+          t << "*static_cast<const " << real << "*>(" << slot << ")";
+        break;
+      case ParamKind::kDim:
+        t << "*static_cast<const int64_t*>(" << slot << ")";
+        break;
     }
   }
   return t.str();
@@ -181,7 +198,6 @@ std::string JudgeGlueSource(const Problem& p) {
   return os.str();
 }
 
-
 std::string JobText(const Problem& p, const std::string& mode, const std::string& so_path,
                     const std::string& runner_path, const std::vector<CaseSpec>& cases,
                     const std::vector<std::string>& ref_paths, const EvalSettings& s) {
@@ -190,11 +206,13 @@ std::string JobText(const Problem& p, const std::string& mode, const std::string
   if (!so_path.empty()) os << "so " << so_path << "\n";
   if (!runner_path.empty()) os << "runner " << runner_path << "\n";
   for (const auto& prm : p.params) {
-    char kind = prm.kind == ParamKind::kInput ? 'i' : prm.kind == ParamKind::kOutput ? 'o'
-              : prm.kind == ParamKind::kScalar ? 's' : 'd';
+    char kind = prm.kind == ParamKind::kInput    ? 'i'
+                : prm.kind == ParamKind::kOutput ? 'o'
+                : prm.kind == ParamKind::kScalar ? 's'
+                                                 : 'd';
     int64_t elements = prm.kind == ParamKind::kDim ? p.dims.at(prm.name) : prm.elements;
-    os << "param " << kind << " " << prm.name << " " << elements << " " << (prm.dtype == "int64" ? 'i' : 'f')
-       << " " << G(prm.value);
+    os << "param " << kind << " " << prm.name << " " << elements << " " << (prm.dtype == "int64" ? 'i' : 'f') << " "
+       << G(prm.value);
     if (prm.kind == ParamKind::kInput) os << " " << DistText(prm.distribution);
     os << "\n";
   }
@@ -221,7 +239,10 @@ std::string JobText(const Problem& p, const std::string& mode, const std::string
 
 HarnessCache::HarnessCache(std::string cache_dir, std::string compiler, Env* env, uint64_t max_bytes,
                            std::optional<RunnerBuild> runner)
-    : cache_dir_(std::move(cache_dir)), compiler_(std::move(compiler)), env_(env), runner_(std::move(runner)),
+    : cache_dir_(std::move(cache_dir)),
+      compiler_(std::move(compiler)),
+      env_(env),
+      runner_(std::move(runner)),
       max_bytes_(max_bytes) {}
 
 std::string HarnessCache::TempName(const std::string& path) {
@@ -289,9 +310,13 @@ Result<HarnessCache::Objects> HarnessCache::MainObjects(const std::atomic<bool>*
   auto lock = KeyLock(dir.string());
   MutexLock guard(lock.get());
   Env* env = env_;
-  struct Unit { std::string source; std::string object; std::vector<std::string> flags; };
-  std::vector<Unit> units = {{"evaluators/judge/harness/judge_main.cpp", objs.judge_o,
-                              {"-std=c++17", "-O3", "-march=native", "-fopenmp"}}};
+  struct Unit {
+    std::string source;
+    std::string object;
+    std::vector<std::string> flags;
+  };
+  std::vector<Unit> units = {
+      {"evaluators/judge/harness/judge_main.cpp", objs.judge_o, {"-std=c++17", "-O3", "-march=native", "-fopenmp"}}};
   if (runner_) units.push_back({runner_->source, objs.runner_o, runner_->compile_flags});
   // Each object once: a backend without a runner and one with it may share
   // the cache folder.
@@ -323,9 +348,9 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
   // Keyed by everything that makes a case: the problem's identity (dims,
   // dtypes, distributions), its reference source and the judge's objects;
   // two suites' problems of one name share nothing.
-  std::string key = Sha256Hex(objs.judge_o + "|" + judge_glue + "|" + runner_glue + "|" + reference + "|" +
-                              ProblemIdentity(problem))
-                        .substr(0, 24);
+  std::string key =
+      Sha256Hex(objs.judge_o + "|" + judge_glue + "|" + runner_glue + "|" + reference + "|" + ProblemIdentity(problem))
+          .substr(0, 24);
   fs::path dir = fs::path(cache_dir_) / "harness" / (problem.name + "-" + key);
   Built built{(dir / "judge").string(), runner_ ? (dir / "runner").string() : "", dir.string(), false};
   auto lock = KeyLock(dir.string());
@@ -344,10 +369,10 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
   ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic((dir / "runner_glue.cpp").string(), runner_glue));
   ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic((dir / "reference.cpp").string(), reference));
   std::string tmp = TempName(built.judge);
-  ACCELOPT_ASSIGN_OR_RETURN(
-      auto cc, RunCompiler(env, compiler_, {"-std=c++17", "-O2", "-fopenmp", (dir / "judge_glue.cpp").string(),
-                                       (dir / "reference.cpp").string(), objs.judge_o, "-o", tmp},
-                           300, cancel));
+  ACCELOPT_ASSIGN_OR_RETURN(auto cc, RunCompiler(env, compiler_,
+                                                 {"-std=c++17", "-O2", "-fopenmp", (dir / "judge_glue.cpp").string(),
+                                                  (dir / "reference.cpp").string(), objs.judge_o, "-o", tmp},
+                                                 300, cancel));
   if (!cc.ok) {
     return InvalidArgument("problem '" + problem.name + "': building the judge with reference.cpp " + cc.describe +
                            ":\n" + cc.output);
@@ -356,8 +381,8 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
   if (runner_) {
     // The backend's runner: its glue and main object, then its link flags.
     tmp = TempName(built.runner);
-    std::vector<std::string> args = {"-std=c++17", "-O2", "-fopenmp", (dir / "runner_glue.cpp").string(), objs.runner_o,
-                                     "-o", tmp};
+    std::vector<std::string> args = {"-std=c++17",  "-O2", "-fopenmp", (dir / "runner_glue.cpp").string(),
+                                     objs.runner_o, "-o",  tmp};
     args.insert(args.end(), runner_->link_flags.begin(), runner_->link_flags.end());
     ACCELOPT_ASSIGN_OR_RETURN(cc, RunCompiler(env, compiler_, args, 300, cancel));
     if (!cc.ok) return Internal("building the runner " + cc.describe + ":\n" + cc.output);
@@ -370,8 +395,8 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
 
 Result<std::vector<std::string>> HarnessCache::References(const Problem& problem, const Built& harness,
                                                           const std::vector<CaseSpec>& cases,
-                                                          const std::string& pool_dir,
-                                                          const std::atomic<bool>* cancel, size_t* from_stock) {
+                                                          const std::string& pool_dir, const std::atomic<bool>* cancel,
+                                                          size_t* from_stock) {
   std::vector<std::string> paths, named_paths;
   std::vector<CaseSpec> named;  // the cases prepare mode makes if missing
   bool missing = false;
@@ -386,7 +411,10 @@ Result<std::vector<std::string>> HarnessCache::References(const Problem& problem
   if (pool_cases > 0) ACCELOPT_RETURN_IF_ERROR(env_->CreateDirs(pool_dir));
   size_t next_claim = 0;
   for (const auto& c : cases) {
-    if (c.fresh) { paths.push_back("-"); continue; }
+    if (c.fresh) {
+      paths.push_back("-");
+      continue;
+    }
     if (c.role == 'p') {
       paths.push_back(next_claim < claimed.size() ? claimed[next_claim++] : pool_dir + "/" + FreshCaseName(env_));
     } else {
@@ -402,7 +430,10 @@ Result<std::vector<std::string>> HarnessCache::References(const Problem& problem
     // budget.
     const bool prepared = c.role != 'p' || pool_index++ < kPreparedPool;
     if (prepared) missing |= !env_->Exists(paths.back());
-    if (prepared) { named.push_back(c); named_paths.push_back(paths.back()); }
+    if (prepared) {
+      named.push_back(c);
+      named_paths.push_back(paths.back());
+    }
   }
   if (!missing) return paths;
 

@@ -41,7 +41,8 @@ namespace accelopt::eval::judge {
 // (adversarial), optionally with a few elements of every input changed in
 // place after drawing (perturb).
 struct CaseSpec {
-  std::string label;  // "seed 21", "seed 0, inputs changed in place", "adversarial: x ~ normal(0, 100)", "timing pool case 7"
+  std::string
+      label;  // "seed 21", "seed 0, inputs changed in place", "adversarial: x ~ normal(0, 100)", "timing pool case 7"
   uint64_t seed = 0;
   bool perturb = false;
   std::vector<std::pair<int, Distribution>> overrides;  // param index -> distribution
@@ -53,8 +54,8 @@ struct CaseSpec {
 };
 
 // How case seeds are drawn (docs/evaluation.md, "Inputs").
-constexpr int kSeedPool = 8;                    // secret seeds per named case; their references are cached
-constexpr double kFreshCaseMaxFlops = 5e8;      // a fresh case (reference computed per evaluation) up to this size
+constexpr int kSeedPool = 8;                // secret seeds per named case; their references are cached
+constexpr double kFreshCaseMaxFlops = 5e8;  // a fresh case (reference computed per evaluation) up to this size
 // The timing pool: as many cases as kPoolBytes of cached inputs (fp32) and
 // references (fp64) hold, at least kMinPool and at most kMaxPool.
 constexpr uint64_t kPoolBytes = 192ULL << 20;
@@ -100,7 +101,7 @@ class HarnessCache {
   // whose runner is built elsewhere (cuda's runner_main.cpp with nvcc,
   // triton's runner.py) gives none and Get builds the judge alone.
   struct RunnerBuild {
-    std::string source;                    // its main, a path among the embedded harness files
+    std::string source;                      // its main, a path among the embedded harness files
     std::vector<std::string> compile_flags;  // for its main's object
     std::vector<std::string> link_flags;     // after the glue and the object
   };
@@ -108,8 +109,8 @@ class HarnessCache {
   // max_bytes: the size limit of <cache_dir>/harness (reference_cache.hpp;
   // 0: none), enforced at most once a minute after Get. `runner`: the
   // backend's runner, if the judge builds it.
-  HarnessCache(std::string cache_dir, std::string compiler, Env* env,
-               uint64_t max_bytes = kDefaultReferenceCacheBytes, std::optional<RunnerBuild> runner = std::nullopt);
+  HarnessCache(std::string cache_dir, std::string compiler, Env* env, uint64_t max_bytes = kDefaultReferenceCacheBytes,
+               std::optional<RunnerBuild> runner = std::nullopt);
 
   struct Built {
     std::string judge;   // the judge executable (trusted; links reference.cpp)
@@ -152,7 +153,9 @@ class HarnessCache {
                     const std::vector<std::string>& paths, const std::atomic<bool>* cancel);
   void MaybeEvict(const std::string& version, const std::string& in_use);
   std::shared_ptr<Mutex> KeyLock(const std::string& key);
-  struct Objects { std::string judge_o, runner_o; };
+  struct Objects {
+    std::string judge_o, runner_o;
+  };
   Result<Objects> MainObjects(const std::atomic<bool>* cancel);
 
   // A fresh name next to `path` for a file renamed onto it.

@@ -83,7 +83,7 @@ JudgeOutcome ReadJudgeOutcome(const ProcessResult& run, const std::vector<CaseSp
   size_t at = run.stdout_data.rfind(marker);
   if (at == std::string::npos) {
     return out(EvalStatus::kInternalError, "the judge ended without a verdict (" + run.Describe() + ") during " + stage,
-                errors);
+               errors);
   }
   std::string line = run.stdout_data.substr(at + marker.size());
   line = line.substr(0, line.find('\n'));
@@ -99,16 +99,17 @@ JudgeOutcome ReadJudgeOutcome(const ProcessResult& run, const std::vector<CaseSp
     o.phase = phase;
     const std::string label = (c >= 0 && static_cast<size_t>(c) < cases.size()) ? cases[c].label : "";
     std::string during = phase == "case" && !label.empty() ? "correctness case '" + label + "'"
-                       : phase == "load"                  ? "loading the kernel"
-                       : !label.empty()                   ? phase + ", case '" + label + "'"
-                                                          : phase;
+                         : phase == "load"                 ? "loading the kernel"
+                         : !label.empty()                  ? phase + ", case '" + label + "'"
+                                                           : phase;
     if (kind == "wrong_result") {
       std::string where = label.empty() ? "" : "case '" + label + "': ";
       return out(EvalStatus::kWrongResult, where + msg, where + msg + "\n" + errors);
     }
     if (kind == "load_error") return out(EvalStatus::kRuntimeError, msg, errors);
     if (kind == "sandbox") {
-      return out(EvalStatus::kRuntimeError, "the kernel was stopped by the sandbox: " + msg + " during " + during, errors);
+      return out(EvalStatus::kRuntimeError, "the kernel was stopped by the sandbox: " + msg + " during " + during,
+                 errors);
     }
     if (kind == "memory") return out(EvalStatus::kRuntimeError, "the kernel " + msg + " during " + during, errors);
     if (kind == "crashed") {

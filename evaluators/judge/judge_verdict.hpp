@@ -29,7 +29,7 @@ struct JudgeOutcome {
   bool passed = false;  // the judge's verdict was ok; `verdict` holds its JSON
   json verdict;
   EvalStatus status = EvalStatus::kInternalError;  // when !passed: the result's status, reason and text
-  std::string reason, error_text;  // the judge's own words only: what a prompt may show
+  std::string reason, error_text;                  // the judge's own words only: what a prompt may show
   // What the candidate's runner processes wrote (the judge's "runner: "
   // lines), bounded: for a human (EvalResult::runner_diagnostics), never
   // for error_text or a prompt.

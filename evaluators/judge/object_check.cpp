@@ -17,7 +17,7 @@ Status CheckObjectFile(const std::string& so_path, const std::string& function, 
   if (!size.ok()) return IOError(so_path + ": " + size.status().message());
   if (*size > kMaxObjectBytes) {
     return PermissionDenied("the kernel object is " + std::to_string(*size >> 20) + " MiB, over the " +
-                  std::to_string(kMaxObjectBytes >> 20) + " MiB limit");
+                            std::to_string(kMaxObjectBytes >> 20) + " MiB limit");
   }
   if (elf_version(EV_CURRENT) == EV_NONE) return Internal("libelf: version mismatch");
   auto image = env->ReadFile(so_path);
@@ -50,11 +50,12 @@ Status CheckObjectFile(const std::string& so_path, const std::string& function, 
   }
   elf_end(elf);
   if (!data_in_code.empty()) {
-    return PermissionDenied("data symbol '" + data_in_code + "' lies in an executable section: machine code no compiler wrote");
+    return PermissionDenied("data symbol '" + data_in_code +
+                            "' lies in an executable section: machine code no compiler wrote");
   }
   if (!defines) {
     return PermissionDenied("the kernel does not define extern \"C\" " + function +
-                  " (declare it extern \"C\", with the problem's signature)");
+                            " (declare it extern \"C\", with the problem's signature)");
   }
   return Status::Ok();
 }
@@ -95,7 +96,8 @@ Status CheckInstructions(const std::string& so_path, Env* env) {
   auto r = env->RunProcess(spec);
   if (!r.ok()) return Unavailable("objdump: " + r.status().message());
   if (!r->Succeeded()) return Unavailable("objdump " + r->Describe() + ": " + r->stderr_data.substr(0, 300));
-  if (r->stdout_truncated) return PermissionDenied("the kernel's machine code is too large to check (> 64 MiB of disassembly)");
+  if (r->stdout_truncated)
+    return PermissionDenied("the kernel's machine code is too large to check (> 64 MiB of disassembly)");
   // Direct system calls, time stamp counters, and reduced-precision
   // arithmetic: F16C, AVX512-BF16/FP16, AVX-NE-CONVERT, VNNI (AVX512 and
   // AVX-VNNI, -INT8, -INT16) and every AMX instruction (tiles, their
@@ -130,8 +132,8 @@ Status CheckInstructions(const std::string& so_path, Env* env) {
     if (mnem == "int" && rest.find("$0x80") == std::string::npos) continue;  // int3 etc. are harmless
     if (!std::regex_match(mnem, kBad)) continue;
     std::string what = (mnem == "syscall" || mnem == "sysenter" || mnem == "int") ? "a direct system call"
-                       : (mnem.rfind("rd", 0) == 0)                             ? "reading a time stamp counter"
-                                                                                 : "reduced-precision arithmetic";
+                       : (mnem.rfind("rd", 0) == 0)                               ? "reading a time stamp counter"
+                                                                                  : "reduced-precision arithmetic";
     return PermissionDenied("instruction '" + mnem + "' in " + func + " is not allowed (" + what + ")");
   }
   return Status::Ok();

@@ -54,8 +54,10 @@ void StockKeeper::Loop() {
         if (stop_) return;
         const auto quiet_at = last_end_ + std::chrono::milliseconds(static_cast<int64_t>(idle_s_ * 1000));
         if (active_ == 0 && !wanted_.empty() && std::chrono::steady_clock::now() >= quiet_at) break;
-        if (active_ == 0 && !wanted_.empty()) lock.WaitUntil(&cv_, quiet_at);
-        else lock.Wait(&cv_);
+        if (active_ == 0 && !wanted_.empty())
+          lock.WaitUntil(&cv_, quiet_at);
+        else
+          lock.Wait(&cv_);
       }
       job = wanted_.begin()->second;
       cancel_ = false;

@@ -17,14 +17,18 @@ std::vector<std::string> CompilerReadRoots(Env* env, const std::string& compiler
       const size_t colon = std::min(path.find(':', at), path.size());
       const std::string dir = path.substr(at, colon - at);
       at = colon + 1;
-      if (!dir.empty() && env->Exists(dir + "/" + compiler)) { found = dir + "/" + compiler; break; }
+      if (!dir.empty() && env->Exists(dir + "/" + compiler)) {
+        found = dir + "/" + compiler;
+        break;
+      }
     }
   }
   std::error_code ec;
   const fs::path real = fs::canonical(found, ec);
   if (!ec && !BeneathAny(real.string(), roots)) {
     // <prefix>/bin/g++ -> <prefix>: its cc1plus, headers and libraries.
-    const fs::path prefix = real.parent_path().filename() == "bin" ? real.parent_path().parent_path() : real.parent_path();
+    const fs::path prefix =
+        real.parent_path().filename() == "bin" ? real.parent_path().parent_path() : real.parent_path();
     roots.push_back(prefix.string());
   }
   return roots;

@@ -31,17 +31,17 @@ inline const std::vector<std::string>& KernelFlags() {
 
 // What a sandboxed compile needs beside the compiler: the limits of one
 // candidate's compile.
-constexpr uint64_t kCompileMemoryBytes = uint64_t{4} << 30;   // RLIMIT_AS of the compiler's processes
-constexpr uint64_t kCompileFileBytes = uint64_t{256} << 20;   // RLIMIT_FSIZE: no output file larger
+constexpr uint64_t kCompileMemoryBytes = uint64_t{4} << 30;  // RLIMIT_AS of the compiler's processes
+constexpr uint64_t kCompileFileBytes = uint64_t{256} << 20;  // RLIMIT_FSIZE: no output file larger
 
 struct CompileRun {
   bool ok = false;
   bool timed_out = false;
   bool cancelled = false;
-  std::string output;   // compiler stderr + stdout
-  std::string describe; // "exited with code 1", "timed out after 60 s"
+  std::string output;    // compiler stderr + stdout
+  std::string describe;  // "exited with code 1", "timed out after 60 s"
   double seconds = 0;
-  int landlock_abi = 0; // the file sandbox's Landlock ABI (0: not sandboxed)
+  int landlock_abi = 0;  // the file sandbox's Landlock ABI (0: not sandboxed)
 };
 
 // The folders a sandboxed compiler reads: /usr, /lib*, /bin, /sbin,

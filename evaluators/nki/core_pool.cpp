@@ -10,8 +10,9 @@ namespace accelopt::eval::nki {
 
 Result<std::vector<int>> ParseCoreList(const std::string& spec) {
   auto bad = [&](const std::string& why) {
-    return InvalidArgument("evaluators.nki.cores '" + spec + "': " + why +
-                           " (expected e.g. \"0-31\", \"0,2,4-7\" or \"auto\": one slot per NeuronCore neuron-ls reports)");
+    return InvalidArgument(
+        "evaluators.nki.cores '" + spec + "': " + why +
+        " (expected e.g. \"0-31\", \"0,2,4-7\" or \"auto\": one slot per NeuronCore neuron-ls reports)");
   };
   std::vector<int> out;
   std::set<int> seen;
@@ -49,7 +50,10 @@ Result<std::vector<int>> ParseCoreList(const std::string& spec) {
 }
 
 NeuronCorePool::NeuronCorePool(std::vector<int> cores, HealthCheck health_check, LogLine log, Env* env)
-    : cores_(std::move(cores)), check_(std::move(health_check)), log_(std::move(log)), env_(env ? env : Env::Default()) {
+    : cores_(std::move(cores)),
+      check_(std::move(health_check)),
+      log_(std::move(log)),
+      env_(env ? env : Env::Default()) {
   if (!log_) log_ = [](const std::string& line) { LogWarning(line); };
 }
 
@@ -82,15 +86,16 @@ Result<int> NeuronCorePool::Acquire(const std::atomic<bool>* cancel, std::chrono
       busy_.erase(pick);
       suspect_.erase(pick);
       quarantined_.insert(pick);
-      log_("nki: NeuronCore " + std::to_string(pick) + " quarantined: its health check failed after a runner failure: " +
-           st.message());
+      log_("nki: NeuronCore " + std::to_string(pick) +
+           " quarantined: its health check failed after a runner failure: " + st.message());
       cv_.notify_all();
       continue;
     }
     if (cancel && cancel->load()) return Status(Code::kCancelled, "cancelled while waiting for a NeuronCore");
     const int64_t left = deadline - env_->MonotonicNanos();
     if (left <= 0) return Status(Code::kTimeout, "no NeuronCore became free in time");
-    lock.WaitFor(&cv_, std::min<std::chrono::nanoseconds>(std::chrono::nanoseconds(left), std::chrono::milliseconds(100)));
+    lock.WaitFor(&cv_,
+                 std::min<std::chrono::nanoseconds>(std::chrono::nanoseconds(left), std::chrono::milliseconds(100)));
   }
 }
 

@@ -59,7 +59,8 @@ class NeuronCorePool {
   Env* env_;
   mutable Mutex mu_;
   std::condition_variable cv_;
-  std::set<int> busy_ ACCELOPT_GUARDED_BY(mu_), suspect_ ACCELOPT_GUARDED_BY(mu_), quarantined_ ACCELOPT_GUARDED_BY(mu_);
+  std::set<int> busy_ ACCELOPT_GUARDED_BY(mu_), suspect_ ACCELOPT_GUARDED_BY(mu_),
+      quarantined_ ACCELOPT_GUARDED_BY(mu_);
 };
 
 }  // namespace accelopt::eval::nki

@@ -34,7 +34,10 @@ Run Exec(Env* env, std::vector<std::string> argv, const std::map<std::string, st
   p.timeout = std::chrono::milliseconds(60000);
   Run r;
   auto res = env->RunProcess(p);
-  if (!res.ok()) { r.how = res.status().message(); return r; }
+  if (!res.ok()) {
+    r.how = res.status().message();
+    return r;
+  }
   r.started = !(res->outcome == ProcessResult::Outcome::kExited && res->exit_code == 127);
   r.ok = res->Succeeded();
   r.out = res->stdout_data;
@@ -60,8 +63,9 @@ bool CheckSdk(const NkiConfig& c, Env* env, const std::map<std::string, std::str
   const bool stand_in_refused = v.stand_in && !o.allow_test_stand_in && !c.allow_test_stand_in;
   std::string fix;
   if (stand_in_refused) {
-    fix = "remove tests/fakes/nki from PYTHONPATH; install the Neuron SDK (only to try accelopt without a Trainium: "
-          "--allow-test-stand-in, whose figures are labelled as the stand-in's)";
+    fix =
+        "remove tests/fakes/nki from PYTHONPATH; install the Neuron SDK (only to try accelopt without a Trainium: "
+        "--allow-test-stand-in, whose figures are labelled as the stand-in's)";
   } else if (!v.python_error.empty()) {
     fix = v.python_error.find("timed out") != std::string::npos
               ? "the interpreter did not answer the probe within " + std::to_string(kProbeTimeoutMs / 1000) +
@@ -76,10 +80,12 @@ bool CheckSdk(const NkiConfig& c, Env* env, const std::map<std::string, std::str
           (errs.empty() ? "" : "; the imports failed with: " + errs);
   }
   const bool ok = choice.ok() && !stand_in_refused;
-  std::string detail = stand_in_refused ? "this is accelopt's test-only stand-in (tests/fakes/nki), not the Neuron SDK (" +
-                                              DescribeVersions(v) + ")"
-                       : choice.ok()    ? DescribeVersions(v) + (v.stand_in ? " [TEST STAND-IN, allowed (allow_test_stand_in): NOT a Trainium]" : "")
-                                        : choice.status().message();
+  std::string detail =
+      stand_in_refused
+          ? "this is accelopt's test-only stand-in (tests/fakes/nki), not the Neuron SDK (" + DescribeVersions(v) + ")"
+      : choice.ok()
+          ? DescribeVersions(v) + (v.stand_in ? " [TEST STAND-IN, allowed (allow_test_stand_in): NOT a Trainium]" : "")
+          : choice.status().message();
   if (!choice.ok() && !v.python_error.empty()) detail += "; the interpreter: " + v.python_error;
   out->push_back({"neuronxcc", ok, false, detail, fix});
   if (choice.ok()) {
@@ -163,8 +169,8 @@ std::string KernelFix(const NkiEvalOutcome& r, const NkiConfig& kc) {
   if (why.find(kc.ProfilerCommand()) != std::string::npos)
     return "the profiler failed: run it by hand on the artifacts (evaluators.nki.profiler)";
   return "run the same kernel by hand with NEURON_RT_VISIBLE_CORES=" +
-         std::to_string(kc.cores.empty() ? 0 : kc.cores.front()) + " and NEURON_LOGICAL_NC_CONFIG=" +
-         std::to_string(kc.lnc);
+         std::to_string(kc.cores.empty() ? 0 : kc.cores.front()) +
+         " and NEURON_LOGICAL_NC_CONFIG=" + std::to_string(kc.lnc);
 }
 
 }  // namespace
@@ -183,8 +189,10 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std:
   NkiConfig c = config;
   std::string auto_note;
   if (c.python == "auto") {
-    if (Status st = ResolvePython(&c, env); !st.ok()) auto_note = st.message();
-    else auto_note = "auto: ";
+    if (Status st = ResolvePython(&c, env); !st.ok())
+      auto_note = st.message();
+    else
+      auto_note = "auto: ";
   }
   NkiConfig kc = c;  // with the SDK found and the cores the kernel check runs on
   auto add = [&](DoctorCheck d) {
@@ -193,12 +201,13 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std:
   };
   bool all = true;
   Run py = Exec(env, {c.python, "-c", "import sys; print(sys.version.split()[0])"}, extra);
-  const bool have_python = add({"python", py.ok, false,
-                                py.ok ? (auto_note == "auto: " ? auto_note : "") + c.python + ": Python " + FirstLine(py.out)
-                                : c.python == "auto" ? auto_note
-                                                     : c.python + ": " + (py.started ? py.how : "cannot be run"),
-                                "install the Neuron SDK (its PyTorch or JAX virtual environment, e.g. "
-                                "/opt/aws_neuronx_venv_pytorch_2_9, found by \"auto\") or set evaluators.nki.python to its bin/python"});
+  const bool have_python =
+      add({"python", py.ok, false,
+           py.ok                ? (auto_note == "auto: " ? auto_note : "") + c.python + ": Python " + FirstLine(py.out)
+           : c.python == "auto" ? auto_note
+                                : c.python + ": " + (py.started ? py.how : "cannot be run"),
+           "install the Neuron SDK (its PyTorch or JAX virtual environment, e.g. "
+           "/opt/aws_neuronx_venv_pytorch_2_9, found by \"auto\") or set evaluators.nki.python to its bin/python"});
   all &= have_python;
   if (have_python) {
     Run np = Exec(env, {c.python, "-c", "import numpy; print(numpy.__version__)"}, extra);
@@ -206,13 +215,17 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std:
                 "install numpy in that environment: " + c.python + " -m pip install numpy"});
     all &= CheckSdk(c, env, extra, o, &kc, &out);
   } else {
-    for (const char* n : {"numpy", "neuronxcc", "sdk"}) out.push_back({n, false, true, "not checked: no interpreter", ""});
+    for (const char* n : {"numpy", "neuronxcc", "sdk"})
+      out.push_back({n, false, true, "not checked: no interpreter", ""});
   }
   // The profiler the probe found (or the configured one).
   const std::string profiler = kc.ProfilerCommand();
   Run prof = Exec(env, {profiler, "--help"}, extra);
   const bool prof_ok = prof.started;  // as the probe: present unless not found (127)
-  all &= add({"profiler", prof_ok, false, profiler + (prof_ok ? ": answers" : prof.started ? ": " + prof.how : ": not found"),
+  all &= add({"profiler", prof_ok, false,
+              profiler + (prof_ok        ? ": answers"
+                          : prof.started ? ": " + prof.how
+                                         : ": not found"),
               "install the Neuron tools (Debian/Ubuntu: apt-get install aws-neuronx-tools; they live in "
               "/opt/aws/neuron/bin; neuron-profile up to Neuron 2.28, neuron-explorer from 2.29) or set "
               "evaluators.nki.profiler"});
@@ -228,10 +241,11 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std:
               "service needs access to /dev/neuron* (systemd drop-in: docs/evaluation.md, 'nki')"});
   all &= CheckCores(c, env, extra, &kc, &out);
   Run ref = Exec(env, {c.reference_python, "-c", "import numpy"}, {});
-  all &= add({"reference", ref.ok, false,
-              c.reference_python + (ref.ok ? ": numpy importable" : ": " + (ref.started ? LastLine(ref.err) : "not found")),
-              "install numpy for the trusted reference (apt-get install python3-numpy) or set "
-              "evaluators.nki.reference_python"});
+  all &= add(
+      {"reference", ref.ok, false,
+       c.reference_python + (ref.ok ? ": numpy importable" : ": " + (ref.started ? LastLine(ref.err) : "not found")),
+       "install numpy for the trusted reference (apt-get install python3-numpy) or set "
+       "evaluators.nki.reference_python"});
   for (const char* f : {"/runner.py", "/reference_runner.py"}) {
     const bool ok = env->IsFile(c.runner_dir + f);
     all &= add({std::string("runner") + (f[1] == 'r' && f[2] == 'e' ? " (reference)" : ""), ok, false,
@@ -251,12 +265,13 @@ std::vector<DoctorCheck> RunDoctor(const NkiConfig& config, Env* env, const std:
     const int core = kc.cores.front();
     NkiEvalOutcome r = b.RunIdentity(core, true);
     const bool ok = r.status == "ok" && r.timing.has_value();
-    out.push_back({"kernel", ok, false,
-                   ok ? "an identity kernel compiled, ran and was timed on NeuronCore " + std::to_string(core) +
-                            " at LNC=" + std::to_string(kc.lnc) + " (" + std::to_string(r.timing->latency_s * 1e6) +
-                            " us, " + (r.profile ? r.profile->layout : std::string("?")) + " summary)"
-                      : "the timed identity kernel at LNC=" + std::to_string(kc.lnc) + ": " + r.status + ": " + r.reason,
-                   KernelFix(r, kc)});
+    out.push_back(
+        {"kernel", ok, false,
+         ok ? "an identity kernel compiled, ran and was timed on NeuronCore " + std::to_string(core) +
+                  " at LNC=" + std::to_string(kc.lnc) + " (" + std::to_string(r.timing->latency_s * 1e6) + " us, " +
+                  (r.profile ? r.profile->layout : std::string("?")) + " summary)"
+            : "the timed identity kernel at LNC=" + std::to_string(kc.lnc) + ": " + r.status + ": " + r.reason,
+         KernelFix(r, kc)});
   } else {
     out.push_back({"kernel", false, true, "not run: fix the checks above first", ""});
   }

@@ -45,7 +45,7 @@ struct DoctorCheck {
 
 struct DoctorOptions {
   std::string dpkg_status = "/var/lib/dpkg/status";
-  std::string dev_dir = "/dev";      // where /dev/neuron* are looked for (tests: a folder of their own)
+  std::string dev_dir = "/dev";  // where /dev/neuron* are looked for (tests: a folder of their own)
   // The stand-in counts as an SDK, its figures labelled (as
   // NkiConfig::allow_test_stand_in, which also sets it; --allow-test-stand-in).
   bool allow_test_stand_in = false;

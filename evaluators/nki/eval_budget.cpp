@@ -9,10 +9,14 @@ namespace accelopt::eval::nki {
 
 std::string FormatBytes(uint64_t b) {
   char buf[64];
-  if (b >= (uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(b) / (1u << 30));
-  else if (b >= (uint64_t{1} << 20)) std::snprintf(buf, sizeof buf, "%.0f MiB", static_cast<double>(b) / (1u << 20));
-  else if (b >= 1024) std::snprintf(buf, sizeof buf, "%.0f KiB", static_cast<double>(b) / 1024);
-  else std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
+  if (b >= (uint64_t{1} << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(b) / (1u << 30));
+  else if (b >= (uint64_t{1} << 20))
+    std::snprintf(buf, sizeof buf, "%.0f MiB", static_cast<double>(b) / (1u << 20));
+  else if (b >= 1024)
+    std::snprintf(buf, sizeof buf, "%.0f KiB", static_cast<double>(b) / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
   return buf;
 }
 
@@ -46,18 +50,18 @@ EvalBudget EstimateBudget(const workflows::ProblemSpec& p, int normal_cases, int
 
 std::string EvalBudget::Describe() const {
   return "one evaluation moves " + FormatBytes(moved) + " between runner and judge (" + std::to_string(cases) +
-         " cases + " + std::to_string(timing_runs) + " timing runs), disk " + FormatBytes(disk) + "; peak memory: judge " +
-         FormatBytes(judge_peak) + ", reference process ~" + FormatBytes(reference_peak) + ", runner ~" +
-         FormatBytes(runner_peak) + " (host ~" + FormatBytes(host_peak) + ")";
+         " cases + " + std::to_string(timing_runs) + " timing runs), disk " + FormatBytes(disk) +
+         "; peak memory: judge " + FormatBytes(judge_peak) + ", reference process ~" + FormatBytes(reference_peak) +
+         ", runner ~" + FormatBytes(runner_peak) + " (host ~" + FormatBytes(host_peak) + ")";
 }
 
 Status CheckFitsHost(const EvalBudget& b, const std::string& problem, uint64_t budget) {
   const uint64_t usable = budget > kHostReserveBytes ? budget - kHostReserveBytes : 0;
   if (b.host_peak <= usable) return Status::Ok();
-  return Status(Code::kResourceExhausted,
-                problem + ": one evaluation needs ~" + FormatBytes(b.host_peak) + " of memory at its peak (" +
-                    b.Describe() + "), more than a " + FormatBytes(budget) + " machine holds with " +
-                    FormatBytes(kHostReserveBytes) + " left to the system");
+  return Status(Code::kResourceExhausted, problem + ": one evaluation needs ~" + FormatBytes(b.host_peak) +
+                                              " of memory at its peak (" + b.Describe() + "), more than a " +
+                                              FormatBytes(budget) + " machine holds with " +
+                                              FormatBytes(kHostReserveBytes) + " left to the system");
 }
 
 }  // namespace accelopt::eval::nki

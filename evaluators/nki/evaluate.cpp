@@ -81,9 +81,7 @@ const RunnerRecord* FindType(const std::vector<RunnerRecord>& recs, const std::s
 
 json NkiEvalOutcome::ToJson() const {
   json j = {{"status", status}, {"reason", reason}, {"worst_rel_error", worst_rel_error}};
-  j["device"] = stand_in ? kStandInDevice
-               : simulated ? "CPU simulator (correctness only, no time)"
-                           : "trainium";
+  j["device"] = stand_in ? kStandInDevice : simulated ? "CPU simulator (correctness only, no time)" : "trainium";
   if (simulated) j["simulated"] = true;
   if (stand_in) j["test_stand_in"] = true;
   if (timing) j["timing"] = timing->ToJson();
@@ -102,7 +100,12 @@ class NkiEvaluation {
  public:
   NkiEvaluation(const workflows::ProblemSpec& problem, const std::string& reference_path, int core,
                 const NkiEvalOptions& o, Env* env, const std::atomic<bool>* cancel)
-      : problem_(problem), reference_path_(reference_path), core_(core), o_(o), env_(env), cancel_(cancel),
+      : problem_(problem),
+        reference_path_(reference_path),
+        core_(core),
+        o_(o),
+        env_(env),
+        cancel_(cancel),
         work_{env, o.work_root + "/accelopt-nki-" + HexId(env->RandomU64()), o.keep_work_dir} {
     res.simulated = o.runner.simulate;
     output_dir_ = work_.dir + "/outputs";
@@ -136,21 +139,35 @@ class NkiEvaluation {
     json inputs = json::array();
     int64_t stride = 0;
     for (const auto& p : problem_.params) {
-      if (p.kind == workflows::ParamKind::kScalar) inputs.push_back({{"name", p.name}, {"kind", "scalar"}, {"value", p.value}});
+      if (p.kind == workflows::ParamKind::kScalar)
+        inputs.push_back({{"name", p.name}, {"kind", "scalar"}, {"value", p.value}});
       if (p.kind != workflows::ParamKind::kInput) continue;
-      inputs.push_back({{"name", p.name}, {"kind", "array"}, {"shape", ResolvedShape(problem_, p)}, {"offset", stride}});
+      inputs.push_back(
+          {{"name", p.name}, {"kind", "array"}, {"shape", ResolvedShape(problem_, p)}, {"offset", stride}});
       stride += p.elements * 4;
     }
     const std::string inputs_file = work_.dir + "/inputs.bin";
     if (Status st = WriteInputs(inputs_file, stride); !st.ok()) return Internal(st.message());
-    job_ = {{"kernel", kernel_file},    {"reference", reference_path_}, {"function", problem_.function},
-            {"inputs", inputs},         {"inputs_file", inputs_file},   {"case_stride", stride},
-            {"cases", cases_},          {"outputs", json::array()},     {"artifact_dir", work_.dir + "/artifacts"},
-            {"output_dir", output_dir_}, {"reference_dir", reference_dir_},
-            {"sdk", {{"path", o_.runner.sdk_path}, {"compile_options", CompileOptions(o_.runner)}, {"lnc", o_.runner.lnc},
-                     {"lnc_call", o_.runner.lnc_call}, {"simulate", o_.runner.simulate}}}};
+    job_ = {{"kernel", kernel_file},
+            {"reference", reference_path_},
+            {"function", problem_.function},
+            {"inputs", inputs},
+            {"inputs_file", inputs_file},
+            {"case_stride", stride},
+            {"cases", cases_},
+            {"outputs", json::array()},
+            {"artifact_dir", work_.dir + "/artifacts"},
+            {"output_dir", output_dir_},
+            {"reference_dir", reference_dir_},
+            {"sdk",
+             {{"path", o_.runner.sdk_path},
+              {"compile_options", CompileOptions(o_.runner)},
+              {"lnc", o_.runner.lnc},
+              {"lnc_call", o_.runner.lnc_call},
+              {"simulate", o_.runner.simulate}}}};
     for (const auto& p : problem_.params)
-      if (p.kind == workflows::ParamKind::kOutput) job_["outputs"].push_back({{"name", p.name}, {"elements", p.elements}});
+      if (p.kind == workflows::ParamKind::kOutput)
+        job_["outputs"].push_back({{"name", p.name}, {"elements", p.elements}});
     return true;
   }
 
@@ -168,8 +185,11 @@ class NkiEvaluation {
     if (Timed() && iteration == -1) {
       rj["timing"] = {{"round", round}, {"warmup", o_.timing.warmup}, {"iterations", o_.timing.iterations}};
     } else if (Timed() && iteration >= 0) {
-      rj["timing"] = {{"round", round}, {"iteration", iteration}, {"warmup", InProcessWarmup()},
-                      {"iterations", 1}, {"capture", "inspect"}};
+      rj["timing"] = {{"round", round},
+                      {"iteration", iteration},
+                      {"warmup", InProcessWarmup()},
+                      {"iterations", 1},
+                      {"capture", "inspect"}};
       inspect_dir = work_.dir + "/inspect_r" + std::to_string(round) + "_i" + std::to_string(iteration);
       if (Status st = env_->CreateDirs(inspect_dir); !st.ok()) return Internal(st.message());
     }
@@ -181,26 +201,34 @@ class NkiEvaluation {
     if (!run.ok()) return Internal("the runner did not start: " + run.status().message());
     res.runner_stderr = Tail(run->stderr_data);
     if (run->outcome == ProcessResult::Outcome::kCancelled) return Ends("cancelled", "");
-    if (run->outcome == ProcessResult::Outcome::kTimedOut) return Ends("timeout", "the runner " + run->Describe(), true);
+    if (run->outcome == ProcessResult::Outcome::kTimedOut)
+      return Ends("timeout", "the runner " + run->Describe(), true);
     auto parsed = ParseRecords(run->stdout_data);
     if (run->stdout_truncated) {
-      return Ends("crash", "the runner wrote more than its record channel holds (outputs go to files; " + run->Describe() + ")",
+      return Ends("crash",
+                  "the runner wrote more than its record channel holds (outputs go to files; " + run->Describe() + ")",
                   true);
     }
     if (!parsed.ok()) {
-      return Ends("crash", "the runner's output channel is malformed: " + parsed.status().message() + " (" + run->Describe() + ")",
-                  true);
+      return Ends(
+          "crash",
+          "the runner's output channel is malformed: " + parsed.status().message() + " (" + run->Describe() + ")",
+          true);
     }
     *recs = std::move(*parsed);
-    if (const RunnerRecord* hello = FindType(*recs, "hello")) res.stand_in = res.stand_in || hello->header.value("stand_in", false);
+    if (const RunnerRecord* hello = FindType(*recs, "hello"))
+      res.stand_in = res.stand_in || hello->header.value("stand_in", false);
     if (res.stand_in && !o_.allow_test_stand_in) return Internal(kStandInRefused);
     if (const RunnerRecord* e = FindType(*recs, "error")) {
       const std::string stage = e->header.value("stage", "run");
       if (stage == "sdk") return Internal(e->header.value("message", "") + " (accelopt-eval doctor nki)");
-      const std::string status = stage == "compile" || stage == "load" ? "compile_error" : stage == "output" ? "wrong_result" : "crash";
+      const std::string status = stage == "compile" || stage == "load" ? "compile_error"
+                                 : stage == "output"                   ? "wrong_result"
+                                                                       : "crash";
       return Ends(status, stage + ": " + e->header.value("message", ""), status == "crash");
     }
-    if (!run->Succeeded() || !FindType(*recs, "done")) return Ends("crash", "the runner " + run->Describe() + " before it finished", true);
+    if (!run->Succeeded() || !FindType(*recs, "done"))
+      return Ends("crash", "the runner " + run->Describe() + " before it finished", true);
     return true;
   }
 
@@ -208,7 +236,8 @@ class NkiEvaluation {
   // candidate that does not compile costs no reference run), then every
   // case's outputs against it.
   bool CheckCases(const std::vector<RunnerRecord>& recs) {
-    if (std::string why = RunReference(); !why.empty()) return why == "cancelled" ? Ends("cancelled", "") : Internal(why);
+    if (std::string why = RunReference(); !why.empty())
+      return why == "cancelled" ? Ends("cancelled", "") : Internal(why);
     std::vector<std::vector<OutputFile>> got;
     if (Status st = CollectOutputs(recs, "float32", 4, cases_, nout_, output_dir_, env_, &got); !st.ok())
       return Ends("wrong_result", st.message());
@@ -216,11 +245,12 @@ class NkiEvaluation {
       CaseVerdict v = JudgeCaseFiles(problem_, got[static_cast<size_t>(c)], want_[static_cast<size_t>(c)], env_);
       res.worst_rel_error = std::max(res.worst_rel_error, v.worst_rel);
       if (!v.ok) {
-        return Ends("wrong_result",
-                    (c < o_.normal_cases ? "case " + std::to_string(c)
-                                         : "adversarial case '" +
-                                               problem_.adversarial[static_cast<size_t>(c - o_.normal_cases)].name + "'") +
-                        ": " + v.reason);
+        return Ends(
+            "wrong_result",
+            (c < o_.normal_cases
+                 ? "case " + std::to_string(c)
+                 : "adversarial case '" + problem_.adversarial[static_cast<size_t>(c - o_.normal_cases)].name + "'") +
+                ": " + v.reason);
       }
     }
     return true;
@@ -245,8 +275,8 @@ class NkiEvaluation {
       if (!f.ok()) return Ends("wrong_result", in_round + ", " + name + " run: " + f.status().message());
       outs[k] = *f;
     }
-    const size_t expected_runs = static_cast<size_t>(
-        Inspect() ? o_.timing.iterations * (1 + InProcessWarmup()) : o_.timing.warmup + o_.timing.iterations);
+    const size_t expected_runs = static_cast<size_t>(Inspect() ? o_.timing.iterations * (1 + InProcessWarmup())
+                                                               : o_.timing.warmup + o_.timing.iterations);
     if (runs.size() != expected_runs) {
       return Ends("wrong_result", in_round + ": outputs of " + std::to_string(runs.size()) + " timing runs, expected " +
                                       std::to_string(expected_runs));
@@ -265,8 +295,8 @@ class NkiEvaluation {
     std::vector<double> times;
     for (const auto& r : recs) {
       if (r.header["type"] != "sample") continue;
-      auto prof = env_->RunProcess(ProfilerProcess(o_.runner, r.header.value("neff", ""), r.header.value("ntff", ""),
-                                                   work_.dir, cancel_));
+      auto prof = env_->RunProcess(
+          ProfilerProcess(o_.runner, r.header.value("neff", ""), r.header.value("ntff", ""), work_.dir, cancel_));
       if (!prof.ok() || !prof->Succeeded()) {
         return Internal(o_.runner.profiler + " failed: " +
                         (prof.ok() ? prof->Describe() + ": " + Tail(prof->stderr_data, 500) : prof.status().message()));
@@ -301,7 +331,8 @@ class NkiEvaluation {
         auto pct = PercentOfPeak(*roof, t->latency_s);
         if (!pct.ok() && pct.status().code() == Code::kFailedPrecondition) {
           // Faster than the roofline: not a record, not our crash either.
-          return Ends("suspicious", pct.status().message() + " [" + gen->name + ": " + RooflineFigures(*roof, *gen) + "]");
+          return Ends("suspicious",
+                      pct.status().message() + " [" + gen->name + ": " + RooflineFigures(*roof, *gen) + "]");
         }
         if (!pct.ok()) return Internal(pct.status().message());
         res.percent_of_peak = *pct;
@@ -361,8 +392,8 @@ class NkiEvaluation {
     auto ref_recs = ParseRecords(ref_run->stdout_data);
     if (!ref_run->Succeeded() || !ref_recs.ok() || !FindType(*ref_recs, "done")) {
       const RunnerRecord* e = ref_recs.ok() ? FindType(*ref_recs, "error") : nullptr;
-      return "the numpy reference failed (" + ref_run->Describe() + "): " +
-             (e ? e->header.value("message", "") : Tail(ref_run->stderr_data, 1000));
+      return "the numpy reference failed (" + ref_run->Describe() +
+             "): " + (e ? e->header.value("message", "") : Tail(ref_run->stderr_data, 1000));
     }
     if (ref_run->stdout_truncated) return "the numpy reference wrote more records than its channel holds";
     if (Status st = CollectOutputs(*ref_recs, "float64", 8, cases_, nout_, reference_dir_, env_, &want_); !st.ok())
@@ -409,8 +440,10 @@ NkiEvalOutcome EvaluateNki(const workflows::ProblemSpec& problem, const std::str
       o.runner.sdk_path = "neuronxcc";
       o.runner.lnc_call = "compile_flag";
     } else {
-      return refuse("a neuronxcc.nki (NKI Beta 1) kernel on a host that runs NKI through the nki package, and it "
-                    "cannot be migrated: " + m.status().message());
+      return refuse(
+          "a neuronxcc.nki (NKI Beta 1) kernel on a host that runs NKI through the nki package, and it "
+          "cannot be migrated: " +
+          m.status().message());
     }
   }
   if (Status st = CheckKernelSource(source, o.runner.sdk_path == "nki" ? NkiPath::kNki : NkiPath::kBeta1); !st.ok())

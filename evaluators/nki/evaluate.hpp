@@ -51,11 +51,11 @@ inline constexpr const char* kStandInNotice = kTestStandInNotice;
 struct NkiEvalOptions {
   RunnerSettings runner;
   TimingRule timing;
-  bool measure = true;            // false: correctness only
+  bool measure = true;  // false: correctness only
   int normal_cases = 5;
-  uint64_t secret_key = 0;        // 0: drawn from env->RandomU64()
+  uint64_t secret_key = 0;  // 0: drawn from env->RandomU64()
   std::string generation = "trn1";
-  std::string work_root = "/tmp"; // a private folder per evaluation is made under it
+  std::string work_root = "/tmp";  // a private folder per evaluation is made under it
   bool keep_work_dir = false;
   bool allow_test_stand_in = false;  // the opt-in (above); default false
   // On the nki path: a neuronxcc.nki (Beta 1) kernel is migrated
@@ -70,14 +70,14 @@ struct NkiEvalOutcome {
   // ok | rejected | compile_error | wrong_result | crash | timeout | cancelled | internal_error
   std::string status = "internal_error";
   std::string reason;
-  bool core_suspect = false;      // the runner crashed or timed out: health-check the core
-  bool stand_in = false;          // produced by the test-only SDK stand-in
-  bool simulated = false;         // the CPU simulator (runner.simulate): correctness only, no timing
+  bool core_suspect = false;  // the runner crashed or timed out: health-check the core
+  bool stand_in = false;      // produced by the test-only SDK stand-in
+  bool simulated = false;     // the CPU simulator (runner.simulate): correctness only, no timing
   double worst_rel_error = 0;
   std::optional<TimingResult> timing;
   std::optional<DeviceProfile> profile;
   std::optional<double> percent_of_peak;
-  std::string runner_stderr;      // the tail, for the fixer (never a result)
+  std::string runner_stderr;           // the tail, for the fixer (never a result)
   std::vector<std::string> migration;  // the Beta 1 -> nki rewrites made to the kernel (migrate.hpp)
   std::string kernel_path;             // "nki" | "neuronxcc": the path the kernel ran on
   json ToJson() const;

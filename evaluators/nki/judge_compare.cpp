@@ -30,8 +30,8 @@ CaseVerdict JudgeCase(const workflows::ProblemSpec& problem, const std::vector<s
       return v;
     }
     if (static_cast<int64_t>(got[k].size()) != n) {
-      v.reason = "output '" + p.name + "' has " + std::to_string(got[k].size()) + " elements, expected " +
-                 std::to_string(n);
+      v.reason =
+          "output '" + p.name + "' has " + std::to_string(got[k].size()) + " elements, expected " + std::to_string(n);
       return v;
     }
     compare::Compare c = compare::CompareOutput(got[k].data(), want[k].data(), n);
@@ -44,8 +44,8 @@ CaseVerdict JudgeCase(const workflows::ProblemSpec& problem, const std::vector<s
     if (!(c.rel <= problem.tolerance)) {
       compare::WorstElement(got[k].data(), want[k].data(), n, &c);
       v.reason = "output '" + p.name + "' relative L2 error " + Num(c.rel) + " exceeds tolerance " +
-                 Num(problem.tolerance) + " (max |error| " + Num(c.max_abs) + " at index " +
-                 std::to_string(c.max_idx) + ": got " + Num(c.got) + ", expected " + Num(c.want) + ")";
+                 Num(problem.tolerance) + " (max |error| " + Num(c.max_abs) + " at index " + std::to_string(c.max_idx) +
+                 ": got " + Num(c.got) + ", expected " + Num(c.want) + ")";
       return v;
     }
   }
@@ -79,8 +79,8 @@ CaseVerdict JudgeCaseFiles(const workflows::ProblemSpec& problem, const std::vec
       return v;
     }
     if (got[k].elements != n) {
-      v.reason = "output '" + p.name + "' has " + std::to_string(got[k].elements) + " elements, expected " +
-                 std::to_string(n);
+      v.reason =
+          "output '" + p.name + "' has " + std::to_string(got[k].elements) + " elements, expected " + std::to_string(n);
       return v;
     }
     auto c = CompareOutputFiles(got[k], want[k], env, chunk);

@@ -20,8 +20,8 @@ namespace accelopt::eval::nki {
 
 struct CaseVerdict {
   bool ok = false;
-  std::string reason;      // "" when ok; else one line naming the output
-  double worst_rel = 0;    // the largest relative L2 error seen
+  std::string reason;    // "" when ok; else one line naming the output
+  double worst_rel = 0;  // the largest relative L2 error seen
 };
 
 // `got[k]` and `want[k]` are output k of `problem` (outputs in params order).

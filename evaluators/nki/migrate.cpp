@@ -65,7 +65,7 @@ Status MigRefuse(int line, const std::string& what, const std::string& section) 
 // The import lines rewritten in place (the announcement's table); the
 // aliases bound to nki.language and nki.isa.
 Status MigRewriteImports(const std::vector<Token>& t, std::vector<std::string>* lines, Migration* m, std::string* nl,
-                      std::string* nisa, int* last_import_line) {
+                         std::string* nisa, int* last_import_line) {
   static const std::regex kImport(R"(^(\s*)import\s+neuronxcc\.nki(\.language|\.isa)?(\s+as\s+(\w+))?\s*$)");
   static const std::regex kFromNeuronxcc(R"(^(\s*)from\s+neuronxcc\s+import\s+nki(\s+as\s+(\w+))?\s*$)");
   static const std::regex kFromNki(R"(^(\s*)from\s+neuronxcc\.nki\s+import\s+(.*)$)");
@@ -97,7 +97,8 @@ Status MigRewriteImports(const std::vector<Token>& t, std::vector<std::string>* 
         std::smatch it;
         if (!std::regex_match(item, it, kFromItem)) {
           return Status(Code::kFailedPrecondition, "line " + std::to_string(im.line) + ": '" + before +
-                                                       "' imports what the " + kMigAnnouncement + " table does not map");
+                                                       "' imports what the " + kMigAnnouncement +
+                                                       " table does not map");
         }
         const std::string bound = it[3].str().empty() ? it[1].str() : it[3].str();
         if (it[1] == "language") *nl = bound;
@@ -131,7 +132,8 @@ Status MigFindRemoved(const std::vector<Token>& t) {
     if (k.text == "par_dim") return MigRefuse(k.line, "a block dimension (par_dim)", "Translation of Block Dimensions");
     if (kwarg && k.text == "mode") {
       for (size_t j = i; j-- > 0 && t[j].line == k.line;)
-        if (t[j].text == "jit") return MigRefuse(k.line, "nki.jit(mode=...)", "Remove nki.jit decorator on sub-kernels");
+        if (t[j].text == "jit")
+          return MigRefuse(k.line, "nki.jit(mode=...)", "Remove nki.jit decorator on sub-kernels");
     }
   }
   return Status::Ok();
@@ -175,26 +177,31 @@ Result<Migration> MigrateBeta1ToNki(const std::string& source) {
       if (std::regex_match(line, mt, store)) {
         auto args = MigSplitArgs(mt[2].str());
         std::string dst, val;
-        if (args.size() == 2 && args[1].rfind("value=", 0) == 0) val = MigTrim(args[1].substr(6));
-        else if (args.size() == 2 && args[1].find('=') == std::string::npos) val = args[1];
+        if (args.size() == 2 && args[1].rfind("value=", 0) == 0)
+          val = MigTrim(args[1].substr(6));
+        else if (args.size() == 2 && args[1].find('=') == std::string::npos)
+          val = args[1];
         if (!val.empty() && args[0].find('=') == std::string::npos) dst = args[0];
-        if (dst.empty()) return MigRefuse(n, "this nl.store call", "What features in neuronxcc.nki.* are not available in nki.*?");
+        if (dst.empty())
+          return MigRefuse(n, "this nl.store call", "What features in neuronxcc.nki.* are not available in nki.*?");
         out.push_back(mt[1].str() + isa + ".dma_copy(dst=" + dst + ", src=" + val + ")");
-        m.rewrites.push_back("line " + std::to_string(n) + ": " + nl + ".store -> " + isa + ".dma_copy (" + kMigGuide + ")");
+        m.rewrites.push_back("line " + std::to_string(n) + ": " + nl + ".store -> " + isa + ".dma_copy (" + kMigGuide +
+                             ")");
         need_isa = true;
       } else if (std::regex_match(line, mt, load)) {
         auto args = MigSplitArgs(mt[3].str());
         if (args.size() != 1 || args[0].find('=') != std::string::npos)
           return MigRefuse(n, "this nl.load call", "What features in neuronxcc.nki.* are not available in nki.*?");
         const std::string ind = mt[1].str(), x = mt[2].str(), s = args[0];
-        out.push_back(ind + x + " = " + nl + ".ndarray((" + s + ").shape, dtype=(" + s + ").dtype, buffer=" + nl + ".sbuf)");
+        out.push_back(ind + x + " = " + nl + ".ndarray((" + s + ").shape, dtype=(" + s + ").dtype, buffer=" + nl +
+                      ".sbuf)");
         out.push_back(ind + isa + ".dma_copy(dst=" + x + ", src=" + s + ")");
         m.rewrites.push_back("line " + std::to_string(n) + ": " + x + " = " + nl + ".load(...) -> an SBUF " + nl +
                              ".ndarray and " + isa + ".dma_copy (" + kMigGuide + ")");
         need_isa = true;
       } else if (std::regex_search(line, any)) {
         return MigRefuse(n, nl + ".load/" + nl + ".store inside an expression",
-                      "What features in neuronxcc.nki.* are not available in nki.*?");
+                         "What features in neuronxcc.nki.* are not available in nki.*?");
       } else {
         out.push_back(line);
       }

@@ -18,14 +18,13 @@ std::string NeuronLsLastLine(const std::string& s) {
   return line.size() > 200 ? line.substr(0, 200) : line;
 }
 
-std::string NeuronLsCoreRange(int total) {
-  return total == 1 ? "0" : "0-" + std::to_string(total - 1);
-}
+std::string NeuronLsCoreRange(int total) { return total == 1 ? "0" : "0-" + std::to_string(total - 1); }
 
 }  // namespace
 
 const char* const kNeuronLsFix =
-    "set evaluators.nki.cores explicitly (e.g. \"0-31\") or install aws-neuronx-tools (neuron-ls, in /opt/aws/neuron/bin)";
+    "set evaluators.nki.cores explicitly (e.g. \"0-31\") or install aws-neuronx-tools (neuron-ls, in "
+    "/opt/aws/neuron/bin)";
 
 std::string NeuronInventory::Describe() const {
   bool same = true;
@@ -76,8 +75,10 @@ Result<NeuronInventory> ParseNeuronLsJson(const std::string& text) {
       top_lnc = static_cast<int>(l.get<int64_t>());
     }
   } else if (!parsed->is_array()) {
-    return InvalidArgument(what + ": expected a JSON array of devices (--json-output) or an object listing them "
-                           "(--output-format json), got " + std::string(parsed->type_name()));
+    return InvalidArgument(what +
+                           ": expected a JSON array of devices (--json-output) or an object listing them "
+                           "(--output-format json), got " +
+                           std::string(parsed->type_name()));
   }
   const json* j = arr;
   if (j->empty()) return InvalidArgument(what + ": no Neuron devices listed");
@@ -115,8 +116,9 @@ Result<NeuronInventory> ParseNeuronLsJson(const std::string& text) {
       const json& ids = d["neuroncore_ids"];
       bool ok = ids.is_array() && static_cast<int>(ids.size()) == dev.cores;
       for (size_t k = 0; ok && k < ids.size(); ++k) ok = ids[k].is_number_integer();
-      if (!ok) return InvalidArgument(where + ".neuroncore_ids: must list nc_count (" + std::to_string(dev.cores) +
-                                      ") integer core ids");
+      if (!ok)
+        return InvalidArgument(where + ".neuroncore_ids: must list nc_count (" + std::to_string(dev.cores) +
+                               ") integer core ids");
     }
     inv.devices.push_back(dev);
   }
@@ -164,8 +166,8 @@ Result<std::string> RunNeuronLs(Env* env, const std::string& path, std::string* 
   // replaced it with ("Announcing end of support for the neuron-ls JSON
   // output format starting with Neuron 2.34": --output-format json).
   std::string failures;
-  for (std::vector<std::string> args : {std::vector<std::string>{"--json-output"},
-                                        std::vector<std::string>{"--output-format", "json"}}) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--json-output"}, std::vector<std::string>{"--output-format", "json"}}) {
     ProcessSpec p;
     p.argv = {exe};
     p.argv.insert(p.argv.end(), args.begin(), args.end());
@@ -180,7 +182,8 @@ Result<std::string> RunNeuronLs(Env* env, const std::string& path, std::string* 
       return r->stdout_data;
     }
     const std::string last = NeuronLsLastLine(r->stderr_data);
-    failures += (failures.empty() ? "" : "; ") + name + " failed (" + r->Describe() + ")" + (last.empty() ? "" : ": " + last);
+    failures +=
+        (failures.empty() ? "" : "; ") + name + " failed (" + r->Describe() + ")" + (last.empty() ? "" : ": " + last);
   }
   return Unavailable(failures);
 }
@@ -195,10 +198,12 @@ Status ResolveAutoCores(NkiConfig* c, Env* env, std::string* how) {
   if (c->lnc_spec == "auto") {
     c->lnc = inv.lnc.value_or(1);
   } else if (inv.lnc && *inv.lnc != c->lnc) {
-    return Status(Code::kFailedPrecondition,
-                  "evaluators.nki.logical_nc_config is " + std::to_string(c->lnc) + " but neuron-ls reports the "
-                  "runtime's logical_neuroncore_config " + std::to_string(*inv.lnc) +
-                  ": every NEFF would fail to load (set it to \"auto\" or " + std::to_string(*inv.lnc) + ")");
+    return Status(Code::kFailedPrecondition, "evaluators.nki.logical_nc_config is " + std::to_string(c->lnc) +
+                                                 " but neuron-ls reports the "
+                                                 "runtime's logical_neuroncore_config " +
+                                                 std::to_string(*inv.lnc) +
+                                                 ": every NEFF would fail to load (set it to \"auto\" or " +
+                                                 std::to_string(*inv.lnc) + ")");
   }
   if (how) {
     *how = "auto: " + inv.Describe() + " (" + flag + ")";

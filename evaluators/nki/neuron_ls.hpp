@@ -47,8 +47,8 @@ namespace accelopt::eval::nki {
 extern const char* const kNeuronLsFix;
 
 struct NeuronDevice {
-  int index = 0;  // "neuron_device"
-  int cores = 0;  // "nc_count" (logical cores where the device reports an LNC)
+  int index = 0;           // "neuron_device"
+  int cores = 0;           // "nc_count" (logical cores where the device reports an LNC)
   std::optional<int> lnc;  // "logical_neuroncore_config" (1 or 2), when reported
 };
 

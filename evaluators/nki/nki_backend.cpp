@@ -58,18 +58,24 @@ def transform_nki_outputs(k_res, ref):
 )";
 
 workflows::ProblemSpec IdentityProblem() {
-  json j = {{"name", "identity"}, {"backend", "nki"}, {"function", "kernel"},
-            {"params", {{{"name", "x"}, {"kind", "input"}, {"shape", {128, 512}}, {"distribution", {{"kind", "normal"}}}},
-                        {{"name", "out"}, {"kind", "output"}, {"shape", {128, 512}}}}},
-            {"dims", json::object()}, {"flops", 0}, {"bytes", 2 * 128 * 512 * 4}, {"tolerance", 1e-7}};
+  json j = {{"name", "identity"},
+            {"backend", "nki"},
+            {"function", "kernel"},
+            {"params",
+             {{{"name", "x"}, {"kind", "input"}, {"shape", {128, 512}}, {"distribution", {{"kind", "normal"}}}},
+              {{"name", "out"}, {"kind", "output"}, {"shape", {128, 512}}}}},
+            {"dims", json::object()},
+            {"flops", 0},
+            {"bytes", 2 * 128 * 512 * 4},
+            {"tolerance", 1e-7}};
   return *workflows::ParseProblemSpec(j, "identity");
 }
 
 NkiBackend::NkiBackend(NkiBackendOptions options) : o_(std::move(options)) {
   if (!o_.env) o_.env = Env::Default();
   o_.allow_test_stand_in = o_.allow_test_stand_in || o_.config.allow_test_stand_in;
-  pool_ = std::make_unique<NeuronCorePool>(o_.config.cores, [this](int core) { return HealthCheck(core); }, nullptr,
-                                           o_.env);
+  pool_ = std::make_unique<NeuronCorePool>(
+      o_.config.cores, [this](int core) { return HealthCheck(core); }, nullptr, o_.env);
 }
 
 NkiEvalOptions NkiBackend::EvalOptions(const EvalSettings& s) const {
@@ -91,7 +97,8 @@ NkiEvalOptions NkiBackend::EvalOptions(const EvalSettings& s) const {
     // The venv's own bin first (AccelOpt ran inside the activated venv; the
     // SDK's compiler and tools may call programs from it), then the tools.
     const std::string venv_bin = fs::path(o_.config.python).parent_path().string();
-    e.runner.env["PATH"] = (venv_bin.empty() ? "" : venv_bin + ":") + "/opt/aws/neuron/bin:/usr/local/bin:/usr/bin:/bin";
+    e.runner.env["PATH"] =
+        (venv_bin.empty() ? "" : venv_bin + ":") + "/opt/aws/neuron/bin:/usr/local/bin:/usr/bin:/bin";
   }
   e.normal_cases = std::max<int>(5, static_cast<int>(s.seeds.size()));
   e.generation = o_.config.generation;
@@ -137,14 +144,15 @@ Status NkiBackend::StartupTimingCheck() {
   const int core = o_.config.cores.front();
   NkiEvalOutcome r = RunIdentity(core, true);
   if (r.status == "ok") return Status::Ok();
-  const std::string what = "the start-up timing check (an identity kernel timed on NeuronCore " +
-                           std::to_string(core) + " at LNC=" + std::to_string(o_.config.lnc) + ", " +
-                           o_.config.sdk.Describe() + "): " + r.status + ": " + r.reason;
-  for (const char* systemic : {"unknown summary layout", "inspect folder holds", "inspect variables were not set",
-                               " failed: "}) {
+  const std::string what = "the start-up timing check (an identity kernel timed on NeuronCore " + std::to_string(core) +
+                           " at LNC=" + std::to_string(o_.config.lnc) + ", " + o_.config.sdk.Describe() +
+                           "): " + r.status + ": " + r.reason;
+  for (const char* systemic :
+       {"unknown summary layout", "inspect folder holds", "inspect variables were not set", " failed: "}) {
     if (r.reason.find(systemic) != std::string::npos)
-      return Status(Code::kFailedPrecondition, what + " (every timed evaluation would fail the same way; "
-                                                      "accelopt-eval doctor nki)");
+      return Status(Code::kFailedPrecondition, what +
+                                                   " (every timed evaluation would fail the same way; "
+                                                   "accelopt-eval doctor nki)");
   }
   return Status(Code::kUnavailable, what);
 }
@@ -159,22 +167,27 @@ EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   }
   workflows::ProblemSpec spec = *problem;
   if (!request.settings.adversarial) spec.adversarial.clear();
-  auto core = pool_->Acquire(cancel, std::chrono::milliseconds(static_cast<int64_t>(request.settings.timeout_s * 1000)));
+  auto core =
+      pool_->Acquire(cancel, std::chrono::milliseconds(static_cast<int64_t>(request.settings.timeout_s * 1000)));
   if (!core.ok()) {
-    return EvalResult::Failure(core.status().code() == Code::kCancelled ? EvalStatus::kCancelled : EvalStatus::kInternalError,
-                               core.status().message());
+    return EvalResult::Failure(
+        core.status().code() == Code::kCancelled ? EvalStatus::kCancelled : EvalStatus::kInternalError,
+        core.status().message());
   }
   NkiEvalOutcome out =
       EvaluateNki(spec, problem->reference_path, request.source, *core, EvalOptions(request.settings), o_.env, cancel);
   pool_->Release(*core, out.core_suspect);
 
   EvalResult r;
-  static const std::map<std::string, EvalStatus> kStatus = {
-      {"ok", EvalStatus::kOk},           {"rejected", EvalStatus::kStaticCheckFailed},
-      {"compile_error", EvalStatus::kCompileError}, {"wrong_result", EvalStatus::kWrongResult},
-      {"crash", EvalStatus::kRuntimeError}, {"timeout", EvalStatus::kTimeout},
-      {"cancelled", EvalStatus::kCancelled}, {"internal_error", EvalStatus::kInternalError},
-      {"suspicious", EvalStatus::kSuspicious}};
+  static const std::map<std::string, EvalStatus> kStatus = {{"ok", EvalStatus::kOk},
+                                                            {"rejected", EvalStatus::kStaticCheckFailed},
+                                                            {"compile_error", EvalStatus::kCompileError},
+                                                            {"wrong_result", EvalStatus::kWrongResult},
+                                                            {"crash", EvalStatus::kRuntimeError},
+                                                            {"timeout", EvalStatus::kTimeout},
+                                                            {"cancelled", EvalStatus::kCancelled},
+                                                            {"internal_error", EvalStatus::kInternalError},
+                                                            {"suspicious", EvalStatus::kSuspicious}};
   r.status = kStatus.count(out.status) ? kStatus.at(out.status) : EvalStatus::kInternalError;
   r.reason = out.reason;
   r.error_text = TruncateErrorText(out.runner_stderr);
@@ -196,8 +209,8 @@ EvalResult NkiBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
     for (const auto& [key, v] : out.profile->fields) r.profile[key] = v;
   r.percent_of_peak = out.percent_of_peak;
   r.hardware = {{"device", out.stand_in    ? kStandInDevice
-                          : out.simulated ? "CPU simulator (correctness only, no time)"
-                                          : "trainium"},
+                           : out.simulated ? "CPU simulator (correctness only, no time)"
+                                           : "trainium"},
                 {"generation", o_.config.generation},
                 {"neuron_core", *core},
                 {"neuron_sdk", o_.config.sdk.Release()},

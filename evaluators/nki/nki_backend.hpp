@@ -29,8 +29,8 @@ namespace accelopt::eval::nki {
 
 struct NkiBackendOptions {
   NkiConfig config;
-  std::string root = "/";            // problem paths are relative to it
-  Env* env = nullptr;                // default Env::Default()
+  std::string root = "/";  // problem paths are relative to it
+  Env* env = nullptr;      // default Env::Default()
   // Accept the test-only stand-in's results, labelled (evaluate.hpp): set
   // from config.allow_test_stand_in or accelopt-eval's --allow-test-stand-in,
   // or by tests in code. Default false: refused.

@@ -6,9 +6,9 @@
 namespace accelopt::eval::nki {
 
 const std::vector<std::string>& NkiConfig::Keys() {
-  static const std::vector<std::string> k = {"python", "cores", "generation", "reference_python",
-                                             "runner_dir", "profiler", "work_dir", "logical_nc_config",
-                                             "allow_test_stand_in"};
+  static const std::vector<std::string> k = {
+      "python",   "cores",    "generation",        "reference_python",   "runner_dir",
+      "profiler", "work_dir", "logical_nc_config", "allow_test_stand_in"};
   return k;
 }
 
@@ -32,13 +32,15 @@ Result<NkiConfig> NkiConfig::FromJson(const json& j, const std::string& where) {
   str("work_dir", &c.work_dir);
   str("logical_nc_config", &c.lnc_spec);
   if (j.contains("allow_test_stand_in")) {
-    if (!j["allow_test_stand_in"].is_boolean()) return InvalidArgument(where + ".allow_test_stand_in: must be true or false");
+    if (!j["allow_test_stand_in"].is_boolean())
+      return InvalidArgument(where + ".allow_test_stand_in: must be true or false");
     c.allow_test_stand_in = j["allow_test_stand_in"].get<bool>();
   }
   if (c.lnc_spec != "auto") {
     if (c.lnc_spec != "1" && c.lnc_spec != "2") {
-      return InvalidArgument(where + ".logical_nc_config: must be \"auto\", \"1\" or \"2\" (the Neuron SDK supports an "
-                                     "LNC degree of 1 or 2)");
+      return InvalidArgument(where +
+                             ".logical_nc_config: must be \"auto\", \"1\" or \"2\" (the Neuron SDK supports an "
+                             "LNC degree of 1 or 2)");
     }
     c.lnc = c.lnc_spec == "2" ? 2 : 1;
   }

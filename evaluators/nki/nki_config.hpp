@@ -55,16 +55,16 @@ namespace accelopt::eval::nki {
 
 struct NkiConfig {
   std::string python = "auto";
-  std::vector<int> cores;     // empty while cores_spec is "auto" (ResolveAutoCores fills it)
+  std::vector<int> cores;  // empty while cores_spec is "auto" (ResolveAutoCores fills it)
   std::string cores_spec = "auto";
   std::string generation = "trn1";
   std::string reference_python = "/usr/bin/python3";
   std::string runner_dir = "/usr/share/accelopt/nki";
   std::string profiler = "auto";
   std::string work_dir;
-  std::string lnc_spec = "auto";  // "logical_nc_config"
+  std::string lnc_spec = "auto";     // "logical_nc_config"
   bool allow_test_stand_in = false;  // "allow_test_stand_in" (above)
-  int lnc = 1;                    // resolved (ResolveAutoCores reads neuron-ls when lnc_spec is "auto")
+  int lnc = 1;                       // resolved (ResolveAutoCores reads neuron-ls when lnc_spec is "auto")
   // The SDK found at start (ResolveSdk); the default is the paper's path.
   SdkChoice sdk;
 

@@ -28,13 +28,13 @@ struct CatalogOutput {
 };
 
 struct CatalogEntry {
-  std::string name;                  // NKIBench's problem name (summary.json key)
+  std::string name;  // NKIBench's problem name (summary.json key)
   std::string description;
   std::vector<CatalogOutput> outputs;  // in the order forward() returns them
-  std::string matmul_flops;          // formula
-  std::string vector_flops;          // formula (vector + scalar + GpSimd engines)
-  std::string bytes;                 // formula
-  std::string bound;                 // memory | vector | matmul
+  std::string matmul_flops;            // formula
+  std::string vector_flops;            // formula (vector + scalar + GpSimd engines)
+  std::string bytes;                   // formula
+  std::string bound;                   // memory | vector | matmul
   double tolerance = 2e-5;
   double paper_baseline_pct_trn1 = 0;
   // Adversarial cases (problem.json's "adversarial", JSON text): ours, the

@@ -62,12 +62,20 @@ json ShapeJson(const std::vector<std::string>& exprs, const std::map<std::string
   *elements = 1;
   for (const auto& e : exprs) {
     auto v = EvalDimExpr(e, dims);
-    if (!v.ok()) { *st = v.status().WithContext(where); return shape; }
-    if (*v <= 0) { *st = InvalidArgument(where + ": shape entry '" + e + "' is " + std::to_string(*v)); return shape; }
+    if (!v.ok()) {
+      *st = v.status().WithContext(where);
+      return shape;
+    }
+    if (*v <= 0) {
+      *st = InvalidArgument(where + ": shape entry '" + e + "' is " + std::to_string(*v));
+      return shape;
+    }
     std::string name = e;
     name.erase(std::remove(name.begin(), name.end(), ' '), name.end());
-    if (IsPlainName(name)) shape.push_back(name);
-    else shape.push_back(*v);  // derived (B*H*N, D // 2): the value at these dims
+    if (IsPlainName(name))
+      shape.push_back(name);
+    else
+      shape.push_back(*v);  // derived (B*H*N, D // 2): the value at these dims
     *elements *= *v;
   }
   return shape;
@@ -85,7 +93,8 @@ Result<Built> BuildOne(const std::string& root, const std::string& summary_file,
   const std::string where = summary_file + ": " + name + ".cases." + case_key;
   if (!cs.is_object()) return InvalidArgument(where + ": must be an object {values, impls}");
   ACCELOPT_RETURN_IF_ERROR(CheckKeys(cs, where, {"values", "impls"}));
-  if (!cs.contains("values") || !cs["values"].is_object()) return InvalidArgument(where + ".values: missing or not an object");
+  if (!cs.contains("values") || !cs["values"].is_object())
+    return InvalidArgument(where + ".values: missing or not an object");
   std::map<std::string, int64_t> dims;
   for (const auto& [k, v] : cs["values"].items()) {
     if (!v.is_number_integer() || v.get<int64_t>() <= 0) {
@@ -94,7 +103,8 @@ Result<Built> BuildOne(const std::string& root, const std::string& summary_file,
     dims[k] = v.get<int64_t>();
   }
   for (const auto& p : seed.parameters)
-    if (!dims.count(p)) return InvalidArgument(where + ".values: no value for '" + p + "' (a parameter of " + seed_path + ")");
+    if (!dims.count(p))
+      return InvalidArgument(where + ".values: no value for '" + p + "' (a parameter of " + seed_path + ")");
   for (const auto& [k, v] : dims)
     if (std::find(seed.parameters.begin(), seed.parameters.end(), k) == seed.parameters.end())
       return InvalidArgument(where + ".values." + k + ": not a parameter of " + seed_path);
@@ -108,7 +118,8 @@ Result<Built> BuildOne(const std::string& root, const std::string& summary_file,
   const json& impl = cs["impls"][0];
   if (!impl.is_object()) return InvalidArgument(where + ".impls[0]: must be an object {task, kernel}");
   ACCELOPT_RETURN_IF_ERROR(CheckKeys(impl, where + ".impls[0]", {"task", "kernel"}));
-  if (!impl.contains("task") || !impl.contains("kernel")) return InvalidArgument(where + ".impls[0]: needs task and kernel");
+  if (!impl.contains("task") || !impl.contains("kernel"))
+    return InvalidArgument(where + ".impls[0]: needs task and kernel");
   ACCELOPT_ASSIGN_OR_RETURN(std::string task_path, Resolve(root, impl["task"], where + ".impls[0].task"));
   ACCELOPT_ASSIGN_OR_RETURN(std::string kernel_path, Resolve(root, impl["kernel"], where + ".impls[0].kernel"));
   Built b;
@@ -118,7 +129,8 @@ Result<Built> BuildOne(const std::string& root, const std::string& summary_file,
   }
   for (const char* fn : {"get_inputs", "forward", "transform_to_nki_inputs", "transform_nki_outputs"}) {
     if (!DefinesFunction(b.reference, fn)) {
-      return InvalidArgument(task_path + ": does not define " + std::string(fn) + "() (a NKIBench reference module does)");
+      return InvalidArgument(task_path + ": does not define " + std::string(fn) +
+                             "() (a NKIBench reference module does)");
     }
   }
   for (const auto& [k, v] : ModuleConstants(b.reference)) {
@@ -129,9 +141,12 @@ Result<Built> BuildOne(const std::string& root, const std::string& summary_file,
     }
   }
   std::string function;
-  if (DefinesFunction(b.kernel, "kernel")) function = "kernel";
-  else if (DefinesFunction(b.kernel, "optimized_kernel")) function = "optimized_kernel";
-  else return InvalidArgument(kernel_path + ": defines neither kernel() nor optimized_kernel()");
+  if (DefinesFunction(b.kernel, "kernel"))
+    function = "kernel";
+  else if (DefinesFunction(b.kernel, "optimized_kernel"))
+    function = "optimized_kernel";
+  else
+    return InvalidArgument(kernel_path + ": defines neither kernel() nor optimized_kernel()");
 
   json params = json::array();
   int64_t elements_total = 0;
@@ -145,7 +160,10 @@ Result<Built> BuildOne(const std::string& root, const std::string& summary_file,
     json shape = ShapeJson(in.shape, dims, seed_path + ": input '" + in.name + "'", &st, &n);
     ACCELOPT_RETURN_IF_ERROR(st);
     elements_total += n;
-    params.push_back({{"name", in.name}, {"kind", "input"}, {"dtype", "float32"}, {"shape", shape},
+    params.push_back({{"name", in.name},
+                      {"kind", "input"},
+                      {"dtype", "float32"},
+                      {"shape", shape},
                       {"distribution", in.distribution.ToJson()}});
   }
   for (const auto& out : cat.outputs) {
@@ -171,7 +189,7 @@ Result<Built> BuildOne(const std::string& root, const std::string& summary_file,
   }
   std::string shape_text;
   for (const auto& p : seed.parameters) shape_text += (shape_text.empty() ? "" : " ") + p + std::to_string(dims[p]);
-  std::string flops_formula = cat.vector_flops == "0" ? cat.matmul_flops
+  std::string flops_formula = cat.vector_flops == "0"   ? cat.matmul_flops
                               : cat.matmul_flops == "0" ? cat.vector_flops
                                                         : cat.matmul_flops + " + " + cat.vector_flops;
   auto rel = [&](const std::string& p) { return fs::path(p).lexically_relative(root).string(); };
@@ -208,7 +226,9 @@ Result<Built> BuildOne(const std::string& root, const std::string& summary_file,
        "transform_to_nki_inputs, transform_nki_outputs), run by the judge in a trusted process; baseline.py is its NKI "
        "kernel. Shapes written as integers are derived dims (" +
            std::string("e.g. B*H*N, D // 2) at these values. FLOPs and bytes from accelopt's catalog.") +
-           (seed.comments.empty() ? "" : " Seed comments: " + seed.comments.substr(0, seed.comments.find_last_not_of("\n") + 1))},
+           (seed.comments.empty()
+                ? ""
+                : " Seed comments: " + seed.comments.substr(0, seed.comments.find_last_not_of("\n") + 1))},
   };
   auto adv = ParseJson(cat.adversarial);
   if (!adv.ok() || !adv->is_array()) return Internal("catalog entry '" + name + "': adversarial is not a JSON array");
@@ -276,9 +296,10 @@ Result<std::vector<ImportedProblem>> ImportNkiBench(const ImportOptions& o, Env*
       }
     } else if (o.for_sdk) {
       if (Status st = CheckKernelSource(b.kernel, *o.for_sdk); !st.ok()) {
-        return InvalidArgument(summary_file + ": " + b.folder + ": its baseline cannot run on this SDK generation (" +
-                               (*o.for_sdk == NkiPath::kNki ? "nki package, Neuron 2.28+" : "neuronxcc.nki, Neuron <= 2.27") +
-                               "): " + st.message());
+        return InvalidArgument(
+            summary_file + ": " + b.folder + ": its baseline cannot run on this SDK generation (" +
+            (*o.for_sdk == NkiPath::kNki ? "nki package, Neuron 2.28+" : "neuronxcc.nki, Neuron <= 2.27") +
+            "): " + st.message());
       }
     }
     if (ip.refused.empty() && !o.force && env->Exists(file)) {

@@ -42,10 +42,10 @@
 namespace accelopt::eval::nki {
 
 struct ImportedProblem {
-  std::string name;     // folder name under the output dir
-  std::string dir;      // the folder written
-  json problem;         // the problem.json written
-  EvalBudget budget;    // what one evaluation of it moves and holds (eval_budget.hpp)
+  std::string name;   // folder name under the output dir
+  std::string dir;    // the folder written
+  json problem;       // the problem.json written
+  EvalBudget budget;  // what one evaluation of it moves and holds (eval_budget.hpp)
   // With for_sdk kNki: the rewrites its baseline gets at evaluation
   // (migrate.hpp), or why it cannot run there (then nothing is written for
   // it and the other problems are imported).

@@ -97,12 +97,15 @@ Status ParseInputLine(const std::string& where, const std::string& line, std::ve
     abs = true;
   }
   std::string kind;
-  if (StripPrefix(&rhs, "np.random.normal(")) kind = "normal";
-  else if (StripPrefix(&rhs, "np.random.uniform(")) kind = "uniform";
-  else return InvalidArgument(what + ": only np.random.normal and np.random.uniform are understood (got '" + rhs + "')");
+  if (StripPrefix(&rhs, "np.random.normal("))
+    kind = "normal";
+  else if (StripPrefix(&rhs, "np.random.uniform("))
+    kind = "uniform";
+  else
+    return InvalidArgument(what + ": only np.random.normal and np.random.uniform are understood (got '" + rhs + "')");
   if (!StripSuffix(&rhs, ")")) return InvalidArgument(what + ": unbalanced np.random." + kind + "(");
-  const std::vector<std::string> positional =
-      kind == "normal" ? std::vector<std::string>{"loc", "scale", "size"} : std::vector<std::string>{"low", "high", "size"};
+  const std::vector<std::string> positional = kind == "normal" ? std::vector<std::string>{"loc", "scale", "size"}
+                                                               : std::vector<std::string>{"low", "high", "size"};
   std::map<std::string, std::string> args;
   auto parts = SplitTop(rhs);
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -173,7 +176,10 @@ Result<Seed> ParseSeedYaml(const std::string& text, const std::string& file) {
     const Line& ln = lines[i];
     const std::string where = file + ":" + std::to_string(ln.number);
     std::string t = Trim(ln.text);
-    if (t.empty() || t[0] == '#') { ++i; continue; }
+    if (t.empty() || t[0] == '#') {
+      ++i;
+      continue;
+    }
     if (Indent(ln.text) != 0) return InvalidArgument(where + ": unexpected indented line '" + t + "'");
     auto colon = t.find(':');
     if (colon == std::string::npos) return InvalidArgument(where + ": expected 'key: value'");
@@ -195,7 +201,8 @@ Result<Seed> ParseSeedYaml(const std::string& text, const std::string& file) {
         ++i;
       }
       std::string joined;
-      for (const auto& b : body) joined += (b.size() > indent && indent != std::string::npos ? b.substr(indent) : Trim(b)) + "\n";
+      for (const auto& b : body)
+        joined += (b.size() > indent && indent != std::string::npos ? b.substr(indent) : Trim(b)) + "\n";
       blocks[key] = joined;
     } else if (value.empty()) {
       // A list: "- item" lines (at any indent).

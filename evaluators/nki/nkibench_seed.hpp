@@ -32,9 +32,9 @@ namespace accelopt::eval::nki {
 struct SeedInput {
   std::string name;
   bool scalar = false;
-  std::vector<std::string> shape;       // arrays: one expression per axis, as written
-  workflows::Distribution distribution; // arrays
-  double value = 0;                     // scalars
+  std::vector<std::string> shape;        // arrays: one expression per axis, as written
+  workflows::Distribution distribution;  // arrays
+  double value = 0;                      // scalars
 };
 
 struct Seed {

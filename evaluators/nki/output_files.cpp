@@ -16,9 +16,7 @@ Result<OutputFile> OutputFileOf(const json& h, const std::string& dir, size_t wi
       name.find('\0') != std::string::npos) {
     return InvalidArgument(what + ": '" + name + "' is not a plain file name in the output folder");
   }
-  auto count = [&](const char* k) {
-    return h.contains(k) && h[k].is_number_integer() && h[k].get<int64_t>() >= 0;
-  };
+  auto count = [&](const char* k) { return h.contains(k) && h[k].is_number_integer() && h[k].get<int64_t>() >= 0; };
   if (!count("elements") || !count("nbytes")) {
     return InvalidArgument(what + ": elements and nbytes must be non-negative integers");
   }
@@ -41,8 +39,7 @@ Result<OutputFile> OutputFileOf(const json& h, const std::string& dir, size_t wi
   return f;
 }
 
-Result<compare::Compare> CompareOutputFiles(const OutputFile& got, const OutputFile& want, Env* env,
-                                            int64_t chunk) {
+Result<compare::Compare> CompareOutputFiles(const OutputFile& got, const OutputFile& want, Env* env, int64_t chunk) {
   if (got.width != 4 || want.width != 8) return InvalidArgument("compare: float32 against float64 only");
   if (got.elements != want.elements) return InvalidArgument("compare: element counts differ");
   if (chunk <= 0) chunk = kChunkElements;

@@ -67,8 +67,10 @@ Result<DeviceProfile> ParseProfileSummary(std::string_view text, const std::stri
   if (!summary) {
     std::string names;
     for (auto it = j->begin(); it != j->end(); ++it) names += (names.empty() ? "" : ", ") + it.key();
-    return InvalidArgument(file + ": an unknown summary layout: neither the top level nor one member holds a "
-                           "total_time (seconds) or a latency (milliseconds); members: " + names);
+    return InvalidArgument(file +
+                           ": an unknown summary layout: neither the top level nor one member holds a "
+                           "total_time (seconds) or a latency (milliseconds); members: " +
+                           names);
   }
   const json& s = *summary;
   DeviceProfile p;
@@ -90,7 +92,8 @@ Result<DeviceProfile> ParseProfileSummary(std::string_view text, const std::stri
       continue;
     }
     double v = 0;
-    if (!AsNumber(*it, &v)) return InvalidArgument(file + ": " + (flat ? "" : p.kernel + ".") + key + ": must be a number");
+    if (!AsNumber(*it, &v))
+      return InvalidArgument(file + ": " + (flat ? "" : p.kernel + ".") + key + ": must be a number");
     p.fields[key] = v;
   }
   return p;
@@ -99,7 +102,11 @@ Result<DeviceProfile> ParseProfileSummary(std::string_view text, const std::stri
 json DeviceProfile::ToJson() const {
   json f = json::object();
   for (const auto& [k, v] : fields) f[k] = v;
-  return {{"kernel", kernel}, {"layout", layout}, {"total_time_us", total_time_s * 1e6}, {"fields", f}, {"missing", missing}};
+  return {{"kernel", kernel},
+          {"layout", layout},
+          {"total_time_us", total_time_s * 1e6},
+          {"fields", f},
+          {"missing", missing}};
 }
 
 }  // namespace accelopt::eval::nki

@@ -31,15 +31,22 @@
 
 namespace accelopt::eval::nki {
 
-inline constexpr std::array<std::string_view, 16> kProfileFields = {
-    "hbm_read_bytes",        "hbm_write_bytes",
-    "psum_read_bytes",       "psum_write_bytes",
-    "sbuf_read_bytes",       "sbuf_write_bytes",
-    "spill_reload_bytes",    "spill_save_bytes",
-    "hardware_flops",        "transpose_flops",
-    "peak_flops_bandwidth_ratio", "mm_arithmetic_intensity",
-    "hfu_estimated_percent", "scalar_engine_active_time_percent",
-    "vector_engine_active_time_percent", "gpsimd_engine_active_time_percent"};
+inline constexpr std::array<std::string_view, 16> kProfileFields = {"hbm_read_bytes",
+                                                                    "hbm_write_bytes",
+                                                                    "psum_read_bytes",
+                                                                    "psum_write_bytes",
+                                                                    "sbuf_read_bytes",
+                                                                    "sbuf_write_bytes",
+                                                                    "spill_reload_bytes",
+                                                                    "spill_save_bytes",
+                                                                    "hardware_flops",
+                                                                    "transpose_flops",
+                                                                    "peak_flops_bandwidth_ratio",
+                                                                    "mm_arithmetic_intensity",
+                                                                    "hfu_estimated_percent",
+                                                                    "scalar_engine_active_time_percent",
+                                                                    "vector_engine_active_time_percent",
+                                                                    "gpsimd_engine_active_time_percent"};
 
 struct DeviceProfile {
   std::string kernel;                    // the summary's key (the profiled kernel); "" when flat

@@ -10,7 +10,10 @@ namespace {
 Status Field(const json& g, const std::string& where, const char* key, bool nullable, std::optional<double>* out) {
   auto it = g.find(key);
   if (it == g.end()) return InvalidArgument(where + "." + key + ": missing");
-  if (it->is_null() && nullable) { out->reset(); return Status::Ok(); }
+  if (it->is_null() && nullable) {
+    out->reset();
+    return Status::Ok();
+  }
   if (!it->is_number() || !(it->get<double>() > 0) || !std::isfinite(it->get<double>())) {
     return InvalidArgument(where + "." + key + ": must be a positive number" + (nullable ? " or null" : ""));
   }
@@ -67,7 +70,7 @@ Result<std::vector<Generation>> ParseGenerations(const json& j, const std::strin
 }
 
 Result<Generation> FindGeneration(const std::string& name) {
-  static const Result<std::vector<Generation>> kTable = [] () -> Result<std::vector<Generation>> {
+  static const Result<std::vector<Generation>> kTable = []() -> Result<std::vector<Generation>> {
     auto j = ParseJson(TrainiumJson(), /*allow_comments=*/true);
     if (!j.ok()) return j.status().WithContext("evaluators/nki/trainium.json");
     return ParseGenerations(*j, "evaluators/nki/trainium.json");
@@ -109,18 +112,24 @@ Result<Roofline> ComputeRoofline(const workflows::ProblemSpec& problem, const Ge
   r.matmul_s = mm / gen.matmul_flops_per_s;
   if (vec > 0) {
     if (!gen.vector_flops_per_s) {
-      return Status(Code::kFailedPrecondition,
-                    "no documented vector-engine peak for " + gen.name + " (" + gen.core +
-                        ") in evaluators/nki/trainium.json: the roofline of '" + problem.name +
-                        "' (which has vector FLOPs) is not computed rather than guessed");
+      return Status(Code::kFailedPrecondition, "no documented vector-engine peak for " + gen.name + " (" + gen.core +
+                                                   ") in evaluators/nki/trainium.json: the roofline of '" +
+                                                   problem.name +
+                                                   "' (which has vector FLOPs) is not computed rather than guessed");
     }
     r.vector_s = vec / *gen.vector_flops_per_s;
   }
   r.memory_s = problem.bytes / gen.hbm_bytes_per_s;
   r.peak_s = r.matmul_s;
   r.limiter = "matmul";
-  if (r.vector_s > r.peak_s) { r.peak_s = r.vector_s; r.limiter = "vector"; }
-  if (r.memory_s > r.peak_s) { r.peak_s = r.memory_s; r.limiter = "memory"; }
+  if (r.vector_s > r.peak_s) {
+    r.peak_s = r.vector_s;
+    r.limiter = "vector";
+  }
+  if (r.memory_s > r.peak_s) {
+    r.peak_s = r.memory_s;
+    r.limiter = "memory";
+  }
   return r;
 }
 
@@ -129,9 +138,10 @@ Result<double> PercentOfPeak(const Roofline& roof, double latency_s) {
     return InvalidArgument("latency " + compare::Num(latency_s) + " s is not a positive time");
   }
   if (latency_s < roof.peak_s) {
-    return Status(Code::kFailedPrecondition, "measured " + compare::Num(latency_s * 1e6) + " us is faster than the " +
-                                         roof.limiter + " roofline (" + compare::Num(roof.peak_s * 1e6) +
-                                         " us): the FLOP or byte counts, the constants or the measurement is wrong");
+    return Status(Code::kFailedPrecondition,
+                  "measured " + compare::Num(latency_s * 1e6) + " us is faster than the " + roof.limiter +
+                      " roofline (" + compare::Num(roof.peak_s * 1e6) +
+                      " us): the FLOP or byte counts, the constants or the measurement is wrong");
   }
   return 100.0 * roof.peak_s / latency_s;
 }

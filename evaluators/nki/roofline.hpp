@@ -23,17 +23,17 @@
 namespace accelopt::eval::nki {
 
 struct Generation {
-  std::string name;                 // "trn1", "trn2", "trn3"
-  std::string core;                 // "NeuronCore-v2"
-  double matmul_flops_per_s = 0;    // fp32, one core
+  std::string name;                          // "trn1", "trn2", "trn3"
+  std::string core;                          // "NeuronCore-v2"
+  double matmul_flops_per_s = 0;             // fp32, one core
   std::optional<double> vector_flops_per_s;  // nullopt: not documented (see trainium.json)
-  double hbm_bytes_per_s = 0;       // one core's share
+  double hbm_bytes_per_s = 0;                // one core's share
   int cores_per_chip = 0;
   int64_t sbuf_bytes = 0, psum_bytes = 0;
   int partitions = 0;
   std::optional<double> paper_vector_flops_per_s;  // trn1: the AccelOpt paper's figure (not the bound)
-  std::map<std::string, std::string> sources;       // figure -> its citation (trainium.json "sources")
-  std::string source;               // every citation, "figure: citation | ..."
+  std::map<std::string, std::string> sources;      // figure -> its citation (trainium.json "sources")
+  std::string source;                              // every citation, "figure: citation | ..."
 };
 
 // The text of trainium.json as built in.
@@ -59,8 +59,8 @@ Generation PerLogicalCore(const Generation& g, int lnc);
 
 struct Roofline {
   double matmul_s = 0, vector_s = 0, memory_s = 0;
-  double peak_s = 0;        // the largest of the three
-  std::string limiter;      // "matmul" | "vector" | "memory"
+  double peak_s = 0;    // the largest of the three
+  std::string limiter;  // "matmul" | "vector" | "memory"
 };
 
 // The roofline of `problem` on `gen`: matmul FLOPs = problem.matmul_flops

@@ -11,7 +11,8 @@ Result<std::vector<RunnerRecord>> ParseRecords(std::string_view data) {
     if (nl == std::string_view::npos) return InvalidArgument("runner output: a record line without its newline");
     auto h = ParseJson(data.substr(i, nl - i));
     if (!h.ok() || !h->is_object() || !h->contains("type") || !(*h)["type"].is_string()) {
-      return InvalidArgument("runner output: record " + std::to_string(out.size()) + " is not a JSON object with a type");
+      return InvalidArgument("runner output: record " + std::to_string(out.size()) +
+                             " is not a JSON object with a type");
     }
     i = nl + 1;
     if (h->contains("nbytes") && !(*h)["nbytes"].is_number_unsigned()) {
@@ -21,14 +22,16 @@ Result<std::vector<RunnerRecord>> ParseRecords(std::string_view data) {
     // on a value of another type) have their types.
     for (const char* k : {"case", "index", "round", "iteration", "elements"}) {
       if (h->contains(k) && !(*h)[k].is_number_integer())
-        return InvalidArgument("runner output: record " + std::to_string(out.size()) + ": " + k + " must be an integer");
+        return InvalidArgument("runner output: record " + std::to_string(out.size()) + ": " + k +
+                               " must be an integer");
     }
     for (const char* k : {"dtype", "file", "run", "stage", "message", "neff", "ntff"}) {
       if (h->contains(k) && !(*h)[k].is_string())
         return InvalidArgument("runner output: record " + std::to_string(out.size()) + ": " + k + " must be a string");
     }
     if (h->contains("stand_in") && !(*h)["stand_in"].is_boolean())
-      return InvalidArgument("runner output: record " + std::to_string(out.size()) + ": stand_in must be true or false");
+      return InvalidArgument("runner output: record " + std::to_string(out.size()) +
+                             ": stand_in must be true or false");
     out.push_back({std::move(*h)});
   }
   return out;

@@ -25,18 +25,18 @@
 namespace accelopt::eval::nki {
 
 struct RunnerSettings {
-  std::string python;                    // evaluators.nki.python: the Neuron SDK's interpreter
-  std::string reference_python = "python3";  // a Python with numpy for the trusted reference
-  std::string runner_script;             // evaluators/nki/runner.py (installed: share/accelopt/nki/)
-  std::string reference_script;          // evaluators/nki/reference_runner.py
-  std::string profiler = "neuron-profile";  // or neuron-explorer (the same view command)
-  std::string sdk_path = "neuronxcc";        // "neuronxcc" | "nki" (evaluators/nki/sdk.hpp)
-  int lnc = 1;                               // logical NeuronCore config: compile flag and runtime
-  std::string lnc_call = "compile_flag";     // compile_flag | bracket | env (SdkChoice::lnc_call)
-  bool inspect_warmup = false;               // NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP usable (2.33+)
-  bool simulate = false;                     // nki.simulate on the CPU: correctness only, no time (nki path)
+  std::string python;                         // evaluators.nki.python: the Neuron SDK's interpreter
+  std::string reference_python = "python3";   // a Python with numpy for the trusted reference
+  std::string runner_script;                  // evaluators/nki/runner.py (installed: share/accelopt/nki/)
+  std::string reference_script;               // evaluators/nki/reference_runner.py
+  std::string profiler = "neuron-profile";    // or neuron-explorer (the same view command)
+  std::string sdk_path = "neuronxcc";         // "neuronxcc" | "nki" (evaluators/nki/sdk.hpp)
+  int lnc = 1;                                // logical NeuronCore config: compile flag and runtime
+  std::string lnc_call = "compile_flag";      // compile_flag | bracket | env (SdkChoice::lnc_call)
+  bool inspect_warmup = false;                // NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP usable (2.33+)
+  bool simulate = false;                      // nki.simulate on the CPU: correctness only, no time (nki path)
   std::chrono::milliseconds timeout{180000};  // per process (the paper's 180 s per candidate)
-  uint64_t address_space_bytes = 0;      // RLIMIT_AS of the runner; 0: none (the Neuron runtime maps a lot)
+  uint64_t address_space_bytes = 0;           // RLIMIT_AS of the runner; 0: none (the Neuron runtime maps a lot)
   // Added to every process's environment (PATH and PYTHONPATH of a venv;
   // tests point these at tests/fakes/nki).
   std::map<std::string, std::string> env;

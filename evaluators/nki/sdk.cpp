@@ -84,7 +84,8 @@ std::optional<json> ProbeAnswer(const std::string& out) {
 
 // The profilers that answer `--help` (found in `path`'s folders; a missing
 // or not-shipped one exits 127 or is not there).
-std::vector<std::string> ProbeProfilers(Env* env, const std::string& path, const std::map<std::string, std::string>& e) {
+std::vector<std::string> ProbeProfilers(Env* env, const std::string& path,
+                                        const std::map<std::string, std::string>& e) {
   std::vector<std::string> out;
   for (const char* name : {"neuron-explorer", "neuron-profile"}) {
     const std::string exe = FindTool(env, path, name);
@@ -122,7 +123,9 @@ std::string SdkChoice::Describe() const {
   s += path == NkiPath::kNki ? ": the nki package path (NKI Beta 2 language, nki.jit standalone on numpy)"
                              : ": the neuronxcc.nki path (NKI Beta 1, nki.baremetal, the paper's)";
   s += ", profiler " + profiler + ", LNC by " +
-       (lnc_call == "bracket" ? "kernel[lnc](...) at the call site" : lnc_call == "env" ? "NEURON_LOGICAL_NC_CONFIG" : "--logical-nc-config");
+       (lnc_call == "bracket" ? "kernel[lnc](...) at the call site"
+        : lnc_call == "env"   ? "NEURON_LOGICAL_NC_CONFIG"
+                              : "--logical-nc-config");
   if (stand_in) s += " [the test-only stand-in, not the SDK]";
   return s;
 }
@@ -140,7 +143,10 @@ std::map<std::string, std::string> ParseDpkgStatus(const std::string& text) {
   std::string line;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) { flush(); continue; }
+    if (line.empty()) {
+      flush();
+      continue;
+    }
     auto field = [&](const char* name, std::string* dst) {
       const std::string key = std::string(name) + ":";
       if (line.rfind(key, 0) != 0) return;
@@ -219,11 +225,12 @@ std::optional<int> ReleaseOf(const SdkVersions& v, std::string* from, std::vecto
 }
 
 std::string Probed(const SdkVersions& v) {
-  std::string s = std::string("neuronxcc.nki ") + (v.neuronxcc_nki ? "imports" : "does not import") +
-                  (v.neuronxcc_nki ? (v.neuronxcc_baremetal ? " (with baremetal)" : " (no baremetal)") : "") +
-                  ", the nki package " + (v.nki ? "imports (" + *v.nki + (v.nki_jit ? ", jit" : ", no jit") +
-                                                     (v.nki_simulate ? ", simulate)" : ")")
-                                                : std::string("does not import"));
+  std::string s =
+      std::string("neuronxcc.nki ") + (v.neuronxcc_nki ? "imports" : "does not import") +
+      (v.neuronxcc_nki ? (v.neuronxcc_baremetal ? " (with baremetal)" : " (no baremetal)") : "") +
+      ", the nki package " +
+      (v.nki ? "imports (" + *v.nki + (v.nki_jit ? ", jit" : ", no jit") + (v.nki_simulate ? ", simulate)" : ")")
+             : std::string("does not import"));
   if (v.probed_profilers) {
     std::string names;
     for (const auto& p : v.profilers) names += (names.empty() ? "" : ", ") + p;
@@ -237,8 +244,8 @@ std::string Probed(const SdkVersions& v) {
 Result<SdkChoice> ChooseSdk(const SdkVersions& v) {
   const std::string found = DescribeVersions(v);
   auto refuse = [&](const std::string& why) {
-    return Status(Code::kFailedPrecondition, why + " (found: " + found + "; probed: " + Probed(v) +
-                                                 "; accelopt knows " + kSupportedSdks + ")");
+    return Status(Code::kFailedPrecondition,
+                  why + " (found: " + found + "; probed: " + Probed(v) + "; accelopt knows " + kSupportedSdks + ")");
   };
   SdkChoice c;
   c.stand_in = v.stand_in;
@@ -272,7 +279,8 @@ Result<SdkChoice> ChooseSdk(const SdkVersions& v) {
     std::string errs;
     if (!v.neuronxcc_import_error.empty()) errs += "neuronxcc.nki: " + v.neuronxcc_import_error;
     if (!v.nki_import_error.empty()) errs += (errs.empty() ? "" : "; ") + std::string("nki: ") + v.nki_import_error;
-    return refuse("neither neuronxcc.nki nor the nki package can be imported" + (errs.empty() ? "" : " (" + errs + ")"));
+    return refuse("neither neuronxcc.nki nor the nki package can be imported" +
+                  (errs.empty() ? "" : " (" + errs + ")"));
   }
   // The LNC call and the capture (sdk.hpp).
   const int r = c.release_minor ? c.release_minor : (c.path == NkiPath::kNki ? kNewestKnownMinor : 27);
@@ -291,8 +299,9 @@ Result<SdkChoice> ChooseSdk(const SdkVersions& v) {
       if (p.size() >= preferred.size() && p.compare(p.size() - preferred.size(), preferred.size(), preferred) == 0)
         c.profiler = p;
   } else if (v.probed_profilers) {
-    c.warnings.push_back("neither neuron-explorer nor neuron-profile answers on PATH (or /opt/aws/neuron/bin): "
-                         "timed evaluations will fail until aws-neuronx-tools is installed");
+    c.warnings.push_back(
+        "neither neuron-explorer nor neuron-profile answers on PATH (or /opt/aws/neuron/bin): "
+        "timed evaluations will fail until aws-neuronx-tools is installed");
   }
   return c;
 }
@@ -318,7 +327,9 @@ SdkVersions ProbeSdk(const SdkProbeOptions& o, Env* env) {
   } else if (auto j = ProbeAnswer(r->stdout_data); !j) {
     v.python_error = "the probe's answer (a JSON line) is missing from its output";
   } else {
-    auto str = [&](const char* k) { return (*j)[k].is_string() ? std::optional<std::string>((*j)[k].get<std::string>()) : std::nullopt; };
+    auto str = [&](const char* k) {
+      return (*j)[k].is_string() ? std::optional<std::string>((*j)[k].get<std::string>()) : std::nullopt;
+    };
     v.neuronx_cc = str("neuronx_cc");
     v.neuronxcc_nki = j->value("neuronxcc_nki", false);
     v.neuronxcc_baremetal = j->value("neuronxcc_baremetal", false);
@@ -358,8 +369,9 @@ Status ResolveSdk(NkiConfig* c, Env* env, const std::map<std::string, std::strin
   c->sdk = *choice;
   if (c->generation == "trn1" && c->sdk.path == NkiPath::kNki &&
       (c->sdk.release_minor == 0 || c->sdk.release_minor >= 29)) {
-    c->sdk.warnings.push_back("generation trn1 on the nki package path: the NKI FAQ of Neuron 2.29 and later lists "
-                              "Trn2 and Trn3 only; NKI on trn1 is not documented for this release");
+    c->sdk.warnings.push_back(
+        "generation trn1 on the nki package path: the NKI FAQ of Neuron 2.29 and later lists "
+        "Trn2 and Trn3 only; NKI on trn1 is not documented for this release");
   }
   if (how) {
     *how = choice->Describe();

@@ -101,14 +101,14 @@ struct SdkVersions {
   bool stand_in = false;                  // tests/fakes/nki (never the SDK)
   std::string python_error;               // why the probe could not run, when it could not
   // Capabilities (issue 38): what imports and what answers.
-  bool neuronxcc_baremetal = false;       // neuronxcc.nki.baremetal exists
-  bool nki_jit = false;                   // nki.jit exists
-  bool nki_simulate = false;              // nki.simulate exists (NKI 0.3.0, Neuron 2.29+)
-  std::string neuronxcc_import_error;     // the last line of the exception, when neuronxcc.nki did not import
-  std::string nki_import_error;           // ... when the nki package did not import
-  std::vector<std::string> profilers;     // of neuron-explorer, neuron-profile: those that answer (full paths)
-  bool probed_profilers = false;          // false: not looked for (the profiler is chosen by the release)
-  bool probed = false;                    // the interpreter answered the probe (capabilities above are known)
+  bool neuronxcc_baremetal = false;    // neuronxcc.nki.baremetal exists
+  bool nki_jit = false;                // nki.jit exists
+  bool nki_simulate = false;           // nki.simulate exists (NKI 0.3.0, Neuron 2.29+)
+  std::string neuronxcc_import_error;  // the last line of the exception, when neuronxcc.nki did not import
+  std::string nki_import_error;        // ... when the nki package did not import
+  std::vector<std::string> profilers;  // of neuron-explorer, neuron-profile: those that answer (full paths)
+  bool probed_profilers = false;       // false: not looked for (the profiler is chosen by the release)
+  bool probed = false;                 // the interpreter answered the probe (capabilities above are known)
 };
 
 enum class NkiPath { kBeta1, kNki };
@@ -116,19 +116,19 @@ enum class NkiPath { kBeta1, kNki };
 // The decision, and why.
 struct SdkChoice {
   NkiPath path = NkiPath::kBeta1;
-  int release_minor = 0;             // 27 for Neuron 2.27; 0: "2.27 or older", not known exactly
-  std::string release_from;          // "nki 0.3.0", "aws-neuronx-tools 2.28.0", ...
+  int release_minor = 0;                    // 27 for Neuron 2.27; 0: "2.27 or older", not known exactly
+  std::string release_from;                 // "nki 0.3.0", "aws-neuronx-tools 2.28.0", ...
   std::string profiler = "neuron-profile";  // neuron-profile | neuron-explorer (or the path that answered)
   bool stand_in = false;
-  std::string lnc_call = "compile_flag";   // compile_flag | bracket | env (above)
-  bool inspect_warmup = false;             // NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP usable (2.33+)
-  bool newer_than_known = false;           // started on capabilities alone
-  bool beta1_available = false;            // neuronxcc.nki with nki.baremetal imports (Beta 1 kernels can run as they are)
-  std::vector<std::string> warnings;       // said at start and by doctor
+  std::string lnc_call = "compile_flag";  // compile_flag | bracket | env (above)
+  bool inspect_warmup = false;            // NEURON_RT_INSPECT_DEVICE_PROFILE_NUM_WARMUP usable (2.33+)
+  bool newer_than_known = false;          // started on capabilities alone
+  bool beta1_available = false;       // neuronxcc.nki with nki.baremetal imports (Beta 1 kernels can run as they are)
+  std::vector<std::string> warnings;  // said at start and by doctor
   // "Neuron 2.29 (nki 0.3.0): the nki package path (NKI 0.3.0), neuron-explorer"
   std::string Describe() const;
-  std::string Release() const;       // "2.29" or "2.27 or older"
-  std::string PathName() const;      // "neuronxcc" | "nki"
+  std::string Release() const;   // "2.29" or "2.27 or older"
+  std::string PathName() const;  // "neuronxcc" | "nki"
 };
 
 // The releases accelopt was written against, for messages.
@@ -153,8 +153,8 @@ std::optional<int> ReleaseFromRuntime(const std::string& version);
 Result<SdkChoice> ChooseSdk(const SdkVersions& v);
 
 struct SdkProbeOptions {
-  std::string python;                                  // evaluators.nki.python
-  std::map<std::string, std::string> env;              // the runner's extra env (tests: the stand-in's)
+  std::string python;                      // evaluators.nki.python
+  std::map<std::string, std::string> env;  // the runner's extra env (tests: the stand-in's)
   std::string dpkg_status = "/var/lib/dpkg/status";
   int timeout_ms = kProbeTimeoutMs;
   bool probe_profilers = true;  // run `<profiler> --help` for each (PATH from env, plus /opt/aws/neuron/bin)

@@ -20,9 +20,10 @@ bool AllowedModule(const std::string& m) {
 }
 
 const std::set<std::string>& NumpyFileFunctions() {
-  static const std::set<std::string> k = {"load", "save", "savez", "savez_compressed", "fromfile", "tofile",
-                                          "loadtxt", "savetxt", "genfromtxt", "fromregex", "memmap", "DataSource",
-                                          "ctypeslib", "lib", "testing", "f2py", "distutils"};
+  static const std::set<std::string> k = {
+      "load",    "save",       "savez",     "savez_compressed", "fromfile",   "tofile",    "loadtxt",
+      "savetxt", "genfromtxt", "fromregex", "memmap",           "DataSource", "ctypeslib", "lib",
+      "testing", "f2py",       "distutils"};
   return k;
 }
 
@@ -49,7 +50,10 @@ std::vector<Violation> FindViolations(const std::string& source) {
       continue;
     }
     if (!im.from) {
-      if (im.module.empty()) { add(im.line, "import", "malformed import"); continue; }
+      if (im.module.empty()) {
+        add(im.line, "import", "malformed import");
+        continue;
+      }
       if (!AllowedModule(im.module))
         add(im.line, "import", "import of '" + im.module + "' is not allowed (only numpy, math and the NKI modules)");
       if (im.module == "numpy") numpy_aliases.insert(im.alias);
@@ -64,8 +68,10 @@ std::vector<Violation> FindViolations(const std::string& source) {
     if (!ok) add(im.line, "import", "import from '" + m + "' is not allowed (only numpy, math and the NKI modules)");
     if (m == "numpy" || m.rfind("numpy.", 0) == 0) {
       for (const auto& n : im.names) {
-        if (n == "*") add(im.line, "import", "'from numpy import *' is not allowed");
-        else if (NumpyFileFunctions().count(n)) add(im.line, "forbidden_name", "numpy." + n + " is file or test access");
+        if (n == "*")
+          add(im.line, "import", "'from numpy import *' is not allowed");
+        else if (NumpyFileFunctions().count(n))
+          add(im.line, "forbidden_name", "numpy." + n + " is file or test access");
       }
     }
   }

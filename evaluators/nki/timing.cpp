@@ -55,11 +55,19 @@ json TimingResult::ToJson() const {
   for (const auto& r : rounds) {
     json us = json::array();
     for (double s : r.samples_s) us.push_back(s * 1e6);
-    rs.push_back({{"samples_us", us}, {"mean_us", r.mean_s * 1e6}, {"median_us", r.median_s * 1e6},
-                  {"min_us", r.min_s * 1e6}, {"max_us", r.max_s * 1e6}, {"rel_diff", r.rel_diff}});
+    rs.push_back({{"samples_us", us},
+                  {"mean_us", r.mean_s * 1e6},
+                  {"median_us", r.median_s * 1e6},
+                  {"min_us", r.min_s * 1e6},
+                  {"max_us", r.max_s * 1e6},
+                  {"rel_diff", r.rel_diff}});
   }
-  return {{"rounds", rs}, {"kept", kept}, {"latency_us", latency_s * 1e6}, {"median_us", median_s * 1e6},
-          {"stable", stable}, {"clock", "device (neuron-profile total_time)"}};
+  return {{"rounds", rs},
+          {"kept", kept},
+          {"latency_us", latency_s * 1e6},
+          {"median_us", median_s * 1e6},
+          {"stable", stable},
+          {"clock", "device (neuron-profile total_time)"}};
 }
 
 }  // namespace accelopt::eval::nki

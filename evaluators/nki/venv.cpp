@@ -16,7 +16,8 @@ bool VenvVersion(const std::string& name, std::vector<long>* out) {
   while (i < rest.size() && rest[i] == '_') {
     size_t j = i + 1;
     long v = 0;
-    while (j < rest.size() && std::isdigit(static_cast<unsigned char>(rest[j])) && v < 100000) v = v * 10 + (rest[j++] - '0');
+    while (j < rest.size() && std::isdigit(static_cast<unsigned char>(rest[j])) && v < 100000)
+      v = v * 10 + (rest[j++] - '0');
     if (j == i + 1) break;  // "_nxd": not a number
     out->push_back(v);
     i = j;

@@ -22,8 +22,15 @@ bool Tokenize(const std::string& s, std::vector<Token>* out, int* bad_line) {
       ++i;
       continue;
     }
-    if (c == '\\' && i + 1 < s.size() && s[i + 1] == '\n') { i += 2; ++line; continue; }
-    if (std::isspace(static_cast<unsigned char>(c))) { ++i; continue; }
+    if (c == '\\' && i + 1 < s.size() && s[i + 1] == '\n') {
+      i += 2;
+      ++line;
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
     if (c == '#') {
       while (i < s.size() && s[i] != '\n') ++i;
       continue;
@@ -58,7 +65,10 @@ bool Tokenize(const std::string& s, std::vector<Token>* out, int* bad_line) {
         body += s[k];
         ++k;
       }
-      if (!closed) { *bad_line = start; return false; }
+      if (!closed) {
+        *bad_line = start;
+        return false;
+      }
       out->push_back({Tok::kString, body, start});
       i = k;
       continue;
@@ -87,8 +97,8 @@ bool Tokenize(const std::string& s, std::vector<Token>* out, int* bad_line) {
 }
 
 bool ReducedPrecisionWord(const std::string& w) {
-  static const std::set<std::string> kWords = {"float16", "bfloat16", "fp16", "bf16", "half", "tfloat32", "tf32",
-                                               "float8", "fp8"};
+  static const std::set<std::string> kWords = {"float16",  "bfloat16", "fp16",   "bf16", "half",
+                                               "tfloat32", "tf32",     "float8", "fp8"};
   std::string l;
   for (char c : w) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (kWords.count(l)) return true;
@@ -99,8 +109,12 @@ std::vector<std::string> Words(const std::string& s) {
   std::vector<std::string> out;
   std::string cur;
   for (char c : s) {
-    if (IsNameChar(c)) cur += c;
-    else if (!cur.empty()) { out.push_back(cur); cur.clear(); }
+    if (IsNameChar(c))
+      cur += c;
+    else if (!cur.empty()) {
+      out.push_back(cur);
+      cur.clear();
+    }
   }
   if (!cur.empty()) out.push_back(cur);
   return out;
@@ -114,8 +128,8 @@ const std::set<std::string>& ForbiddenNames() {
       // modules for files, processes, networks, clocks and introspection
       "os", "sys", "subprocess", "socket", "shutil", "pathlib", "ctypes", "cffi", "importlib", "builtins", "signal",
       "threading", "multiprocessing", "concurrent", "asyncio", "pickle", "marshal", "shelve", "io", "tempfile",
-      "urllib", "http", "requests", "ftplib", "ssl", "select", "mmap", "resource", "inspect", "gc", "time",
-      "datetime", "timeit", "perf_counter", "perf_counter_ns", "monotonic", "process_time", "sleep", "environ"};
+      "urllib", "http", "requests", "ftplib", "ssl", "select", "mmap", "resource", "inspect", "gc", "time", "datetime",
+      "timeit", "perf_counter", "perf_counter_ns", "monotonic", "process_time", "sleep", "environ"};
   return k;
 }
 
@@ -161,8 +175,10 @@ std::vector<Import> Imports(const std::vector<Token>& t) {
         const bool malformed = im.module.empty();
         out.push_back(im);
         if (malformed) break;
-        if (k < t.size() && t[k].kind == Tok::kOp && t[k].text == ",") ++k;
-        else if (!end_of_statement(k)) ++k;
+        if (k < t.size() && t[k].kind == Tok::kOp && t[k].text == ",")
+          ++k;
+        else if (!end_of_statement(k))
+          ++k;
       }
     } else if (t[i].text == "from") {
       size_t k = i + 1;

@@ -31,9 +31,9 @@ struct Import {
   int line = 0;
   bool from = false;
   bool relative = false;
-  std::string module;               // "" when malformed
-  std::string alias;                // import: the name it binds (c, or a for a.b)
-  std::vector<std::string> names;   // from: the imported names ("*" included)
+  std::string module;              // "" when malformed
+  std::string alias;               // import: the name it binds (c, or a for a.b)
+  std::vector<std::string> names;  // from: the imported names ("*" included)
 };
 std::vector<Import> Imports(const std::vector<Token>& tokens);
 

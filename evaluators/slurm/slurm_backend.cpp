@@ -16,9 +16,9 @@ namespace {
 
 // States after which a job will not write a result any more
 // (squeue(1) "JOB STATE CODES").
-const std::set<std::string> kEnded = {"COMPLETED", "FAILED",  "CANCELLED", "TIMEOUT",      "NODE_FAIL",
-                                      "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY", "SPECIAL_EXIT",
-                                      "REVOKED",   "UNKNOWN"};
+const std::set<std::string> kEnded = {"COMPLETED",     "FAILED",       "CANCELLED", "TIMEOUT",
+                                      "NODE_FAIL",     "PREEMPTED",    "BOOT_FAIL", "DEADLINE",
+                                      "OUT_OF_MEMORY", "SPECIAL_EXIT", "REVOKED",   "UNKNOWN"};
 // Ended without the evaluation being at fault: submitted again.
 const std::set<std::string> kRetried = {"NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "REVOKED", "UNKNOWN"};
 
@@ -34,8 +34,10 @@ std::string FolderName(const EvalRequest& r, const std::string& request_text) {
 
 std::string Field(const std::string& line, const std::string& key) {
   size_t at = line.find(" " + key + "=");
-  if (at == std::string::npos) at = line.rfind(key + "=", 0) == 0 ? 0 : std::string::npos;
-  else ++at;
+  if (at == std::string::npos)
+    at = line.rfind(key + "=", 0) == 0 ? 0 : std::string::npos;
+  else
+    ++at;
   if (at == std::string::npos) return "";
   at += key.size() + 1;
   return line.substr(at, line.find(' ', at) - at);
@@ -50,8 +52,7 @@ int TimeLimitMinutes(const EvalSettings& s) {
   return std::max(1, static_cast<int>(std::ceil(seconds / 60)));
 }
 
-SlurmBackend::SlurmBackend(SlurmOptions options, Env* env)
-    : options_(std::move(options)), env_(env) {}
+SlurmBackend::SlurmBackend(SlurmOptions options, Env* env) : options_(std::move(options)), env_(env) {}
 
 Result<ProcessResult> SlurmBackend::Slurm(const std::string& tool, std::vector<std::string> args, int timeout_s) {
   ProcessSpec spec;
@@ -79,8 +80,10 @@ Result<std::string> SlurmBackend::Submit(const std::string& dir, const EvalReque
                                    "--nodes=1",
                                    "--ntasks=1"};
   if (!options_.partition.empty()) args.push_back("--partition=" + options_.partition);
-  if (options_.cpus_per_task > 0) args.push_back("--cpus-per-task=" + std::to_string(options_.cpus_per_task));
-  else args.push_back("--exclusive");
+  if (options_.cpus_per_task > 0)
+    args.push_back("--cpus-per-task=" + std::to_string(options_.cpus_per_task));
+  else
+    args.push_back("--exclusive");
   if (!options_.gres.empty()) args.push_back("--gres=" + options_.gres);
   for (const auto& a : options_.sbatch_args) args.push_back(a);
   // The job: the request's backend on the node (judge and runner there),
@@ -108,7 +111,8 @@ Result<std::string> SlurmBackend::Submit(const std::string& dir, const EvalReque
 Result<std::pair<std::string, std::string>> SlurmBackend::Query(const std::string& job) {
   ACCELOPT_ASSIGN_OR_RETURN(auto r, Slurm("scontrol", {"show", "job", "-o", job}));
   if (!r.Succeeded()) {
-    if (r.stderr_data.find("Invalid job id") != std::string::npos) return std::pair<std::string, std::string>{"UNKNOWN", "Slurm does not know the job"};
+    if (r.stderr_data.find("Invalid job id") != std::string::npos)
+      return std::pair<std::string, std::string>{"UNKNOWN", "Slurm does not know the job"};
     return Unavailable("scontrol " + r.Describe() + ": " + r.stderr_data.substr(0, 300));
   }
   std::string state = Field(r.stdout_data, "JobState");
@@ -157,8 +161,7 @@ SlurmBackend::JobEnd SlurmBackend::Watch(const std::string& job, const std::atom
     }
     // Sleep in short steps so that a cancel is seen within ~100 ms.
     const int64_t until = env_->MonotonicNanos() + static_cast<int64_t>(options_.poll_s * 1e9);
-    while (env_->MonotonicNanos() < until && !(cancel && cancel->load()))
-      env_->SleepFor(std::chrono::milliseconds(50));
+    while (env_->MonotonicNanos() < until && !(cancel && cancel->load())) env_->SleepFor(std::chrono::milliseconds(50));
   }
 }
 
@@ -224,8 +227,8 @@ EvalResult SlurmBackend::EvaluatePlaced(const EvalRequest& request, const std::a
     } else if (auto id = env_->ReadFile(dir + "/job_id"); id.ok()) {
       job = id->substr(0, id->find('\n'));
       found_by = "its folder's job_id";
-    } else if (auto q = Slurm("squeue", {"-h", "-o", "%i", "-t", "PENDING,RUNNING",
-                                               "--name=accelopt-" + FolderName(req, text)});
+    } else if (auto q = Slurm("squeue",
+                              {"-h", "-o", "%i", "-t", "PENDING,RUNNING", "--name=accelopt-" + FolderName(req, text)});
                q.ok() && q->Succeeded()) {
       job = q->stdout_data.substr(0, q->stdout_data.find('\n'));  // submitted, killed before it was recorded
       found_by = "squeue, by its job name";
@@ -275,10 +278,12 @@ EvalResult SlurmBackend::EvaluatePlaced(const EvalRequest& request, const std::a
       continue;
     }
     if (end.state == "TIMEOUT")
-      return finish(EvalResult::Failure(EvalStatus::kTimeout, what + ": it ran past its time limit of " +
-                                                                 std::to_string(TimeLimitMinutes(req.settings)) + " min", tail));
+      return finish(EvalResult::Failure(
+          EvalStatus::kTimeout,
+          what + ": it ran past its time limit of " + std::to_string(TimeLimitMinutes(req.settings)) + " min", tail));
     if (end.state == "CANCELLED")
-      return finish(EvalResult::Failure(EvalStatus::kInternalError, what + ": cancelled outside accelopt (scancel)", tail));
+      return finish(
+          EvalResult::Failure(EvalStatus::kInternalError, what + ": cancelled outside accelopt (scancel)", tail));
     return finish(EvalResult::Failure(EvalStatus::kInternalError, what, tail));
   }
 }

@@ -54,7 +54,6 @@
 
 namespace accelopt::eval::slurm {
 
-
 // The Slurm time limit, in whole minutes, for a request's settings: the
 // compile and run limits the node enforces itself, twice over, plus 2
 // minutes for the calibration, the judge build and the references. It only
@@ -77,10 +76,10 @@ class SlurmBackend : public Backend {
 
  private:
   struct JobEnd {
-    std::string state;   // COMPLETED, CANCELLED, NODE_FAIL, ..., "UNKNOWN" (Slurm does not know the job)
-    std::string detail;  // reason / exit code, for the message
+    std::string state;       // COMPLETED, CANCELLED, NODE_FAIL, ..., "UNKNOWN" (Slurm does not know the job)
+    std::string detail;      // reason / exit code, for the message
     bool cancelled = false;  // our own cancel flag
-    std::string error;   // the controller did not answer / the job pended too long
+    std::string error;       // the controller did not answer / the job pended too long
   };
 
   Result<std::string> Submit(const std::string& dir, const EvalRequest& request);

@@ -9,10 +9,23 @@ namespace accelopt::eval::slurm {
 
 Result<SlurmOptions> SlurmOptions::FromJson(const json& j, const std::string& where) {
   if (!j.is_object()) return InvalidArgument(where + ": must be an object");
-  static const std::set<std::string> kKeys = {"kind", "partition", "max_jobs", "spool_dir", "eval_path",
-                                              "node_cache_dir", "force_busy", "cpus_per_task", "gres",
-                                              "sbatch_args", "job_args", "max_attempts", "poll_s", "controller_timeout_s",
-                                              "max_pending_s", "bin_dir", "env"};
+  static const std::set<std::string> kKeys = {"kind",
+                                              "partition",
+                                              "max_jobs",
+                                              "spool_dir",
+                                              "eval_path",
+                                              "node_cache_dir",
+                                              "force_busy",
+                                              "cpus_per_task",
+                                              "gres",
+                                              "sbatch_args",
+                                              "job_args",
+                                              "max_attempts",
+                                              "poll_s",
+                                              "controller_timeout_s",
+                                              "max_pending_s",
+                                              "bin_dir",
+                                              "env"};
   for (const auto& [k, v] : j.items())
     if (!kKeys.count(k)) return UnknownKey(JsonPlace{"", where}, k, {kKeys.begin(), kKeys.end()});
   SlurmOptions o;

@@ -18,8 +18,8 @@ bool TritonModuleAllowed(const std::string& m) {
 
 // torch.<name>: allocation and dtypes only.
 const std::set<std::string>& TorchAllowed() {
-  static const std::set<std::string> k = {"empty", "empty_like", "zeros", "zeros_like", "full", "float32", "int32",
-                                          "int64", "int8", "uint8", "bool", "cuda"};
+  static const std::set<std::string> k = {"empty", "empty_like", "zeros", "zeros_like", "full", "float32",
+                                          "int32", "int64",      "int8",  "uint8",      "bool", "cuda"};
   return k;
 }
 // torch.cuda.<name>.
@@ -29,8 +29,8 @@ const std::set<std::string>& TorchCudaAllowed() {
 }
 // Methods host code may call on a tensor (or anything not a module).
 const std::set<std::string>& HostMethodsAllowed() {
-  static const std::set<std::string> k = {"numel", "stride", "size", "view", "data_ptr", "element_size",
-                                          "is_contiguous", "dim"};
+  static const std::set<std::string> k = {"numel",    "stride",       "size",          "view",
+                                          "data_ptr", "element_size", "is_contiguous", "dim"};
   return k;
 }
 // Attributes of triton that reach its runtime, compiler or unreadable code.
@@ -95,9 +95,11 @@ std::vector<TritonViolation> FindTritonViolations(const std::string& source,
       continue;
     }
     for (const auto& n : im.names) {
-      if (n == "*") add(im.line, "import", "'from " + im.module + " import *' is not allowed");
+      if (n == "*")
+        add(im.line, "import", "'from " + im.module + " import *' is not allowed");
       else if (im.module == "torch") {
-        if (!TorchAllowed().count(n)) add(im.line, "torch", "torch." + n + ": torch may only allocate (torch.empty, ...), not do the work");
+        if (!TorchAllowed().count(n))
+          add(im.line, "torch", "torch." + n + ": torch may only allocate (torch.empty, ...), not do the work");
         from_torch.insert(n);
       } else if (im.module == "triton" && n == "language") {
         modules.insert(n);
@@ -117,7 +119,8 @@ std::vector<TritonViolation> FindTritonViolations(const std::string& source,
       if (start && t[i].kind != Tok::kNewline) {
         statement_start[i] = true;
         const int line = t[i].line;
-        const bool top = line < static_cast<int>(indent.size()) && indent[line] == 0 && (i == 0 || !IsOp(t[i - 1], ";"));
+        const bool top =
+            line < static_cast<int>(indent.size()) && indent[line] == 0 && (i == 0 || !IsOp(t[i - 1], ";"));
         if (top) {
           if (IsOp(t[i], "@")) {
             for (size_t k = i; k < t.size() && t[k].kind != Tok::kNewline; ++k)
@@ -161,7 +164,8 @@ std::vector<TritonViolation> FindTritonViolations(const std::string& source,
     }
     if (k.kind == Tok::kOp) {
       if (k.text == "@" && !statement_start[i])
-        add(k.line, "tensor_core", "the '@' operator is not allowed (tl.dot at TF32 in a kernel, a torch matmul on the host)");
+        add(k.line, "tensor_core",
+            "the '@' operator is not allowed (tl.dot at TF32 in a kernel, a torch matmul on the host)");
       continue;
     }
     if (k.kind != Tok::kName) continue;
@@ -179,7 +183,8 @@ std::vector<TritonViolation> FindTritonViolations(const std::string& source,
       continue;
     }
     if (n == "inline_asm_elementwise" || (attribute && TritonAttributesForbidden().count(n))) {
-      add(k.line, "forbidden_name", "'" + n + "' is not allowed (triton's runtime, compiler, test timers and inline PTX are out of reach)");
+      add(k.line, "forbidden_name",
+          "'" + n + "' is not allowed (triton's runtime, compiler, test timers and inline PTX are out of reach)");
       continue;
     }
     if (n == "dot_scaled") {
@@ -200,10 +205,12 @@ std::vector<TritonViolation> FindTritonViolations(const std::string& source,
       bool precise = false;
       int depth = 0;
       for (size_t j = i + 1; j < t.size(); ++j) {
-        if (IsOp(t[j], "(") || IsOp(t[j], "[") || IsOp(t[j], "{")) ++depth;
+        if (IsOp(t[j], "(") || IsOp(t[j], "[") || IsOp(t[j], "{"))
+          ++depth;
         else if (IsOp(t[j], ")") || IsOp(t[j], "]") || IsOp(t[j], "}")) {
           if (--depth == 0) break;
-        } else if (depth == 1 && t[j].kind == Tok::kName && (t[j].text == "input_precision" || t[j].text == "allow_tf32")) {
+        } else if (depth == 1 && t[j].kind == Tok::kName &&
+                   (t[j].text == "input_precision" || t[j].text == "allow_tf32")) {
           precise = true;
         }
       }
@@ -219,7 +226,9 @@ std::vector<TritonViolation> FindTritonViolations(const std::string& source,
         add(k.line, "torch", n + "." + a + ": torch may only allocate (torch.empty, ...), not do the work");
       } else if (a == "cuda" && i + 4 < t.size() && IsOp(t[i + 3], ".") && t[i + 4].kind == Tok::kName &&
                  !TorchCudaAllowed().count(t[i + 4].text)) {
-        add(k.line, "torch", n + ".cuda." + t[i + 4].text + " is not allowed (only current_stream, synchronize, current_device, Stream, stream)");
+        add(k.line, "torch",
+            n + ".cuda." + t[i + 4].text +
+                " is not allowed (only current_stream, synchronize, current_device, Stream, stream)");
       }
       continue;
     }
@@ -229,7 +238,8 @@ std::vector<TritonViolation> FindTritonViolations(const std::string& source,
       const Token& base = t[i - 2];
       const bool module = base.kind == Tok::kName && modules.count(base.text) && !(i >= 3 && IsOp(t[i - 3], "."));
       if (!module && !HostMethodsAllowed().count(n))
-        add(k.line, "torch", "." + n + "() on the host: host code may only size, view and launch (the work is the kernels')");
+        add(k.line, "torch",
+            "." + n + "() on the host: host code may only size, view and launch (the work is the kernels')");
       continue;
     }
     if (!attribute && tensors.count(n)) {
@@ -241,13 +251,16 @@ std::vector<TritonViolation> FindTritonViolations(const std::string& source,
         int depth = 0;
         size_t j = i + 1;
         for (; j < t.size(); ++j) {
-          if (IsOp(t[j], "[")) ++depth;
-          else if (IsOp(t[j], "]") && --depth == 0) break;
+          if (IsOp(t[j], "["))
+            ++depth;
+          else if (IsOp(t[j], "]") && --depth == 0)
+            break;
         }
         subscript_assign = j + 2 < t.size() && IsOp(t[j + 1], "=") && !IsOp(t[j + 2], "=");
       }
       if (before || after || subscript_assign)
-        add(k.line, "torch", "'" + n + "' is a tensor: arithmetic or assignment on it in host code is torch doing the work");
+        add(k.line, "torch",
+            "'" + n + "' is a tensor: arithmetic or assignment on it in host code is torch doing the work");
     }
   }
   return v;

@@ -48,7 +48,8 @@ EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic
   auto problem = f.LoadProblemFor(request, options_.root, "triton");
   if (!problem.ok()) return f.Fail(EvalStatus::kInternalError, problem.status().message());
   if (!request.compare_source.empty())
-    return f.Fail(EvalStatus::kInternalError, "the triton backend does not compare with a baseline yet (compare_source)");
+    return f.Fail(EvalStatus::kInternalError,
+                  "the triton backend does not compare with a baseline yet (compare_source)");
   if (options_.calibration) result.hardware = gpu::GpuHardware(*options_.calibration);
 
   // 2. Static checks.
@@ -86,9 +87,8 @@ EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic
   // Python, torch and the CUDA driver open many files.
   const ProcessSpec spec = gpu::GpuJudgeSpec(
       harness->judge, judge::JobText(*problem, "judge", candidate, *runner, cases, *refs, s),
-      "runner_file_size_mb " + std::to_string(options_.runner_file_size_mb) + "\n" +
-          "runner_env PATH=/usr/bin:/bin\n" + "runner_env HOME=" + work + "\n" + "runner_env TRITON_CACHE_DIR=" + work +
-          "/triton-cache\n",
+      "runner_file_size_mb " + std::to_string(options_.runner_file_size_mb) + "\n" + "runner_env PATH=/usr/bin:/bin\n" +
+          "runner_env HOME=" + work + "\n" + "runner_env TRITON_CACHE_DIR=" + work + "/triton-cache\n",
       device, options_.judge_memory_limit_mb, 1024, s, cancel);
   const int64_t t_run = f.Now();
   auto run = env->RunProcess(spec);
@@ -106,7 +106,7 @@ EvalResult TritonBackend::Evaluate(const EvalRequest& request, const std::atomic
   result.runner_diagnostics = judged.runner_diagnostics;  // for a human; never in a prompt
   if (!judged.passed) return gpu::GpuJudgeFailure(f, judged, "the triton runner", device);
   return f.Finish(gpu::GpuTimedResult(std::move(result), *problem, judged.verdict, cases, s, options_.calibration,
-                                     "CUDA events via torch"));
+                                      "CUDA events via torch"));
 }
 
 }  // namespace accelopt::eval::triton

@@ -47,14 +47,14 @@
 namespace accelopt::eval::triton {
 
 struct TritonBackendOptions {
-  Env* env = nullptr;             // REQUIRED
-  std::string root = ".";         // relative problem paths are resolved against this folder
-  std::string cache_dir;          // REQUIRED: judge builds, references, runner copies, work folders
-  std::string python;             // REQUIRED: an absolute path to the interpreter with torch and triton
-  std::string compiler = "g++";   // the judge's compiler
+  Env* env = nullptr;              // REQUIRED
+  std::string root = ".";          // relative problem paths are resolved against this folder
+  std::string cache_dir;           // REQUIRED: judge builds, references, runner copies, work folders
+  std::string python;              // REQUIRED: an absolute path to the interpreter with torch and triton
+  std::string compiler = "g++";    // the judge's compiler
   std::vector<int> devices = {0};  // CUDA device ids, one evaluation slot each; REQUIRES: not empty
   uint64_t judge_memory_limit_mb = 16384;
-  uint64_t runner_file_size_mb = 1024;  // what the runner may write (Triton's cache in the work folder)
+  uint64_t runner_file_size_mb = 1024;             // what the runner may write (Triton's cache in the work folder)
   std::optional<gpu::GpuCalibration> calibration;  // roofline and percent of peak; none: not reported
   bool keep_work_dirs = false;
 };

@@ -121,8 +121,8 @@ int main(int argc, char** argv) {
     } else {
       for (const auto& p : r.problems) std::cout << "problem: " << p << "\n";
       if (r.more_problems) std::cout << "... and " << r.more_problems << " more problems\n";
-      std::cout << (r.ok() ? "ok: " : "FAILED: ") << r.events << " events, " << r.streams << " streams, "
-                << r.blobs << " blobs\n";
+      std::cout << (r.ok() ? "ok: " : "FAILED: ") << r.events << " events, " << r.streams << " streams, " << r.blobs
+                << " blobs\n";
     }
     return r.ok() ? 0 : 1;
   }

@@ -38,7 +38,8 @@ std::vector<std::string> Ids(const json& listing) {
 
 // The words bash completion offers for `words` (the last one being
 // completed), with acceloptctl on PATH and `env` set.
-std::vector<std::string> Complete(const std::vector<std::string>& words, const std::map<std::string, std::string>& env) {
+std::vector<std::string> Complete(const std::vector<std::string>& words,
+                                  const std::map<std::string, std::string>& env) {
   ProcessSpec spec;
   spec.argv = {"bash", "-c",
                "source \"$1\"; shift; COMP_WORDS=(\"$@\"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _acceloptctl; "
@@ -56,7 +57,9 @@ std::vector<std::string> Complete(const std::vector<std::string>& words, const s
   return out;
 }
 
-bool Has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool Has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 }  // namespace
 
@@ -127,8 +130,12 @@ BOOST_AUTO_TEST_CASE(calibrate_prints_tables_and_both_baselines_print_the_same_c
   BOOST_REQUIRE_MESSAGE(ctl.exit_code == 0, ctl.err);
   BOOST_TEST(f.StopDaemon() == 0);
   ProcessSpec spec;
-  spec.argv = {ACCELOPT_EVAL_PATH, "baseline", SourceDir() + "/tests/evaluators/problems", "--cache-dir",
-               std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache", "--force-busy"};
+  spec.argv = {ACCELOPT_EVAL_PATH,
+               "baseline",
+               SourceDir() + "/tests/evaluators/problems",
+               "--cache-dir",
+               std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache",
+               "--force-busy"};
   spec.timeout = std::chrono::minutes(10);
   auto eval = RunProcess(spec);
   BOOST_REQUIRE(eval.ok());
@@ -222,12 +229,13 @@ BOOST_AUTO_TEST_CASE(usage_mistakes_are_told_with_the_fix) {
 
   auto missing = f.Ctl({"submit", f.dir + "/no-such-spec.json"});
   BOOST_TEST(missing.exit_code == 2);
-  BOOST_TEST(missing.err.find("cannot open " + f.dir + "/no-such-spec.json: No such file or directory") !=
-                 std::string::npos,
-             missing.err);
+  BOOST_TEST(
+      missing.err.find("cannot open " + f.dir + "/no-such-spec.json: No such file or directory") != std::string::npos,
+      missing.err);
 
   // A spec the daemon refuses: exit 2 (usage), as a file that is not JSON.
-  const std::string bad = WriteJson(f, "bad.json", {{"problems", {"silu"}}, {"suite", "suites/test"}, {"search", {{"T", "three"}}}});
+  const std::string bad =
+      WriteJson(f, "bad.json", {{"problems", {"silu"}}, {"suite", "suites/test"}, {"search", {{"T", "three"}}}});
   auto refused = f.Ctl({"submit", bad});
   BOOST_TEST(refused.exit_code == 2);
   BOOST_TEST(refused.err.find("search.T") != std::string::npos, refused.err);
@@ -245,7 +253,7 @@ BOOST_AUTO_TEST_CASE(usage_mistakes_are_told_with_the_fix) {
              dry.out);
   auto dry_json = f.Ctl({"submit", good, "--dry-run", "-o", "json"});
   BOOST_TEST(dry_json.Json()["spec"]["roles"]["planner"]["model"] == "fake-model");  // completed from the config
-  BOOST_TEST(Ids(f.Ctl({"list", "-o", "json"}).Json()).empty());  // nothing was submitted
+  BOOST_TEST(Ids(f.Ctl({"list", "-o", "json"}).Json()).empty());                     // nothing was submitted
 
   // report ID --html -o FILE.
   auto done = f.Ctl({"submit", good, "--wait", "-o", "json"}, 240);

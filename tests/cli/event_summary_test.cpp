@@ -27,9 +27,10 @@ BOOST_AUTO_TEST_CASE(activity_ids_are_shown_within_their_campaign) {
   const std::string c = "c20260102-030405-a1b2c3";
   const std::string it = activity_id::Iteration(c, 0, 2);
   const std::string eval = activity_id::Evaluate(it, activity_id::SampleSuffix(0, 1, 0), 0);
-  BOOST_CHECK_EQUAL(SummaryOf("ActivityScheduled",
-                              {{"activity_id", eval}, {"kind", "evaluation"}, {"role", "evaluator"}, {"purpose", "sample"}}),
-                    "p0/it2/eval/b0/n1/k0: evaluation evaluator/sample");
+  BOOST_CHECK_EQUAL(
+      SummaryOf("ActivityScheduled",
+                {{"activity_id", eval}, {"kind", "evaluation"}, {"role", "evaluator"}, {"purpose", "sample"}}),
+      "p0/it2/eval/b0/n1/k0: evaluation evaluator/sample");
   BOOST_CHECK_EQUAL(SummaryOf("LlmCallFailed", {{"activity_id", activity_id::Plan(it, 1, 3)}, {"error", "HTTP 401"}}),
                     "p0/it2/plan/b1/n3: failed: HTTP 401");
   const std::string cand = activity_id::Candidate(it, activity_id::SampleSuffix(0, 0, 1));

@@ -29,8 +29,8 @@ const std::string kToken = "busy-host-token-0123456789abcdef";
 std::vector<Child> StartHogs(const DaemonFixture& f) {
   std::vector<Child> hogs;
   const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-  for (long i = 0; i < cores + 1; ++i) hogs.emplace_back(std::vector<std::string>{"/bin/sh", "-c", "while :; do :; done"},
-                                                          f.dir + "/hog.out");
+  for (long i = 0; i < cores + 1; ++i)
+    hogs.emplace_back(std::vector<std::string>{"/bin/sh", "-c", "while :; do :; done"}, f.dir + "/hog.out");
   return hogs;
 }
 
@@ -40,14 +40,13 @@ BOOST_AUTO_TEST_CASE(a_busy_host_serves_and_cpu_evaluations_wait_for_a_calibrati
   // A fresh cache dir: no saved calibration to fall back on.
   char tmpl[] = "/tmp/accelopt-busy-cache-XXXXXX";
   const std::string cache = mkdtemp(tmpl);
-  DaemonFixture f(StandardScript(5),
-                  {{"evaluators",
-                    {{"cpu",
-                      {{"slots", 1},
-                       {"cache_dir", cache},
-                       {"calibration_attempts", 1},
-                       {"calibration_retry_wait_s", 0},
-                       {"calibration_retry_after_s", 1}}}}}});
+  DaemonFixture f(StandardScript(5), {{"evaluators",
+                                       {{"cpu",
+                                         {{"slots", 1},
+                                          {"cache_dir", cache},
+                                          {"calibration_attempts", 1},
+                                          {"calibration_retry_wait_s", 0},
+                                          {"calibration_retry_after_s", 1}}}}}});
   // The dashboard over TCP, with a token.
   const int port = FreeTcpPort();
   {
@@ -80,7 +79,8 @@ BOOST_AUTO_TEST_CASE(a_busy_host_serves_and_cpu_evaluations_wait_for_a_calibrati
   std::string got;
   for (int i = 0; i < 200 && got.find("waiting for a calibration") == std::string::npos; ++i) {
     got = f.Ctl({"get", id}).out;
-    if (got.find("waiting for a calibration") == std::string::npos) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (got.find("waiting for a calibration") == std::string::npos)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   BOOST_TEST(got.find("cpu evaluations waiting for a calibration since") != std::string::npos, got);
   // It retries (attempts grow) while the host stays busy.
@@ -94,11 +94,13 @@ BOOST_AUTO_TEST_CASE(a_busy_host_serves_and_cpu_evaluations_wait_for_a_calibrati
   // The dashboard's campaign page says what the campaign waits for.
   {
     HeadlessBrowser browser(FindChromium(), f.dir);
-    const std::string page = browser.Open("http://127.0.0.1:" + std::to_string(port) + "/ui/?token=" + kToken +
-                                          "#/campaign/" + id);
+    const std::string page =
+        browser.Open("http://127.0.0.1:" + std::to_string(port) + "/ui/?token=" + kToken + "#/campaign/" + id);
     std::string card;
     for (int i = 0; i < 600 && card.empty(); ++i) {
-      card = browser.Eval(page, "(() => { const n = document.querySelector('#calibration'); return n ? n.textContent : ''; })()")
+      card = browser
+                 .Eval(page,
+                       "(() => { const n = document.querySelector('#calibration'); return n ? n.textContent : ''; })()")
                  .get<std::string>();
       if (card.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -121,7 +123,8 @@ BOOST_AUTO_TEST_CASE(a_busy_host_serves_and_cpu_evaluations_wait_for_a_calibrati
   const json healthy = f.Ctl({"health", "-o", "json"}).Json();
   BOOST_TEST(!healthy.contains("calibration"));
   // The judge's reference cache: its size (checked at evaluations) and limit.
-  const json rc = healthy.value("backends", json::object()).value("cpu", json::object()).value("reference_cache", json());
+  const json rc =
+      healthy.value("backends", json::object()).value("cpu", json::object()).value("reference_cache", json());
   BOOST_REQUIRE_MESSAGE(rc.is_object(), healthy.dump());
   BOOST_TEST(rc.value("limit_bytes", 0.0) == 20.0 * (1 << 30));
   BOOST_TEST(rc["bytes"].is_number(), rc.dump());

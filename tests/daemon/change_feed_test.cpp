@@ -159,8 +159,10 @@ BOOST_FIXTURE_TEST_CASE(change_feed_tells_which_stream_grew_bounded_and_closed_o
   BOOST_REQUIRE(Eventually(all->stream, "\"bank\":\"bank1\""));
   const std::string t = all->stream->Text();
   BOOST_TEST(t.find("event: change\ndata: {\"campaign\":\"a\",\"stream\":\"campaign-a\",\"version\":5}\n\n") !=
-             std::string::npos, t);
-  BOOST_TEST(t.find("\"stream\":\"campaign-a\"") == t.rfind("\"stream\":\"campaign-a\""), "a burst is coalesced: " << t);
+                 std::string::npos,
+             t);
+  BOOST_TEST(t.find("\"stream\":\"campaign-a\"") == t.rfind("\"stream\":\"campaign-a\""),
+             "a burst is coalesced: " << t);
   // The filtered stream sees memory changes but not campaign a's.
   BOOST_REQUIRE(Eventually(only_b->stream, "memory-bank1"));
   BOOST_TEST(only_b->stream->Text().find("campaign-a") == std::string::npos);

@@ -24,12 +24,13 @@ ProcessResult StartDaemon(const std::string& nvcc_var,
   const fs::path dir = fs::path(ACCELOPT_BINARY_DIR) / "daemon-cuda-config-test";
   fs::remove_all(dir);
   fs::create_directories(dir / "state");
-  std::ofstream(dir / "d.json") << "{\"state_dir\": \"" << (dir / "state").string() << "\", \"listen\": {\"unix\": \""
-                                << (dir / "state" / "sock").string() << "\"}, \"evaluators\": " << evaluators
-                                << ", \"providers\": {\"p\": {\"kind\": \"openai\", \"base_url\": \"http://127.0.0.1:1/v1\"}}"
-                                << ", \"roles\": {\"planner\": {\"provider\": \"p\", \"model\": \"m\"}, "
-                                   "\"executor\": {\"provider\": \"p\", \"model\": \"m\"}, "
-                                   "\"summarizer\": {\"provider\": \"p\", \"model\": \"m\"}}}\n";
+  std::ofstream(dir / "d.json")
+      << "{\"state_dir\": \"" << (dir / "state").string() << "\", \"listen\": {\"unix\": \""
+      << (dir / "state" / "sock").string() << "\"}, \"evaluators\": " << evaluators
+      << ", \"providers\": {\"p\": {\"kind\": \"openai\", \"base_url\": \"http://127.0.0.1:1/v1\"}}"
+      << ", \"roles\": {\"planner\": {\"provider\": \"p\", \"model\": \"m\"}, "
+         "\"executor\": {\"provider\": \"p\", \"model\": \"m\"}, "
+         "\"summarizer\": {\"provider\": \"p\", \"model\": \"m\"}}}\n";
   ProcessSpec spec;
   spec.argv = {ACCELOPTD_PATH, "-c", (dir / "d.json").string()};
   spec.env_set["ACCELOPT_NVCC"] = nvcc_var;

@@ -35,7 +35,8 @@ using namespace std::chrono_literals;
 namespace {
 
 const std::string kToken = "dashboard-token-0123456789abcdef";
-const std::string kHostile = "<img src=x onerror=\"document.body.dataset.pwned='yes'\"><script>document.body.dataset.pwned='yes'</script>";
+const std::string kHostile =
+    "<img src=x onerror=\"document.body.dataset.pwned='yes'\"><script>document.body.dataset.pwned='yes'</script>";
 
 // The standard script with LLM replies that carry markup.
 json HostileScript(int latency_ms) {
@@ -43,7 +44,8 @@ json HostileScript(int latency_ms) {
   for (json& rule : s["rules"]) {
     if (rule["name"] == "plan") rule["reply"]["text"] = "Reorder " + kHostile + "\nStream rows of B contiguously.";
     if (rule["name"] == "summarize")
-      rule["reply"]["text"] = "**Interchange " + kHostile + "**\nWalk memory contiguously.\n```cpp\nslow\n```\n```cpp\nfast\n```\n";
+      rule["reply"]["text"] =
+          "**Interchange " + kHostile + "**\nWalk memory contiguously.\n```cpp\nslow\n```\n```cpp\nfast\n```\n";
   }
   return s;
 }
@@ -72,7 +74,6 @@ std::string Curl(const std::vector<std::string>& args) {
 }
 std::string HttpCode(const std::string& curl_out) { return curl_out.substr(curl_out.rfind('\n') + 1); }
 
-
 // What the campaign page shows now (see daemon/ui/app.js for the ids);
 // "origin" is the document's time origin: the same value means the same
 // page load.
@@ -89,7 +90,8 @@ const char* kCampaignPageState = R"((() => {
 // The campaigns page's row of campaign `id`.
 std::string ListPageState(const std::string& id) {
   return R"((() => {
-  const r = document.querySelector('tr[data-campaign="' + )" + json(id).dump() + R"( + '"]');
+  const r = document.querySelector('tr[data-campaign="' + )" +
+         json(id).dump() + R"( + '"]');
   const d = (sel, k) => { const n = r && r.querySelector(sel); return n ? Number(n.dataset[k]) : -1; };
   const live = document.getElementById('live');
   return { origin: performance.timeOrigin, state: r ? r.dataset.state : '', done: d('td[data-done]', 'done'),
@@ -166,8 +168,8 @@ BOOST_AUTO_TEST_CASE(dashboard_follows_a_running_campaign_in_one_page_load) {
   BOOST_TEST_MESSAGE("campaign page: " << page_seen.Str() << "(feed streams " << last_page["streams"]
                                        << "); campaigns page: " << list_seen.Str() << "(feed streams "
                                        << last_list["streams"] << ")");
-  BOOST_REQUIRE_MESSAGE(page_seen.Ended(), "the campaign page never showed the end: " << page_seen.Str() << " last "
-                                               << last_page.dump());
+  BOOST_REQUIRE_MESSAGE(page_seen.Ended(),
+                        "the campaign page never showed the end: " << page_seen.Str() << " last " << last_page.dump());
   // The page closes its feed when it reads the campaign's end, which may come
   // a moment after the report render that showed it: allow it 10 s (the
   // bound for showing the end below), then check below that it did.
@@ -176,8 +178,8 @@ BOOST_AUTO_TEST_CASE(dashboard_follows_a_running_campaign_in_one_page_load) {
     std::this_thread::sleep_for(250ms);
     last_page = browser.Eval(page, kCampaignPageState);
   }
-  BOOST_REQUIRE_MESSAGE(list_seen.Ended(), "the campaigns page never showed the end: " << list_seen.Str() << " last "
-                                               << last_list.dump());
+  BOOST_REQUIRE_MESSAGE(list_seen.Ended(),
+                        "the campaigns page never showed the end: " << list_seen.Str() << " last " << last_list.dump());
   for (const Seen* seen : {&page_seen, &list_seen}) {
     const auto late = std::chrono::duration_cast<std::chrono::milliseconds>(seen->ended_at - api_ended_at);
     BOOST_TEST(late.count() < 10000, "the end showed " << late.count() << " ms after the API's");
@@ -256,7 +258,8 @@ BOOST_AUTO_TEST_CASE(dashboard_is_refused_on_tcp_without_the_token) {
     const char* screens = std::getenv("ACCELOPT_SCREENS_DIR");
     const std::string dir = screens ? screens : std::string(ACCELOPT_BINARY_DIR) + "/tests/daemon";
     fs::create_directories(dir);
-    RunChromium(chromium, d.f.dir, "--screenshot=" + dir + "/dashboard-401.png", d.Url("/ui/"), {"--window-size=1000,600"});
+    RunChromium(chromium, d.f.dir, "--screenshot=" + dir + "/dashboard-401.png", d.Url("/ui/"),
+                {"--window-size=1000,600"});
     BOOST_TEST(ReadAll(dir + "/dashboard-401.png").size() > 5000u);
   }
   BOOST_TEST(HttpCode(Curl({d.Url("/v1/stream")})) == "401");
@@ -302,8 +305,9 @@ BOOST_AUTO_TEST_CASE(a_change_feed_stream_outlives_the_write_deadline) {
   f.StartDaemon();
   const std::string out = f.dir + "/long-stream.out";
   const auto start = std::chrono::steady_clock::now();
-  Child stream({"/usr/bin/curl", "-s", "-N", "--unix-socket", f.socket, "http://localhost/v1/stream?max_s=9&heartbeat_ms=500"},
-               out);
+  Child stream(
+      {"/usr/bin/curl", "-s", "-N", "--unix-socket", f.socket, "http://localhost/v1/stream?max_s=9&heartbeat_ms=500"},
+      out);
   std::this_thread::sleep_for(7s);
   BOOST_TEST(stream.Wait(0ms) == -1, "the stream ended before its lifetime: " << ReadAll(out));
   BOOST_TEST(stream.Wait(20s) == 0);
@@ -322,8 +326,12 @@ BOOST_AUTO_TEST_CASE(acceloptd_dev_runs_from_the_build_tree_and_prints_the_socke
   char tmpl[] = "/tmp/accelopt-dev-test-XXXXXX";
   const std::string dir = mkdtemp(tmpl);
   // The test machines' calibration cache (a first start calibrates otherwise).
-  std::ofstream(dir + "/base.json") << json{{"evaluators", {{"cpu", {{"slots", 1},
-      {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"}, {"calibration_force_busy", true}}}}}}.dump();
+  std::ofstream(dir + "/base.json") << json{{"evaluators",
+                                             {{"cpu",
+                                               {{"slots", 1},
+                                                {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"},
+                                                {"calibration_force_busy", true}}}}}}
+                                           .dump();
   const int port = FreeTcpPort();
   const std::string out = dir + "/out";
   Child daemon({AcceloptdPath(), "--dev", "--dev-dir", dir + "/dev", "--config", dir + "/base.json", "--tcp",
@@ -389,8 +397,8 @@ BOOST_AUTO_TEST_CASE(one_headline_speedup_in_every_view) {
     std::snprintf(b, sizeof b, "%.2f", v);
     return std::string(b);
   };
-  const std::string cell = two(s) + "x [" + two(p["speedup_low"].get<double>()) + "-" +
-                           two(p["speedup_high"].get<double>()) + "]";
+  const std::string cell =
+      two(s) + "x [" + two(p["speedup_low"].get<double>()) + "-" + two(p["speedup_high"].get<double>()) + "]";
   // get, list, best: JSON and text.
   const json got = d.f.Ctl({"get", id, "-o", "json"}).Json();
   BOOST_TEST(got["problems"][0]["speedup"].get<double>() == s);
@@ -417,8 +425,9 @@ BOOST_AUTO_TEST_CASE(one_headline_speedup_in_every_view) {
   const std::string page = browser.Open(d.Url("/ui/?token=" + kToken + "#/campaign/" + id));
   json shown;
   for (int i = 0; i < 200 && !shown.is_object(); ++i) {
-    shown = browser.Eval(page, "(() => { const n = document.querySelector('td.speedup[data-speedup]'); "
-                               "return n ? {v: Number(n.dataset.speedup), t: n.textContent} : null; })()");
+    shown = browser.Eval(page,
+                         "(() => { const n = document.querySelector('td.speedup[data-speedup]'); "
+                         "return n ? {v: Number(n.dataset.speedup), t: n.textContent} : null; })()");
     if (!shown.is_object()) std::this_thread::sleep_for(100ms);
   }
   BOOST_REQUIRE_MESSAGE(shown.is_object(), browser.Dom(page).substr(0, 3000));
@@ -431,10 +440,11 @@ BOOST_AUTO_TEST_CASE(one_headline_speedup_in_every_view) {
   fs::create_directories(dir);
   browser.Screenshot(page, dir + "/headline-campaign.png");
   // The page's cards: started, ended, duration, cost; progress complete.
-  const json cards = browser.Eval(page, "(() => ({ended: document.querySelector('#ended .v').textContent, "
-                                        "duration: document.querySelector('#duration .v').textContent, "
-                                        "progress: document.querySelector('#progress').dataset.done + '/' + "
-                                        "document.querySelector('#progress').dataset.total}))()");
+  const json cards = browser.Eval(page,
+                                  "(() => ({ended: document.querySelector('#ended .v').textContent, "
+                                  "duration: document.querySelector('#duration .v').textContent, "
+                                  "progress: document.querySelector('#progress').dataset.done + '/' + "
+                                  "document.querySelector('#progress').dataset.total}))()");
   BOOST_TEST(cards["progress"] == "2/2", cards.dump());
   BOOST_TEST(cards["ended"] != "still running", cards.dump());
   BOOST_TEST(cards["duration"].get<std::string>().find(" s") != std::string::npos, cards.dump());
@@ -445,11 +455,13 @@ BOOST_AUTO_TEST_CASE(one_headline_speedup_in_every_view) {
   const std::string cand = browser.Open(d.Url("/ui/?token=" + kToken + "#/campaign/" + id + "/candidate/" + best_id));
   json shown_c;
   for (int i = 0; i < 200 && !shown_c.is_object(); ++i) {
-    shown_c = browser.Eval(cand, "(() => { const q = (s) => document.querySelector(s); if (!q('#verdict')) return null; "
-                                 "return {plan: q('#plan') ? q('#plan').textContent : '', reply: q('#reply') ? q('#reply').textContent : '', "
-                                 "code: q('#code') ? q('#code').textContent : '', svg: !!q('svg#lineage'), "
-                                 "nodes: document.querySelectorAll('#lineage .node').length, "
-                                 "diff: q('#diff') ? q('#diff').textContent : '', verdict: q('#verdict').textContent}; })()");
+    shown_c = browser.Eval(
+        cand,
+        "(() => { const q = (s) => document.querySelector(s); if (!q('#verdict')) return null; "
+        "return {plan: q('#plan') ? q('#plan').textContent : '', reply: q('#reply') ? q('#reply').textContent : '', "
+        "code: q('#code') ? q('#code').textContent : '', svg: !!q('svg#lineage'), "
+        "nodes: document.querySelectorAll('#lineage .node').length, "
+        "diff: q('#diff') ? q('#diff').textContent : '', verdict: q('#verdict').textContent}; })()");
     if (!shown_c.is_object()) std::this_thread::sleep_for(100ms);
   }
   BOOST_REQUIRE_MESSAGE(shown_c.is_object(), browser.Dom(cand).substr(0, 3000));
@@ -463,15 +475,17 @@ BOOST_AUTO_TEST_CASE(one_headline_speedup_in_every_view) {
   browser.Screenshot(cand, dir + "/candidate.png");
 
   // Compare two campaigns: per problem % of peak and speedup, and cost.
-  auto r2 = d.f.Ctl({"submit", WriteJson(d.f, "spec2.json", SmallSpec({"matmul"}, 1, 1, 1, 1)), "--wait", "-o", "json"}, 300);
+  auto r2 =
+      d.f.Ctl({"submit", WriteJson(d.f, "spec2.json", SmallSpec({"matmul"}, 1, 1, 1, 1)), "--wait", "-o", "json"}, 300);
   BOOST_REQUIRE_MESSAGE(r2.exit_code == 0, r2.err);
   const std::string id2 = r2.Json()["id"];
   const std::string cmp = browser.Open(d.Url("/ui/?token=" + kToken + "#/compare/" + id + "/" + id2));
   json shown_cmp;
   for (int i = 0; i < 200 && !shown_cmp.is_object(); ++i) {
-    shown_cmp = browser.Eval(cmp, "(() => { const r = document.querySelector('#compare tr[data-problem=\"matmul\"]'); "
-                                  "return r ? {cells: [...r.querySelectorAll('td')].map((t) => t.textContent), "
-                                  "text: document.body.textContent} : null; })()");
+    shown_cmp = browser.Eval(cmp,
+                             "(() => { const r = document.querySelector('#compare tr[data-problem=\"matmul\"]'); "
+                             "return r ? {cells: [...r.querySelectorAll('td')].map((t) => t.textContent), "
+                             "text: document.body.textContent} : null; })()");
     if (!shown_cmp.is_object()) std::this_thread::sleep_for(100ms);
   }
   BOOST_REQUIRE_MESSAGE(shown_cmp.is_object(), browser.Dom(cmp).substr(0, 3000));

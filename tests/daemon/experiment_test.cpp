@@ -21,8 +21,9 @@ BOOST_AUTO_TEST_CASE(an_experiment_of_two_arms_two_seeds_two_problems_runs_and_r
   json exp = {{"id", "mem-ablation"},
               {"spec", SmallSpec({"matmul", "silu"}, 2, 1, 1, 1)},
               {"seeds", {1, 2}},
-              {"arms", {{{"name", "memory-off"}, {"overlay", {{"memory", {{"scope", "none"}}}}}},
-                        {{"name", "memory-on"}, {"overlay", json::object()}}}}};
+              {"arms",
+               {{{"name", "memory-off"}, {"overlay", {{"memory", {{"scope", "none"}}}}}},
+                {{"name", "memory-on"}, {"overlay", json::object()}}}}};
   const std::string file = WriteJson(f, "exp.json", exp);
   auto sub = f.Ctl({"experiment", "submit", file, "--wait", "-o", "json"}, 600);
   BOOST_TEST_MESSAGE(sub.err);
@@ -131,11 +132,15 @@ BOOST_AUTO_TEST_CASE(an_equal_spend_arm_gets_exactly_the_spend_of_its_reference_
   json exp = {{"id", "equal-spend"},
               {"spec", spec},
               {"seeds", {1, 2}},
-              {"arms", {{{"name", "search"}, {"overlay", json::object()}},
-                        {{"name", "sampling"}, {"spend_of", "search"},
-                         {"overlay", {{"mode", "sampling"}, {"search", {{"T", 2}, {"B", 1}}},
-                                      {"memory", {{"scope", "none"}}},
-                                      {"budget", {{"max_cost_usd", 5.0}, {"max_llm_calls", 3}}}}}}}}};
+              {"arms",
+               {{{"name", "search"}, {"overlay", json::object()}},
+                {{"name", "sampling"},
+                 {"spend_of", "search"},
+                 {"overlay",
+                  {{"mode", "sampling"},
+                   {"search", {{"T", 2}, {"B", 1}}},
+                   {"memory", {{"scope", "none"}}},
+                   {"budget", {{"max_cost_usd", 5.0}, {"max_llm_calls", 3}}}}}}}}};
   const std::string file = WriteJson(f, "equal.json", exp);
   // Without --wait it still waits for each search campaign before its
   // sampling one; then the experiment is waited for.
@@ -154,8 +159,10 @@ BOOST_AUTO_TEST_CASE(an_equal_spend_arm_gets_exactly_the_spend_of_its_reference_
     const std::string state = c.value("state", "");
     // The sampling arm ends on its budget, exactly the search arm's spend.
     BOOST_TEST((state == "completed" || state == "budget_exhausted"), c.value("id", "") << " ended " << state);
-    if (c.at("experiment").at("arm") == "search") search_spend[seed] = c.at("spend");
-    else sampling_budget[seed] = c.at("budget");
+    if (c.at("experiment").at("arm") == "search")
+      search_spend[seed] = c.at("spend");
+    else
+      sampling_budget[seed] = c.at("budget");
   }
   BOOST_REQUIRE_EQUAL(search_spend.size(), 2u);
   BOOST_REQUIRE_EQUAL(sampling_budget.size(), 2u);
@@ -169,7 +176,8 @@ BOOST_AUTO_TEST_CASE(an_equal_spend_arm_gets_exactly_the_spend_of_its_reference_
   }
   bool said = false;
   for (const auto& c : sub.Json().value("campaigns", json::array())) {
-    if (c.value("arm", "") == "sampling") said = said || c.value("budget", "").find("the spend of") != std::string::npos;
+    if (c.value("arm", "") == "sampling")
+      said = said || c.value("budget", "").find("the spend of") != std::string::npos;
   }
   BOOST_TEST(said);
   // A spend_of that names no earlier arm is refused with the field.
@@ -185,8 +193,8 @@ BOOST_AUTO_TEST_CASE(the_shipped_experiments_parse_into_arms_times_seeds) {
   DaemonFixture f(StandardScript(2));
   for (const char* name : {"memory-ablation", "search-vs-sampling", "transfer"}) {
     BOOST_TEST_CONTEXT(name) {
-      auto r = f.Ctl({"experiment", "submit", SourceDir() + "/config/experiments/" + name + ".json", "--dry-run",
-                      "-o", "json"});
+      auto r = f.Ctl(
+          {"experiment", "submit", SourceDir() + "/config/experiments/" + name + ".json", "--dry-run", "-o", "json"});
       BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.err);
       const json planned = r.Json().at("would_submit");
       // 2 arms x 5 seeds (+ a learn campaign per seed for transfer)
@@ -227,14 +235,16 @@ BOOST_AUTO_TEST_CASE(a_transfer_experiment_learns_first_applies_the_bank_frozen_
   const std::string chromium = FindChromium();
   DaemonFixture f(StandardScript(2));
   f.StartDaemon();
-  json exp = {{"id", "xfer"},
-              {"spec", SmallSpec({"matmul", "silu"}, 2, 1, 1, 1)},
-              {"seeds", {1, 2}},
-              {"learn", {{"overlay", {{"problems", {"matmul"}}, {"memory", {{"scope", "bank"}, {"bank", "xfer-{seed}"}}}}}}},
-              {"arms", {{{"name", "memory-off"}, {"overlay", {{"problems", {"silu"}}, {"memory", {{"scope", "none"}}}}}},
-                        {{"name", "transferred"},
-                         {"overlay", {{"problems", {"silu"}},
-                                      {"memory", {{"scope", "bank"}, {"bank", "xfer-{seed}"}, {"frozen", true}}}}}}}}};
+  json exp = {
+      {"id", "xfer"},
+      {"spec", SmallSpec({"matmul", "silu"}, 2, 1, 1, 1)},
+      {"seeds", {1, 2}},
+      {"learn", {{"overlay", {{"problems", {"matmul"}}, {"memory", {{"scope", "bank"}, {"bank", "xfer-{seed}"}}}}}}},
+      {"arms",
+       {{{"name", "memory-off"}, {"overlay", {{"problems", {"silu"}}, {"memory", {{"scope", "none"}}}}}},
+        {{"name", "transferred"},
+         {"overlay",
+          {{"problems", {"silu"}}, {"memory", {{"scope", "bank"}, {"bank", "xfer-{seed}"}, {"frozen", true}}}}}}}}};
   const std::string file = WriteJson(f, "xfer.json", exp);
   auto sub = f.Ctl({"experiment", "submit", file, "--wait", "-o", "json"}, 600);
   BOOST_TEST_MESSAGE(sub.err);
@@ -321,7 +331,8 @@ BOOST_AUTO_TEST_CASE(a_transfer_experiment_learns_first_applies_the_bank_frozen_
   const std::string dom = RunChromium(chromium, f.dir, "--dump-dom", "file://" + html);
   BOOST_REQUIRE_MESSAGE(dom.find("data-experiment=\"xfer\"") != std::string::npos, dom.substr(0, 2000));
   BOOST_TEST(Count(dom, "<li data-arm=") == r.at("comparisons").size());
-  for (const auto& c : r.at("comparisons")) BOOST_TEST(dom.find(c.at("verdict").get<std::string>()) != std::string::npos);
+  for (const auto& c : r.at("comparisons"))
+    BOOST_TEST(dom.find(c.at("verdict").get<std::string>()) != std::string::npos);
   const json& sp = r.at("comparisons").at(0);
   BOOST_REQUIRE(sp.at("metric") == "speedup");
   const std::string paired = SvgFrom(dom, "data-problem=\"suites/test/silu\" data-arm=\"transferred\" role=\"img\"");

@@ -9,9 +9,16 @@ namespace accelopt::daemon {
 namespace {
 
 workflows::ActivityRequest Activity(json reasoning) {
-  return {"c1/p0/it0/plan/b0/n0", workflows::ActivityKind::kLlm, "planner",
-          {{"provider", "fake"}, {"model", "m"}, {"temperature", 0.7}, {"max_tokens", 1024},
-           {"reasoning", std::move(reasoning)}, {"system", "sys"}, {"user", "usr"}}};
+  return {"c1/p0/it0/plan/b0/n0",
+          workflows::ActivityKind::kLlm,
+          "planner",
+          {{"provider", "fake"},
+           {"model", "m"},
+           {"temperature", 0.7},
+           {"max_tokens", 1024},
+           {"reasoning", std::move(reasoning)},
+           {"system", "sys"},
+           {"user", "usr"}}};
 }
 
 BOOST_AUTO_TEST_SUITE(llm_activity)

@@ -55,7 +55,9 @@ BOOST_AUTO_TEST_CASE(banks_are_shared_exported_retired_rebuilt_and_redistilled) 
   const std::string c2 = RunCampaign(f, "silu", "c2.json");
   bool saw_c1_items = false;
   for (const auto& e : CtlEvents(f, c2)) {
-    if (e["type"] != "MemorySnapshotTaken" || e["data"]["activity_id"].get<std::string>().find("/it0/") == std::string::npos) continue;
+    if (e["type"] != "MemorySnapshotTaken" ||
+        e["data"]["activity_id"].get<std::string>().find("/it0/") == std::string::npos)
+      continue;
     BOOST_TEST(e["data"]["bank"] == "nightly");
     for (const auto& item : e["data"]["items"]) {
       saw_c1_items = saw_c1_items || item["id"].get<std::string>().rfind(c1 + "/", 0) == 0;
@@ -66,8 +68,8 @@ BOOST_AUTO_TEST_CASE(banks_are_shared_exported_retired_rebuilt_and_redistilled) 
   int planner_prompts_with_memory = 0;
   for (const auto& req : f.FakeRequests()) {
     const std::string body = req.dump();
-    if (body.find("planning the next optimization") != std::string::npos && body.find("void silu") != std::string::npos &&
-        body.find("Loop interchange") != std::string::npos) {
+    if (body.find("planning the next optimization") != std::string::npos &&
+        body.find("void silu") != std::string::npos && body.find("Loop interchange") != std::string::npos) {
       ++planner_prompts_with_memory;
     }
   }
@@ -96,7 +98,8 @@ BOOST_AUTO_TEST_CASE(banks_are_shared_exported_retired_rebuilt_and_redistilled) 
 
   // Retire one item: marked, and gone from the bank's active count.
   const std::string victim = Bank(f, "nightly")["items"][0]["id"];
-  auto retired = f.Ctl({"memory", "retire", "nightly", victim, "--reason", "came from a rejected kernel", "-o", "json"});
+  auto retired =
+      f.Ctl({"memory", "retire", "nightly", victim, "--reason", "came from a rejected kernel", "-o", "json"});
   BOOST_REQUIRE_MESSAGE(retired.exit_code == 0, retired.err);
   bool found = false;
   const json after_retire = Bank(f, "nightly");
@@ -155,15 +158,19 @@ BOOST_AUTO_TEST_CASE(banks_are_shared_exported_retired_rebuilt_and_redistilled) 
 // that were in flight are asked again, and the generation completes.
 BOOST_AUTO_TEST_CASE(a_redistillation_resumes_after_a_crash_without_asking_a_summarized_pair_again) {
   json script = StandardScript(2);
-  const json summary = {{"text", "**Interchange again**\nWalk memory contiguously.\n```cpp\nslow\n```\n```cpp\nfast\n```\n"},
-                        {"input_tokens", 2000}, {"output_tokens", 100}};
+  const json summary = {
+      {"text", "**Interchange again**\nWalk memory contiguously.\n```cpp\nslow\n```\n```cpp\nfast\n```\n"},
+      {"input_tokens", 2000},
+      {"output_tokens", 100}};
   // The re-distillation's summarizer answers its first request at once and
   // every later one slowly.
-  script["rules"].insert(script["rules"].begin(),
-                         {{{"name", "resume-fast"}, {"match", {{"model", "resume-model"}, {"times", 1}}},
-                           {"latency_ms", 10}, {"reply", summary}},
-                          {{"name", "resume-slow"}, {"match", {{"model", "resume-model"}}}, {"latency_ms", 8000},
-                           {"reply", summary}}});
+  script["rules"].insert(
+      script["rules"].begin(),
+      {{{"name", "resume-fast"},
+        {"match", {{"model", "resume-model"}, {"times", 1}}},
+        {"latency_ms", 10},
+        {"reply", summary}},
+       {{"name", "resume-slow"}, {"match", {{"model", "resume-model"}}}, {"latency_ms", 8000}, {"reply", summary}}});
   DaemonFixture f(script);
   f.StartDaemon();
   // Two campaigns with a pair each ("paper" mode: the second one summarizes
@@ -184,8 +191,8 @@ BOOST_AUTO_TEST_CASE(a_redistillation_resumes_after_a_crash_without_asking_a_sum
   };
   auto run = [&]() { return Bank(f, "nightly")["redistills"][0]; };
 
-  auto rd = f.Ctl({"memory", "redistill", "nightly", "--model", "resume-model", "--campaign", c1, "--campaign", c2,
-                   "-o", "json"});
+  auto rd = f.Ctl(
+      {"memory", "redistill", "nightly", "--model", "resume-model", "--campaign", c1, "--campaign", c2, "-o", "json"});
   BOOST_REQUIRE_MESSAGE(rd.exit_code == 0, rd.err);
   const size_t pairs = rd.Json()["pairs"].get<size_t>();
   BOOST_TEST_MESSAGE(pairs << " pairs");

@@ -47,8 +47,8 @@ class CountBackend : public eval::Backend {
     r.correct = true;
     size_t lines = 0;
     for (char c : request.source) lines += c == '\n';
-    r.reason = "the throw-away test backend '" + label_ + "' counted " + std::to_string(lines) +
-               " lines; no measurement";
+    r.reason =
+        "the throw-away test backend '" + label_ + "' counted " + std::to_string(lines) + " lines; no measurement";
     return r;
   }
 
@@ -61,7 +61,9 @@ class CountCalibration : public daemon::BackendCalibration {
  public:
   explicit CountCalibration(std::string label) : label_(std::move(label)) {}
   json Recorded() const override { return {{"label", label_}, {"measurements", measurements_.load()}}; }
-  void Start(boost::asio::io_context*, std::function<void(const json&)> accepted) override { accepted_ = std::move(accepted); }
+  void Start(boost::asio::io_context*, std::function<void(const json&)> accepted) override {
+    accepted_ = std::move(accepted);
+  }
   Result<json> Calibrate(bool force, bool) override {
     if (force) {
       ++measurements_;
@@ -109,7 +111,10 @@ int main(int argc, char** argv) {
   bool check = false;
   for (int i = 1; i + 1 < argc; ++i) {
     if (!std::strcmp(argv[i], "--config")) config_path = argv[i + 1];
-    if (!std::strcmp(argv[i], "--check-config")) { config_path = argv[i + 1]; check = true; }
+    if (!std::strcmp(argv[i], "--check-config")) {
+      config_path = argv[i + 1];
+      check = true;
+    }
   }
   daemon::RegisterBackendModule(CountModule());
   // Its kernels are C++ with the cpu backend's file names; its prompts the

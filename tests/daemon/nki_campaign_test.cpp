@@ -32,19 +32,24 @@ json NkiCampaignScript() {
   // The fixture's baseline as the executor's rewrite (a Python NKI kernel).
   const std::string kernel = ReadAll(SourceDir() + "/tests/evaluators/nkibench/kernels/silu_small.py");
   BOOST_REQUIRE(kernel.find("def kernel(") != std::string::npos);
-  return {{"rules",
-           {{{"name", "plan"},
-             {"match", {{"system_contains", "planning the next optimization"}}},
-             {"reply", {{"text", "Fuse the sigmoid into the multiply\nOne pass over each tile."},
-                        {"input_tokens", 1000}, {"output_tokens", 50}}}},
-            {{"name", "exec-nki"},
-             {"match", {{"system_contains", "implements one optimization plan"}, {"user_contains", "def kernel"}}},
-             {"reply", {{"text", "Here it is.\n```python\n" + kernel + "```\n"},
-                        {"input_tokens", 1500}, {"output_tokens", 300}}}},
-            {{"name", "summarize"},
-             {"match", {{"system_contains", "distill"}}},
-             {"reply", {{"text", "**Fusion**\nOne pass.\n```python\nslow\n```\n```python\nfast\n```\n"},
-                        {"input_tokens", 2000}, {"output_tokens", 100}}}}}}};
+  return {
+      {"rules",
+       {{{"name", "plan"},
+         {"match", {{"system_contains", "planning the next optimization"}}},
+         {"reply",
+          {{"text", "Fuse the sigmoid into the multiply\nOne pass over each tile."},
+           {"input_tokens", 1000},
+           {"output_tokens", 50}}}},
+        {{"name", "exec-nki"},
+         {"match", {{"system_contains", "implements one optimization plan"}, {"user_contains", "def kernel"}}},
+         {"reply",
+          {{"text", "Here it is.\n```python\n" + kernel + "```\n"}, {"input_tokens", 1500}, {"output_tokens", 300}}}},
+        {{"name", "summarize"},
+         {"match", {{"system_contains", "distill"}}},
+         {"reply",
+          {{"text", "**Fusion**\nOne pass.\n```python\nslow\n```\n```python\nfast\n```\n"},
+           {"input_tokens", 2000},
+           {"output_tokens", 100}}}}}}};
 }
 
 // The nki suite, imported from the NKIBench-shaped fixture into `dir`.
@@ -62,7 +67,8 @@ std::string ImportNkiFixture(const std::string& dir) {
 // point at it).
 std::string StandInPython(const std::string& dir) {
   const std::string path = dir + "/stand-in-python";
-  std::ofstream(path) << "#!/bin/sh\nPYTHONPATH=" << SourceDir() << "/tests/fakes/nki/python exec /usr/bin/python3 \"$@\"\n";
+  std::ofstream(path) << "#!/bin/sh\nPYTHONPATH=" << SourceDir()
+                      << "/tests/fakes/nki/python exec /usr/bin/python3 \"$@\"\n";
   chmod(path.c_str(), 0755);
   return path;
 }

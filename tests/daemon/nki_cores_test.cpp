@@ -38,10 +38,12 @@ ProcessResult StartRefused(const std::string& path, const json& nki) {
   std::ofstream(dir / "d.json") << json{{"state_dir", (dir / "state").string()},
                                         {"listen", {{"unix", (dir / "state" / "sock").string()}}},
                                         {"evaluators", {{"nki", nki}}},
-                                        {"providers", {{"p", {{"kind", "openai"}, {"base_url", "http://127.0.0.1:1/v1"}}}}},
-                                        {"roles", {{"planner", {{"provider", "p"}, {"model", "m"}}},
-                                                   {"executor", {{"provider", "p"}, {"model", "m"}}},
-                                                   {"summarizer", {{"provider", "p"}, {"model", "m"}}}}}}
+                                        {"providers",
+                                         {{"p", {{"kind", "openai"}, {"base_url", "http://127.0.0.1:1/v1"}}}}},
+                                        {"roles",
+                                         {{"planner", {{"provider", "p"}, {"model", "m"}}},
+                                          {"executor", {{"provider", "p"}, {"model", "m"}}},
+                                          {"summarizer", {{"provider", "p"}, {"model", "m"}}}}}}
                                        .dump();
   ProcessSpec spec;
   spec.argv = {AcceloptdPath(), "-c", (dir / "d.json").string()};

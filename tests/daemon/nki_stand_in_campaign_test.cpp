@@ -23,19 +23,24 @@ namespace {
 
 json StandInScriptForNki() {
   const std::string kernel = ReadAll(SourceDir() + "/tests/evaluators/nkibench/kernels/silu_small.py");
-  return {{"rules",
-           {{{"name", "plan"},
-             {"match", {{"system_contains", "planning the next optimization"}}},
-             {"reply", {{"text", "Fuse the sigmoid into the multiply\nOne pass over each tile."},
-                        {"input_tokens", 1000}, {"output_tokens", 50}}}},
-            {{"name", "exec-nki"},
-             {"match", {{"system_contains", "implements one optimization plan"}}},
-             {"reply", {{"text", "Here it is.\n```python\n" + kernel + "```\n"},
-                        {"input_tokens", 1500}, {"output_tokens", 300}}}},
-            {{"name", "summarize"},
-             {"match", {{"system_contains", "distill"}}},
-             {"reply", {{"text", "**Fusion**\nOne pass.\n```python\nslow\n```\n```python\nfast\n```\n"},
-                        {"input_tokens", 2000}, {"output_tokens", 100}}}}}}};
+  return {
+      {"rules",
+       {{{"name", "plan"},
+         {"match", {{"system_contains", "planning the next optimization"}}},
+         {"reply",
+          {{"text", "Fuse the sigmoid into the multiply\nOne pass over each tile."},
+           {"input_tokens", 1000},
+           {"output_tokens", 50}}}},
+        {{"name", "exec-nki"},
+         {"match", {{"system_contains", "implements one optimization plan"}}},
+         {"reply",
+          {{"text", "Here it is.\n```python\n" + kernel + "```\n"}, {"input_tokens", 1500}, {"output_tokens", 300}}}},
+        {{"name", "summarize"},
+         {"match", {{"system_contains", "distill"}}},
+         {"reply",
+          {{"text", "**Fusion**\nOne pass.\n```python\nslow\n```\n```python\nfast\n```\n"},
+           {"input_tokens", 2000},
+           {"output_tokens", 100}}}}}}};
 }
 
 // A bin folder as the stand-in plays `release`: a wrapper interpreter (the
@@ -64,8 +69,12 @@ BOOST_AUTO_TEST_CASE(with_the_config_key_each_release_gives_a_labelled_baseline_
   struct K {
     std::string release, generation, lnc;
   };
-  for (const K& k : std::vector<K>{{"2.26", "trn1", "1"}, {"2.26", "trn2", "2"}, {"2.29", "trn2", "2"},
-                                   {"2.31", "trn2", "2"}, {"2.33", "trn2", "2"}, {"2.34", "trn2", "2"}}) {
+  for (const K& k : std::vector<K>{{"2.26", "trn1", "1"},
+                                   {"2.26", "trn2", "2"},
+                                   {"2.29", "trn2", "2"},
+                                   {"2.31", "trn2", "2"},
+                                   {"2.33", "trn2", "2"},
+                                   {"2.34", "trn2", "2"}}) {
     BOOST_TEST_CONTEXT(k.release << " " << k.generation) {
       DaemonFixture f(StandInScriptForNki());
       eval::nki::ImportOptions io;
@@ -75,22 +84,22 @@ BOOST_AUTO_TEST_CASE(with_the_config_key_each_release_gives_a_labelled_baseline_
       const std::string bin = StandInBin(f.dir, k.release);
       {
         json config = json::parse(std::ifstream(f.config_path));
-        config["evaluators"] = {{"nki", {{"python", bin + "/python"},
-                                         {"cores", "0"},
-                                         {"logical_nc_config", k.lnc},
-                                         {"generation", k.generation},
-                                         {"reference_python", "/usr/bin/python3"},
-                                         {"runner_dir", SourceDir() + "/evaluators/nki"},
-                                         {"work_dir", f.dir + "/nki-work"},
-                                         // The release's profiler (the daemon's PATH does not hold the stand-in's).
-                                         {"profiler", bin + (k.release == "2.26" ? "/neuron-profile" : "/neuron-explorer")},
-                                         {"allow_test_stand_in", true}}}};
+        config["evaluators"] = {{"nki",
+                                 {{"python", bin + "/python"},
+                                  {"cores", "0"},
+                                  {"logical_nc_config", k.lnc},
+                                  {"generation", k.generation},
+                                  {"reference_python", "/usr/bin/python3"},
+                                  {"runner_dir", SourceDir() + "/evaluators/nki"},
+                                  {"work_dir", f.dir + "/nki-work"},
+                                  // The release's profiler (the daemon's PATH does not hold the stand-in's).
+                                  {"profiler", bin + (k.release == "2.26" ? "/neuron-profile" : "/neuron-explorer")},
+                                  {"allow_test_stand_in", true}}}};
         config["suites"] = {{"nki", io.out_dir}};
         std::ofstream(f.config_path) << config.dump(1);
       }
       f.StartDaemon();
-      BOOST_TEST(ReadAll(f.daemon_log).find("allow_test_stand_in is true") != std::string::npos,
-                 ReadAll(f.daemon_log));
+      BOOST_TEST(ReadAll(f.daemon_log).find("allow_test_stand_in is true") != std::string::npos, ReadAll(f.daemon_log));
       auto [hs, hb] = f.Http("GET", "/v1/health");
       BOOST_TEST(hs == 200);
       BOOST_TEST(json::parse(hb)["test_stand_in"]["allowed_for"] == json::array({"nki"}), hb);

@@ -40,9 +40,14 @@ BOOST_AUTO_TEST_CASE(api_errors_are_json_and_the_daemon_stays_up) {
       {"POST", "/v1/campaigns", R"({"spec": 3})", 400, "invalid_argument"},
       {"POST", "/v1/campaigns", R"({"spec": {"problems": ["silu"]}, "idempotency_key": 5})", 400, "invalid_argument"},
       {"POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": ["nope"]}})", 404, "not_found"},
-      {"POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": ["silu"], "search": {"T": 0}}})", 400, "invalid_argument"},
-      {"POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": ["silu"], "roles": {"planner": {"model": "no-such-model"}}}})", 400, "invalid_argument"},
-      {"POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": ["silu"], "budget": {"max_cost_usd": -1}}})", 400, "invalid_argument"},
+      {"POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": ["silu"], "search": {"T": 0}}})", 400,
+       "invalid_argument"},
+      {"POST", "/v1/campaigns",
+       R"({"spec": {"suite": "suites/test", "problems": ["silu"], "roles": {"planner": {"model": "no-such-model"}}}})",
+       400, "invalid_argument"},
+      {"POST", "/v1/campaigns",
+       R"({"spec": {"suite": "suites/test", "problems": ["silu"], "budget": {"max_cost_usd": -1}}})", 400,
+       "invalid_argument"},
       {"GET", "/v1/nope", "", 404, "not_found"},
       {"DELETE", "/v1/campaigns", "", 405, "method_not_allowed"},
       {"GET", "/v1/campaigns/unknown", "", 404, "not_found"},
@@ -82,8 +87,9 @@ BOOST_AUTO_TEST_CASE(every_metric_is_described_once) {
   }
   BOOST_TEST(types == 16u);
   BOOST_TEST(helps == types);
-  for (const char* name : {daemon::metric::kCampaigns, daemon::metric::kEvaluationsTotal, daemon::metric::kLlmCallsTotal,
-                           daemon::metric::kLlmProviderAvailable, daemon::metric::kEventLogHealthy}) {
+  for (const char* name :
+       {daemon::metric::kCampaigns, daemon::metric::kEvaluationsTotal, daemon::metric::kLlmCallsTotal,
+        daemon::metric::kLlmProviderAvailable, daemon::metric::kEventLogHealthy}) {
     BOOST_TEST(text.find(std::string("# TYPE ") + name + " ") != std::string::npos, name);
   }
 }
@@ -122,7 +128,8 @@ BOOST_AUTO_TEST_CASE(tcp_requires_the_bearer_token) {
   // acceloptctl over TCP with a token file.
   std::ofstream(f.dir + "/token") << token << "\n";
   ProcessSpec ctl;
-  ctl.argv = {AcceloptctlPath(), "--url", "http://127.0.0.1:" + std::to_string(port), "--token-file", f.dir + "/token", "health"};
+  ctl.argv = {AcceloptctlPath(), "--url",          "http://127.0.0.1:" + std::to_string(port),
+              "--token-file",    f.dir + "/token", "health"};
   auto r = RunProcess(ctl);
   BOOST_REQUIRE(r.ok());
   BOOST_TEST(r->exit_code == 0);
@@ -156,7 +163,8 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
   auto [c2, m2] = check(R"({"stat_dir": "/tmp"})");
   BOOST_TEST(c2 == 1);
   BOOST_TEST(m2.find("c.json: unknown key `stat_dir` (did you mean `state_dir`?)") != std::string::npos);
-  auto [c3, m3] = check(R"({"providers": {"p": {"kind": "openai", "base_url": "http://x"}}, "roles": {"planner": {"provider": "q", "model": "m"}}})");
+  auto [c3, m3] = check(
+      R"({"providers": {"p": {"kind": "openai", "base_url": "http://x"}}, "roles": {"planner": {"provider": "q", "model": "m"}}})");
   BOOST_TEST(c3 == 1);
   BOOST_TEST(m3.find("roles.planner.provider") != std::string::npos);
   auto [c4, m4] = check(R"({"listen": {"unix_mode": "0666"}})");
@@ -173,12 +181,14 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
   auto [c7, m7] = check(R"({"evaluators": {"nki": {"python": "/opt/p", "cores": "0-3", "slots": 2}}})");
   BOOST_TEST(c7 == 1);
   BOOST_TEST(m7.find("evaluators.nki: unknown key `slots`") != std::string::npos, m7);
-  auto [c8, m8] = check(R"({"state_dir": "/tmp/x", )" + models + R"(, "evaluators": {"nki": {"python": "/opt/p", "cores": "0-31"}}})");
+  auto [c8, m8] = check(R"({"state_dir": "/tmp/x", )" + models +
+                        R"(, "evaluators": {"nki": {"python": "/opt/p", "cores": "0-31"}}})");
   BOOST_TEST(c8 == 0, m8);
   // "cores" defaults to "auto": --check-config accepts it without running neuron-ls (the start runs it).
   auto [c9, m9] = check(R"({"state_dir": "/tmp/x", )" + models + R"(, "evaluators": {"nki": {"python": "/opt/p"}}})");
   BOOST_TEST(c9 == 0, m9);
-  auto [c10, m10] = check(R"({"state_dir": "/tmp/x", )" + models + R"(, "evaluators": {"nki": {"python": "/opt/p", "cores": "auto"}}})");
+  auto [c10, m10] = check(R"({"state_dir": "/tmp/x", )" + models +
+                          R"(, "evaluators": {"nki": {"python": "/opt/p", "cores": "auto"}}})");
   BOOST_TEST(c10 == 0, m10);
   auto [c11, m11] = check(R"({"evaluators": {"nki": {"python": "/opt/p", "cores": "automatic"}}})");
   BOOST_TEST(c11 == 1);
@@ -207,7 +217,8 @@ BOOST_AUTO_TEST_CASE(check_config_names_the_wrong_field) {
            {R"({"evaluators": {"cpu": {"devices": [0]}}})", "evaluators.cpu: unknown key `devices`"},
 
            {R"({"evaluators": {"cpu": {"calibration_attempts": 0}}})", "evaluators.cpu.calibration_attempts"},
-           {R"({"evaluators": {"cpu": {"calibration_retry_wait_s": -1}}})", "evaluators.cpu.calibration_retry_wait_s"}}) {
+           {R"({"evaluators": {"cpu": {"calibration_retry_wait_s": -1}}})",
+            "evaluators.cpu.calibration_retry_wait_s"}}) {
     auto [code, out] = check(text);
     BOOST_TEST_CONTEXT(text) {
       BOOST_TEST(code == 1);
@@ -246,11 +257,14 @@ BOOST_AUTO_TEST_CASE(check_config_refuses_what_every_submission_would_refuse) {
     std::string config, field, fix;
   };
   for (const Case& c : std::vector<Case>{
-           {head + provider + ", " + roles("m") + R"(, "search": {"T": "three"}})", "search.T", "fix \"search\" in the config"},
-           {head + provider + ", " + roles("m") + R"(, "search": {"T": 2, "Q": 1}})", "search: unknown key `Q`", "fix \"search\" in the config"},
+           {head + provider + ", " + roles("m") + R"(, "search": {"T": "three"}})", "search.T",
+            "fix \"search\" in the config"},
+           {head + provider + ", " + roles("m") + R"(, "search": {"T": 2, "Q": 1}})", "search: unknown key `Q`",
+            "fix \"search\" in the config"},
            {head + provider + ", " + roles("unpriced") + "}", "roles.planner", "to providers.p.models"},
            {head + provider + "}", "roles: none configured", "roles.planner, roles.executor and roles.summarizer"},
-           {head + provider + R"(, "roles": {"planner": {"provider": "p", "model": "m"}}})", "roles.executor", "set roles.executor"}}) {
+           {head + provider + R"(, "roles": {"planner": {"provider": "p", "model": "m"}}})", "roles.executor",
+            "set roles.executor"}}) {
     BOOST_TEST_CONTEXT(c.config) {
       auto [code, out] = run({"--check-config"}, c.config);
       BOOST_TEST(code == 1);
@@ -292,7 +306,9 @@ BOOST_AUTO_TEST_CASE(sd_notify_ready_after_replay_and_stopping_on_sigterm) {
   addr.sun_family = AF_UNIX;
   std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
   BOOST_REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  struct timeval tv{60, 0};
+  struct timeval tv {
+    60, 0
+  };
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   auto receive = [&]() {
     char buf[4096];
@@ -305,7 +321,8 @@ BOOST_AUTO_TEST_CASE(sd_notify_ready_after_replay_and_stopping_on_sigterm) {
   // READY comes after the log was replayed and the socket bound: the API answers now.
   BOOST_TEST(f.Ctl({"health"}).exit_code == 0);
   f.daemon.Signal(SIGTERM);
-  while ((msg = receive()).find("STOPPING=1") == std::string::npos) BOOST_REQUIRE_MESSAGE(!msg.empty(), "no STOPPING=1");
+  while ((msg = receive()).find("STOPPING=1") == std::string::npos)
+    BOOST_REQUIRE_MESSAGE(!msg.empty(), "no STOPPING=1");
   BOOST_TEST(f.daemon.Wait(std::chrono::seconds(30)) == 0);
   close(fd);
 }
@@ -403,8 +420,10 @@ BOOST_AUTO_TEST_CASE(system_stream_records_lifecycle_calibration_and_baselines) 
 BOOST_AUTO_TEST_CASE(calibrate_force_on_a_busy_machine_is_refused_with_what_was_seen) {
   // This daemon refuses busy calibrations (the fixture's default accepts them).
   // Two measurements 0.5 s apart (the default is 3, 5 s apart): the rule is the same, the test shorter.
-  json cpu = {{"slots", 1}, {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"},
-              {"calibration_attempts", 2}, {"calibration_retry_wait_s", 0.5}};
+  json cpu = {{"slots", 1},
+              {"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"},
+              {"calibration_attempts", 2},
+              {"calibration_retry_wait_s", 0.5}};
   DaemonFixture f(StandardScript(5), {{"evaluators", {{"cpu", cpu}}}});
   {
     // The start measures only without a calibration of this machine: make sure one exists.
@@ -416,7 +435,8 @@ BOOST_AUTO_TEST_CASE(calibrate_force_on_a_busy_machine_is_refused_with_what_was_
   std::vector<pid_t> hogs;  // a busy loop per core, killed below
   for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i) {
     pid_t p = fork();
-    if (p == 0) for (;;) asm volatile("" ::: "memory");
+    if (p == 0)
+      for (;;) asm volatile("" ::: "memory");
     if (p > 0) hogs.push_back(p);
   }
   auto refused = f.Ctl({"calibrate", "--force", "-o", "json"});
@@ -467,15 +487,17 @@ BOOST_AUTO_TEST_CASE(a_malformed_problem_json_is_refused_naming_the_field) {
   json problem = json::parse(ReadAll(src + "problem.json"));
   problem["params"][0]["distribution"]["sigma"] = 3;
   std::ofstream(suite + "/silu/problem.json") << problem.dump();
-  DaemonFixture f(StandardScript(5), {{"suites", {{"test", SourceDir() + "/tests/evaluators/problems"},
-                                                  {"broken", suite}}}});
+  DaemonFixture f(StandardScript(5),
+                  {{"suites", {{"test", SourceDir() + "/tests/evaluators/problems"}, {"broken", suite}}}});
   f.StartDaemon();
-  auto [status, body] = f.Http("POST", "/v1/campaigns", R"({"spec": {"suite": "suites/broken", "problems": ["silu"]}})");
+  auto [status, body] =
+      f.Http("POST", "/v1/campaigns", R"({"spec": {"suite": "suites/broken", "problems": ["silu"]}})");
   BOOST_TEST(status == 400);
   auto j = json::parse(body);
   BOOST_TEST(j["error"]["code"] == "invalid_argument");
   const std::string m = j["error"]["message"];
-  BOOST_TEST(m.find("problem 'suites/broken/silu': " + suite + "/silu/problem.json: params[0].distribution: "
+  BOOST_TEST(m.find("problem 'suites/broken/silu': " + suite +
+                    "/silu/problem.json: params[0].distribution: "
                     "unknown key `sigma`") == 0,
              m);
   auto [st, suites] = f.Http("GET", "/v1/suites");
@@ -485,7 +507,8 @@ BOOST_AUTO_TEST_CASE(a_malformed_problem_json_is_refused_naming_the_field) {
   for (const auto& s : listing["suites"]) {
     if (s["name"] != "broken") continue;
     BOOST_REQUIRE(s["problems"].size() == 1u);
-    BOOST_TEST(s["problems"][0]["error"].get<std::string>().find("params[0].distribution: unknown key `sigma`") != std::string::npos,
+    BOOST_TEST(s["problems"][0]["error"].get<std::string>().find("params[0].distribution: unknown key `sigma`") !=
+                   std::string::npos,
                s["problems"][0]["error"].get<std::string>());
     listed = true;
   }

@@ -123,8 +123,10 @@ BOOST_AUTO_TEST_CASE(a_replay_that_diverges_stops_naming_the_activity_or_calls_t
   const Calls c = LlmCalls(f, live, recorded);
   int it0 = 0, it1_live = 0;
   for (size_t i = 0; i < c.paths.size(); ++i) {
-    if (c.paths[i].find("/it0/") != std::string::npos) ++it0;
-    else ++it1_live;
+    if (c.paths[i].find("/it0/") != std::string::npos)
+      ++it0;
+    else
+      ++it1_live;
   }
   BOOST_TEST(c.from_recording == it0);
   BOOST_TEST(it1_live > 0);

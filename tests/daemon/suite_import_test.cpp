@@ -91,8 +91,7 @@ BOOST_AUTO_TEST_CASE(imports_lists_and_refuses_a_second_import_without_force) {
   BOOST_TEST(imp.err.find("[1/4] ") != std::string::npos, imp.err);
   BOOST_TEST(imp.err.find("[4/4] ") != std::string::npos, imp.err);
   BOOST_TEST(imp.out.find("imported") != std::string::npos, imp.out);
-  BOOST_TEST(ReadAll(root + "/nki/silu/reference.py") ==
-             ReadAll(NkiBenchFixture() + "/reference/silu_small_numpy.py"));
+  BOOST_TEST(ReadAll(root + "/nki/silu/reference.py") == ReadAll(NkiBenchFixture() + "/reference/silu_small_numpy.py"));
   BOOST_TEST(ReadAll(root + "/nki/silu/baseline.py") == ReadAll(NkiBenchFixture() + "/kernels/silu_small.py"));
   BOOST_TEST(!fs::exists(root + "/nki/.staging"));
 
@@ -254,9 +253,9 @@ BOOST_AUTO_TEST_CASE(a_bad_checkout_is_refused_here_naming_the_file_and_nothing_
   std::ofstream(copy + "/summary.json") << summary.dump(1);
   CtlResult bad = f.Ctl({"import", "nkibench", copy, "--dry-run"});
   BOOST_TEST(bad.exit_code == 2, bad.err);
-  BOOST_TEST(bad.err.find(copy + "/summary.json: silu.cases.0.values.M: must be a positive integer") !=
-                 std::string::npos,
-             bad.err);
+  BOOST_TEST(
+      bad.err.find(copy + "/summary.json: silu.cases.0.values.M: must be a positive integer") != std::string::npos,
+      bad.err);
   // Not an NKIBench folder at all.
   CtlResult none = f.Ctl({"import", "nkibench", f.dir + "/nowhere"});
   BOOST_TEST(none.exit_code == 4, none.err);

@@ -32,7 +32,8 @@ std::string UnitCopy() {
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string unit = Read(std::string(ACCELOPT_SOURCE_DIR) + "/systemd/acceloptd.service");
-  unit = std::regex_replace(unit, std::regex("ExecStart=/usr/bin/acceloptd"), std::string("ExecStart=") + ACCELOPTD_PATH);
+  unit =
+      std::regex_replace(unit, std::regex("ExecStart=/usr/bin/acceloptd"), std::string("ExecStart=") + ACCELOPTD_PATH);
   std::ofstream(dir / "acceloptd.service") << unit;
   return (dir / "acceloptd.service").string();
 }

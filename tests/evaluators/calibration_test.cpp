@@ -43,11 +43,21 @@ json Raw(double peak_all, double peak_one, const std::vector<std::array<double, 
          double others = 0.0) {
   json pts = json::array();
   for (const auto& p : bw)
-    pts.push_back({{"bytes", p[0]}, {"gbps", std::max(p[1], p[2])}, {"gbps_all_cores", p[1]}, {"gbps_one_core", p[2]},
-                   {"spread_all_cores", spread}, {"spread_one_core", spread}});
-  return {{"peak_gflops", std::max(peak_all, peak_one)}, {"peak_gflops_all_cores", peak_all},
-          {"peak_gflops_one_core", peak_one}, {"peak_spread_all_cores", spread}, {"peak_spread_one_core", spread},
-          {"threads", 2}, {"bandwidth", pts}, {"others_cpu_fraction", others}, {"steal_fraction", 0.0}};
+    pts.push_back({{"bytes", p[0]},
+                   {"gbps", std::max(p[1], p[2])},
+                   {"gbps_all_cores", p[1]},
+                   {"gbps_one_core", p[2]},
+                   {"spread_all_cores", spread},
+                   {"spread_one_core", spread}});
+  return {{"peak_gflops", std::max(peak_all, peak_one)},
+          {"peak_gflops_all_cores", peak_all},
+          {"peak_gflops_one_core", peak_one},
+          {"peak_spread_all_cores", spread},
+          {"peak_spread_one_core", spread},
+          {"threads", 2},
+          {"bandwidth", pts},
+          {"others_cpu_fraction", others},
+          {"steal_fraction", 0.0}};
 }
 
 // Quiet figures of the test machine, one point per level and beyond the LLC.
@@ -90,7 +100,11 @@ class ScriptedEnv : public FakeClockEnv {
     r.exit_code = 0;
     if (spec.argv.at(0) == "g++") return r;  // "compiled"
     runs.push_back(spec);
-    if (outputs_.empty()) { r.exit_code = 1; r.stderr_data = "no more scripted outputs"; return r; }
+    if (outputs_.empty()) {
+      r.exit_code = 1;
+      r.stderr_data = "no more scripted outputs";
+      return r;
+    }
     r.stdout_data = Dump(outputs_.front());
     outputs_.pop_front();
     return r;
@@ -161,7 +175,8 @@ BOOST_AUTO_TEST_CASE(a_big_drop_below_the_previous_calibration_is_busy) {
   BusyCheck b = CheckBusy(c, Quiet(), &prev, BusyThresholds{});
   BOOST_TEST(b.busy);
   std::string r = Joined(b.reasons);
-  BOOST_TEST(r.find("peak 41% below the previous calibration of this machine (480 -> 283 GFLOP/s)") != std::string::npos, r);
+  BOOST_TEST(
+      r.find("peak 41% below the previous calibration of this machine (480 -> 283 GFLOP/s)") != std::string::npos, r);
   BOOST_TEST(r.find("bandwidth 41% below the previous calibration") != std::string::npos, r);
   // Another machine's calibration is no reference.
   prev.hardware["fingerprint"] = "other";
@@ -281,14 +296,14 @@ BOOST_AUTO_TEST_CASE(working_sets_get_the_figure_of_the_level_they_fit_in) {
   BOOST_TEST(c.LevelIndexFor(33 * MiB, 0) == 3);  // memory
   // Figures: in caches max(all, one x 2), beyond max(all, one), non-increasing.
   // 24K: 300  1M: 400  4.5M: 120  16M: 100  36M: 40  64M: 30
-  BOOST_TEST(c.bandwidth.front().gbps == 400.0);  // lifted to the 1 MiB figure (non-increasing)
+  BOOST_TEST(c.bandwidth.front().gbps == 400.0);     // lifted to the 1 MiB figure (non-increasing)
   BOOST_TEST(c.BandwidthGbpsFor(3 * MiB) == 400.0);  // L2: the 1 MiB point
   BOOST_TEST(c.BandwidthGbpsFor(5 * MiB) == 120.0);  // L3: the 4.5 MiB point
   // Just beyond L2 (<= 1.125 x 4 MiB) most of the working set still fits in
   // it: L2's figure bounds it (round 4; it was the 4.5 MiB point's 120).
   BOOST_TEST(c.BandwidthGbpsFor(4.2 * MiB) == 400.0);
   BOOST_TEST(c.BandwidthGbpsFor(4.6 * MiB) == 120.0);  // beyond that: L3, below its second point: its first
-  BOOST_TEST(c.BandwidthGbpsFor(30 * MiB) == 100.0);  // L3: the 16 MiB point
+  BOOST_TEST(c.BandwidthGbpsFor(30 * MiB) == 100.0);   // L3: the 16 MiB point
   // Beyond the LLC: always a figure measured beyond it. A 58.7 MB problem
   // (suites/cpu/silu) gets the 36 MiB point's DRAM figure, not the 16 MiB one.
   BOOST_TEST(c.BandwidthGbpsFor(58720256) == 40.0);
@@ -382,16 +397,21 @@ BOOST_AUTO_TEST_CASE(slots_of_fewer_cores_get_scaled_upper_bounds) {
 
 // What Calibration::ToJson wrote before format 2 (this machine's figures).
 json OldFile(bool with_raw) {
-  json raw = {{"peak_gflops", 298.7}, {"peak_gflops_all_cores", 298.7}, {"peak_gflops_one_core", 242.1},
-              {"simd_bits", 512}, {"threads", 2},
+  json raw = {{"peak_gflops", 298.7},
+              {"peak_gflops_all_cores", 298.7},
+              {"peak_gflops_one_core", 242.1},
+              {"simd_bits", 512},
+              {"threads", 2},
               {"bandwidth",
                {{{"bytes", 262140}, {"gbps", 127.3}, {"gbps_all_cores", 127.3}, {"gbps_one_core", 118.3}},
                 {{"bytes", 16777212}, {"gbps", 59.4}, {"gbps_all_cores", 59.4}, {"gbps_one_core", 29.6}},
                 {{"bytes", 268435452}, {"gbps", 29.7}, {"gbps_all_cores", 29.7}, {"gbps_one_core", 15.2}}}}};
   json j = {{"hardware", {{"fingerprint", "fp-old"}, {"cores", 2}, {"l3_bytes", 503316480}}},
             {"peak_gflops", 484.1},
-            {"bandwidth", {{{"bytes", 262140}, {"gbps", 236.5}}, {{"bytes", 16777212}, {"gbps", 59.4}},
-                           {{"bytes", 268435452}, {"gbps", 30.4}}}},
+            {"bandwidth",
+             {{{"bytes", 262140}, {"gbps", 236.5}},
+              {{"bytes", 16777212}, {"gbps", 59.4}},
+              {{"bytes", 268435452}, {"gbps", 30.4}}}},
             {"seconds", 2.8},
             {"load_average", 0.35},
             {"measured_at_unix", 1700000000}};
@@ -506,7 +526,8 @@ BOOST_AUTO_TEST_CASE(the_gate_keeps_evaluations_and_calibration_apart) {
   std::thread stuck([&] { gate.Evaluate(slow, nullptr); });
   while (gate.Running() == 0) std::this_thread::yield();
   int still = 0;
-  BOOST_TEST(!gate.Exclusive(std::chrono::milliseconds(10), [] { BOOST_FAIL("must not run"); }, &still));
+  BOOST_TEST(!gate.Exclusive(
+      std::chrono::milliseconds(10), [] { BOOST_FAIL("must not run"); }, &still));
   BOOST_TEST(still == 1);
   stuck.join();
   // A cancelled evaluation waiting at the gate returns at once.

@@ -36,7 +36,8 @@ BOOST_AUTO_TEST_CASE(test_problem_baselines_pass_their_own_problems) {
   CpuBackend backend = MakeBackend();
   for (const char* name : {"silu", "matmul", "softmax"}) {
     std::string dir = kProblems + name;
-    EvalResult r = backend.Evaluate(Request(dir, ReadText(Src() + "/" + dir + "/baseline.cpp"), QuickSettings()), nullptr);
+    EvalResult r =
+        backend.Evaluate(Request(dir, ReadText(Src() + "/" + dir + "/baseline.cpp"), QuickSettings()), nullptr);
     BOOST_TEST_CONTEXT(name) {
       BOOST_TEST((r.status == EvalStatus::kOk), Describe(r));
       BOOST_TEST(r.compiled);
@@ -60,7 +61,8 @@ BOOST_AUTO_TEST_CASE(an_honestly_faster_matmul_passes_and_is_measured_faster) {
   s.max_rounds = 2;
   std::string dir = kProblems + "matmul";
   EvalResult base = backend.Evaluate(Request(dir, ReadText(Src() + "/" + dir + "/baseline.cpp"), s), nullptr);
-  EvalResult fast = backend.Evaluate(Request(dir, ReadText(Src() + "/tests/evaluators/kernels/fast_matmul.cpp"), s), nullptr);
+  EvalResult fast =
+      backend.Evaluate(Request(dir, ReadText(Src() + "/tests/evaluators/kernels/fast_matmul.cpp"), s), nullptr);
   BOOST_REQUIRE_MESSAGE(base.status == EvalStatus::kOk, Describe(base));
   BOOST_REQUIRE_MESSAGE(fast.status == EvalStatus::kOk, Describe(fast));
   BOOST_TEST_MESSAGE("matmul baseline " << base.latency->median_us << " us, fast " << fast.latency->median_us << " us");
@@ -144,7 +146,7 @@ BOOST_AUTO_TEST_CASE(honest_kernels_are_accepted_also_beside_a_cpu_hog) {
         if (r.status != EvalStatus::kOk) continue;  // the profile of a failed evaluation has none of the figures below
         BOOST_TEST(r.profile.count("first_sight_ratio") == 0u);  // no repeated inputs, no history check
         BOOST_TEST(r.profile.at("timing_pool_cases") >= 16);
-        BOOST_TEST(r.profile.at("runner_processes") == 2);      // one per timing round
+        BOOST_TEST(r.profile.at("runner_processes") == 2);  // one per timing round
         // The evaluation takes each pool case at most once, whatever the
         // round (round 4; before, each runner process could take every
         // case: 262 calls beside 2 x 128 pool cases were seen under a hog);
@@ -182,7 +184,8 @@ BOOST_AUTO_TEST_CASE(a_round_beside_a_process_on_the_slots_core_is_marked_and_re
   s.max_rounds = 3;
   s.min_time_s = 0.2;
   CpuHogs hog(1, core);
-  EvalResult r = backend.Evaluate(Request(kProblems + "silu", ReadText(Src() + "/" + kProblems + "silu/baseline.cpp"), s), nullptr);
+  EvalResult r = backend.Evaluate(
+      Request(kProblems + "silu", ReadText(Src() + "/" + kProblems + "silu/baseline.cpp"), s), nullptr);
   BOOST_TEST((r.status == EvalStatus::kOk), Describe(r));
   BOOST_TEST(r.profile.at("contended") == 1.0);
   BOOST_TEST(r.profile.at("contended_rounds") == 3.0);  // min_rounds (3, capped at max_rounds): none clean
@@ -201,8 +204,9 @@ BOOST_AUTO_TEST_CASE(a_problem_whose_output_is_always_zero_is_refused) {
   std::ofstream(dir / "reference.cpp")
       << "#include <cstdint>\nextern \"C\" void silu_reference(const double*, double* out, int64_t M, int64_t N) "
          "{ for (int64_t i = 0; i < M * N; ++i) out[i] = 0; }\n";
-  const std::string zeros = "#include <cstdint>\nextern \"C\" void silu(const float*, float* out, int64_t M, int64_t N) "
-                            "{ for (int64_t i = 0; i < M * N; ++i) out[i] = 0; }\n";
+  const std::string zeros =
+      "#include <cstdint>\nextern \"C\" void silu(const float*, float* out, int64_t M, int64_t N) "
+      "{ for (int64_t i = 0; i < M * N; ++i) out[i] = 0; }\n";
   std::ofstream(dir / "baseline.cpp") << zeros;
   CpuBackend backend = MakeBackend();
   EvalResult r = backend.Evaluate(Request(dir.string(), zeros, QuickSettings()), nullptr);
@@ -235,8 +239,9 @@ BOOST_AUTO_TEST_CASE(a_comparison_measures_both_kernels_interleaved_with_an_inte
   BOOST_TEST(back->comparison == r.comparison);
 
   // A comparison kernel that is wrong is the problem's fault: internal error, not the candidate's.
-  req.compare_source = "#include <cstdint>\nextern \"C\" void matmul(const float*, const float*, float* C, int64_t M, "
-                       "int64_t K, int64_t N) { for (int64_t i = 0; i < M * N; ++i) C[i] = 0; }\n";
+  req.compare_source =
+      "#include <cstdint>\nextern \"C\" void matmul(const float*, const float*, float* C, int64_t M, "
+      "int64_t K, int64_t N) { for (int64_t i = 0; i < M * N; ++i) C[i] = 0; }\n";
   EvalResult bad = backend.Evaluate(req, nullptr);
   BOOST_TEST((bad.status == EvalStatus::kInternalError), Describe(bad));
   BOOST_TEST(bad.reason.find("comparison kernel") != std::string::npos, bad.reason);
@@ -293,8 +298,8 @@ BOOST_AUTO_TEST_CASE(every_cheat_is_rejected_with_a_clear_reason) {
       }
       EvalRequest req = Request(kProblems + h["problem"], text, s);
       if (h.count("no_faster_than") || h.count("compare_with")) {
-        const std::string other = h.count("compare_with") ? h["compare_with"]
-                                                          : kProblems + h["problem"] + "/baseline.cpp";
+        const std::string other =
+            h.count("compare_with") ? h["compare_with"] : kProblems + h["problem"] + "/baseline.cpp";
         req.compare_source = ReadText(Src() + "/" + other);
         BOOST_REQUIRE_MESSAGE(!req.compare_source.empty(), "compare_with: cannot read " << other);
       }
@@ -355,7 +360,8 @@ BOOST_AUTO_TEST_CASE(faster_than_the_roofline_is_suspicious) {
   slow.bandwidth = {{1, 1e-3}};
   CpuBackend backend = MakeBackend(slow);
   std::string dir = kProblems + "silu";
-  EvalResult r = backend.Evaluate(Request(dir, ReadText(Src() + "/" + dir + "/baseline.cpp"), QuickSettings()), nullptr);
+  EvalResult r =
+      backend.Evaluate(Request(dir, ReadText(Src() + "/" + dir + "/baseline.cpp"), QuickSettings()), nullptr);
   BOOST_TEST((r.status == EvalStatus::kSuspicious), Describe(r));
   BOOST_TEST(r.reason.find("roofline") != std::string::npos);
   BOOST_TEST(*r.percent_of_peak > 100);
@@ -373,7 +379,10 @@ BOOST_AUTO_TEST_CASE(cancel_stops_a_running_evaluation) {
   EvalSettings s = QuickSettings();
   s.timeout_s = 120;
   std::atomic<bool> cancel{false};
-  std::thread t([&] { std::this_thread::sleep_for(std::chrono::seconds(3)); cancel = true; });
+  std::thread t([&] {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    cancel = true;
+  });
   auto t0 = std::chrono::steady_clock::now();
   EvalResult r = backend.Evaluate(
       Request(kProblems + "silu", ReadText(Src() + "/tests/evaluators/cheats/spin_forever.cpp"), s), &cancel);

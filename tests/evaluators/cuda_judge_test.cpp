@@ -92,8 +92,7 @@ struct CudaJudgeRig {
     (*spec)["bytes"] = 4 * 2 * 64 * 512;
     BOOST_REQUIRE(env->WriteFileAtomic(dir + "/problem.json", spec->dump(2)).ok());
     for (const char* f : {"/reference.cpp", "/baseline.cpp"})
-      BOOST_REQUIRE(
-          env->WriteFileAtomic(dir + f, CudaJudgeReadText(CudaJudgeSrc() + "/suites/cpu/silu" + f)).ok());
+      BOOST_REQUIRE(env->WriteFileAtomic(dir + f, CudaJudgeReadText(CudaJudgeSrc() + "/suites/cpu/silu" + f)).ok());
     auto p = eval::LoadProblem(dir, env);
     BOOST_REQUIRE_MESSAGE(p.ok(), p.status().ToString());
     problem = *p;
@@ -188,7 +187,8 @@ BOOST_AUTO_TEST_CASE(device_claim_bounds) {
   BOOST_TEST(under.failure.empty());
   BOOST_TEST(under.unexplained_ratio > 1);
   BOOST_TEST(ok.unexplained_ratio < 1);
-  BOOST_TEST(dc::CheckUnexplained({ok.unexplained_ratio, under.unexplained_ratio, ok.unexplained_ratio}).failure.empty());
+  BOOST_TEST(
+      dc::CheckUnexplained({ok.unexplained_ratio, under.unexplained_ratio, ok.unexplained_ratio}).failure.empty());
   auto lied = dc::CheckUnexplained({under.unexplained_ratio, ok.unexplained_ratio, under.unexplained_ratio});
   BOOST_TEST(lied.failure == "device_time");
   BOOST_TEST(lied.message.find("unaccounted for") != std::string::npos);
@@ -199,7 +199,8 @@ BOOST_AUTO_TEST_CASE(device_claim_bounds) {
   BOOST_TEST(dc::CheckDeviceClaim(6e-3 - 4.5e-3, 6e-3, 1, mn, med).unexplained_ratio < 1);
   BOOST_TEST(dc::CheckDeviceClaim(30e-3 - 20e-3, 30e-3, 1, mn, med).unexplained_ratio > 1);
   // Zero, negative or not a number: no claim at all.
-  for (double bad : {0.0, -1e-3, std::nan("")}) BOOST_TEST(dc::CheckDeviceClaim(bad, 1e-3, 1, mn, med).failure == "protocol");
+  for (double bad : {0.0, -1e-3, std::nan("")})
+    BOOST_TEST(dc::CheckDeviceClaim(bad, 1e-3, 1, mn, med).failure == "protocol");
   // The lower bound scales with the batch (each call has its own copies).
   const double wall = 8 * (med + 100e-6);
   BOOST_TEST(dc::CheckDeviceClaim(8 * 100e-6, wall, 8, mn, med).unexplained_ratio < 1);
@@ -229,7 +230,8 @@ BOOST_AUTO_TEST_CASE(judge_bounds_the_runner_claims) {
     std::vector<pid_t> hogs;
     for (int i = 0; i < 2; ++i) {
       pid_t p = fork();
-      if (p == 0) for (;;) asm volatile("" ::: "memory");
+      if (p == 0)
+        for (;;) asm volatile("" ::: "memory");
       if (p > 0) hogs.push_back(p);
     }
     const json loaded = rig.Judge("honest");
@@ -287,8 +289,9 @@ BOOST_AUTO_TEST_CASE(the_runner_starts_only_on_the_gpu_the_job_names) {
   (void)rig.env->RemoveAll(rig.cache + "/pool");
   auto refs = harnesses.References(rig.problem, rig.built, cases, rig.cache + "/pool", nullptr);
   BOOST_REQUIRE(refs.ok());
-  spec.stdin_data = eval::judge::JobText(rig.problem, "judge", rig.kernel_so, rig.fake_runner + "_honest", cases, *refs, s) +
-                    "clock device\nrunner_env LD_PRELOAD=/tmp/x.so\n";
+  spec.stdin_data =
+      eval::judge::JobText(rig.problem, "judge", rig.kernel_so, rig.fake_runner + "_honest", cases, *refs, s) +
+      "clock device\nrunner_env LD_PRELOAD=/tmp/x.so\n";
   spec.clear_env = true;
   spec.timeout = std::chrono::seconds(60);
   auto r = rig.env->RunProcess(spec);

@@ -142,8 +142,8 @@ BOOST_AUTO_TEST_CASE(nvcc_lookup_order_and_absence) {
     auto r = gpu::FindNvcc(&env);
     BOOST_REQUIRE(!r.ok());
     const std::string m = r.status().message();
-    for (const char* s : {"$CUDA_HOME: /nowhere/bin/nvcc", "$PATH: /usr/bin/nvcc", "default prefix: /usr/local/cuda/bin/nvcc",
-                          "install the CUDA toolkit"})
+    for (const char* s : {"$CUDA_HOME: /nowhere/bin/nvcc", "$PATH: /usr/bin/nvcc",
+                          "default prefix: /usr/local/cuda/bin/nvcc", "install the CUDA toolkit"})
       BOOST_TEST(m.find(s) != std::string::npos, m << " names " << s);
   }
   BOOST_TEST(cuda::ArchFlag(9, 0) == "sm_90");
@@ -172,7 +172,7 @@ BOOST_AUTO_TEST_CASE(forbidden_sources_are_refused_with_their_reason) {
 
 BOOST_AUTO_TEST_CASE(honest_kernels_baselines_and_runtime_cheats_pass_the_source_checks) {
   std::vector<std::string> files = Files(Corpus() + "/honest");
-  for (const auto& f : Files(Corpus() + "/gpu_cheats")) files.push_back(f);  // only a GPU run can catch these
+  for (const auto& f : Files(Corpus() + "/gpu_cheats")) files.push_back(f);         // only a GPU run can catch these
   for (const auto& f : Files(Corpus() + "/forbidden_objects")) files.push_back(f);  // caught by their symbols
   auto dirs = eval::ListProblemDirs(Src() + "/suites/cuda", Env::Default());
   BOOST_REQUIRE(dirs.ok());
@@ -192,11 +192,14 @@ BOOST_AUTO_TEST_CASE(specific_source_rules) {
   };
   // Comments and strings are not code.
   BOOST_TEST(cuda::CheckSource("// __half and asm and clock64 in a comment\nconst char* s = \"__half asm\";\n").ok());
-  BOOST_TEST(cuda::CheckSource("#include <mma.h>\nusing namespace nvcuda;\n"
-                               "__global__ void k(){ wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> a; }\n")
-                 .ok());
-  refused("#include <mma.h>\n__global__ void k(){ nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, signed char, nvcuda::wmma::row_major> a; }\n",
-          "must be double");
+  BOOST_TEST(
+      cuda::CheckSource("#include <mma.h>\nusing namespace nvcuda;\n"
+                        "__global__ void k(){ wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> a; }\n")
+          .ok());
+  refused(
+      "#include <mma.h>\n__global__ void k(){ nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, signed char, "
+      "nvcuda::wmma::row_major> a; }\n",
+      "must be double");
   refused("__global__ void k(float* o){ o[0] = __hadd(o[0], o[1]); }\n", "reduced precision ('__hadd')");
   refused("__global__ void k(float* o){ __nanosleep(100); }\n", "'__nanosleep' reads a clock or sleeps");
   refused("#include <cutlass/cutlass.h>\n", "CUTLASS");
@@ -274,7 +277,8 @@ BOOST_AUTO_TEST_CASE(every_problem_loads_with_a_cu_baseline) {
       BOOST_TEST(static_cast<int>(p->params[i].kind) == static_cast<int>(cpu->params[i].kind));
     }
     BOOST_TEST(p->flops >= cpu->flops, p->name);
-    BOOST_TEST(ReadText(p->reference_path) == ReadText(cpu->reference_path), p->name << ": the trusted reference is the cpu suite's");
+    BOOST_TEST(ReadText(p->reference_path) == ReadText(cpu->reference_path),
+               p->name << ": the trusted reference is the cpu suite's");
     auto src = eval::LoadProblemSource(d, "suites/cuda/" + p->name, Env::Default());
     BOOST_REQUIRE(src.ok());
     BOOST_TEST(src->baseline.find("__global__") != std::string::npos, p->name << ": the baseline is a CUDA kernel");
@@ -349,7 +353,10 @@ BOOST_AUTO_TEST_CASE(a_candidate_without_the_problems_function_is_refused,
   const std::string decl = "extern \"C\" void silu(";
   BOOST_REQUIRE(renamed.find(decl) != std::string::npos);
   renamed.replace(renamed.find(decl), decl.size(), "extern \"C\" void silu_v2(");
-  struct Case { std::string name, source; eval::EvalStatus want; };
+  struct Case {
+    std::string name, source;
+    eval::EvalStatus want;
+  };
   for (const Case& c : {Case{"baseline", baseline, eval::EvalStatus::kOk},
                         Case{"renamed", renamed, eval::EvalStatus::kStaticCheckFailed}}) {
     const std::string& name = c.name;
@@ -380,8 +387,8 @@ BOOST_AUTO_TEST_CASE(the_prompt_states_the_real_compile_command_and_rules) {
   for (const auto& f : cuda::KernelFlags("sm_90")) flags += (flags.empty() ? "" : " ") + f;
   BOOST_TEST(b.compile == "nvcc " + flags);
   BOOST_TEST(b.intro.find(b.compile) != std::string::npos);
-  for (const char* rule : {"no half", "no TF32", "double fragments", "no cuBLAS", "CUTLASS", "inline PTX",
-                           "cudaMemcpy", "cudaEventElapsedTime"})
+  for (const char* rule : {"no half", "no TF32", "double fragments", "no cuBLAS", "CUTLASS", "inline PTX", "cudaMemcpy",
+                           "cudaEventElapsedTime"})
     BOOST_TEST(b.rules.find(rule) != std::string::npos, rule);
   for (const char* pit : {"Coalescing", "bank conflicts", "Occupancy", "__syncthreads", "Tails", "Streams"})
     BOOST_TEST(b.pitfalls.find(pit) != std::string::npos, pit);
@@ -391,13 +398,27 @@ BOOST_AUTO_TEST_CASE(the_prompt_states_the_real_compile_command_and_rules) {
 
 BOOST_AUTO_TEST_CASE(the_facts_sheet_shows_the_gpu_and_the_calibrated_peaks) {
   json cal = {{"gpu",
-               {{"name", "NVIDIA H200"}, {"cc_major", 9}, {"cc_minor", 0}, {"sm_count", 132}, {"warp_size", 32},
-                {"max_threads_per_block", 1024}, {"max_threads_per_sm", 2048}, {"registers_per_sm", 65536},
-                {"registers_per_block", 65536}, {"shared_memory_per_sm_bytes", 233472},
-                {"shared_memory_per_block_bytes", 49152}, {"shared_memory_per_block_optin_bytes", 232448},
-                {"l2_bytes", 52428800}, {"memory_bytes", 150754820096.0}, {"sm_clock_mhz", 1980},
-                {"memory_clock_mhz", 3201}, {"driver", "570.86"}, {"runtime", "13.0"}}},
-              {"peak_gflops", 61000.0}, {"datasheet_peak_gflops", 66900.0}, {"bandwidth_gbps", 4100.0},
+               {{"name", "NVIDIA H200"},
+                {"cc_major", 9},
+                {"cc_minor", 0},
+                {"sm_count", 132},
+                {"warp_size", 32},
+                {"max_threads_per_block", 1024},
+                {"max_threads_per_sm", 2048},
+                {"registers_per_sm", 65536},
+                {"registers_per_block", 65536},
+                {"shared_memory_per_sm_bytes", 233472},
+                {"shared_memory_per_block_bytes", 49152},
+                {"shared_memory_per_block_optin_bytes", 232448},
+                {"l2_bytes", 52428800},
+                {"memory_bytes", 150754820096.0},
+                {"sm_clock_mhz", 1980},
+                {"memory_clock_mhz", 3201},
+                {"driver", "570.86"},
+                {"runtime", "13.0"}}},
+              {"peak_gflops", 61000.0},
+              {"datasheet_peak_gflops", 66900.0},
+              {"bandwidth_gbps", 4100.0},
               {"datasheet_bandwidth_gbps", 4800.0}};
   const std::string t = workflows::CudaHardwareProse(cal);
   for (const char* s : {"NVIDIA H200 (compute capability 9.0)", "SMs): 132", "warp size: 32 threads",
@@ -405,7 +426,8 @@ BOOST_AUTO_TEST_CASE(the_facts_sheet_shows_the_gpu_and_the_calibrated_peaks) {
                         "61000 GFLOP/s (data sheet: 66900)", "4100 GB/s (data sheet: 4800)"})
     BOOST_TEST(t.find(s) != std::string::npos, t << " shows " << s);
   BOOST_TEST(workflows::CudaHardwareProse(json::object()) == "(none recorded)\n");
-  BOOST_TEST(workflows::CudaHardwareProse(json{{"gpu", {{"name", "X"}}}}).find("SMs): (not recorded)") != std::string::npos);
+  BOOST_TEST(workflows::CudaHardwareProse(json{{"gpu", {{"name", "X"}}}}).find("SMs): (not recorded)") !=
+             std::string::npos);
   // A campaign's facts: the cpu calibration's keys with the GPU's under
   // "cuda". The CPU's peak is never shown as the GPU's (it was, when the
   // daemon passed the cpu calibration alone: "calibrated fp32 FMA peak:
@@ -458,12 +480,16 @@ BOOST_AUTO_TEST_CASE(the_sequence_is_upload_nan_flush_time_download_sync_inputs_
   SiluLike t;
   std::string why;
   bool called = false;
-  BOOST_TEST(t.Call(1, [&] {
-    called = true;
-    for (int i = 0; i < 8; ++i) t.out_dev[i] = t.x_dev[i] * 3;
-  }, &why));
+  BOOST_TEST(t.Call(
+      1,
+      [&] {
+        called = true;
+        for (int i = 0; i < 8; ++i) t.out_dev[i] = t.x_dev[i] * 3;
+      },
+      &why));
   BOOST_TEST(called);
-  const std::vector<std::string> want = {"upload x", "nan out", "flush", "start", "stop", "download out", "sync", "download x"};
+  const std::vector<std::string> want = {"upload x", "nan out",      "flush", "start",
+                                         "stop",     "download out", "sync",  "download x"};
   BOOST_TEST(t.dev.log == want, boost::test_tools::per_element());
   for (int i = 0; i < 8; ++i) BOOST_TEST(t.out_host[8 + i] == 6.0f);  // slot 1
   for (int i = 0; i < 8; ++i) BOOST_TEST(t.out_host[i] == 0.0f);      // slot 0 untouched
@@ -472,16 +498,29 @@ BOOST_AUTO_TEST_CASE(the_sequence_is_upload_nan_flush_time_download_sync_inputs_
 BOOST_AUTO_TEST_CASE(outputs_not_written_this_call_come_back_nan) {
   SiluLike t;
   std::string why;
-  BOOST_TEST(t.Call(0, [&] { for (int i = 0; i < 8; ++i) t.out_dev[i] = 1.0f; }, &why));
+  BOOST_TEST(t.Call(
+      0,
+      [&] {
+        for (int i = 0; i < 8; ++i) t.out_dev[i] = 1.0f;
+      },
+      &why));
   // Second call writes nothing, hoping the device still holds the first result.
-  BOOST_TEST(t.Call(0, [] {}, &why));
+  BOOST_TEST(t.Call(
+      0, [] {}, &why));
   for (int i = 0; i < 8; ++i) BOOST_TEST(std::isnan(t.out_host[i]));
 }
 
 BOOST_AUTO_TEST_CASE(work_finishing_after_the_stop_event_is_missing_from_the_outputs) {
   SiluLike t;
   std::string why;
-  BOOST_TEST(t.Call(0, [&] { t.dev.late_work.push_back([&] { for (int i = 0; i < 8; ++i) t.out_dev[i] = 5.0f; }); }, &why));
+  BOOST_TEST(t.Call(
+      0,
+      [&] {
+        t.dev.late_work.push_back([&] {
+          for (int i = 0; i < 8; ++i) t.out_dev[i] = 5.0f;
+        });
+      },
+      &why));
   for (int i = 0; i < 8; ++i) BOOST_TEST(std::isnan(t.out_host[i]));  // copied out before the late work ran
   BOOST_TEST(t.dev.late_work.empty());  // but it did run, before the inputs were copied back
 }
@@ -489,12 +528,19 @@ BOOST_AUTO_TEST_CASE(work_finishing_after_the_stop_event_is_missing_from_the_out
 BOOST_AUTO_TEST_CASE(device_writes_to_inputs_reach_the_judges_copy) {
   SiluLike t;
   std::string why;
-  BOOST_TEST(t.Call(0, [&] { t.x_dev[3] = -1.0f; for (int i = 0; i < 8; ++i) t.out_dev[i] = 0.5f; }, &why));
+  BOOST_TEST(t.Call(
+      0,
+      [&] {
+        t.x_dev[3] = -1.0f;
+        for (int i = 0; i < 8; ++i) t.out_dev[i] = 0.5f;
+      },
+      &why));
   BOOST_TEST(t.x_host[3] == -1.0f);  // the judge compares this with its private copy and fails the kernel
   // And the next call starts from the judge's inputs again, not the modified device copy.
   t.x_host[3] = 2.0f;
   float seen = 0;
-  BOOST_TEST(t.Call(0, [&] { seen = t.x_dev[3]; }, &why));
+  BOOST_TEST(t.Call(
+      0, [&] { seen = t.x_dev[3]; }, &why));
   BOOST_TEST(seen == 2.0f);
 }
 
@@ -502,10 +548,12 @@ BOOST_AUTO_TEST_CASE(a_device_error_ends_the_call_and_poisons_the_device) {
   SiluLike t;
   t.dev.fail_at = 4;  // "stop": the kernel faulted
   std::string why;
-  BOOST_TEST(!t.Call(0, [] {}, &why));
+  BOOST_TEST(!t.Call(
+      0, [] {}, &why));
   BOOST_TEST(why.find("the kernel (at its stop event): injected device error") == 0, why);
   const size_t ops = t.dev.log.size();
-  BOOST_TEST(!t.Call(0, [] {}, &why));  // never reused: every later operation fails
+  BOOST_TEST(!t.Call(
+      0, [] {}, &why));  // never reused: every later operation fails
   BOOST_TEST(t.dev.log.size() == ops);
   BOOST_TEST(why.find("uploading the inputs") == 0, why);
 }
@@ -517,7 +565,8 @@ BOOST_AUTO_TEST_SUITE(cuda_calibration)
 std::string Line(const std::string& name, const std::string& fma, const std::string& copy) {
   return "noise\nACCELOPT-CUDA-CALIBRATION {\"gpu\": {\"name\": \"" + name +
          "\", \"sm_count\": 132, \"sm_clock_mhz\": 1980, \"memory_clock_mhz\": 3201, \"memory_bytes\": 150754820096, "
-         "\"driver\": \"570.86\"}, \"fma_gflops\": [" + fma + "], \"copy_gbps\": [" + copy + "]}\n";
+         "\"driver\": \"570.86\"}, \"fma_gflops\": [" +
+         fma + "], \"copy_gbps\": [" + copy + "]}\n";
 }
 
 BOOST_AUTO_TEST_CASE(best_measurement_bounded_by_the_data_sheet) {

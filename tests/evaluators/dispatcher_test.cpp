@@ -163,7 +163,9 @@ BOOST_AUTO_TEST_CASE(a_slot_pins_requests_without_cores_to_its_cpus) {
   auto seen = fake->requests();
   BOOST_REQUIRE_EQUAL(seen.size(), 2u);
   for (const auto& r : seen) {
-    if (r.source == "a") BOOST_TEST((r.settings.cores == std::vector<int>{3, 5}));
-    else BOOST_TEST((r.settings.cores == std::vector<int>{7}));  // what the request asked for stays
+    if (r.source == "a")
+      BOOST_TEST((r.settings.cores == std::vector<int>{3, 5}));
+    else
+      BOOST_TEST((r.settings.cores == std::vector<int>{7}));  // what the request asked for stays
   }
 }

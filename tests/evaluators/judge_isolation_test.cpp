@@ -61,16 +61,16 @@ BOOST_AUTO_TEST_CASE(the_compiler_cannot_read_the_judge_secret_by_any_spelling) 
   const std::string cache = FreshDir("secret");
   CpuBackend backend = BackendWithCache(cache);
   // The secret exists once an evaluation has run.
-  EvalResult warm = backend.Evaluate(
-      Request("tests/evaluators/problems/silu", ReadText(Src() + "/tests/evaluators/problems/silu/baseline.cpp"),
-              QuickSettings()),
-      nullptr);
+  EvalResult warm =
+      backend.Evaluate(Request("tests/evaluators/problems/silu",
+                               ReadText(Src() + "/tests/evaluators/problems/silu/baseline.cpp"), QuickSettings()),
+                       nullptr);
   BOOST_REQUIRE_MESSAGE(warm.status == EvalStatus::kOk, Shown(warm));
   const std::string secret_path = cache + "/judge-secret";
   const std::string secret = ReadText(secret_path).substr(0, 64);
   BOOST_REQUIRE_EQUAL(secret.size(), 64u);
   const std::string attack = ReplaceAll(ReadText(Src() + "/tests/evaluators/attacks_host/incbin_judge_secret.cpp"),
-                                     "@TARGET_PATH@", secret_path);
+                                        "@TARGET_PATH@", secret_path);
   for (bool checks : {true, false}) {
     BOOST_TEST_CONTEXT("static checks " << (checks ? "on" : "off")) {
       EvalSettings s = QuickSettings();
@@ -123,7 +123,9 @@ BOOST_AUTO_TEST_CASE(a_damaged_reference_cache_heals_and_never_blames_the_kernel
   const std::string cache = FreshDir("damage");
   CpuBackend backend = BackendWithCache(cache);
   const std::string baseline = ReadText(Src() + "/tests/evaluators/problems/matmul/baseline.cpp");
-  auto run = [&] { return backend.Evaluate(Request("tests/evaluators/problems/matmul", baseline, QuickSettings()), nullptr); };
+  auto run = [&] {
+    return backend.Evaluate(Request("tests/evaluators/problems/matmul", baseline, QuickSettings()), nullptr);
+  };
   EvalResult first = run();
   BOOST_REQUIRE_MESSAGE(first.status == EvalStatus::kOk, Shown(first));
   std::vector<fs::path> files;
@@ -134,8 +136,12 @@ BOOST_AUTO_TEST_CASE(a_damaged_reference_cache_heals_and_never_blames_the_kernel
   for (size_t i = 0; i < files.size(); ++i) {
     const fs::path& f = files[i];
     switch (i % 3) {
-      case 0: fs::remove(f); break;
-      case 1: fs::resize_file(f, fs::file_size(f) / 2); break;
+      case 0:
+        fs::remove(f);
+        break;
+      case 1:
+        fs::resize_file(f, fs::file_size(f) / 2);
+        break;
       case 2: {  // same size, other bytes
         std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
         io.seekp(static_cast<std::streamoff>(fs::file_size(f) / 2));

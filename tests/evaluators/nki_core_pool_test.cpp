@@ -76,7 +76,8 @@ BOOST_AUTO_TEST_CASE(the_wait_for_a_core_times_out_on_the_envs_clock) {
   // One busy core, an hour's timeout, a fake clock: real time does not end
   // the wait; moving the clock past the hour does.
   FakeClockEnv fake(Env::Default());
-  NeuronCorePool pool({0}, nullptr, [](const std::string&) {}, &fake);
+  NeuronCorePool pool(
+      {0}, nullptr, [](const std::string&) {}, &fake);
   BOOST_REQUIRE(pool.Acquire(nullptr, std::chrono::milliseconds(10)).ok());
   std::atomic<bool> done{false};
   Result<int> waited = Status(Code::kInternal, "not returned");
@@ -94,7 +95,8 @@ BOOST_AUTO_TEST_CASE(the_wait_for_a_core_times_out_on_the_envs_clock) {
 }
 
 BOOST_AUTO_TEST_CASE(every_core_quarantined_and_cancel) {
-  NeuronCorePool pool({0}, [](int) { return Status(Code::kUnavailable, "no device"); }, [](const std::string&) {});
+  NeuronCorePool pool(
+      {0}, [](int) { return Status(Code::kUnavailable, "no device"); }, [](const std::string&) {});
   auto a = pool.Acquire(nullptr, std::chrono::milliseconds(10));
   BOOST_REQUIRE(a.ok());
   std::atomic<bool> cancel{false};

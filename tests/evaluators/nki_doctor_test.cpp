@@ -14,7 +14,9 @@ namespace {
 const std::string kDoctorSrc = ACCELOPT_SOURCE_DIR;
 
 NkiConfig Config(const std::string& python) {
-  auto c = NkiConfig::FromJson({{"python", python}, {"cores", "0-1"}, {"runner_dir", kDoctorSrc + "/evaluators/nki"},
+  auto c = NkiConfig::FromJson({{"python", python},
+                                {"cores", "0-1"},
+                                {"runner_dir", kDoctorSrc + "/evaluators/nki"},
                                 {"profiler", "/nonexistent/neuron-profile"}},
                                "evaluators.nki");
   BOOST_REQUIRE(c.ok());
@@ -64,8 +66,8 @@ BOOST_AUTO_TEST_CASE(names_every_missing_piece_with_its_fix) {
 }
 
 BOOST_AUTO_TEST_CASE(the_stand_in_is_not_the_sdk) {
-  auto checks = RunDoctor(Config("/usr/bin/python3"), Env::Default(),
-                          {{"PYTHONPATH", kDoctorSrc + "/tests/fakes/nki/python"}});
+  auto checks =
+      RunDoctor(Config("/usr/bin/python3"), Env::Default(), {{"PYTHONPATH", kDoctorSrc + "/tests/fakes/nki/python"}});
   BOOST_TEST(Find(checks, "python").ok);
   const auto& cc = Find(checks, "neuronxcc");
   BOOST_TEST(!cc.ok);
@@ -172,9 +174,18 @@ BOOST_AUTO_TEST_CASE(run_without_the_sdk_says_so_and_never_reaches_the_stand_in)
   BOOST_TEST(ir->stdout_data.find("wrote " + imported + "/silu") != std::string::npos, ir->stdout_data);
 
   ProcessSpec run;
-  run.argv = {ACCELOPT_EVAL_PATH, "run", "--problem", imported + "/silu", "--kernel",
-              kDoctorSrc + "/tests/evaluators/nki_kernels/good.py", "--nki-python", "/usr/bin/python3",
-              "--nki-runner-dir", kDoctorSrc + "/evaluators/nki", "-o", "json"};
+  run.argv = {ACCELOPT_EVAL_PATH,
+              "run",
+              "--problem",
+              imported + "/silu",
+              "--kernel",
+              kDoctorSrc + "/tests/evaluators/nki_kernels/good.py",
+              "--nki-python",
+              "/usr/bin/python3",
+              "--nki-runner-dir",
+              kDoctorSrc + "/evaluators/nki",
+              "-o",
+              "json"};
   run.env_set["PYTHONPATH"] = kDoctorSrc + "/tests/fakes/nki/python";
   run.env_set["PATH"] = kDoctorSrc + "/tests/fakes/nki/bin:/usr/bin:/bin";
   run.timeout = std::chrono::milliseconds(60000);
@@ -205,9 +216,19 @@ BOOST_AUTO_TEST_CASE(run_on_the_cpu_simulator) {
                       " exec /usr/bin/python3 \"$@\"\n");
     std::filesystem::permissions(py, std::filesystem::perms::owner_all);
     ProcessSpec run;
-    run.argv = {ACCELOPT_EVAL_PATH, "run", "--problem", imported + "/silu", "--kernel",
-                kDoctorSrc + "/tests/evaluators/nki_kernels/good_nki.py", "--nki-python", py, "--nki-runner-dir",
-                kDoctorSrc + "/evaluators/nki", "--nki-simulate", "-o", "json"};
+    run.argv = {ACCELOPT_EVAL_PATH,
+                "run",
+                "--problem",
+                imported + "/silu",
+                "--kernel",
+                kDoctorSrc + "/tests/evaluators/nki_kernels/good_nki.py",
+                "--nki-python",
+                py,
+                "--nki-runner-dir",
+                kDoctorSrc + "/evaluators/nki",
+                "--nki-simulate",
+                "-o",
+                "json"};
     run.env_set["PATH"] = "/nonexistent:/usr/bin:/bin";  // no neuron-ls needed
     run.timeout = std::chrono::milliseconds(60000);
     return *Env::Default()->RunProcess(run);

@@ -48,7 +48,7 @@ BOOST_AUTO_TEST_CASE(evaluates_shapes_and_formulas) {
   BOOST_TEST(*EvalDimExpr("B*H*N", d) == 262144);
   BOOST_TEST(*EvalDimExpr("D // 2", d) == 64);
   BOOST_TEST(*EvalDimExpr("4*(D*B*H*N + 2*(D//2)*B*H*N)", d) == 4 * (128 * 262144 + 2 * 64 * 262144));
-  BOOST_TEST(*EvalDimExpr("-M // 2", d) == -4);  // Python's floor division
+  BOOST_TEST(*EvalDimExpr("-M // 2", d) == -4);   // Python's floor division
   BOOST_TEST(*EvalDimExpr("M - 2 - 3", d) == 2);  // left associative
   BOOST_TEST(IsPlainName(" N "));
   BOOST_TEST(!IsPlainName("B*H"));
@@ -98,13 +98,16 @@ BOOST_AUTO_TEST_CASE(parses_the_fixture_seeds) {
 
 BOOST_AUTO_TEST_CASE(refuses_malformed_seeds_naming_the_line) {
   const std::string head = "test_name: t\nparameters:\n- M\ninput: |\n";
-  struct Case { std::string input, want; };
+  struct Case {
+    std::string input, want;
+  };
   for (const auto& c : std::vector<Case>{
            {"  x = np.random.normal(0, 1, (M,)).astype(np.float16)\n  return [x]\n", "s.yaml:5: input 'x'"},
            {"  x = np.random.randn(M)\n  return [x]\n", "s.yaml:5: input 'x'"},
            {"  x = np.random.normal(loc=0, scale=1, size=(M,), seed=3).astype(np.float32)\n  return [x]\n",
             "unknown argument 'seed'"},
-           {"  x = np.abs(np.random.normal(loc=1, scale=1, size=(M,))).astype(np.float32)\n  return [x]\n", "loc=0 only"},
+           {"  x = np.abs(np.random.normal(loc=1, scale=1, size=(M,))).astype(np.float32)\n  return [x]\n",
+            "loc=0 only"},
            {"  x = np.random.normal(loc=0, scale=1, size=(M,)).astype(np.float32)\n  return [x, y]\n",
             "returns 'y', which it never assigns"},
            {"  x = np.random.normal(loc=0, scale=1, size=(M,)).astype(np.float32)\n", "no 'return [...]'"},
@@ -155,7 +158,8 @@ BOOST_AUTO_TEST_CASE(imports_the_fixture) {
   BOOST_TEST(src->baseline.find("def kernel(") != std::string::npos);
   BOOST_TEST(src->problem["provenance"]["task"] == "reference/silu_small_numpy.py");
   BOOST_TEST(src->problem["provenance"]["case"] == "0");
-  BOOST_TEST(src->problem["notes"].get<std::string>().find("Seed comments: The SiLU of a small activation") != std::string::npos);
+  BOOST_TEST(src->problem["notes"].get<std::string>().find("Seed comments: The SiLU of a small activation") !=
+             std::string::npos);
   BOOST_TEST(src->problem["provenance"]["reference_sha256"].get<std::string>().size() == 64u);
 
   // Derived shapes (D // 2, B*H*N) are written as their values; plain dims by name.
@@ -223,18 +227,25 @@ BOOST_AUTO_TEST_CASE(malformed_entries_are_errors_naming_the_file) {
     std::string file, from, to, want;
   };
   const std::vector<Case> cases = {
-      {"summary.json", "\"silu\": {", "\"softmax_fancy\": {", "summary.json: softmax_fancy: problem 'softmax_fancy' is not in accelopt's NKIBench catalog"},
-      {"summary.json", "\"seed\": \"./seeds/silu.yaml\",", "\"seed\": \"./seeds/silu.yaml\", \"colour\": 1,", "summary.json: silu: unknown key 'colour'"},
+      {"summary.json", "\"silu\": {", "\"softmax_fancy\": {",
+       "summary.json: softmax_fancy: problem 'softmax_fancy' is not in accelopt's NKIBench catalog"},
+      {"summary.json", "\"seed\": \"./seeds/silu.yaml\",", "\"seed\": \"./seeds/silu.yaml\", \"colour\": 1,",
+       "summary.json: silu: unknown key 'colour'"},
       {"summary.json", "./reference/silu_small_numpy.py", "../../etc/passwd", "climbs out of the NKIBench folder"},
       {"summary.json", "./reference/silu_small_numpy.py", "/etc/passwd", "must be relative to the NKIBench folder"},
       {"summary.json", "./kernels/silu_small.py", "./kernels/missing.py", "kernels/missing.py: no such file (named by"},
-      {"summary.json", "\"values\": {\"M\": 256, \"N\": 512}", "\"values\": {\"M\": 256}", "silu.cases.0.values: no value for 'N'"},
-      {"summary.json", "\"values\": {\"M\": 256, \"N\": 512}", "\"values\": {\"M\": 256, \"N\": 512, \"Q\": 2}", "values.Q: not a parameter of"},
-      {"summary.json", "\"values\": {\"M\": 256, \"N\": 512}", "\"values\": {\"M\": -1, \"N\": 512}", "values.M: must be a positive integer"},
-      {"summary.json", "\"values\": {\"M\": 256, \"N\": 512}", "\"values\": {\"M\": 128, \"N\": 512}", "silu_small_numpy.py: sets M = 256 but"},
+      {"summary.json", "\"values\": {\"M\": 256, \"N\": 512}", "\"values\": {\"M\": 256}",
+       "silu.cases.0.values: no value for 'N'"},
+      {"summary.json", "\"values\": {\"M\": 256, \"N\": 512}", "\"values\": {\"M\": 256, \"N\": 512, \"Q\": 2}",
+       "values.Q: not a parameter of"},
+      {"summary.json", "\"values\": {\"M\": 256, \"N\": 512}", "\"values\": {\"M\": -1, \"N\": 512}",
+       "values.M: must be a positive integer"},
+      {"summary.json", "\"values\": {\"M\": 256, \"N\": 512}", "\"values\": {\"M\": 128, \"N\": 512}",
+       "silu_small_numpy.py: sets M = 256 but"},
       {"seeds/silu.yaml", "test_name: silu", "test_name: silu2", "seeds/silu.yaml: test_name is 'silu2'"},
       {"seeds/silu.yaml", "scale=1.0, size=(M, N)", "scale=1.0, size=(M, N, 2)", "bytes formula gives"},
-      {"reference/silu_small_numpy.py", "def transform_nki_outputs(", "def transform_outputs(", "does not define transform_nki_outputs()"},
+      {"reference/silu_small_numpy.py", "def transform_nki_outputs(", "def transform_outputs(",
+       "does not define transform_nki_outputs()"},
       {"kernels/silu_small.py", "def kernel(", "def my_kernel(", "defines neither kernel() nor optimized_kernel()"},
   };
   for (const auto& c : cases) {
@@ -249,7 +260,8 @@ BOOST_AUTO_TEST_CASE(malformed_entries_are_errors_naming_the_file) {
   TempDir tmp;
   BOOST_TEST(ImportError(tmp.path(), tmp.sub("out")).find("summary.json: missing") != std::string::npos);
   WriteText(tmp.sub("summary.json"), "{\"silu\": [1, 2]}");
-  BOOST_TEST(ImportError(tmp.path(), tmp.sub("out")).find("summary.json: silu: must be an object") != std::string::npos);
+  BOOST_TEST(ImportError(tmp.path(), tmp.sub("out")).find("summary.json: silu: must be an object") !=
+             std::string::npos);
   WriteText(tmp.sub("summary.json"), "{\"silu\": ");
   BOOST_TEST(ImportError(tmp.path(), tmp.sub("out")).find("summary.json") != std::string::npos);
 }

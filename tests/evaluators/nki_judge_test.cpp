@@ -210,8 +210,9 @@ BOOST_AUTO_TEST_CASE(the_data_file_is_checked) {
   // A figure without its own citation.
   BOOST_TEST(bad(R"({"generations": {"x": {)" + base + R"(, "sources": {"matmul_flops_per_s": "s"}}}})")
                  .find("generations.x.sources.cores_per_chip") != std::string::npos);
-  BOOST_TEST(bad(R"({"generations": {"x": {"matmul_flops_per_s": -1}}})").find("matmul_flops_per_s: must be a positive") !=
-             std::string::npos);
+  BOOST_TEST(
+      bad(R"({"generations": {"x": {"matmul_flops_per_s": -1}}})").find("matmul_flops_per_s: must be a positive") !=
+      std::string::npos);
   const std::string all = R"("sources": {"matmul_flops_per_s": "a", "vector_flops_per_s": "b", "hbm_bytes_per_s": "c",
       "cores_per_chip": "d", "sbuf_bytes": "e", "psum_bytes": "f", "partitions": "g"})";
   BOOST_TEST(ParseGenerations(*ParseJson(R"({"generations": {"x": {)" + base + ", " + all + "}}}"), "t").ok());

@@ -100,8 +100,8 @@ BOOST_AUTO_TEST_CASE(reads_the_2_34_object_layout_by_content) {
   BOOST_REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
   BOOST_TEST(inv->total_cores == 8);
   BOOST_TEST(*inv->lnc == 2);
-  auto clash = ParseNeuronLsJson(
-      R"({"logical_neuroncore_config": 1, "d": [{"nc_count": 4, "logical_neuroncore_config": 2}]})");
+  auto clash =
+      ParseNeuronLsJson(R"({"logical_neuroncore_config": 1, "d": [{"nc_count": 4, "logical_neuroncore_config": 2}]})");
   BOOST_REQUIRE(!clash.ok());
   BOOST_TEST(clash.status().message().find("at the top") != std::string::npos, clash.status().message());
 }
@@ -248,9 +248,10 @@ BOOST_AUTO_TEST_CASE(trn2_logical_cores_and_their_config_come_from_neuron_ls) {
   BOOST_TEST(!NkiConfig::FromJson({{"python", "/p"}, {"logical_nc_config", "4"}}, "evaluators.nki").ok());
   BOOST_TEST(!ParseNeuronLsJson(R"([{"nc_count": 4, "logical_neuroncore_config": 3}])").ok());
   BOOST_TEST(!ParseNeuronLsJson(R"([{"nc_count": 4, "neuroncore_ids": [0, 1]}])").ok());
-  BOOST_TEST(!ParseNeuronLsJson(
-                  R"([{"nc_count": 4, "logical_neuroncore_config": 2}, {"nc_count": 8, "logical_neuroncore_config": 1}])")
-                  .ok());
+  BOOST_TEST(
+      !ParseNeuronLsJson(
+           R"([{"nc_count": 4, "logical_neuroncore_config": 2}, {"nc_count": 8, "logical_neuroncore_config": 1}])")
+           .ok());
   // trn1 fixtures say nothing: LNC 1.
   NkiConfig t1 = AutoConfig();
   bin.Prints(LsFixture("trn1_2devices.json"));

@@ -53,15 +53,28 @@ BOOST_AUTO_TEST_SUITE(nki_real_size)
 
 BOOST_AUTO_TEST_CASE(bmm_softmax_at_its_real_size_through_the_output_files) {
   TempDir tmp;
-  json j = {{"name", "bmm_softmax"}, {"backend", "nki"}, {"function", "kernel"},
+  json j = {{"name", "bmm_softmax"},
+            {"backend", "nki"},
+            {"function", "kernel"},
             {"dims", {{"B", 16}, {"K", 64}, {"M", 4096}, {"N", 4096}}},
             {"params",
-             {{{"name", "lhs"}, {"kind", "input"}, {"shape", {"B", "M", "K"}}, {"distribution", {{"kind", "normal"}, {"mean", 0.0}, {"std", 1.0}}}},
-              {{"name", "rhs"}, {"kind", "input"}, {"shape", {"B", "K", "N"}}, {"distribution", {{"kind", "normal"}, {"mean", 0.0}, {"std", 1.0}}}},
+             {{{"name", "lhs"},
+               {"kind", "input"},
+               {"shape", {"B", "M", "K"}},
+               {"distribution", {{"kind", "normal"}, {"mean", 0.0}, {"std", 1.0}}}},
+              {{"name", "rhs"},
+               {"kind", "input"},
+               {"shape", {"B", "K", "N"}},
+               {"distribution", {{"kind", "normal"}, {"mean", 0.0}, {"std", 1.0}}}},
               {{"name", "out"}, {"kind", "output"}, {"shape", {"B", "M", "N"}}}}},
-            {"flops", 35701915648.0}, {"matmul_flops", 34359738368.0}, {"bytes", 1107296256.0}, {"tolerance", 2e-5},
+            {"flops", 35701915648.0},
+            {"matmul_flops", 34359738368.0},
+            {"bytes", 1107296256.0},
+            {"tolerance", 2e-5},
             {"adversarial",
-             {{{"case", "large_scores"}, {"param", "lhs"}, {"distribution", {{"kind", "normal"}, {"mean", 3.0}, {"std", 1.0}}}}}}};
+             {{{"case", "large_scores"},
+               {"param", "lhs"},
+               {"distribution", {{"kind", "normal"}, {"mean", 3.0}, {"std", 1.0}}}}}}};
   auto problem = workflows::ParseProblemSpec(j, "bmm_softmax/problem.json");
   BOOST_REQUIRE_MESSAGE(problem.ok(), problem.status().ToString());
   const EvalBudget budget = EstimateBudget(*problem);
@@ -81,7 +94,8 @@ BOOST_AUTO_TEST_CASE(bmm_softmax_at_its_real_size_through_the_output_files) {
   auto r = EvaluateNki(*problem, tmp.sub("reference.py"), kKernel, 0, o, Env::Default(), nullptr);
   BOOST_TEST(r.status == "ok", r.reason + "\n" + r.runner_stderr);
   BOOST_TEST(r.timing.has_value());
-  struct rusage self {}, children {};
+  struct rusage self {
+  }, children{};
   getrusage(RUSAGE_SELF, &self);
   getrusage(RUSAGE_CHILDREN, &children);
   const uint64_t judge_rss = static_cast<uint64_t>(self.ru_maxrss) * 1024;

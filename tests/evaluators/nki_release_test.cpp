@@ -155,7 +155,8 @@ BOOST_AUTO_TEST_CASE(neuron_ls_of_2_34_is_read_through_its_replacement_flag) {
   dc.cores_spec = "auto";
   dc.lnc_spec = "auto";
   auto checks = RunDoctor(dc, Env::Default(), host.env, o);
-  BOOST_TEST(Check(checks, "neuron-ls").detail == "neuron-ls --output-format json: ran", Check(checks, "neuron-ls").detail);
+  BOOST_TEST(Check(checks, "neuron-ls").detail == "neuron-ls --output-format json: ran",
+             Check(checks, "neuron-ls").detail);
   BOOST_TEST(Check(checks, "cores").ok, Check(checks, "cores").detail);
 }
 
@@ -223,10 +224,14 @@ BOOST_AUTO_TEST_CASE(the_stand_in_fails_the_undocumented_ways) {
             "import os, nki, numpy as np\n"
             "os.environ['NEURON_RT_INSPECT_ENABLE'] = '1'\n"
             "os.environ['NEURON_RT_INSPECT_DEVICE_PROFILE'] = '1'\n"
-            "os.environ['NEURON_RT_INSPECT_OUTPUT_DIR'] = " "'" + host.tmp.sub("late") + "'\n"
-            "k = nki.jit(lambda x: x)\n"
-            "k[1](np.zeros(4)); k[1](np.zeros(4))\n"
-            "print(os.path.exists('" + host.tmp.sub("late") + "'))\n"};
+            "os.environ['NEURON_RT_INSPECT_OUTPUT_DIR'] = "
+            "'" +
+                host.tmp.sub("late") +
+                "'\n"
+                "k = nki.jit(lambda x: x)\n"
+                "k[1](np.zeros(4)); k[1](np.zeros(4))\n"
+                "print(os.path.exists('" +
+                host.tmp.sub("late") + "'))\n"};
   p.env_set = host.env;
   p.env_set["NEURON_LOGICAL_NC_CONFIG"] = "1";
   auto r = Env::Default()->RunProcess(p);
@@ -279,7 +284,8 @@ BOOST_AUTO_TEST_CASE(the_probe_survives_a_slow_talkative_import_and_names_a_time
   StandInHost host("2.33", "trn2_lnc2.json");
   // A wrapper interpreter that prints on the real stdout before Python starts.
   const std::string py = host.tmp.sub("python-talkative");
-  WriteText(py, "#!/bin/sh\necho 'Neuron SDK banner'\necho '{\"not\": \"the answer\"}'\nexec /usr/bin/python3 \"$@\"\n");
+  WriteText(py,
+            "#!/bin/sh\necho 'Neuron SDK banner'\necho '{\"not\": \"the answer\"}'\nexec /usr/bin/python3 \"$@\"\n");
   fs::permissions(py, fs::perms::owner_all);
   SdkProbeOptions o;
   o.python = py;
@@ -322,11 +328,12 @@ BOOST_AUTO_TEST_CASE(the_documented_rewrites_are_made_and_listed) {
   BOOST_TEST(m->source.find("        tile = nl.ndarray((x[:, t, :]).shape, dtype=(x[:, t, :]).dtype, buffer=nl.sbuf)\n"
                             "        nisa.dma_copy(dst=tile, src=x[:, t, :])\n") != std::string::npos,
              m->source);
-  BOOST_TEST(m->source.find("nisa.dma_copy(dst=out[:, t, :], src=nl.multiply(tile, nl.sigmoid(tile)))") !=
-                 std::string::npos,
-             m->source);
+  BOOST_TEST(
+      m->source.find("nisa.dma_copy(dst=out[:, t, :], src=nl.multiply(tile, nl.sigmoid(tile)))") != std::string::npos,
+      m->source);
   BOOST_REQUIRE(m->rewrites.size() == 5);
-  BOOST_TEST(m->rewrites[0] == "line 2: import neuronxcc.nki as nki -> import nki (2.34 announcement, 'What you must do')");
+  BOOST_TEST(m->rewrites[0] ==
+             "line 2: import neuronxcc.nki as nki -> import nki (2.34 announcement, 'What you must do')");
 }
 
 BOOST_AUTO_TEST_CASE(what_has_no_documented_equivalent_is_refused_with_the_section) {
@@ -338,7 +345,8 @@ BOOST_AUTO_TEST_CASE(what_has_no_documented_equivalent_is_refused_with_the_secti
   };
   const std::string head = "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n";
   BOOST_TEST(why(head + "y = nl.add(nl.load(a), 1)\n").find("inside an expression") != std::string::npos);
-  BOOST_TEST(why(head + "i = nl.arange(128)\n").find("Update indexing syntax for mgrid and arange") != std::string::npos);
+  BOOST_TEST(why(head + "i = nl.arange(128)\n").find("Update indexing syntax for mgrid and arange") !=
+             std::string::npos);
   BOOST_TEST(why(head + "nl.store(o, value=v, mask=m)\n").find("Deprecation of masking") != std::string::npos);
   BOOST_TEST(why(head + "t = nl.ndarray((2, nl.par_dim(128), 4))\n").find("Translation of Block Dimensions") !=
              std::string::npos);

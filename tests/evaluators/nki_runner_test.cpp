@@ -71,8 +71,8 @@ NkiEvalOptions Options() {
 
 NkiEvalOutcome Run(const std::string& kernel, const NkiEvalOptions& o) {
   RequireNumpy();
-  return EvaluateNki(S().silu, S().silu.reference_path, ReadText(kRunnerSrc + "/tests/evaluators/nki_kernels/" + kernel), 7,
-                     o, Env::Default(), nullptr);
+  return EvaluateNki(S().silu, S().silu.reference_path,
+                     ReadText(kRunnerSrc + "/tests/evaluators/nki_kernels/" + kernel), 7, o, Env::Default(), nullptr);
 }
 
 }  // namespace
@@ -100,7 +100,7 @@ BOOST_AUTO_TEST_CASE(the_runner_process_gets_its_core_and_no_network) {
   BOOST_TEST(p.timeout.count() == 180000);
   auto prof = ProfilerProcess(s, "a.neff", "a.ntff", "/w", nullptr);
   BOOST_TEST((prof.argv == std::vector<std::string>{"neuron-profile", "view", "--output-format", "summary-json", "-n",
-                                                   "a.neff", "-s", "a.ntff"}));
+                                                    "a.neff", "-s", "a.ntff"}));
 }
 
 BOOST_AUTO_TEST_CASE(the_record_channel_is_json_lines_and_outputs_are_files) {
@@ -132,7 +132,8 @@ BOOST_AUTO_TEST_CASE(a_correct_kernel_passes_and_is_timed_by_the_judges_profiler
   BOOST_TEST(r.profile->fields.size() == 16u);
   BOOST_REQUIRE(r.percent_of_peak.has_value());
   // 1 MiB of HBM traffic at 410 GiB/s is 2.38 us: 0.119% of 2 ms.
-  BOOST_TEST(*r.percent_of_peak == 100 * (1048576.0 / (410.0 * 1073741824)) / 0.002, boost::test_tools::tolerance(0.01));
+  BOOST_TEST(*r.percent_of_peak == 100 * (1048576.0 / (410.0 * 1073741824)) / 0.002,
+             boost::test_tools::tolerance(0.01));
   BOOST_TEST(r.ToJson()["device"] == "test stand-in (NOT a Trainium measurement)");
 }
 
@@ -229,7 +230,8 @@ BOOST_AUTO_TEST_SUITE(nki_backend)
 namespace {
 NkiBackendOptions BackendOptions(const std::string& cores, const std::string& broken = "") {
   NkiBackendOptions o;
-  auto c = NkiConfig::FromJson({{"python", "/usr/bin/python3"}, {"cores", cores},
+  auto c = NkiConfig::FromJson({{"python", "/usr/bin/python3"},
+                                {"cores", cores},
                                 {"runner_dir", kRunnerSrc + "/evaluators/nki"},
                                 {"profiler", kRunnerSrc + "/tests/fakes/nki/bin/neuron-profile"},
                                 {"work_dir", S().tmp.path()}},
@@ -296,7 +298,8 @@ BOOST_AUTO_TEST_CASE(a_core_that_fails_its_check_is_quarantined) {
   BOOST_TEST((first.status == EvalStatus::kRuntimeError), first.reason);
   EvalResult next = b.Evaluate(Request("good.py"), nullptr);
   BOOST_TEST((next.status == EvalStatus::kInternalError));
-  BOOST_TEST(next.reason.find("every NeuronCore of the nki backend is quarantined (8)") != std::string::npos, next.reason);
+  BOOST_TEST(next.reason.find("every NeuronCore of the nki backend is quarantined (8)") != std::string::npos,
+             next.reason);
   BOOST_TEST((b.pool().Quarantined() == std::vector<int>{8}));
   BOOST_TEST(!b.HealthCheck(8).ok());
 }

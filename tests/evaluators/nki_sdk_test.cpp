@@ -87,8 +87,8 @@ NkiEvalOptions SdkEvalOptions(const std::string& release, const SdkChoice& sdk) 
 }
 
 NkiEvalOutcome SdkRun(const std::string& kernel, const NkiEvalOptions& o) {
-  return EvaluateNki(SdkSuite().silu, SdkSuite().silu.reference_path, ReadText(kSdkSrc + "/tests/evaluators/nki_kernels/" + kernel), 0,
-                     o, Env::Default(), nullptr);
+  return EvaluateNki(SdkSuite().silu, SdkSuite().silu.reference_path,
+                     ReadText(kSdkSrc + "/tests/evaluators/nki_kernels/" + kernel), 0, o, Env::Default(), nullptr);
 }
 
 }  // namespace
@@ -154,8 +154,9 @@ BOOST_AUTO_TEST_CASE(newer_releases_start_with_a_warning_and_only_the_unrunnable
   BOOST_TEST((n35->path == NkiPath::kNki));
   BOOST_TEST(n35->newer_than_known);
   BOOST_REQUIRE(!n35->warnings.empty());
-  BOOST_TEST(n35->warnings[0].find("Neuron 2.35 (nki 0.9.0) is newer than any release accelopt knows") !=
-                 std::string::npos, n35->warnings[0]);
+  BOOST_TEST(
+      n35->warnings[0].find("Neuron 2.35 (nki 0.9.0) is newer than any release accelopt knows") != std::string::npos,
+      n35->warnings[0]);
   BOOST_TEST(n35->warnings[0].find("the nki package imports") != std::string::npos, n35->warnings[0]);
   auto odd = ChooseSdk(SdkWithNki("banana"));
   BOOST_REQUIRE(odd.ok());
@@ -172,7 +173,7 @@ BOOST_AUTO_TEST_CASE(newer_releases_start_with_a_warning_and_only_the_unrunnable
   // The LNC call follows the release: brackets on 2.28..2.32, the variable from 2.33.
   BOOST_TEST(ChooseSdk(SdkWithNki("0.5.0"))->lnc_call == "bracket");  // 2.31
   BOOST_TEST(!ChooseSdk(SdkWithNki("0.5.0"))->inspect_warmup);
-  BOOST_TEST(ChooseSdk(SdkWithNki("0.7.0"))->lnc_call == "env");      // 2.33
+  BOOST_TEST(ChooseSdk(SdkWithNki("0.7.0"))->lnc_call == "env");  // 2.33
   BOOST_TEST(ChooseSdk(SdkBeta1Only())->lnc_call == "compile_flag");
 }
 
@@ -198,7 +199,8 @@ BOOST_AUTO_TEST_CASE(the_stand_in_is_probed_like_the_sdk_with_its_version_gates)
   NkiConfig c;
   c.python = "/usr/bin/python3";
   std::string how;
-  BOOST_REQUIRE(ResolveSdk(&c, Env::Default(), {{"PYTHONPATH", kStandIn}, {"ACCELOPT_STAND_IN_SDK", "2.30"}}, &how).ok());
+  BOOST_REQUIRE(
+      ResolveSdk(&c, Env::Default(), {{"PYTHONPATH", kStandIn}, {"ACCELOPT_STAND_IN_SDK", "2.30"}}, &how).ok());
   BOOST_TEST(c.sdk.PathName() == "nki");
   BOOST_TEST(c.ProfilerCommand() == "neuron-explorer");
   BOOST_TEST(how.find("Neuron 2.30") != std::string::npos, how);
@@ -283,8 +285,8 @@ BOOST_AUTO_TEST_CASE(the_logical_core_config_reaches_compiler_and_runtime_alike)
   auto mismatch = Env::Default()->RunProcess(p);
   BOOST_REQUIRE(mismatch.ok());
   BOOST_TEST(!mismatch->Succeeded());
-  BOOST_TEST(mismatch->stderr_data.find("compiled for logical-nc-config=1, the runtime's NEURON_LOGICAL_NC_CONFIG is 2") !=
-                 std::string::npos,
+  BOOST_TEST(mismatch->stderr_data.find(
+                 "compiled for logical-nc-config=1, the runtime's NEURON_LOGICAL_NC_CONFIG is 2") != std::string::npos,
              mismatch->stderr_data);
 }
 

@@ -60,10 +60,21 @@ struct CliHost {
   ProcessResult Import() const { return Eval({"import", "nkibench", kFixture, "--out", suite}); }
   ProcessResult Run(const std::string& problem, const std::string& generation, bool allow,
                     const std::string& output = "text") const {
-    std::vector<std::string> a = {"run", "--problem", suite + "/" + problem, "--kernel",
-                                  suite + "/" + problem + "/baseline.py", "--nki-python", bin + "/python",
-                                  "--nki-cores", "auto", "--nki-generation", generation, "--nki-runner-dir",
-                                  kCliSrc + "/evaluators/nki", "-o", output};
+    std::vector<std::string> a = {"run",
+                                  "--problem",
+                                  suite + "/" + problem,
+                                  "--kernel",
+                                  suite + "/" + problem + "/baseline.py",
+                                  "--nki-python",
+                                  bin + "/python",
+                                  "--nki-cores",
+                                  "auto",
+                                  "--nki-generation",
+                                  generation,
+                                  "--nki-runner-dir",
+                                  kCliSrc + "/evaluators/nki",
+                                  "-o",
+                                  output};
     if (allow) a.push_back("--allow-test-stand-in");
     return Eval(a);
   }
@@ -147,8 +158,8 @@ BOOST_AUTO_TEST_CASE(every_imported_baseline_runs_on_the_old_and_the_new_namespa
         auto r = host.Run(problem, k.generation, true, "json");
         auto j = ParseJson(r.stdout_data);
         BOOST_REQUIRE_MESSAGE(j.ok(), problem + ": " + r.stdout_data + r.stderr_data);
-        BOOST_TEST_MESSAGE(k.release << " " << problem << ": " << (*j)["status"] << " " << (*j)["reason"]
-                                     << " latency " << (*j)["latency"].dump() << " kernel_path "
+        BOOST_TEST_MESSAGE(k.release << " " << problem << ": " << (*j)["status"] << " " << (*j)["reason"] << " latency "
+                                     << (*j)["latency"].dump() << " kernel_path "
                                      << (*j)["hardware"].value("kernel_path", "?"));
         status[problem] = (*j)["status"];
         if ((*j)["status"] == "ok") {
@@ -165,11 +176,10 @@ BOOST_AUTO_TEST_CASE(every_imported_baseline_runs_on_the_old_and_the_new_namespa
         }
       }
       const bool v234 = k.release == "2.34";
-      const std::map<std::string, std::string> want = {
-          {"silu", "ok"},
-          {"rope_single_freq_apply", "ok"},
-          {"add_rmsnorm_matmul", v234 ? "static_check_failed" : "ok"},
-          {"mamba", v234 ? "static_check_failed" : "compile_error"}};
+      const std::map<std::string, std::string> want = {{"silu", "ok"},
+                                                       {"rope_single_freq_apply", "ok"},
+                                                       {"add_rmsnorm_matmul", v234 ? "static_check_failed" : "ok"},
+                                                       {"mamba", v234 ? "static_check_failed" : "compile_error"}};
       BOOST_TEST(status == want);
     }
   }

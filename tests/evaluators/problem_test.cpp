@@ -72,19 +72,27 @@ BOOST_AUTO_TEST_CASE(validation_errors_name_file_and_field) {
   BOOST_TEST(e.find("problem.json") != std::string::npos);
   BOOST_TEST(e.find("params[1].shape[0]: unknown dim 'Q'") != std::string::npos);
 
-  j = Silu(); j.erase("flops");
+  j = Silu();
+  j.erase("flops");
   BOOST_TEST(ErrorOf(j).find("flops: missing") != std::string::npos);
-  j = Silu(); j["params"][0]["distribution"]["kind"] = "cauchy";
+  j = Silu();
+  j["params"][0]["distribution"]["kind"] = "cauchy";
   BOOST_TEST(ErrorOf(j).find("params[0].distribution.kind") != std::string::npos);
-  j = Silu(); j["params"][0].erase("distribution");
+  j = Silu();
+  j["params"][0].erase("distribution");
   BOOST_TEST(ErrorOf(j).find("params[0].distribution") != std::string::npos);
-  j = Silu(); j["function"] = "not a name";
+  j = Silu();
+  j["function"] = "not a name";
   BOOST_TEST(ErrorOf(j).find("function") != std::string::npos);
-  j = Silu(); j["adversarial"][0]["param"] = "out";
+  j = Silu();
+  j["adversarial"][0]["param"] = "out";
   BOOST_TEST(ErrorOf(j).find("adversarial[0].param") != std::string::npos);
-  j = Silu(); j["params"][1]["kind"] = "input"; j["params"][1]["distribution"] = {{"kind", "normal"}};
+  j = Silu();
+  j["params"][1]["kind"] = "input";
+  j["params"][1]["distribution"] = {{"kind", "normal"}};
   BOOST_TEST(ErrorOf(j).find("at least one output") != std::string::npos);
-  j = Silu(); j["dims"]["M"] = 0;
+  j = Silu();
+  j["dims"]["M"] = 0;
   BOOST_TEST(ErrorOf(j).find("dims.M") != std::string::npos);
   BOOST_TEST(!LoadProblem(kDir + "/no-such-problem", Env::Default()).ok());
 }
@@ -100,13 +108,18 @@ BOOST_AUTO_TEST_CASE(unknown_keys_and_wrong_types_are_refused_naming_the_field) 
   };
   refused([](json& j) { j["colour"] = "blue"; }, "unknown key `colour`");
   refused([](json& j) { j["params"][0]["colur"] = 1; }, "params[0]: unknown key `colur`");
-  refused([](json& j) { j["params"][1]["distribution"] = {{"kind", "normal"}}; }, "params[1]: unknown key `distribution`");
+  refused(
+      [](json& j) {
+        j["params"][1]["distribution"] = {{"kind", "normal"}};
+      },
+      "params[1]: unknown key `distribution`");
   refused([](json& j) { j["params"][3]["shape"] = {"M"}; }, "params[3]: unknown key `shape`");
   refused([](json& j) { j["params"][3]["dtype"] = "float32"; }, "params[3].dtype: a dim is int64");
   refused([](json& j) { j["params"][0]["distribution"]["sigma"] = 2; }, "params[0].distribution: unknown key `sigma`");
   refused([](json& j) { j["adversarial"][0]["weight"] = 2; }, "adversarial[0]: unknown key `weight`");
   refused([](json& j) { j["notes"] = 3; }, "notes: must be a string");
-  refused([](json& j) { j["paper_baseline_pct_of_peak_trn1"] = "high"; }, "paper_baseline_pct_of_peak_trn1: must be a finite number");
+  refused([](json& j) { j["paper_baseline_pct_of_peak_trn1"] = "high"; },
+          "paper_baseline_pct_of_peak_trn1: must be a finite number");
   refused([](json& j) { j["name"] = 7; }, "name: must be a string");
   refused([](json& j) { j["backend"] = ""; }, "backend: must not be empty");
   refused([](json& j) { j["tolerance"] = "2e-5"; }, "tolerance: must be a finite number");

@@ -39,8 +39,9 @@ BOOST_AUTO_TEST_CASE(errors_name_the_field) {
   BOOST_TEST(bad(R"({"backend": "cpu", "problem": "p", "source": "s", "settings": {"timeout_s": -1}})")
                  .find("settings.timeout_s") != std::string::npos);
   BOOST_TEST(bad(R"({"backend": "cpu", "problem": "p"})").find("source") != std::string::npos);
-  BOOST_TEST(bad(R"({"backend": "cpu", "problem": "p", "source": "s", "settings": {"seeds": []}})")
-                 .find("settings.seeds") != std::string::npos);
+  BOOST_TEST(
+      bad(R"({"backend": "cpu", "problem": "p", "source": "s", "settings": {"seeds": []}})").find("settings.seeds") !=
+      std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(result_round_trip_and_status_names) {
@@ -50,7 +51,12 @@ BOOST_AUTO_TEST_CASE(result_round_trip_and_status_names) {
   r.reason = "too fast";
   r.error_text = std::string("bad utf8 \xff\xfe here");
   LatencyStats l;
-  l.median_us = 10; l.min_us = 9; l.mean_us = 11; l.spread = 0.02; l.rounds = 2; l.samples_us = {9, 10, 14};
+  l.median_us = 10;
+  l.min_us = 9;
+  l.mean_us = 11;
+  l.spread = 0.02;
+  l.rounds = 2;
+  l.samples_us = {9, 10, 14};
   r.latency = l;
   r.profile["achieved_gflops"] = 3.5;
   r.percent_of_peak = 120;

@@ -47,16 +47,17 @@ BOOST_AUTO_TEST_CASE(refuses_low_precision_asm_clocks_and_includes) {
 }
 
 BOOST_AUTO_TEST_CASE(refuses_amx_vnni_bf16_and_fp16_by_name) {
-  for (const char* src : {"void f() { _tile_dpbf16ps(0, 1, 2); }", "void f() { _tile_loadconfig(p); }",
-                          "void f() { __builtin_ia32_tdpbf16ps(0, 1, 2); }", "void f() { __builtin_ia32_ldtilecfg(p); }",
-                          "void f() { auto v = _mm256_dpbusd_avx_epi32(a, b, c); }",
-                          "void f() { auto v = _mm512_dpbf16_ps(a, b, c); }",
-                          "void f() { auto v = __builtin_ia32_cvtneps2bf16_512(a); }",
-                          "void f() { auto v = _mm256_cvtneebf16_ps(p); }", "void f() { auto v = _mm512_add_ph(a, b); }"}) {
+  for (const char* src :
+       {"void f() { _tile_dpbf16ps(0, 1, 2); }", "void f() { _tile_loadconfig(p); }",
+        "void f() { __builtin_ia32_tdpbf16ps(0, 1, 2); }", "void f() { __builtin_ia32_ldtilecfg(p); }",
+        "void f() { auto v = _mm256_dpbusd_avx_epi32(a, b, c); }", "void f() { auto v = _mm512_dpbf16_ps(a, b, c); }",
+        "void f() { auto v = __builtin_ia32_cvtneps2bf16_512(a); }", "void f() { auto v = _mm256_cvtneebf16_ps(p); }",
+        "void f() { auto v = _mm512_add_ph(a, b); }"}) {
     BOOST_TEST_CONTEXT(src) { BOOST_TEST(Refusal(src).find("reduced-precision") != std::string::npos); }
   }
   BOOST_TEST(CheckSource("#include <immintrin.h>\nvoid f(float* y) { _mm512_storeu_ps(y, _mm512_fmadd_ps("
-                         "_mm512_set1_ps(1), _mm512_set1_ps(2), _mm512_set1_ps(3))); }\n").ok());
+                         "_mm512_set1_ps(1), _mm512_set1_ps(2), _mm512_set1_ps(3))); }\n")
+                 .ok());
 }
 
 // The object check reads the instructions themselves: code that names no
@@ -73,17 +74,23 @@ BOOST_AUTO_TEST_CASE(the_object_check_refuses_amx_vnni_and_bf16_instructions) {
     BOOST_REQUIRE_MESSAGE(std::system(cmd.c_str()) == 0, "compiling " << name);
     return eval::judge::CheckInstructions(so, Env::Default());
   };
-  struct Case { const char* name; const char* src; const char* mnemonic; };
-  for (const Case& c : {
-           Case{"amx", "extern \"C\" __attribute__((target(\"amx-tile,amx-bf16\"))) void f(const void* cfg) {"
-                       " _tile_loadconfig(cfg); _tile_zero(0); _tile_dpbf16ps(0, 1, 2); _tile_release(); }",
-                "tileloadd|ldtilecfg|tilezero|tdpbf16ps"},
-           Case{"avx_vnni", "extern \"C\" __attribute__((target(\"avxvnni\"))) void f(__m256i* a) {"
-                            " a[0] = _mm256_dpbusd_avx_epi32(a[0], a[1], a[2]); }",
-                "vpdpbusd"},
-           Case{"bf16", "extern \"C\" __attribute__((target(\"avx512bf16,avx512f\"))) void f(__m512* a) {"
-                        " a[0] = _mm512_dpbf16_ps(a[0], (__m512bh)a[1], (__m512bh)a[2]); }",
-                "vdpbf16ps"}}) {
+  struct Case {
+    const char* name;
+    const char* src;
+    const char* mnemonic;
+  };
+  for (const Case& c : {Case{"amx",
+                             "extern \"C\" __attribute__((target(\"amx-tile,amx-bf16\"))) void f(const void* cfg) {"
+                             " _tile_loadconfig(cfg); _tile_zero(0); _tile_dpbf16ps(0, 1, 2); _tile_release(); }",
+                             "tileloadd|ldtilecfg|tilezero|tdpbf16ps"},
+                        Case{"avx_vnni",
+                             "extern \"C\" __attribute__((target(\"avxvnni\"))) void f(__m256i* a) {"
+                             " a[0] = _mm256_dpbusd_avx_epi32(a[0], a[1], a[2]); }",
+                             "vpdpbusd"},
+                        Case{"bf16",
+                             "extern \"C\" __attribute__((target(\"avx512bf16,avx512f\"))) void f(__m512* a) {"
+                             " a[0] = _mm512_dpbf16_ps(a[0], (__m512bh)a[1], (__m512bh)a[2]); }",
+                             "vdpbf16ps"}}) {
     BOOST_TEST_CONTEXT(c.name) {
       Status st = object(c.name, c.src);
       BOOST_REQUIRE(!st.ok());
@@ -105,8 +112,8 @@ BOOST_AUTO_TEST_CASE(the_object_check_refuses_amx_vnni_and_bf16_instructions) {
 
 BOOST_AUTO_TEST_CASE(symbol_allow_list) {
   BOOST_TEST(CheckSymbols({"expf", "memcpy", "GOMP_parallel", "omp_get_thread_num", "_Znwm", "_ZdlPvm",
-                           "pthread_create", "__cxa_finalize", "_ZGVeN16v_expf", "tanhf", "sqrt",
-                           "__stack_chk_fail", "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE"})
+                           "pthread_create", "__cxa_finalize", "_ZGVeN16v_expf", "tanhf", "sqrt", "__stack_chk_fail",
+                           "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE"})
                  .ok());
   auto refused = [](const std::string& sym) {
     Status s = CheckSymbols({"expf", sym});

@@ -38,8 +38,8 @@ BOOST_AUTO_TEST_CASE(every_suite_baseline_passes_its_problem) {
       auto p = LoadProblem(dir, Env::Default());
       BOOST_REQUIRE_MESSAGE(p.ok(), p.status().ToString());
       auto r = backend.Evaluate(Request(dir, ReadText(p->baseline_path), s), nullptr);
-      BOOST_TEST((r.status == EvalStatus::kOk),
-                 EvalStatusName(r.status) << ": " << r.reason << "\n" << r.error_text.substr(0, 2000));
+      BOOST_TEST((r.status == EvalStatus::kOk), EvalStatusName(r.status) << ": " << r.reason << "\n"
+                                                                         << r.error_text.substr(0, 2000));
       BOOST_TEST_MESSAGE(p->name << ": " << (r.latency ? r.latency->median_us : -1) << " us, total "
                                  << r.timings.total_s << " s");
     }

@@ -151,7 +151,8 @@ BOOST_AUTO_TEST_CASE(the_cpu_backend_refuses_a_malformed_problem_on_its_env) {
   req.source = "extern \"C\" void silu() {}";
   EvalResult r = backend.Evaluate(req, nullptr);
   BOOST_TEST((r.status == EvalStatus::kInternalError));
-  BOOST_TEST(r.reason.find("cannot load the problem: " + s.dir + "/broken/problem.json: " + kBrokenField) == 0, r.reason);
+  BOOST_TEST(r.reason.find("cannot load the problem: " + s.dir + "/broken/problem.json: " + kBrokenField) == 0,
+             r.reason);
   BOOST_TEST(r.timings.total_s == 0.0);
 
   env.FailAt(env.operations() + 1);  // the next read: problem.json
@@ -197,10 +198,12 @@ BOOST_AUTO_TEST_CASE(accelopt_eval_prompts_for_an_nki_problem_use_the_generation
 BOOST_AUTO_TEST_CASE(accelopt_eval_prompts_for_a_triton_problem) {
   TempSuite s;
   const std::string facts = s.dir + "/gpu.json";
-  BOOST_REQUIRE(Env::Default()->WriteFileAtomic(facts, R"({"gpu": {"name": "test facts, not a GPU", "sm_count": 7}})").ok());
+  BOOST_REQUIRE(
+      Env::Default()->WriteFileAtomic(facts, R"({"gpu": {"name": "test facts, not a GPU", "sm_count": 7}})").ok());
   ProcessSpec spec;
-  spec.argv = {ACCELOPT_EVAL_PATH, "prompts", "--problem", std::string(ACCELOPT_SOURCE_DIR) + "/suites/triton/matmul",
-               "--role", "executor", "--calibration", facts};
+  spec.argv = {
+      ACCELOPT_EVAL_PATH, "prompts",  "--problem",     std::string(ACCELOPT_SOURCE_DIR) + "/suites/triton/matmul",
+      "--role",           "executor", "--calibration", facts};
   spec.timeout = std::chrono::seconds(60);
   auto r = RunProcess(spec);
   BOOST_REQUIRE(r.ok());
@@ -210,8 +213,9 @@ BOOST_AUTO_TEST_CASE(accelopt_eval_prompts_for_a_triton_problem) {
   BOOST_TEST(out.find("tl.dot must pass input_precision=\"ieee\"") != std::string::npos);
   BOOST_TEST(out.find("- GPU: test facts, not a GPU") != std::string::npos);
   BOOST_TEST(out.find("```cpp\n// matmul reference") != std::string::npos);
-  BOOST_TEST(out.find("```python\ndef matmul(lhs, rhs, out, M, K, N)\n# lhs, rhs, out (output): flat contiguous float32 torch "
-                      "CUDA tensors\n# M, K, N: Python ints\n```") != std::string::npos);
+  BOOST_TEST(
+      out.find("```python\ndef matmul(lhs, rhs, out, M, K, N)\n# lhs, rhs, out (output): flat contiguous float32 torch "
+               "CUDA tensors\n# M, K, N: Python ints\n```") != std::string::npos);
   BOOST_TEST(out.find("```python\n# matmul baseline") != std::string::npos);
   BOOST_TEST(out.find("extern \"C\"") == out.find("extern \"C\" void matmul_reference"));  // only the reference's
 }
@@ -225,8 +229,8 @@ BOOST_AUTO_TEST_CASE(accelopt_eval_looks_backends_up_in_its_table) {
   json p = *ReadJsonFile(Env::Default(), s.dir + "/silu/problem.json");
   p["backend"] = "wasm";
   BOOST_REQUIRE(Env::Default()->WriteFileAtomic(s.dir + "/silu/problem.json", Dump(p)).ok());
-  auto one = run({"run", "--problem", s.dir + "/silu", "--kernel", s.dir + "/silu/baseline.cpp", "--cache-dir",
-                  s.dir + "/cache"});
+  auto one = run(
+      {"run", "--problem", s.dir + "/silu", "--kernel", s.dir + "/silu/baseline.cpp", "--cache-dir", s.dir + "/cache"});
   BOOST_TEST(one.exit_code == 3, one.stderr_data);
   BOOST_TEST(one.stderr_data.find("no backend 'wasm' (there are cpu, cuda, nki, triton)") != std::string::npos,
              one.stderr_data);
@@ -234,9 +238,9 @@ BOOST_AUTO_TEST_CASE(accelopt_eval_looks_backends_up_in_its_table) {
 
   auto cal = run({"calibrate", "--backend", "triton", "--cache-dir", s.dir + "/cache"});
   BOOST_TEST(cal.exit_code == 2);
-  BOOST_TEST(cal.stderr_data.find("the triton backend has nothing to calibrate (--backend cpu | cuda)") !=
-                 std::string::npos,
-             cal.stderr_data);
+  BOOST_TEST(
+      cal.stderr_data.find("the triton backend has nothing to calibrate (--backend cpu | cuda)") != std::string::npos,
+      cal.stderr_data);
 
   const std::string out = s.dir + "/nki";
   auto imp = run({"import", "nkibench", std::string(ACCELOPT_SOURCE_DIR) + "/tests/evaluators/nkibench", "--out", out});

@@ -209,7 +209,8 @@ BOOST_AUTO_TEST_CASE(the_triton_backend_without_torch_says_the_runner_could_not_
   (*spec)["bytes"] = 4 * 2 * 64 * 512;
   BOOST_REQUIRE(env->WriteFileAtomic(dir + "/problem.json", spec->dump(2)).ok());
   for (const char* f : {"/reference.cpp", "/baseline.py"})
-    BOOST_REQUIRE(env->WriteFileAtomic(dir + f, TritonJudgeReadText(TritonJudgeSrc() + "/suites/triton/silu" + f)).ok());
+    BOOST_REQUIRE(
+        env->WriteFileAtomic(dir + f, TritonJudgeReadText(TritonJudgeSrc() + "/suites/triton/silu" + f)).ok());
   eval::triton::TritonBackendOptions o;
   o.env = env;
   o.cache_dir = cache + "/backend";

@@ -115,16 +115,19 @@ BOOST_AUTO_TEST_CASE(each_forbidden_thing_is_refused_with_its_rule) {
   BOOST_TEST(FirstRule(head + "def silu(x, out, M, N):\n    out.copy_(x.sigmoid())\n") == "torch");
   BOOST_TEST(FirstRule(head + "def silu(x, out, M, N):\n    out[:] = x\n") == "torch");
   BOOST_TEST(FirstRule(head + "def silu(x, out, M, N):\n    y = x * 2\n") == "torch");
-  BOOST_TEST(FirstRule(head + "def silu(x, out, M, N):\n    s = torch.empty(4, device=x.device)\n    s += 1\n") == "torch");
+  BOOST_TEST(FirstRule(head + "def silu(x, out, M, N):\n    s = torch.empty(4, device=x.device)\n    s += 1\n") ==
+             "torch");
   // Not the work: sizes, views, launches, arithmetic on dims.
-  BOOST_TEST(FirstRule(head + "def silu(x, out, M, N):\n    n = M * N\n    v = x.view(M, N)\n    k[(n,)](x, out, n)\n") == "");
+  BOOST_TEST(
+      FirstRule(head + "def silu(x, out, M, N):\n    n = M * N\n    v = x.view(M, N)\n    k[(n,)](x, out, n)\n") == "");
   // Files, processes, clocks, introspection, triton's insides.
   BOOST_TEST(FirstRule(head + "def silu(x, out, M, N):\n    open('/tmp/x', 'w')\n") == "forbidden_name");
   BOOST_TEST(FirstRule(head + "def silu(x, out, M, N):\n    x.__class__\n") == "forbidden_name");
-  BOOST_TEST(FirstRule(head + "def silu(x, out, M, N):\n    getattr(torch, 'mat' + 'mul')(x, x)\n") == "forbidden_name");
-  BOOST_TEST(FirstRule(head + "def silu(x, out, M, N):\n    triton.testing.do_bench(lambda: 0)\n") == "forbidden_name");
-  BOOST_TEST(FirstRule(head + "@triton.jit\ndef k(p):\n    tl.inline_asm_elementwise('mov.b32 $0, $1;', '=r,r', [p], dtype=tl.int32, is_pure=True, pack=1)\n") ==
+  BOOST_TEST(FirstRule(head + "def silu(x, out, M, N):\n    getattr(torch, 'mat' + 'mul')(x, x)\n") ==
              "forbidden_name");
+  BOOST_TEST(FirstRule(head + "def silu(x, out, M, N):\n    triton.testing.do_bench(lambda: 0)\n") == "forbidden_name");
+  BOOST_TEST(FirstRule(head + "@triton.jit\ndef k(p):\n    tl.inline_asm_elementwise('mov.b32 $0, $1;', '=r,r', [p], "
+                              "dtype=tl.int32, is_pure=True, pack=1)\n") == "forbidden_name");
   BOOST_TEST(FirstRule("x = 'unterminated\n") == "syntax");
   // The message names the line.
   Status st = tr::CheckTritonSource(head + "\n\ndef silu(x, out, M, N):\n    torch.softmax(x, 0)\n", {"x", "out"});

@@ -36,7 +36,9 @@ struct TempDir {
 
 std::unique_ptr<ProviderSet> CommandSet(const std::string& script, const std::string& output = "text",
                                         int timeout_ms = 10000) {
-  json entry = {{"kind", "command"}, {"argv", json::array({script})}, {"output", output},
+  json entry = {{"kind", "command"},
+                {"argv", json::array({script})},
+                {"output", output},
                 {"timeouts", {{"total_ms", timeout_ms}}},
                 {"models", {{"m", {{"input_per_mtok", 1.0}, {"output_per_mtok", 1.0}}}}}};
   return MakeSet({{"cli", entry}});
@@ -67,7 +69,8 @@ BOOST_AUTO_TEST_CASE(json_output_carries_tokens_and_cost) {
   TempDir dir;
   auto set = CommandSet(dir.Script("llm.sh", R"(cat >/dev/null
 echo '{"text": "ok", "reasoning": "r", "input_tokens": 1000000, "output_tokens": 2000000}'
-)"), "json");
+)"),
+                        "json");
   LlmResult r = set->CallBlocking(Req("cli"));
   BOOST_REQUIRE(r.ok());
   BOOST_TEST(r.response().text == "ok");
@@ -113,7 +116,8 @@ BOOST_AUTO_TEST_CASE(cancel_kills_the_child) {
   std::atomic<bool> stop{false};
   auto p = std::make_shared<std::promise<LlmResult>>();
   auto f = p->get_future();
-  set->Call(Req("cli"), [p](LlmResult r) { p->set_value(std::move(r)); }, &stop);
+  set->Call(
+      Req("cli"), [p](LlmResult r) { p->set_value(std::move(r)); }, &stop);
   std::this_thread::sleep_for(200ms);
   auto t0 = std::chrono::steady_clock::now();
   stop = true;

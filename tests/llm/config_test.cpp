@@ -143,7 +143,9 @@ BOOST_AUTO_TEST_CASE(provider_set_errors_never_show_a_secret) {
 }
 
 BOOST_AUTO_TEST_CASE(scrub_removes_key_shaped_text) {
-  const std::string s = ScrubSecrets("Incorrect API key provided: sk-proj-abc123XYZ789. Authorization: Bearer tok_99887766\nline2 AKIAIOSFODNN7EXAMPLE");
+  const std::string s = ScrubSecrets(
+      "Incorrect API key provided: sk-proj-abc123XYZ789. Authorization: Bearer tok_99887766\nline2 "
+      "AKIAIOSFODNN7EXAMPLE");
   BOOST_TEST(s.find("sk-proj-abc123XYZ789") == std::string::npos);
   BOOST_TEST(s.find("tok_99887766") == std::string::npos);
   BOOST_TEST(s.find("AKIAIOSFODNN7EXAMPLE") == std::string::npos);

@@ -25,7 +25,8 @@ BOOST_AUTO_TEST_CASE(prints_its_port_serves_the_script_and_stops_on_sigterm) {
   const std::string exe = std::string(ACCELOPT_BINARY_DIR) + "/tests/fakes/llm_server/fake-llm-server";
   BOOST_REQUIRE(std::filesystem::exists(exe));
   const auto script = std::filesystem::temp_directory_path() / ("fake_script_" + std::to_string(::getpid()) + ".json");
-  std::ofstream(script) << R"({"rules": [{"name": "plan", "match": {"role": "planner"}, "reply": {"text": "ok plan"}}]})";
+  std::ofstream(script)
+      << R"({"rules": [{"name": "plan", "match": {"role": "planner"}, "reply": {"text": "ok plan"}}]})";
 
   int out[2];
   BOOST_REQUIRE(::pipe2(out, O_CLOEXEC) == 0);

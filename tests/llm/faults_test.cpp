@@ -127,7 +127,8 @@ BOOST_AUTO_TEST_CASE(connection_refused_is_a_retryable_network_error) {
     FakeLlmServer gone(json{{"rules", json::array()}});
     port = gone.port();
   }
-  json entry = {{"kind", "openai"}, {"base_url", "http://127.0.0.1:" + std::to_string(port) + "/v1"},
+  json entry = {{"kind", "openai"},
+                {"base_url", "http://127.0.0.1:" + std::to_string(port) + "/v1"},
                 {"retry", {{"max_attempts", 2}, {"base_ms", 1}, {"cap_ms", 5}}}};
   auto set = MakeSet({{"p", entry}});
   LlmResult r = set->CallBlocking(Req("p"));
@@ -277,7 +278,8 @@ BOOST_AUTO_TEST_CASE(cancellation_stops_in_flight_requests) {
   std::atomic<bool> stop{false};
   auto p2 = std::make_shared<std::promise<LlmResult>>();
   auto f2 = p2->get_future();
-  set->Call(Req("p"), [p2](LlmResult r) { p2->set_value(std::move(r)); }, &stop);
+  set->Call(
+      Req("p"), [p2](LlmResult r) { p2->set_value(std::move(r)); }, &stop);
   while (server.total() < 2) std::this_thread::sleep_for(5ms);
   stop = true;
   BOOST_REQUIRE(f2.wait_for(2s) == std::future_status::ready);
@@ -349,10 +351,12 @@ BOOST_AUTO_TEST_CASE(a_prompt_over_the_context_window_is_a_named_error_with_the_
 BOOST_AUTO_TEST_CASE(a_template_without_a_system_role_gets_the_system_prompt_in_the_user_message) {
   // The server refuses any request with a system message (as Gemma 2's
   // template does, with a 500 from llama-cpp-python's jinja).
-  json script = {{"rules", json::array({
-      {{"name", "no-system"}, {"match", {{"system_regex", "."}}},
-       {"fault", {{"kind", "status"}, {"status", 500}, {"message", "System role not supported"}}}},
-      {{"name", "ok"}, {"reply", {{"text", "fine"}}}}})}};
+  json script = {
+      {"rules",
+       json::array({{{"name", "no-system"},
+                     {"match", {{"system_regex", "."}}},
+                     {"fault", {{"kind", "status"}, {"status", 500}, {"message", "System role not supported"}}}},
+                    {{"name", "ok"}, {"reply", {{"text", "fine"}}}}})}};
   FakeLlmServer server(script);
   json entry = FakeProviderEntry(server, "openai");
   auto set = MakeSet({{"p", entry}});
@@ -372,8 +376,10 @@ BOOST_AUTO_TEST_CASE(a_template_without_a_system_role_gets_the_system_prompt_in_
   BOOST_TEST(again.response().attempts.size() == 1u);
   BOOST_TEST(server.count("no-system") == 1);
   // A server that refuses the folded prompt too: a typed error, no loop.
-  json never = {{"rules", json::array({{{"name", "never"},
-      {"fault", {{"kind", "status"}, {"status", 400}, {"message", "System role not supported"}}}}})}};
+  json never = {
+      {"rules",
+       json::array({{{"name", "never"},
+                     {"fault", {{"kind", "status"}, {"status", 400}, {"message", "System role not supported"}}}}})}};
   FakeLlmServer server2(never);
   auto set2 = MakeSet({{"p", FakeProviderEntry(server2, "openai")}});
   LlmResult r2 = set2->CallBlocking(Req("p"));

@@ -122,7 +122,8 @@ BOOST_AUTO_TEST_CASE(bedrock_converse_is_signed_correctly) {
   ::setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", 1);
   ::setenv("AWS_SESSION_TOKEN", "session-token-EXAMPLE-123456", 1);
   json entry = FakeProviderEntry(server, "bedrock");
-  entry["models"] = {{"anthropic.claude-3-5-sonnet-20240620-v1:0", {{"input_per_mtok", 3.0}, {"output_per_mtok", 15.0}}}};
+  entry["models"] = {
+      {"anthropic.claude-3-5-sonnet-20240620-v1:0", {{"input_per_mtok", 3.0}, {"output_per_mtok", 15.0}}}};
   auto set = MakeSet({{"aws", entry}});
   LlmRequest r = Req("aws");
   r.model = "anthropic.claude-3-5-sonnet-20240620-v1:0";
@@ -144,8 +145,9 @@ BOOST_AUTO_TEST_CASE(bedrock_converse_is_signed_correctly) {
   const std::string auth = h["authorization"];
   const std::string date = h["x-amz-date"];
   BOOST_REQUIRE(date.size() == 16u);
-  BOOST_TEST(auth.rfind("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/" + date.substr(0, 8) +
-                            "/us-east-1/bedrock/aws4_request, ", 0) == 0u);
+  BOOST_TEST(
+      auth.rfind("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/" + date.substr(0, 8) + "/us-east-1/bedrock/aws4_request, ",
+                 0) == 0u);
   BOOST_TEST(h["x-amz-security-token"] == "session-token-EXAMPLE-123456");
   const std::string signed_headers = Field(auth, "SignedHeaders");
   BOOST_TEST(signed_headers == "accept;content-type;host;x-amz-date;x-amz-security-token");
@@ -195,9 +197,11 @@ BOOST_AUTO_TEST_CASE(unknown_provider_and_invalid_requests_are_typed_errors) {
 BOOST_AUTO_TEST_CASE(secrets_never_appear_in_errors) {
   // The server echoes the key back in its error message, as some providers do.
   const std::string key = "sk-planted-SECRET-9f8e7d6c5b4a";
-  json script = {{"rules", json::array({{{"name", "deny"},
-                                         {"fault", {{"kind", "status"}, {"status", 401},
-                                                    {"message", "Incorrect API key provided: " + key}}}}})}};
+  json script = {
+      {"rules",
+       json::array(
+           {{{"name", "deny"},
+             {"fault", {{"kind", "status"}, {"status", 401}, {"message", "Incorrect API key provided: " + key}}}}})}};
   FakeLlmServer server(script);
   json p = FakeProviderEntry(server, "openai");
   p["api_key_env"] = "ACCELOPT_TEST_PLANTED_KEY";

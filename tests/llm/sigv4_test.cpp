@@ -5,9 +5,7 @@
 namespace accelopt::llm {
 namespace {
 
-AwsCredentials ExampleCreds() {
-  return {"AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", ""};
-}
+AwsCredentials ExampleCreds() { return {"AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", ""}; }
 
 SigV4Request Vanilla(const std::string& method, const std::string& url) {
   SigV4Request r;
@@ -43,14 +41,12 @@ BOOST_AUTO_TEST_CASE(aws_test_suite_post_vanilla_and_query_order) {
   BOOST_TEST(SignatureOf(SignV4(Vanilla("POST", "https://example.amazonaws.com/"), ExampleCreds())) ==
              "5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b");
   BOOST_TEST(SignatureOf(SignV4(Vanilla("GET", "https://example.amazonaws.com/?Param2=value2&Param1=value1"),
-                                ExampleCreds())) ==
-             "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500");
+                                ExampleCreds())) == "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500");
 }
 
 BOOST_AUTO_TEST_CASE(bedrock_path_segments_are_encoded_twice) {
   SigV4Request r = Vanilla("POST", "https://bedrock-runtime.us-east-1.amazonaws.com/model/" +
-                                       UriEncode("anthropic.claude-3-5-sonnet-20240620-v1:0", true) +
-                                       "/converse");
+                                       UriEncode("anthropic.claude-3-5-sonnet-20240620-v1:0", true) + "/converse");
   r.service = "bedrock";
   r.body = "{}";
   r.headers["Content-Type"] = "application/json";

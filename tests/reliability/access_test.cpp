@@ -60,9 +60,10 @@ BOOST_AUTO_TEST_CASE(tokens_and_api_keys_never_leak) {
   const std::string key = "sk-relkey" + RandomHex(32);
   const std::string token = "reltoken" + RandomHex(32);
   json script = StandardScript(20);
-  json rules = json::array({{{"name", "auth"},
-                             {"match", {{"system_contains", "planning the next optimization"}, {"times", 1}}},
-                             {"fault", {{"kind", "status"}, {"status", 401}, {"message", "Incorrect API key provided: " + key}}}}});
+  json rules = json::array(
+      {{{"name", "auth"},
+        {"match", {{"system_contains", "planning the next optimization"}, {"times", 1}}},
+        {"fault", {{"kind", "status"}, {"status", 401}, {"message", "Incorrect API key provided: " + key}}}}});
   for (auto& r : script["rules"]) rules.push_back(r);
   script["rules"] = rules;
   DaemonFixture f(script);
@@ -91,8 +92,13 @@ BOOST_AUTO_TEST_CASE(tokens_and_api_keys_never_leak) {
   BOOST_TEST(not_found.first == "404");
   replies = {no_token.second, wrong.second, ok.second, not_found.second};
   // Error replies that would echo a secret sent by a client.
-  replies.push_back(f.Http("POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": [")" + key + R"("]}})").second);
-  replies.push_back(f.Http("POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": ["silu"], "roles": {"planner": {"model": ")" + token + R"("}}}})").second);
+  replies.push_back(
+      f.Http("POST", "/v1/campaigns", R"({"spec": {"suite": "suites/test", "problems": [")" + key + R"("]}})").second);
+  replies.push_back(
+      f.Http("POST", "/v1/campaigns",
+             R"({"spec": {"suite": "suites/test", "problems": ["silu"], "roles": {"planner": {"model": ")" + token +
+                 R"("}}}})")
+          .second);
 
   // A campaign whose first planner call is refused with the key in the reply:
   // a 401 fails every call, so the campaign fails with the provider's
@@ -126,9 +132,9 @@ BOOST_AUTO_TEST_CASE(tokens_and_api_keys_never_leak) {
   struct Place {
     std::string name, text;
   };
-  std::vector<Place> places = {{"daemon log", log}, {"events -o json", events_json.out + events_json.err},
-                               {"/metrics", metrics.second}, {"report", report.out + report.err}, {"get", got.out + got.err},
-                               {"raw state dir", raw_store}};
+  std::vector<Place> places = {{"daemon log", log},          {"events -o json", events_json.out + events_json.err},
+                               {"/metrics", metrics.second}, {"report", report.out + report.err},
+                               {"get", got.out + got.err},   {"raw state dir", raw_store}};
   for (size_t i = 0; i < replies.size(); ++i) places.push_back({"reply " + std::to_string(i), replies[i]});
   for (const auto& p : places) {
     BOOST_TEST(p.text.find(key) == std::string::npos, "API key found in " << p.name);
@@ -162,9 +168,19 @@ BOOST_AUTO_TEST_CASE(the_judge_sandbox_works_as_an_unprivileged_user) {
   BOOST_REQUIRE(chown(dir.c_str(), 65534, 65534) == 0);
   auto eval = [&](const std::string& problem, const std::string& kernel) {
     ProcessSpec spec;
-    spec.argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", (dir / "accelopt-eval").string(),
-                 "run", "--problem", (dir / problem).string(), "--kernel", (dir / kernel).string(), "--cache-dir",
-                 (dir / "cache").string(), "--force-busy"};
+    spec.argv = {"setpriv",
+                 "--reuid=65534",
+                 "--regid=65534",
+                 "--clear-groups",
+                 (dir / "accelopt-eval").string(),
+                 "run",
+                 "--problem",
+                 (dir / problem).string(),
+                 "--kernel",
+                 (dir / kernel).string(),
+                 "--cache-dir",
+                 (dir / "cache").string(),
+                 "--force-busy"};
     spec.env_set = {{"HOME", dir.string()}};
     spec.timeout = std::chrono::seconds(300);
     auto r = RunProcess(spec);

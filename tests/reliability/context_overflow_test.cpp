@@ -54,9 +54,9 @@ BOOST_AUTO_TEST_SUITE(context_overflow)
 
 // Every planner prompt with its profile is too long; without it, it fits.
 BOOST_AUTO_TEST_CASE(a_prompt_over_the_context_window_is_sent_once_more_shorter) {
-  DaemonFixture f(ScriptWithFirst(OverflowRule(
-      "overflow", {{"system_contains", "planning the next optimization"},
-                   {"user_contains", "## Profile of the current kernel\n- "}})));
+  DaemonFixture f(
+      ScriptWithFirst(OverflowRule("overflow", {{"system_contains", "planning the next optimization"},
+                                                {"user_contains", "## Profile of the current kernel\n- "}})));
   f.StartDaemon();
   auto [exit_code, summary] = SubmitWaiting(f, SmallSpec({"silu"}, 2, 1, 2, 1));
   BOOST_TEST(exit_code == 0, summary.dump());

@@ -33,8 +33,8 @@ BOOST_AUTO_TEST_CASE(sigkill_loop_loses_nothing_acknowledged_and_repeats_no_reco
   WaitForEvaluations(f, id, 2, std::chrono::seconds(300));  // the baselines: the judge builds are cached
 
   Acknowledged acknowledged;
-  std::vector<int64_t> kill_us;           // wall clock just before each SIGKILL
-  std::vector<size_t> fake_count;         // requests the fake server had seen after each kill
+  std::vector<int64_t> kill_us;    // wall clock just before each SIGKILL
+  std::vector<size_t> fake_count;  // requests the fake server had seen after each kill
   int done = 0;
   std::uniform_int_distribution<int> interval_ms(100, 1500);
   for (; done < kills; ++done) {

@@ -91,7 +91,8 @@ BOOST_AUTO_TEST_CASE(disk_full_fails_stop_and_loses_nothing_acknowledged,
     if (health != 503) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   BOOST_REQUIRE_EQUAL(health, 503);
-  auto [submit_status, submit_body] = f.Http("POST", "/v1/campaigns", json{{"spec", SmallSpec({"silu"}, 1, 1, 1, 1)}}.dump());
+  auto [submit_status, submit_body] =
+      f.Http("POST", "/v1/campaigns", json{{"spec", SmallSpec({"silu"}, 1, 1, 1, 1)}}.dump());
   BOOST_TEST(submit_status == 503);
   BOOST_TEST(submit_body.find("unavailable") != std::string::npos);
   json during = ApiEvents(f, id);  // reads still work

@@ -18,7 +18,8 @@ using namespace accelopt::testing;
 using namespace accelopt::testing::rel;
 
 BOOST_AUTO_TEST_CASE(on_a_fake_clock_the_provider_wait_ends_when_the_clock_moves) {
-  DaemonFixture f(AllRequests("503"), {{"limits", {{"provider_probe_initial_ms", 200}, {"provider_probe_max_ms", 1000}}}});
+  DaemonFixture f(AllRequests("503"),
+                  {{"limits", {{"provider_probe_initial_ms", 200}, {"provider_probe_max_ms", 1000}}}});
   f.daemon_path = ACCELOPTD_FAKECLOCK_PATH;
   f.StartDaemon();
   json spec = SmallSpec({"silu"}, 2, 1, 2, 1);
@@ -41,8 +42,8 @@ BOOST_AUTO_TEST_CASE(on_a_fake_clock_the_provider_wait_ends_when_the_clock_moves
     before = now;
   }
   std::this_thread::sleep_for(std::chrono::seconds(3));
-  BOOST_TEST(f.FakeRequests().size() == before, "probes went out on the real clock: " << before << " then "
-                                                    << f.FakeRequests().size() << " requests");
+  BOOST_TEST(f.FakeRequests().size() == before,
+             "probes went out on the real clock: " << before << " then " << f.FakeRequests().size() << " requests");
   BOOST_TEST(State(f, id) == "running");
   // An hour of fake time: the limit has passed.
   f.daemon.Signal(SIGUSR1);

@@ -28,22 +28,34 @@ std::vector<Hostile> HostileKernels(const std::string& pwned) {
   const std::string head = "#include <cstdint>\n#include <cstdlib>\n#include <cstring>\n#include <cstdio>\n";
   const std::string sig = "extern \"C\" void silu(const float* x, float* out, int64_t M, int64_t N) {\n";
   std::string spam = head + sig;
-  for (int i = 0; i < 3000; ++i) spam += "  undefined_name_" + std::to_string(i) + "(x, out, \"" + std::string(200, 'z') + "\");\n";
+  for (int i = 0; i < 3000; ++i)
+    spam += "  undefined_name_" + std::to_string(i) + "(x, out, \"" + std::string(200, 'z') + "\");\n";
   spam += "}\n";
   return {
       {"infinite_loop", head + sig + "  volatile int64_t s = 0; for (;;) s = s + 1;\n}\n", {"timeout"}},
-      {"fork_storm", head + "#include <unistd.h>\n" + sig + "  for (int i = 0; i < 100000; ++i) fork();\n  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i];\n}\n",
+      {"fork_storm",
+       head + "#include <unistd.h>\n" + sig +
+           "  for (int i = 0; i < 100000; ++i) fork();\n  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i];\n}\n",
        {"static_check_failed", "runtime_error"}},
-      {"memory_bomb", head + sig + "  for (;;) { char* p = static_cast<char*>(std::malloc(1 << 28)); std::memset(p, 1, 1 << 28); }\n}\n",
-       {"runtime_error", "timeout"}, "exceeded the memory limit"},
-      {"segfault", head + sig + "  volatile int* p = nullptr; *p = 1;\n  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i];\n}\n", {"runtime_error"}},
-      {"write_file", head + sig + "  FILE* f = std::fopen(\"" + pwned + "\", \"w\"); if (f) { std::fputs(\"pwned\", f); std::fclose(f); }\n"
-                                  "  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i] / (1.0f + __builtin_expf(-x[i]));\n}\n",
+      {"memory_bomb",
+       head + sig +
+           "  for (;;) { char* p = static_cast<char*>(std::malloc(1 << 28)); std::memset(p, 1, 1 << 28); }\n}\n",
+       {"runtime_error", "timeout"},
+       "exceeded the memory limit"},
+      {"segfault",
+       head + sig + "  volatile int* p = nullptr; *p = 1;\n  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i];\n}\n",
+       {"runtime_error"}},
+      {"write_file",
+       head + sig + "  FILE* f = std::fopen(\"" + pwned +
+           "\", \"w\"); if (f) { std::fputs(\"pwned\", f); std::fclose(f); }\n"
+           "  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i] / (1.0f + __builtin_expf(-x[i]));\n}\n",
        {"static_check_failed", "runtime_error"}},
-      {"socket", head + "#include <sys/socket.h>\n#include <netinet/in.h>\n" + sig +
-                     "  int s = socket(AF_INET, SOCK_STREAM, 0); sockaddr_in a{}; a.sin_family = AF_INET; a.sin_port = htons(80);\n"
-                     "  connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a);\n"
-                     "  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i] / (1.0f + __builtin_expf(-x[i]));\n}\n",
+      {"socket",
+       head + "#include <sys/socket.h>\n#include <netinet/in.h>\n" + sig +
+           "  int s = socket(AF_INET, SOCK_STREAM, 0); sockaddr_in a{}; a.sin_family = AF_INET; a.sin_port = "
+           "htons(80);\n"
+           "  connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a);\n"
+           "  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i] / (1.0f + __builtin_expf(-x[i]));\n}\n",
        {"static_check_failed", "runtime_error"}},
       {"compiler_spam", spam, {"compile_error"}},
   };
@@ -55,13 +67,15 @@ BOOST_AUTO_TEST_CASE(hostile_kernels_fail_with_reasons_and_the_daemon_stays_resp
   std::string pwned = "/tmp/accelopt-pwned-" + std::to_string(std::random_device{}());
   auto kernels = HostileKernels(pwned);
   json rules = json::array();
-  rules.push_back({{"name", "plan"}, {"match", {{"system_contains", "planning the next optimization"}}},
+  rules.push_back({{"name", "plan"},
+                   {"match", {{"system_contains", "planning the next optimization"}}},
                    {"reply", {{"text", "Make it faster."}}}});
   for (size_t i = 0; i < kernels.size(); ++i)
-    rules.push_back({{"name", kernels[i].name},
-                     {"match", {{"system_contains", "implements one optimization plan"}, {"nth", static_cast<int>(i + 1)}}},
-                     {"latency_ms", 10},
-                     {"reply", {{"text", "```cpp\n" + kernels[i].code + "```\n"}}}});
+    rules.push_back(
+        {{"name", kernels[i].name},
+         {"match", {{"system_contains", "implements one optimization plan"}, {"nth", static_cast<int>(i + 1)}}},
+         {"latency_ms", 10},
+         {"reply", {{"text", "```cpp\n" + kernels[i].code + "```\n"}}}});
   DaemonFixture f(json{{"rules", rules}});
   f.StartDaemon();
   json spec = SmallSpec({"silu"}, 1, 1, 1, static_cast<int>(kernels.size()));
@@ -93,7 +107,8 @@ BOOST_AUTO_TEST_CASE(hostile_kernels_fail_with_reasons_and_the_daemon_stays_resp
   poller.join();
   BOOST_TEST_MESSAGE("health: " << polls << " polls, slowest " << worst_ms << " ms");
   BOOST_TEST(state == "completed", f.Http("GET", "/v1/campaigns/" + id).second.substr(0, 2000));
-  for (const auto& e : ApiEvents(f, id)) if (e.value("type", "") == "LlmCallFailed") BOOST_TEST_MESSAGE("failed call: " << e.dump().substr(0, 600));
+  for (const auto& e : ApiEvents(f, id))
+    if (e.value("type", "") == "LlmCallFailed") BOOST_TEST_MESSAGE("failed call: " << e.dump().substr(0, 600));
   BOOST_TEST(polls > 10);
   BOOST_TEST(bad == 0);
   // Below one evaluation's timeout (4 s): a health call stuck behind an
@@ -114,7 +129,8 @@ BOOST_AUTO_TEST_CASE(hostile_kernels_fail_with_reasons_and_the_daemon_stays_resp
   for (const auto& e : events) {
     if (e["type"] == "EvaluationCompleted" && eval_of.count(e["data"]["activity_id"])) {
       result_by_sha[eval_of[e["data"]["activity_id"]]] = e["data"]["result"];
-      BOOST_TEST(e.dump().size() < (1u << 20), "event of " << e["data"]["activity_id"] << " is " << e.dump().size() << " bytes");
+      BOOST_TEST(e.dump().size() < (1u << 20),
+                 "event of " << e["data"]["activity_id"] << " is " << e.dump().size() << " bytes");
     }
     BOOST_TEST(e["type"] != "EvaluationFailed");
   }

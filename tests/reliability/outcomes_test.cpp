@@ -95,7 +95,8 @@ BOOST_AUTO_TEST_CASE(every_call_404_fails_the_campaign_with_a_hint) {
 // so, the provider is probed without a busy loop, and after
 // max_provider_wait_s the campaign fails with that reason.
 BOOST_AUTO_TEST_CASE(a_provider_that_stays_down_is_waited_for_then_given_up) {
-  DaemonFixture f(AllRequests("503"), {{"limits", {{"provider_probe_initial_ms", 200}, {"provider_probe_max_ms", 1000}}}});
+  DaemonFixture f(AllRequests("503"),
+                  {{"limits", {{"provider_probe_initial_ms", 200}, {"provider_probe_max_ms", 1000}}}});
   f.StartDaemon();
   json spec = SmallSpec({"silu"}, 2, 1, 2, 1);
   spec["budget"] = {{"max_provider_wait_s", 6}};
@@ -148,7 +149,8 @@ BOOST_AUTO_TEST_CASE(a_provider_that_stays_down_is_waited_for_then_given_up) {
 // (each has exactly one completion) and none is paid twice (the restarted
 // server only sees calls that were still open).
 BOOST_AUTO_TEST_CASE(a_60_second_outage_with_a_daemon_restart_loses_nothing) {
-  DaemonFixture f(UniquePlanScript(200, 100), {{"limits", {{"provider_probe_initial_ms", 500}, {"provider_probe_max_ms", 4000}}}});
+  DaemonFixture f(UniquePlanScript(200, 100),
+                  {{"limits", {{"provider_probe_initial_ms", 500}, {"provider_probe_max_ms", 4000}}}});
   f.StartDaemon();
   const std::string id = Submit(f, SmallSpec({"silu"}, 3, 1, 2, 1));
   // The outage starts after the first answered call.

@@ -1,6 +1,5 @@
 #include "tests/reliability/rel_util.hpp"
 
-
 #include <boost/test/unit_test.hpp>
 #include <algorithm>
 #include <cmath>
@@ -33,7 +32,8 @@ json ApiEvents(const DaemonFixture& f, const std::string& id) {
   json all = json::array();
   uint64_t after = 0;
   for (;;) {
-    auto [status, body] = f.Http("GET", "/v1/campaigns/" + id + "/events?after=" + std::to_string(after) + "&limit=5000");
+    auto [status, body] =
+        f.Http("GET", "/v1/campaigns/" + id + "/events?after=" + std::to_string(after) + "&limit=5000");
     BOOST_REQUIRE_MESSAGE(status == 200, "events: HTTP " + std::to_string(status) + " " + body.substr(0, 300));
     json j = json::parse(body);
     if (j["events"].empty()) break;
@@ -68,9 +68,7 @@ std::string WaitFinished(const DaemonFixture& f, const std::string& id, std::chr
   return s;
 }
 
-json AllRequests(const json& fault) {
-  return {{"rules", json::array({{{"name", "all"}, {"fault", fault}}})}};
-}
+json AllRequests(const json& fault) { return {{"rules", json::array({{{"name", "all"}, {"fault", fault}}})}}; }
 
 int CountType(const json& events, const std::string& type) {
   int n = 0;
@@ -99,7 +97,8 @@ std::string ReadFile(const std::string& path) {
 std::string ReadTree(const std::string& dir) {
   std::string all;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
     if (ec) break;
     if (it->is_regular_file(ec)) all += ReadFile(it->path().string());
   }
@@ -108,9 +107,19 @@ std::string ReadTree(const std::string& dir) {
 
 std::pair<int, std::string> FreshEvaluation(const std::string& problem_dir, const std::string& kernel) {
   ProcessSpec spec;
-  spec.argv = {AcceloptEvalPath(), "run", "--problem", problem_dir, "--kernel", kernel,
-               "--cache-dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache", "--force-busy", "--min-time", "0.02",
-               "--max-rounds", "1"};
+  spec.argv = {AcceloptEvalPath(),
+               "run",
+               "--problem",
+               problem_dir,
+               "--kernel",
+               kernel,
+               "--cache-dir",
+               std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache",
+               "--force-busy",
+               "--min-time",
+               "0.02",
+               "--max-rounds",
+               "1"};
   spec.timeout = std::chrono::seconds(300);
   auto r = RunProcess(spec);
   if (!r.ok()) return {-1, r.status().ToString()};
@@ -131,7 +140,8 @@ RequestAudit AuditRequests(const json& events, const json& requests, const std::
   for (const auto& e : events) {
     const json& d = e["data"];
     if (e["type"] == "ActivityScheduled" && d["kind"] == "llm") {
-      std::string key = d["payload"]["system_sha256"].get<std::string>() + "/" + d["payload"]["user_sha256"].get<std::string>();
+      std::string key =
+          d["payload"]["system_sha256"].get<std::string>() + "/" + d["payload"]["user_sha256"].get<std::string>();
       by_prompt[key].push_back(d["activity_id"]);
       audit.completions.emplace(d["activity_id"].get<std::string>(), 0);
     } else if (e["type"] == "LlmCallCompleted" || e["type"] == "LlmCallFailed") {
@@ -145,7 +155,8 @@ RequestAudit AuditRequests(const json& events, const json& requests, const std::
     int64_t started_us = inst == 0 ? 0 : kill_us[inst - 1];
     std::map<std::string, int> sent;
     for (size_t i = begin; i < fake_count[inst] && i < requests.size(); ++i) {
-      std::string key = Sha256Hex(requests[i]["system"].get<std::string>()) + "/" + Sha256Hex(requests[i]["user"].get<std::string>());
+      std::string key =
+          Sha256Hex(requests[i]["system"].get<std::string>()) + "/" + Sha256Hex(requests[i]["user"].get<std::string>());
       if (!by_prompt.count(key)) {
         ++audit.unknown;
         continue;
@@ -172,17 +183,19 @@ json UniquePlanScript(int latency_ms, int unique_plans) {
   json script = StandardScript(latency_ms);
   json rules = json::array();
   for (int i = 1; i <= unique_plans; ++i) {
-    rules.push_back({{"name", "plan-" + std::to_string(i)},
-                     {"match", {{"system_contains", "planning the next optimization"}, {"times", 1}}},
-                     {"latency_ms", latency_ms},
-                     {"reply", {{"text", "Plan #" + std::to_string(i) + ": reorder the loops to i-k-j\nStream rows of B contiguously."},
-                                {"input_tokens", 1000}, {"output_tokens", 50}}}});
+    rules.push_back(
+        {{"name", "plan-" + std::to_string(i)},
+         {"match", {{"system_contains", "planning the next optimization"}, {"times", 1}}},
+         {"latency_ms", latency_ms},
+         {"reply",
+          {{"text", "Plan #" + std::to_string(i) + ": reorder the loops to i-k-j\nStream rows of B contiguously."},
+           {"input_tokens", 1000},
+           {"output_tokens", 50}}}});
   }
   for (auto& r : script["rules"]) rules.push_back(r);
   script["rules"] = rules;
   return script;
 }
-
 
 void Acknowledged::Record(const json& events) {
   for (const auto& e : events) {

@@ -57,8 +57,8 @@ std::string Script() { return SourceDir() + "/tests/slurm/slurm_cluster.sh"; }
 struct Cluster {
   std::string dir, conf;
   Cluster() {
-    dir = fs::temp_directory_path() / ("accelopt-slurm-" + std::to_string(getpid()) + "-" +
-                                       std::to_string(std::random_device{}() % 100000));
+    dir = fs::temp_directory_path() /
+          ("accelopt-slurm-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}() % 100000));
     BOOST_REQUIRE_MESSAGE(geteuid() == 0,
                           "the Slurm tests start slurmctld and slurmd and need root (slurmd runs jobs as their user); "
                           "run them as root on a machine with slurm-wlm and munge (scripts/setup installs them)");
@@ -75,8 +75,7 @@ struct Cluster {
     if (r.ok() && !r->stderr_data.empty()) BOOST_TEST_MESSAGE(r->stderr_data);
     if (!r.ok() || !r->Succeeded()) {
       Stop();  // the destructor does not run when the constructor throws
-      BOOST_FAIL("cannot start Slurm: " + (r.ok() ? r->Describe() + "; " + r->stderr_data
-                                                  : r.status().message()));
+      BOOST_FAIL("cannot start Slurm: " + (r.ok() ? r->Describe() + "; " + r->stderr_data : r.status().message()));
     }
   }
   ~Cluster() { Stop(); }
@@ -185,8 +184,13 @@ BOOST_AUTO_TEST_CASE(evaluations_run_as_slurm_jobs_cancel_and_node_failure) {
     std::atomic<bool> cancel{false};
     EvalResult r;
     std::thread t([&] { r = backend.Evaluate(Req("cancel-1", "silu", kSlowSilu), &cancel); });
-    bool running = WaitFor([&] { for (auto& [id, st] : c.Jobs()) if (st == "RUNNING") return true; return false; },
-                           std::chrono::seconds(60));
+    bool running = WaitFor(
+        [&] {
+          for (auto& [id, st] : c.Jobs())
+            if (st == "RUNNING") return true;
+          return false;
+        },
+        std::chrono::seconds(60));
     BOOST_TEST(running, "the job never ran");
     auto t0 = std::chrono::steady_clock::now();
     cancel = true;
@@ -194,7 +198,8 @@ BOOST_AUTO_TEST_CASE(evaluations_run_as_slurm_jobs_cancel_and_node_failure) {
     BOOST_TEST((r.status == EvalStatus::kCancelled), r.reason);
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     BOOST_TEST(took < 5.0, "cancel took " << took << " s");
-    BOOST_TEST(WaitFor([&] { return c.Jobs().empty(); }, std::chrono::seconds(30)), "the cancelled job stayed in Slurm");
+    BOOST_TEST(WaitFor([&] { return c.Jobs().empty(); }, std::chrono::seconds(30)),
+               "the cancelled job stayed in Slurm");
   }
 
   // A job scancelled from outside: a failed evaluation that says so, no hang.
@@ -202,8 +207,13 @@ BOOST_AUTO_TEST_CASE(evaluations_run_as_slurm_jobs_cancel_and_node_failure) {
     EvalResult r;
     std::thread t([&] { r = backend.Evaluate(Req("scancel-1", "silu", kSlowSilu), nullptr); });
     std::string job;
-    WaitFor([&] { for (auto& [id, st] : c.Jobs()) if (st == "RUNNING") job = id; return !job.empty(); },
-            std::chrono::seconds(60));
+    WaitFor(
+        [&] {
+          for (auto& [id, st] : c.Jobs())
+            if (st == "RUNNING") job = id;
+          return !job.empty();
+        },
+        std::chrono::seconds(60));
     BOOST_REQUIRE(!job.empty());
     c.Run({"scancel", job});
     t.join();
@@ -214,15 +224,20 @@ BOOST_AUTO_TEST_CASE(evaluations_run_as_slurm_jobs_cancel_and_node_failure) {
   // The node fails mid-job: NODE_FAIL, submitted again, then a result.
   {
     EvalResult r;
-    std::string slow_once =
-        std::string("#include <cmath>\n#include <cstdint>\n") +
-        "extern \"C\" void silu(const float* x, float* out, int64_t M, int64_t N) {\n"
-        "  static int calls = 0; if (calls++ == 0) { volatile double s = 0; for (int64_t k = 0; k < 300000000LL; ++k) s = s + 1; }\n"
-        "  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i] / (1.0f + std::exp(-x[i]));\n}\n";
+    std::string slow_once = std::string("#include <cmath>\n#include <cstdint>\n") +
+                            "extern \"C\" void silu(const float* x, float* out, int64_t M, int64_t N) {\n"
+                            "  static int calls = 0; if (calls++ == 0) { volatile double s = 0; for (int64_t k = 0; k "
+                            "< 300000000LL; ++k) s = s + 1; }\n"
+                            "  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i] / (1.0f + std::exp(-x[i]));\n}\n";
     std::thread t([&] { r = backend.Evaluate(Req("nodefail-1", "silu", slow_once), nullptr); });
     std::string job;
-    WaitFor([&] { for (auto& [id, st] : c.Jobs()) if (st == "RUNNING") job = id; return !job.empty(); },
-            std::chrono::seconds(60));
+    WaitFor(
+        [&] {
+          for (auto& [id, st] : c.Jobs())
+            if (st == "RUNNING") job = id;
+          return !job.empty();
+        },
+        std::chrono::seconds(60));
     BOOST_REQUIRE(!job.empty());
     std::string node = c.Run({"sinfo", "-h", "-o", "%N"});
     node = node.substr(0, node.find('\n'));
@@ -250,8 +265,9 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
                    {"env", {{"SLURM_CONF", c.conf}}}};
   const std::string spool = c.dir + "/spool-daemon";
   executor["spool_dir"] = spool;
-  json overrides = {{"evaluators", {{"cpu", {{"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"},
-                                              {"executor", executor}}}}}};
+  json overrides = {
+      {"evaluators",
+       {{"cpu", {{"cache_dir", std::string(ACCELOPT_BINARY_DIR) + "/test-eval-cache"}, {"executor", executor}}}}}};
   DaemonFixture f(StandardScript(50), overrides);
   f.StartDaemon();
   json spec = SmallSpec({"matmul", "silu"}, 2, 2, 2, 1);
@@ -266,27 +282,31 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
   for (std::string p : {"matmul", "silu"})
     baselines.insert(ReadAll(SourceDir() + "/tests/evaluators/problems/" + p + "/baseline.cpp"));
   std::string cancelled;
-  BOOST_REQUIRE(WaitFor([&] {
-    for (auto& [j, st, folder] : c.JobFolders()) {
-      if (st != "RUNNING") continue;
-      auto req = ParseJson(ReadAll(spool + "/" + folder + "/request.json"));
-      if (req.ok() && !baselines.count(req->value("source", std::string()))) cancelled = j;
-    }
-    return !cancelled.empty();
-  }, std::chrono::seconds(180)));
+  BOOST_REQUIRE(WaitFor(
+      [&] {
+        for (auto& [j, st, folder] : c.JobFolders()) {
+          if (st != "RUNNING") continue;
+          auto req = ParseJson(ReadAll(spool + "/" + folder + "/request.json"));
+          if (req.ok() && !baselines.count(req->value("source", std::string()))) cancelled = j;
+        }
+        return !cancelled.empty();
+      },
+      std::chrono::seconds(180)));
   c.Run({"scancel", cancelled});
 
   // Kill the daemon while jobs are queued; they stay in Slurm.
   std::set<std::string> queued;
-  BOOST_REQUIRE(WaitFor([&] {
-    queued.clear();
-    bool pending = false;
-    for (auto& [j, st] : c.Jobs()) {
-      queued.insert(j);
-      pending |= st == "PENDING";
-    }
-    return pending;
-  }, std::chrono::seconds(120)));
+  BOOST_REQUIRE(WaitFor(
+      [&] {
+        queued.clear();
+        bool pending = false;
+        for (auto& [j, st] : c.Jobs()) {
+          queued.insert(j);
+          pending |= st == "PENDING";
+        }
+        return pending;
+      },
+      std::chrono::seconds(120)));
   f.KillDaemon();
   // The jobs in Slurm once the daemon is gone (it may have submitted one
   // between the look above and the kill: seen under load, job 3 was found
@@ -302,11 +322,13 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
   f.StartDaemon();
 
   std::string state;
-  WaitFor([&] {
-    auto [s, b] = f.Http("GET", "/v1/campaigns/" + id);
-    state = s == 200 ? json::parse(b).value("state", "") : "";
-    return state != "running" && !state.empty();
-  }, std::chrono::seconds(600));
+  WaitFor(
+      [&] {
+        auto [s, b] = f.Http("GET", "/v1/campaigns/" + id);
+        state = s == 200 ? json::parse(b).value("state", "") : "";
+        return state != "running" && !state.empty();
+      },
+      std::chrono::seconds(600));
   BOOST_REQUIRE_EQUAL(state, "completed");
 
   // Found again from the event log, not submitted again: every job id is
@@ -314,7 +336,7 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
   // as found there, and no evaluation found again got a second job.
   std::string log = ReadAll(f.daemon_log);
   std::map<std::string, std::vector<std::string>> jobs_of;  // activity -> job ids, in order
-  std::map<std::string, std::string> activity_of;          // job id -> activity
+  std::map<std::string, std::string> activity_of;           // job id -> activity
   for (const auto& e : CtlEvents(f, id)) {
     if (e.value("type", "") != "EvaluationPlaced") continue;
     const json& d = e.at("data");
@@ -329,8 +351,8 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
     if (j == cancelled) continue;
     // (Unless the kill came between sbatch's answer and the append: then
     // the job is found by its name.)
-    BOOST_TEST((activity_of.count(j) || log.find("found job " + j + " again (submitted before a restart; squeue") !=
-                                            std::string::npos),
+    BOOST_TEST((activity_of.count(j) ||
+                log.find("found job " + j + " again (submitted before a restart; squeue") != std::string::npos),
                "job " << j << " in Slurm at the kill is not in the event log");
   }
   // Every job the restarted daemon found again from the event log — judged
@@ -344,8 +366,8 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
       continue;
     ++found;
     const auto& js = jobs_of[activity];
-    BOOST_TEST((js.size() == 1u && js[0] == j), "evaluation " << activity << " found job " << j
-                                                     << " again but was given " << js.size() << " jobs");
+    BOOST_TEST((js.size() == 1u && js[0] == j),
+               "evaluation " << activity << " found job " << j << " again but was given " << js.size() << " jobs");
   }
   // A job that finished while no daemon ran is not found again in Slurm:
   // its result is taken from its spool folder (seen under load: the one
@@ -356,12 +378,13 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
     std::replace(folder.begin(), folder.end(), '/', '_');
     if (log.find(folder + ": result of an earlier daemon's job taken") == std::string::npos) continue;
     ++found;
-    BOOST_TEST(js.size() == 1u, "evaluation " << activity << " took an earlier job's result but was given "
-                                              << js.size() << " jobs");
+    BOOST_TEST(js.size() == 1u,
+               "evaluation " << activity << " took an earlier job's result but was given " << js.size() << " jobs");
   }
-  BOOST_TEST(found >= 1, "no queued job was found again after the restart (from the event log, or its result "
-                         "from the spool); log:\n"
-                             << log.substr(0, 4000));
+  BOOST_TEST(found >= 1,
+             "no queued job was found again after the restart (from the event log, or its result "
+             "from the spool); log:\n"
+                 << log.substr(0, 4000));
   std::string events = f.Ctl({"events", id, "-o", "json"}).out;
   BOOST_TEST(events.find("cancelled outside accelopt") != std::string::npos,
              "the scancelled job " << cancelled << " is not a failed evaluation");
@@ -377,11 +400,14 @@ BOOST_AUTO_TEST_CASE(a_campaign_on_slurm_survives_scancel_and_a_restart_with_que
 json NkiSlurmScript() {
   const std::string kernel = ReadAll(SourceDir() + "/tests/evaluators/nkibench/kernels/silu_small.py");
   return {{"rules",
-           {{{"name", "plan"}, {"match", {{"system_contains", "planning the next optimization"}}},
+           {{{"name", "plan"},
+             {"match", {{"system_contains", "planning the next optimization"}}},
              {"reply", {{"text", "Fuse the sigmoid into the multiply\nOne pass."}}}},
-            {{"name", "exec-nki"}, {"match", {{"system_contains", "implements one optimization plan"}}},
+            {{"name", "exec-nki"},
+             {"match", {{"system_contains", "implements one optimization plan"}}},
              {"reply", {{"text", "```python\n" + kernel + "```\n"}}}},
-            {{"name", "summarize"}, {"match", {{"system_contains", "distill"}}},
+            {{"name", "summarize"},
+             {"match", {{"system_contains", "distill"}}},
              {"reply", {{"text", "**Fusion**\nOne pass.\n```python\nslow\n```\n```python\nfast\n```\n"}}}}}}};
 }
 
@@ -414,15 +440,16 @@ BOOST_AUTO_TEST_CASE(an_nki_campaign_runs_as_slurm_jobs_and_a_held_job_survives_
                    {"cpus_per_task", 1},
                    {"poll_s", 0.2},
                    {"sbatch_args", {"--hold"}},  // each job waits in Slurm until the test releases it
-                   {"job_args", {"--nki-python", py, "--nki-cores", "0", "--nki-generation", "trn2",
-                                 "--nki-runner-dir", SourceDir() + "/evaluators/nki"}},
+                   {"job_args",
+                    {"--nki-python", py, "--nki-cores", "0", "--nki-generation", "trn2", "--nki-runner-dir",
+                     SourceDir() + "/evaluators/nki"}},
                    // The job's PATH (sbatch exports its environment): the node's
                    // tools, the stand-in's profilers as a host's aws-neuronx-tools.
                    {"env", {{"SLURM_CONF", c.conf}, {"PATH", sbin + ":/usr/local/bin:/usr/bin:/bin"}}}};
   {
     json config = json::parse(std::ifstream(f.config_path));
-    config["evaluators"] = {{"nki", {{"python", py}, {"cores", "0"}, {"executor", executor},
-                                     {"allow_test_stand_in", true}}}};
+    config["evaluators"] = {
+        {"nki", {{"python", py}, {"cores", "0"}, {"executor", executor}, {"allow_test_stand_in", true}}}};
     config["suites"] = {{"nki", io.out_dir}};
     std::ofstream(f.config_path) << config.dump(1);
   }
@@ -434,10 +461,12 @@ BOOST_AUTO_TEST_CASE(an_nki_campaign_runs_as_slurm_jobs_and_a_held_job_survives_
   const std::string id = json::parse(body)["id"].get<std::string>();
   // The baseline's evaluation is a held job; the daemon is killed meanwhile.
   std::string job, folder;
-  BOOST_REQUIRE(WaitFor([&] {
-    for (auto& [j, st, dir] : c.JobFolders()) job = j, folder = dir;
-    return !job.empty();
-  }, std::chrono::seconds(120)));
+  BOOST_REQUIRE(WaitFor(
+      [&] {
+        for (auto& [j, st, dir] : c.JobFolders()) job = j, folder = dir;
+        return !job.empty();
+      },
+      std::chrono::seconds(120)));
   auto req = ParseJson(ReadAll(spool + "/" + folder + "/request.json"));
   BOOST_REQUIRE(req.ok());
   BOOST_TEST(req->value("backend", std::string()) == "nki");
@@ -454,16 +483,18 @@ BOOST_AUTO_TEST_CASE(an_nki_campaign_runs_as_slurm_jobs_and_a_held_job_survives_
   std::set<std::string> jobs_seen = {job};
   bool resubmitted = false;
   std::string state, summary;
-  WaitFor([&] {
-    for (auto& [j, st, dir] : c.JobFolders()) {
-      if (dir == folder && j != job) resubmitted = true;
-      if (jobs_seen.insert(j).second) c.Run({"scontrol", "release", j});
-    }
-    auto [s, b] = f.Http("GET", "/v1/campaigns/" + id);
-    summary = b;
-    state = s == 200 ? json::parse(b).value("state", "") : "";
-    return state != "running" && !state.empty();
-  }, std::chrono::seconds(400));
+  WaitFor(
+      [&] {
+        for (auto& [j, st, dir] : c.JobFolders()) {
+          if (dir == folder && j != job) resubmitted = true;
+          if (jobs_seen.insert(j).second) c.Run({"scontrol", "release", j});
+        }
+        auto [s, b] = f.Http("GET", "/v1/campaigns/" + id);
+        summary = b;
+        state = s == 200 ? json::parse(b).value("state", "") : "";
+        return state != "running" && !state.empty();
+      },
+      std::chrono::seconds(400));
   BOOST_TEST(!resubmitted, "the held job was submitted again");
   BOOST_TEST(state == "completed", summary);  // the stand-in's figures, allowed and labelled
   BOOST_TEST(json::parse(summary).value("test_stand_in", "").find("TEST STAND-IN FIGURES") == 0u, summary);
@@ -490,8 +521,8 @@ BOOST_AUTO_TEST_CASE(executor_config_is_checked) {
   BOOST_REQUIRE_MESSAGE(local.ok(), local.status().ToString());
   BOOST_TEST(!local->evaluators.at("cpu").slurm.has_value());
   BOOST_TEST(parse(json{{"kind", "local"}}).ok());
-  auto s = parse(json{{"kind", "slurm"}, {"partition", "trn"}, {"max_jobs", 32}, {"spool_dir", "/shared/spool"},
-                      {"gres", "neuron:1"}});
+  auto s = parse(json{
+      {"kind", "slurm"}, {"partition", "trn"}, {"max_jobs", 32}, {"spool_dir", "/shared/spool"}, {"gres", "neuron:1"}});
   BOOST_REQUIRE_MESSAGE(s.ok(), s.status().ToString());
   const auto& bc = s->evaluators.at("cpu");
   BOOST_REQUIRE(bc.slurm.has_value());
@@ -503,15 +534,22 @@ BOOST_AUTO_TEST_CASE(executor_config_is_checked) {
   BOOST_TEST(no_spool.status().message().find("evaluators.cpu.executor.spool_dir") != std::string::npos,
              no_spool.status().ToString());
   auto typo = parse(json{{"kind", "slurm"}, {"spool_dir", "/s"}, {"max_job", 3}});
-  BOOST_TEST(typo.status().message().find("evaluators.cpu.executor: unknown key `max_job` (did you mean `max_jobs`?)") != std::string::npos,
+  BOOST_TEST(typo.status().message().find(
+                 "evaluators.cpu.executor: unknown key `max_job` (did you mean `max_jobs`?)") != std::string::npos,
              typo.status().ToString());
   BOOST_TEST(!parse(json{{"kind", "kubernetes"}}).ok());
   BOOST_TEST(slurm::TimeLimitMinutes(EvalSettings{}) >= 2);
   // The nki backend takes the same executor; its jobs get job_args.
   json cfg = {{"state_dir", "/tmp/accelopt-config-test"},
-              {"evaluators", {{"nki", {{"cores", "0"}, {"executor", {{"kind", "slurm"}, {"spool_dir", "/shared/spool"},
-                                                                     {"max_jobs", 16}, {"gres", "neuron:1"},
-                                                                     {"job_args", {"--nki-cores", "auto"}}}}}}}}};
+              {"evaluators",
+               {{"nki",
+                 {{"cores", "0"},
+                  {"executor",
+                   {{"kind", "slurm"},
+                    {"spool_dir", "/shared/spool"},
+                    {"max_jobs", 16},
+                    {"gres", "neuron:1"},
+                    {"job_args", {"--nki-cores", "auto"}}}}}}}}};
   auto nki = daemon::ParseDaemonConfig(cfg, "/", Env::Default());
   BOOST_REQUIRE_MESSAGE(nki.ok(), nki.status().ToString());
   const auto& nb = nki->evaluators.at("nki");

@@ -88,7 +88,7 @@ BOOST_AUTO_TEST_CASE(garbage_and_truncated_records_are_clear_corruption) {
   auto s1 = (*log)->ReadStream("s1");
   BOOST_TEST(s1.status().code() == Code::kCorruption);
   BOOST_TEST((*log)->ReadStream("s1", 1, 1).ok());
-  BOOST_TEST((*log)->ReadStream("s2").ok());  // untouched stream
+  BOOST_TEST((*log)->ReadStream("s2").ok());     // untouched stream
   BOOST_TEST((*log)->ReadAll(8)->size() == 2u);  // after the damage
   // Appending still works and touches nothing old.
   BOOST_TEST((*log)->Append({To("s2", kAnyVersion, {Ev("Tick")})}).ok());
@@ -128,7 +128,8 @@ BOOST_AUTO_TEST_CASE(a_torn_write_ahead_log_recovers_to_a_consistent_prefix) {
     VerifyReport r = Verify(*(*log)->store_db(), &TestRegistry());
     BOOST_REQUIRE_MESSAGE(r.ok(), "cut at " << cut << ": " << FirstProblem(r));
     // The recovered log takes new appends.
-    BOOST_REQUIRE((*log)->Append({To("s0", static_cast<int64_t>((*log)->Head("s0")), {Ev("Tick", {{"i", last}})})}).ok());
+    BOOST_REQUIRE(
+        (*log)->Append({To("s0", static_cast<int64_t>((*log)->Head("s0")), {Ev("Tick", {{"i", last}})})}).ok());
     log->reset();
     fs::remove_all(copy);
   }
@@ -221,8 +222,8 @@ BOOST_AUTO_TEST_CASE(a_read_only_directory_is_permission_denied_but_readable) {
   for (const auto& e : fs::directory_iterator(state)) {
     fs::permissions(e.path(), fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   }
-  fs::permissions(state, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
-                             fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(state, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
   // Root ignores permissions: open from a child running as nobody.
   ProcessSpec spec;
   if (geteuid() == 0) spec.argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};

@@ -19,8 +19,13 @@ bool Less(const std::string& a, const std::string& b) {
 }
 
 std::string SampleRecord(std::string* data_bin, const std::string* cause = nullptr) {
-  json data = {{"n", 3}, {"neg", -7}, {"big", 18446744073709551615ull}, {"pi", 3.25}, {"s", "h\xc3\xa9llo\n\"q\""},
-               {"arr", {1, "two", nullptr, false, json::object()}}, {"nested", {{"deep", {{"x", 1.5e300}}}}}};
+  json data = {{"n", 3},
+               {"neg", -7},
+               {"big", 18446744073709551615ull},
+               {"pi", 3.25},
+               {"s", "h\xc3\xa9llo\n\"q\""},
+               {"arr", {1, "two", nullptr, false, json::object()}},
+               {"nested", {{"deep", {{"x", 1.5e300}}}}}};
   data_bin->clear();
   BOOST_REQUIRE(EncodeJsonBinary(data, data_bin).ok());
   RecordFields f;

@@ -44,8 +44,8 @@ std::string RunAndKill(const std::string& dir, uint64_t seed, std::mt19937_64& r
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
   std::string seed_s = std::to_string(seed);
-  std::vector<char*> argv = {const_cast<char*>(STORE_CRASH_CHILD), const_cast<char*>(dir.c_str()),
-                             seed_s.data(), nullptr};
+  std::vector<char*> argv = {const_cast<char*>(STORE_CRASH_CHILD), const_cast<char*>(dir.c_str()), seed_s.data(),
+                             nullptr};
   pid_t pid = 0;
   int rc = posix_spawn(&pid, STORE_CRASH_CHILD, &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
@@ -67,7 +67,9 @@ std::string RunAndKill(const std::string& dir, uint64_t seed, std::mt19937_64& r
       kill(pid, SIGKILL);
       killed = true;
     }
-    int wait_ms = killed ? 1000 : static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) + 1;
+    int wait_ms =
+        killed ? 1000
+               : static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) + 1;
     pollfd p{fds[0], POLLIN, 0};
     int pr = poll(&p, 1, wait_ms);
     if (pr < 0 && errno == EINTR) continue;

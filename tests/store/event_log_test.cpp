@@ -158,8 +158,10 @@ BOOST_AUTO_TEST_CASE(conflicts_in_one_group_fail_individually) {
   std::atomic<int> ok_create{0}, conflicts{0}, ok_other{0}, pending{2 * n};
   for (int i = 0; i < n; ++i) {
     log->AppendAsync({To("contested", kNoStream, {Ev("Tick", {{"i", i}})})}, [&](Result<AppendResult> r) {
-      if (r.ok()) ++ok_create;
-      else if (r.status().code() == Code::kConflict) ++conflicts;
+      if (r.ok())
+        ++ok_create;
+      else if (r.status().code() == Code::kConflict)
+        ++conflicts;
       --pending;
     });
     log->AppendAsync({To("free-" + std::to_string(i), kNoStream, {Ev("Tick")})}, [&](Result<AppendResult> r) {

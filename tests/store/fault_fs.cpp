@@ -18,8 +18,8 @@ class FaultFile : public rocksdb::FSWritableFileOwnerWrapper {
     auto s = target()->Append(d, o, dbg);
     return s.ok() ? fs_->OnAppend(name_, d.size()) : s;
   }
-  rocksdb::IOStatus Append(const rocksdb::Slice& d, const rocksdb::IOOptions& o,
-                           const rocksdb::DataVerificationInfo&, rocksdb::IODebugContext* dbg) override {
+  rocksdb::IOStatus Append(const rocksdb::Slice& d, const rocksdb::IOOptions& o, const rocksdb::DataVerificationInfo&,
+                           rocksdb::IODebugContext* dbg) override {
     return Append(d, o, dbg);
   }
   rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& d, uint64_t offset, const rocksdb::IOOptions& o,
@@ -83,8 +83,7 @@ rocksdb::IOStatus FaultFs::Wrap(const std::string& f, rocksdb::IOStatus s, uint6
 }
 
 rocksdb::IOStatus FaultFs::NewWritableFile(const std::string& f, const rocksdb::FileOptions& o,
-                                           std::unique_ptr<rocksdb::FSWritableFile>* r,
-                                           rocksdb::IODebugContext* dbg) {
+                                           std::unique_ptr<rocksdb::FSWritableFile>* r, rocksdb::IODebugContext* dbg) {
   if (power_off_) return PowerOff();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -117,8 +116,7 @@ rocksdb::IOStatus FaultFs::ReopenWritableFile(const std::string& f, const rocksd
 }
 
 rocksdb::IOStatus FaultFs::ReuseWritableFile(const std::string& f, const std::string& old,
-                                             const rocksdb::FileOptions& o,
-                                             std::unique_ptr<rocksdb::FSWritableFile>* r,
+                                             const rocksdb::FileOptions& o, std::unique_ptr<rocksdb::FSWritableFile>* r,
                                              rocksdb::IODebugContext* dbg) {
   if (power_off_) return PowerOff();
   {
@@ -146,8 +144,7 @@ rocksdb::IOStatus FaultFs::RenameFile(const std::string& s, const std::string& t
   return st;
 }
 
-rocksdb::IOStatus FaultFs::DeleteFile(const std::string& f, const rocksdb::IOOptions& o,
-                                      rocksdb::IODebugContext* dbg) {
+rocksdb::IOStatus FaultFs::DeleteFile(const std::string& f, const rocksdb::IOOptions& o, rocksdb::IODebugContext* dbg) {
   if (power_off_) return PowerOff();
   auto s = target()->DeleteFile(f, o, dbg);
   if (s.ok()) {

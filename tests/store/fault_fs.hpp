@@ -42,8 +42,7 @@ class FaultFs : public rocksdb::FileSystemWrapper {
   uint64_t DropUnsyncedData();
 
   rocksdb::IOStatus NewWritableFile(const std::string& f, const rocksdb::FileOptions& o,
-                                    std::unique_ptr<rocksdb::FSWritableFile>* r,
-                                    rocksdb::IODebugContext* dbg) override;
+                                    std::unique_ptr<rocksdb::FSWritableFile>* r, rocksdb::IODebugContext* dbg) override;
   rocksdb::IOStatus ReopenWritableFile(const std::string& f, const rocksdb::FileOptions& o,
                                        std::unique_ptr<rocksdb::FSWritableFile>* r,
                                        rocksdb::IODebugContext* dbg) override;

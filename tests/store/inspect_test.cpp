@@ -100,8 +100,7 @@ BOOST_AUTO_TEST_CASE(verify_finds_each_kind_of_damage) {
       {"missing index entry", [&](StoreDb& db) { (void)db.db()->Delete(wo, db.events(), StreamKey("s0", 2)); },
        "index has 9 entries"},
       {"index points elsewhere",
-       [&](StoreDb& db) { (void)db.db()->Put(wo, db.events(), StreamKey("s0", 2), BigEndian64(2)); },
-       "does not match"},
+       [&](StoreDb& db) { (void)db.db()->Put(wo, db.events(), StreamKey("s0", 2), BigEndian64(2)); }, "does not match"},
       {"wrong head", [&](StoreDb& db) { (void)db.db()->Put(wo, db.meta(), "head/s1", BigEndian64(9)); },
        "meta head of s1"},
       {"wrong last", [&](StoreDb& db) { (void)db.db()->Put(wo, db.meta(), kMetaLastGlobal, BigEndian64(3)); },
@@ -127,8 +126,7 @@ BOOST_AUTO_TEST_CASE(verify_finds_each_kind_of_damage) {
     BOOST_TEST(!r.ok(), d.what << " not found");
     bool named = false;
     for (const auto& p : r.problems) named |= p.find(d.expect) != std::string::npos;
-    BOOST_TEST(named, d.what << ": no problem mentions '" << d.expect << "'; first: "
-                             << FirstProblem(r));
+    BOOST_TEST(named, d.what << ": no problem mentions '" << d.expect << "'; first: " << FirstProblem(r));
   }
 }
 

@@ -57,7 +57,8 @@ void AppendUntilFailure(EventLog* log, int threads, std::mutex* mu, std::map<uin
       for (int i = 0;; ++i) {
         std::string stream = "p-" + std::to_string((t + i) % 3);
         int64_t tag = next_tag->fetch_add(1);
-        auto r = log->Append({To(stream, kAnyVersion, {Ev("Tick", {{"tag", tag}, {"pad", std::string(i % 300, 'x')}})})});
+        auto r =
+            log->Append({To(stream, kAnyVersion, {Ev("Tick", {{"tag", tag}, {"pad", std::string(i % 300, 'x')}})})});
         if (!r.ok()) return;
         std::lock_guard<std::mutex> lock(*mu);
         (*acked)[r->first_global] = Acked{stream, r->streams[0].first_version, tag};
@@ -85,7 +86,8 @@ BOOST_AUTO_TEST_CASE(harness_drops_unsynced_writes) {
   rocksdb::WriteOptions synced;
   synced.sync = true;
   BOOST_REQUIRE(db->Put(synced, "durable", "1").ok());
-  for (int i = 0; i < 100; ++i) BOOST_REQUIRE(db->Put(rocksdb::WriteOptions(), "volatile" + std::to_string(i), "x").ok());
+  for (int i = 0; i < 100; ++i)
+    BOOST_REQUIRE(db->Put(rocksdb::WriteOptions(), "volatile" + std::to_string(i), "x").ok());
   fs->SetPowerOff(true);
   delete db;
   BOOST_TEST(fs->DropUnsyncedData() > 0u);

@@ -190,7 +190,8 @@ BOOST_AUTO_TEST_CASE(projections_need_a_registry_and_valid_names) {
   o.projections = {Summary()};
   BOOST_TEST(EventLog::Open(dir.path(), o).status().code() == Code::kInvalidArgument);
   o = DefaultOptions();
-  o.projections = {MakeProjection("Bad Name", 1, json::object(), [](json&, const EventRecord&) { return Status::Ok(); })};
+  o.projections = {
+      MakeProjection("Bad Name", 1, json::object(), [](json&, const EventRecord&) { return Status::Ok(); })};
   BOOST_TEST(EventLog::Open(dir.path(), o).status().code() == Code::kInvalidArgument);
 }
 

@@ -43,8 +43,16 @@ inline const EventTypeRegistry& TestRegistry() {
     (void)r->Register("Tick");
     (void)r->Register("Pair");
     (void)r->Register("Renamed", 3,
-                      {{1, [](json d) { d["unit"] = "ms"; return d; }},
-                       {2, [](json d) { d["count"] = d.at("n"); d.erase("n"); return d; }}});
+                      {{1,
+                        [](json d) {
+                          d["unit"] = "ms";
+                          return d;
+                        }},
+                       {2, [](json d) {
+                          d["count"] = d.at("n");
+                          d.erase("n");
+                          return d;
+                        }}});
     return r;
   }();
   return *reg;

@@ -72,8 +72,7 @@ CapRun RunWithCaps(const CampaignSpec& spec, bool worst_case, uint64_t seed) {
     const BudgetLedger& l = st.budget;
     out.max_llm_in_flight = std::max(out.max_llm_in_flight, l.reserved.llm_calls);
     if (spec.budget.max_cost_usd) {
-      BOOST_REQUIRE_LE(l.spent.cost_nusd + l.reserved.cost_nusd,
-                       static_cast<int64_t>(*spec.budget.max_cost_usd * 1e9));
+      BOOST_REQUIRE_LE(l.spent.cost_nusd + l.reserved.cost_nusd, static_cast<int64_t>(*spec.budget.max_cost_usd * 1e9));
     }
     if (spec.budget.max_tokens) {
       BOOST_REQUIRE_LE(l.spent.tokens + l.reserved.tokens, *spec.budget.max_tokens);
@@ -82,8 +81,7 @@ CapRun RunWithCaps(const CampaignSpec& spec, bool worst_case, uint64_t seed) {
       BOOST_REQUIRE_LE(l.spent.llm_calls + l.reserved.llm_calls, *spec.budget.max_llm_calls);
     }
     if (spec.budget.max_evaluations) {
-      BOOST_REQUIRE_LE(l.spent.evaluations + l.reserved.evaluations,
-                       *spec.budget.max_evaluations);
+      BOOST_REQUIRE_LE(l.spent.evaluations + l.reserved.evaluations, *spec.budget.max_evaluations);
     }
   };
   REQUIRE_OK(sim.Start("c1", world.sources, world.hardware));

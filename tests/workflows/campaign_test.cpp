@@ -21,8 +21,7 @@ struct Ran {
   World world;
   CampaignSpec spec;
   Sim sim;
-  Ran(uint64_t order_seed = 1)
-      : world(MakeWorld()), spec(SmallSpec(world)), sim(spec, MakeScript(world), order_seed) {}
+  Ran(uint64_t order_seed = 1) : world(MakeWorld()), spec(SmallSpec(world)), sim(spec, MakeScript(world), order_seed) {}
 };
 
 BOOST_AUTO_TEST_CASE(small_campaign_completes_and_finds_faster_kernels) {
@@ -92,18 +91,15 @@ BOOST_AUTO_TEST_CASE(small_campaign_completes_and_finds_faster_kernels) {
     const json& pct = p["percent_of_peak_by_iteration"];
     BOOST_REQUIRE_EQUAL(pct.size(), static_cast<size_t>(T));
     // Baseline = 10% of peak; after iteration i the best is level i+1.
-    BOOST_TEST(p["baseline"]["percent_of_peak"].get<double>() == 10.0,
-               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(p["baseline"]["percent_of_peak"].get<double>() == 10.0, boost::test_tools::tolerance(1e-9));
     for (int i = 0; i < T; ++i) {
-      BOOST_TEST(pct[i].get<double>() == 10.0 * std::pow(kLevelFactor, i + 1),
-                 boost::test_tools::tolerance(1e-9));
+      BOOST_TEST(pct[i].get<double>() == 10.0 * std::pow(kLevelFactor, i + 1), boost::test_tools::tolerance(1e-9));
     }
     log_speedup += std::log(p["speedup"].get<double>());
   }
   BOOST_TEST(report["geomean"]["speedup"].get<double>() == std::exp(log_speedup / 2),
              boost::test_tools::tolerance(1e-9));
-  BOOST_TEST(report["geomean"]["best_percent_of_peak"].get<double>() ==
-                 10.0 * std::pow(kLevelFactor, T),
+  BOOST_TEST(report["geomean"]["best_percent_of_peak"].get<double>() == 10.0 * std::pow(kLevelFactor, T),
              boost::test_tools::tolerance(1e-9));
 }
 
@@ -121,8 +117,8 @@ BOOST_AUTO_TEST_CASE(report_usage_follows_from_events) {
     if (e.type == event_type::kActivityScheduled) {
       role_of[e.data["activity_id"]] = e.data["role"];
       if (e.data["kind"] == "llm") {
-        model_of[e.data["activity_id"]] = e.data["payload"]["provider"].get<std::string>() + "/" +
-                                          e.data["payload"]["model"].get<std::string>();
+        model_of[e.data["activity_id"]] =
+            e.data["payload"]["provider"].get<std::string>() + "/" + e.data["payload"]["model"].get<std::string>();
       }
     } else if (e.type == event_type::kLlmCallCompleted || e.type == event_type::kLlmCallFailed) {
       const std::string id = e.data["activity_id"];
@@ -143,8 +139,7 @@ BOOST_AUTO_TEST_CASE(report_usage_follows_from_events) {
   BOOST_TEST(usage["by_role"].size() == 3u);
   double total = 0;
   for (const auto& [role, cost] : cost_by_role) {
-    BOOST_TEST(usage["by_role"][role]["cost_usd"].get<double>() == cost,
-               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(usage["by_role"][role]["cost_usd"].get<double>() == cost, boost::test_tools::tolerance(1e-9));
     BOOST_TEST(usage["by_role"][role]["input_tokens"].get<int64_t>() == in_by_role[role]);
     BOOST_TEST(usage["by_role"][role]["output_tokens"].get<int64_t>() == out_by_role[role]);
     BOOST_TEST(usage["by_role"][role]["calls"].get<int64_t>() == calls_by_role[role]);
@@ -152,8 +147,7 @@ BOOST_AUTO_TEST_CASE(report_usage_follows_from_events) {
     total += cost;
   }
   for (const auto& [model, cost] : cost_by_model) {
-    BOOST_TEST(usage["by_model"][model]["cost_usd"].get<double>() == cost,
-               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(usage["by_model"][model]["cost_usd"].get<double>() == cost, boost::test_tools::tolerance(1e-9));
   }
   BOOST_TEST(usage["total"]["cost_usd"].get<double>() == total, boost::test_tools::tolerance(1e-9));
   BOOST_TEST(usage["evaluations"].get<int64_t>() == evaluations);
@@ -322,7 +316,8 @@ BOOST_AUTO_TEST_CASE(one_problem_without_a_model_makes_the_campaign_partial) {
   Script script = MakeScript(r.world);
   auto llm = script.llm;
   script.llm = [llm](const ActivityRequest& a) {
-    if (a.activity_id.rfind("c1/p1/", 0) == 0) return ScriptedReply{false, "", "server_error (HTTP 500) from provider 'x'"};
+    if (a.activity_id.rfind("c1/p1/", 0) == 0)
+      return ScriptedReply{false, "", "server_error (HTTP 500) from provider 'x'"};
     return llm(a);
   };
   Sim sim(r.spec, script, 9);

@@ -61,15 +61,13 @@ BOOST_AUTO_TEST_CASE(default_campaign_completes_with_a_remeasured_confirmed_best
     BOOST_TEST(p["status"] == "completed");
     // The scripted n0/k0 raises the level each iteration: level T is found.
     BOOST_TEST(LevelOf(r.Code(p["best"]["source_sha256"].get<std::string>())) == T);
-    BOOST_TEST(p["speedup"].get<double>() == std::pow(kLevelFactor, T),
-               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(p["speedup"].get<double>() == std::pow(kLevelFactor, T), boost::test_tools::tolerance(1e-9));
     const json& f = p["final"];
     BOOST_REQUIRE(f.is_object());
     BOOST_TEST(f["remeasured"]["correct"] == true);
     BOOST_TEST(f["within_noise_of_parent"] == false);
     BOOST_TEST(f["confirmed"] == true);
-    BOOST_TEST(f["parent"]["latency_us"].get<double>() ==
-               p["best"]["latency_us"].get<double>() * kLevelFactor,
+    BOOST_TEST(f["parent"]["latency_us"].get<double>() == p["best"]["latency_us"].get<double>() * kLevelFactor,
                boost::test_tools::tolerance(1e-9));
     const std::string final_id = f["remeasured"]["activity_id"];
     const Event* e = r.Scheduled(final_id);
@@ -115,8 +113,7 @@ BOOST_AUTO_TEST_CASE(a_best_that_falls_back_on_remeasurement_is_reported_as_such
     BOOST_TEST(f["within_noise_of_parent"] == true);
     BOOST_TEST(f["confirmed"] == false);
     // The best's latency is the fresh one, not the lucky one it was chosen with.
-    BOOST_TEST(p["best"]["latency_us"].get<double>() ==
-                   f["selected_latency_us"].get<double>() * 1.49,
+    BOOST_TEST(p["best"]["latency_us"].get<double>() == f["selected_latency_us"].get<double>() * 1.49,
                boost::test_tools::tolerance(1e-9));
   }
 }
@@ -215,13 +212,15 @@ BOOST_AUTO_TEST_CASE(pairs_and_items_are_not_duplicated_in_memory) {
         const std::string content = m["title"].get<std::string>() + "\n" + m["description"].get<std::string>();
         BOOST_TEST(contents[p].insert(content).second, "item added twice: " << m["title"]);
       }
-      for (const json& d : e.data.value("dropped", json::array())) duplicate_items += d.value("reason", "") == "duplicate";
+      for (const json& d : e.data.value("dropped", json::array()))
+        duplicate_items += d.value("reason", "") == "duplicate";
     }
   }
   BOOST_TEST(added > 0);
   // The script's summarizer knows two lessons only: the dedup had work to do.
   BOOST_TEST(duplicate_items > 0);
-  BOOST_TEST_MESSAGE("duplicate pairs skipped: " << duplicate_pairs << ", duplicate items dropped: " << duplicate_items);
+  BOOST_TEST_MESSAGE("duplicate pairs skipped: " << duplicate_pairs
+                                                 << ", duplicate items dropped: " << duplicate_items);
 }
 
 BOOST_AUTO_TEST_CASE(identical_code_is_evaluated_once_and_reuse_is_recorded) {
@@ -240,8 +239,7 @@ BOOST_AUTO_TEST_CASE(identical_code_is_evaluated_once_and_reuse_is_recorded) {
   std::set<std::pair<int, std::string>> evaluated;
   for (const Event& e : r.log) {
     if (e.type != event_type::kActivityScheduled || e.data["purpose"] != kPurposeEvaluate) continue;
-    const std::string norm =
-        NormalizedCodeSha256(r.Code(e.data["payload"]["source_sha256"].get<std::string>()));
+    const std::string norm = NormalizedCodeSha256(r.Code(e.data["payload"]["source_sha256"].get<std::string>()));
     BOOST_TEST(evaluated.insert({e.data["problem"].get<int>(), norm}).second,
                "evaluated twice: " << e.data["activity_id"]);
   }
@@ -250,8 +248,7 @@ BOOST_AUTO_TEST_CASE(identical_code_is_evaluated_once_and_reuse_is_recorded) {
     if (e.type != event_type::kEvaluationReused) continue;
     const std::string from = e.data["reused_activity"];
     BOOST_REQUIRE(source_of.count(from));
-    BOOST_TEST(NormalizedCodeSha256(r.Code(source_of[from])) ==
-               e.data["normalized_sha256"].get<std::string>());
+    BOOST_TEST(NormalizedCodeSha256(r.Code(source_of[from])) == e.data["normalized_sha256"].get<std::string>());
     if (e.data["attempt"] == 1) ++reused_fix;
     if (purpose_of[from] == kPurposeMeasure) ++reused_measure;
   }
@@ -309,9 +306,8 @@ BOOST_AUTO_TEST_CASE(fix_attempts_are_bounded_per_sample) {
         // The fixer never manages: a new broken variant each time.
         const std::string user = a.request.at("user").get<std::string>();
         const std::string fn = user.find("void gelu(") != std::string::npos ? "gelu" : "silu";
-        reply.text = "```cpp\n// BROKEN\nint x = 1\nint attempt_" +
-                     a.activity_id.substr(a.activity_id.size() - 1) + ";\nextern \"C\" void " +
-                     fn + "(const float* x, float* out, int64_t M, int64_t N) {}\n```\n";
+        reply.text = "```cpp\n// BROKEN\nint x = 1\nint attempt_" + a.activity_id.substr(a.activity_id.size() - 1) +
+                     ";\nextern \"C\" void " + fn + "(const float* x, float* out, int64_t M, int64_t N) {}\n```\n";
       }
       return reply;
     };
@@ -354,8 +350,7 @@ BOOST_AUTO_TEST_CASE(used_experiences_are_credited_and_no_optimization_takes_no_
   for (const Event& e : r.log) {
     if (e.type == event_type::kPlanProposed && e.data.contains("used_experiences")) {
       for (const json& id : e.data["used_experiences"]) used.insert(id.get<std::string>());
-      BOOST_TEST(e.data["description"].get<std::string>().find("Used experiences") ==
-                 std::string::npos);
+      BOOST_TEST(e.data["description"].get<std::string>().find("Used experiences") == std::string::npos);
     }
     if (e.type == event_type::kExperiencesCredited) {
       for (const json& c : e.data["credits"]) {

@@ -26,8 +26,7 @@ Sample Ok(const std::string& id, double latency, double spread = 0) {
   return s;
 }
 
-Group G(int parent, double parent_latency, int plan, std::vector<Sample> samples,
-        double parent_spread = 0) {
+Group G(int parent, double parent_latency, int plan, std::vector<Sample> samples, double parent_spread = 0) {
   Group g;
   g.parent_index = parent;
   g.parent_beam_id = "beam" + std::to_string(parent);
@@ -48,11 +47,11 @@ std::vector<std::string> Origins(const std::vector<BeamPick>& picks) {
 }
 
 BOOST_AUTO_TEST_CASE(noise_comparison_needs_a_gap_beyond_both_spreads) {
-  BOOST_TEST(FasterBeyondNoise(90, 0.02, 100, 0.02));    // 91.8 < 98
-  BOOST_TEST(!FasterBeyondNoise(97, 0.02, 100, 0.02));   // 98.94 >= 98
-  BOOST_TEST(FasterBeyondNoise(97, 0, 100, 0));          // no noise: plain comparison
+  BOOST_TEST(FasterBeyondNoise(90, 0.02, 100, 0.02));   // 91.8 < 98
+  BOOST_TEST(!FasterBeyondNoise(97, 0.02, 100, 0.02));  // 98.94 >= 98
+  BOOST_TEST(FasterBeyondNoise(97, 0, 100, 0));         // no noise: plain comparison
   BOOST_TEST(!FasterBeyondNoise(100, 0, 100, 0));
-  BOOST_TEST(FasterBeyondNoise(97, -1, 100, -1));        // negative spreads count as 0
+  BOOST_TEST(FasterBeyondNoise(97, -1, 100, -1));  // negative spreads count as 0
 }
 
 // The fastest parent's re-measurement failed: it stays neither as the
@@ -98,13 +97,11 @@ BOOST_AUTO_TEST_CASE(elitism_survives_children_faster_only_within_noise) {
       G(1, 200, 0, {Ok("c0", 98, 0.02)}, 0.02),
       G(1, 200, 1, {Ok("d0", 99, 0.02)}, 0.02),
   };
-  BOOST_TEST(Origins(DefaultBeamPolicy().Select(groups, 2)) ==
-             (std::vector<std::string>{"c0", "beam0"}));
+  BOOST_TEST(Origins(DefaultBeamPolicy().Select(groups, 2)) == (std::vector<std::string>{"c0", "beam0"}));
   // A child faster beyond noise supersedes the elite.
   std::vector<Group> better = groups;
   better[2].samples = {Ok("d0", 80, 0.02)};
-  BOOST_TEST(Origins(DefaultBeamPolicy().Select(better, 2)) ==
-             (std::vector<std::string>{"d0", "c0"}));
+  BOOST_TEST(Origins(DefaultBeamPolicy().Select(better, 2)) == (std::vector<std::string>{"d0", "c0"}));
 }
 
 BOOST_AUTO_TEST_CASE(a_child_within_noise_of_its_parent_ranks_after_the_parents) {
@@ -114,8 +111,7 @@ BOOST_AUTO_TEST_CASE(a_child_within_noise_of_its_parent_ranks_after_the_parents)
   };
   // Paper: the child is first. Default: both parents first.
   BOOST_TEST(Origins(PaperBeamPolicy().Select(groups, 1)) == (std::vector<std::string>{"a0"}));
-  BOOST_TEST(Origins(DefaultBeamPolicy().Select(groups, 3)) ==
-             (std::vector<std::string>{"beam0", "beam1", "a0"}));
+  BOOST_TEST(Origins(DefaultBeamPolicy().Select(groups, 3)) == (std::vector<std::string>{"beam0", "beam1", "a0"}));
   // Without noise it is a real improvement and leads.
   std::vector<Group> quiet = {G(0, 100, 0, {Ok("a0", 97)}), G(1, 130, 0, {})};
   BOOST_TEST(Origins(DefaultBeamPolicy().Select(quiet, 1)) == (std::vector<std::string>{"a0"}));
@@ -128,8 +124,7 @@ BOOST_AUTO_TEST_CASE(identical_code_enters_the_beam_once) {
       G(0, 100, 2, {Ok("c0", 80)}),
   };
   groups[1].samples[0].normalized_sha256 = "norm-a0";  // same code, other comments
-  BOOST_TEST(Origins(DefaultBeamPolicy().Select(groups, 3)) ==
-             (std::vector<std::string>{"a0", "c0", "beam0"}));
+  BOOST_TEST(Origins(DefaultBeamPolicy().Select(groups, 3)) == (std::vector<std::string>{"a0", "c0", "beam0"}));
   // A child identical to its parent is the parent.
   groups[2].samples[0].normalized_sha256 = "norm-beam0";
   groups[2].samples[0].latency_us = 60;
@@ -168,8 +163,8 @@ BOOST_AUTO_TEST_CASE(a_contended_figure_is_never_ranked_against_a_clean_one) {
   // Contention only slows a figure: a contended child that still beats its
   // clean parent is a lesson (both modes).
   SearchParams params;
-  for (const auto& pairs : {PaperMemoryPolicy().SelectPairs(groups, params),
-                            DefaultMemoryPolicy().SelectPairs(groups, params)}) {
+  for (const auto& pairs :
+       {PaperMemoryPolicy().SelectPairs(groups, params), DefaultMemoryPolicy().SelectPairs(groups, params)}) {
     BOOST_REQUIRE_EQUAL(pairs.size(), 2u);
   }
   // A contended parent: its clean children's "speedups" over it teach nothing.
@@ -196,9 +191,8 @@ MemoryItem Item(const std::string& id, int iteration, int credit) {
 BOOST_AUTO_TEST_CASE(eviction_keeps_credited_then_newest_items) {
   SearchParams params;
   params.ExpN = 5;
-  const std::vector<MemoryItem> old = {Item("new-0", 3, 0), Item("old-2", 1, 2),
-                                       Item("mid-0", 2, 0), Item("old-1", 1, 1),
-                                       Item("new-1", 3, 1)};
+  const std::vector<MemoryItem> old = {Item("new-0", 3, 0), Item("old-2", 1, 2), Item("mid-0", 2, 0),
+                                       Item("old-1", 1, 1), Item("new-1", 3, 1)};
   Rng rng(1, "unused");
   const auto kept = DefaultMemoryPolicy().RetainItems(old, 2, params, rng);
   // Room for 3: credit 2, then credit 1 newest first.
@@ -208,8 +202,7 @@ BOOST_AUTO_TEST_CASE(eviction_keeps_credited_then_newest_items) {
   BOOST_TEST(DefaultMemoryPolicy().RetainItems(old, 2, params, other) == kept);
   // No credit anywhere: newest first.
   const std::vector<MemoryItem> plain = {Item("a", 1, 0), Item("b", 3, 0), Item("c", 2, 0)};
-  BOOST_TEST(DefaultMemoryPolicy().RetainItems(plain, 3, params, rng) ==
-             (std::vector<size_t>{1, 2}));
+  BOOST_TEST(DefaultMemoryPolicy().RetainItems(plain, 3, params, rng) == (std::vector<size_t>{1, 2}));
 }
 
 BOOST_AUTO_TEST_CASE(normalization_ignores_comments_and_spacing_only) {

@@ -35,8 +35,8 @@ std::vector<ArmRun> Synthetic(uint64_t rep, int problems, int seeds, double effe
         r.arm = arm;
         r.problem = "p" + std::to_string(p);
         r.seed = s;
-        const double log_s = std::log(base) + shared + noise * Normal(rng) +
-                             (std::string(arm) == "on" ? std::log(effect) : 0.0);
+        const double log_s =
+            std::log(base) + shared + noise * Normal(rng) + (std::string(arm) == "on" ? std::log(effect) : 0.0);
         r.speedup = std::exp(log_s);
         r.percent_of_peak = 5 * r.speedup;
         r.cost_usd = std::string(arm) == "on" ? 2.0 : 1.5;
@@ -196,8 +196,8 @@ Event Llm(double cost) { return {event_type::kLlmCallCompleted, {{"activity_id",
 BOOST_AUTO_TEST_CASE(cost_curve_follows_the_timeline) {
   std::vector<Event> ev = {Scheduled("b0", 0), Scheduled("b1", 1), Evaluated("b0", 4),
                            Evaluated("b1", 9),  // both baselines: geomean 6 at $0
-                           Llm(0.5),   Scheduled("e0", 0), Evaluated("e0", 16),  // p0 4 -> 16: 12 at $0.5
-                           Llm(0.25),  Scheduled("e1", 1), Evaluated("e1", 1, false),  // wrong: no change
+                           Llm(0.5),           Scheduled("e0", 0), Evaluated("e0", 16),        // p0 4 -> 16: 12 at $0.5
+                           Llm(0.25),          Scheduled("e1", 1), Evaluated("e1", 1, false),  // wrong: no change
                            Scheduled("e2", 1), Evaluated("e2", 3)};  // slower than 9: no change
   const auto curve = CostEfficiencyCurve(ev);
   BOOST_REQUIRE_EQUAL(curve.size(), 3u);
@@ -214,16 +214,23 @@ BOOST_AUTO_TEST_CASE(cost_curve_follows_the_timeline) {
 
 Event ZeroPricedLlm(int64_t in, int64_t out) {
   return {event_type::kLlmCallCompleted,
-          {{"activity_id", "x"}, {"cost_usd", 0.0}, {"cost_source", "zero_price"},
+          {{"activity_id", "x"},
+           {"cost_usd", 0.0},
+           {"cost_source", "zero_price"},
            {"usage", {{"input_tokens", in}, {"output_tokens", out}}}}};
 }
 
 // A local model priced at $0: the curve still moves, by the tokens spent,
 // and the HTML chart is drawn against tokens (saying why) instead of a flat $0.
 BOOST_AUTO_TEST_CASE(a_zero_priced_campaigns_curve_is_against_tokens) {
-  std::vector<Event> ev = {Scheduled("b0", 0), Evaluated("b0", 4), ZeroPricedLlm(100, 20),
-                           Scheduled("e0", 0), Evaluated("e0", 8), ZeroPricedLlm(300, 80),
-                           {event_type::kLlmCallFailed, {{"activity_id", "y"}, {"cost_usd", 0.0}, {"cost_source", "none"}}}};
+  std::vector<Event> ev = {
+      Scheduled("b0", 0),
+      Evaluated("b0", 4),
+      ZeroPricedLlm(100, 20),
+      Scheduled("e0", 0),
+      Evaluated("e0", 8),
+      ZeroPricedLlm(300, 80),
+      {event_type::kLlmCallFailed, {{"activity_id", "y"}, {"cost_usd", 0.0}, {"cost_source", "none"}}}};
   const auto curve = CostEfficiencyCurve(ev);
   BOOST_REQUIRE_EQUAL(curve.size(), 3u);  // $0 throughout: the tokens make the steps
   BOOST_TEST(curve[0].tokens == 0);
@@ -239,9 +246,10 @@ BOOST_AUTO_TEST_CASE(a_zero_priced_campaigns_curve_is_against_tokens) {
 
   json points = json::array();
   for (const auto& p : curve) points.push_back({p.cost_usd, p.best_percent_of_peak, p.tokens});
-  json report = {{"experiment", "x"},
-                 {"arms", json::array({{{"arm", "on"}}})},
-                 {"cost_curves", json::array({{{"arm", "on"}, {"seed", 1}, {"points", points}, {"zero_price", true}}})}};
+  json report = {
+      {"experiment", "x"},
+      {"arms", json::array({{{"arm", "on"}}})},
+      {"cost_curves", json::array({{{"arm", "on"}, {"seed", 1}, {"points", points}, {"zero_price", true}}})}};
   const std::string tokens_html = RenderExperimentHtml(report);
   BOOST_TEST(testing::Mentions(tokens_html, "best % of peak against tokens spent"));
   BOOST_TEST(testing::Mentions(tokens_html, "every call $0: zero_price"));

@@ -115,9 +115,9 @@ BOOST_AUTO_TEST_CASE(prompts_carry_what_each_agent_needs) {
   item.description = "One pass instead of two.";
   item.fast_snippet = "fused();";
   item.pair.speedup = 1.8;
-  json profile = {{"bytes", 100},          {"flops", 200},          {"arithmetic_intensity", 2},
-                  {"achieved_gflops", 0.04}, {"latency_us", 5},     {"avg_cores_busy", 1.5},
-                  {"roofline_compute_us", 1}, {"roofline_memory_us", 2}, {"spill_bytes", 0}};
+  json profile = {{"bytes", 100},    {"flops", 200},          {"arithmetic_intensity", 2}, {"achieved_gflops", 0.04},
+                  {"latency_us", 5}, {"avg_cores_busy", 1.5}, {"roofline_compute_us", 1},  {"roofline_memory_us", 2},
+                  {"spill_bytes", 0}};
   Rng r1(1, "c/p0/it1/plan/b0/n0");
   ChatPrompt plan = PlannerPrompt(ctx, profile, {item}, r1);
   BOOST_TEST(Mentions(plan.system, "# Experiences"));
@@ -178,7 +178,7 @@ BOOST_AUTO_TEST_CASE(prompts_carry_what_each_agent_needs) {
   BOOST_TEST(Mentions(exec.user, "Tile it"));
   BOOST_TEST(Mentions(exec.user, kernel));
   BOOST_TEST(Mentions(exec.user, info->signature));
-  BOOST_TEST(exec.system.find("Experiences") == std::string::npos);  // no memory
+  BOOST_TEST(exec.system.find("Experiences") == std::string::npos);   // no memory
   BOOST_TEST(exec.user.find("avg_cores_busy") == std::string::npos);  // no profile
   BOOST_TEST(Mentions(exec.system, "__restrict"));                    // the pitfalls sheet
 

@@ -78,12 +78,11 @@ BOOST_AUTO_TEST_CASE(golden_cpu_prompts_are_unchanged) {
         auto golden = Env::Default()->ReadFile(path);
         BOOST_TEST_INFO(path);
         BOOST_TEST_REQUIRE(golden.ok(), "missing snapshot; create it with ACCELOPT_UPDATE_GOLDEN=1");
-        BOOST_TEST(*golden == rendered,
-                   "the " << role << " prompt (" << mode_name << ", " << problem << ") changed at "
-                          << FirstDifference(*golden, rendered)
-                          << "\nIf the change is intended, review it and update the snapshots:\n"
-                             "  ACCELOPT_UPDATE_GOLDEN=1 build/tests/workflows/workflows_test "
-                             "--run_test=golden_cpu_prompts_are_unchanged");
+        BOOST_TEST(*golden == rendered, "the " << role << " prompt (" << mode_name << ", " << problem << ") changed at "
+                                               << FirstDifference(*golden, rendered)
+                                               << "\nIf the change is intended, review it and update the snapshots:\n"
+                                                  "  ACCELOPT_UPDATE_GOLDEN=1 build/tests/workflows/workflows_test "
+                                                  "--run_test=golden_cpu_prompts_are_unchanged");
         ++compared;
       }
     }

@@ -49,8 +49,8 @@ std::vector<std::string> Ids(const std::vector<MemoryItem>& items) {
 
 BOOST_AUTO_TEST_CASE(selection_ranks_by_credit_then_problem_then_newest_and_skips_retired) {
   Bank b;
-  REQUIRE_OK(b.Add(MemoryItemsAddedEvent("campaign", {Item("a", "p1"), Item("b", "p2"), Item("c", "p1")},
-                                         {{"campaign", "c1"}})));
+  REQUIRE_OK(b.Add(
+      MemoryItemsAddedEvent("campaign", {Item("a", "p1"), Item("b", "p2"), Item("c", "p1")}, {{"campaign", "c1"}})));
   REQUIRE_OK(b.Add(MemoryItemsAddedEvent("campaign", {Item("d", "p2")}, {{"campaign", "c2"}})));
   REQUIRE_OK(b.Add({be::kMemoryItemsCredited, {{"credits", {{{"item_id", "b"}}, {{"item_id", "nope"}}}}}}));
   // b has credit; then p1's items newest first; then the rest newest first.
@@ -69,8 +69,8 @@ BOOST_AUTO_TEST_CASE(selection_ranks_by_credit_then_problem_then_newest_and_skip
 
 BOOST_AUTO_TEST_CASE(retiring_marks_what_was_derived_from_it_even_later) {
   Bank b;
-  REQUIRE_OK(b.Add(MemoryItemsAddedEvent("campaign", {Item("a", "p"), Item("b", "p", {"a"}),
-                                                      Item("c", "p", {"b"}), Item("x", "p")})));
+  REQUIRE_OK(b.Add(MemoryItemsAddedEvent(
+      "campaign", {Item("a", "p"), Item("b", "p", {"a"}), Item("c", "p", {"b"}), Item("x", "p")})));
   REQUIRE_OK(b.Add({be::kMemoryItemsRetired, {{"items", {"a"}}, {"reason", "bad"}}}));
   REQUIRE_OK(b.Add(MemoryItemsAddedEvent("campaign", {Item("d", "p", {"c", "x"})})));
   std::map<std::string, std::vector<std::string>> tainted;
@@ -94,11 +94,14 @@ BOOST_AUTO_TEST_CASE(a_redistillation_makes_a_new_generation_and_keeps_the_old_r
   rp.pair.kind = kPositive;
   json pairs = {ToJson(rp), ToJson(rp)};
   REQUIRE_OK(b.Add({be::kMemoryRedistillStarted,
-                    {{"redistill_id", "r1"}, {"from_generation", 1}, {"generation", 2},
-                     {"role", {{"provider", "p"}, {"model", "m"}}}, {"pairs", pairs}}}));
-  REQUIRE_OK(b.Add({be::kMemoryRedistillSummarized,
-                    {{"redistill_id", "r1"}, {"index", 1}, {"ok", true}, {"cost_usd", 0.25},
-                     {"item", ToJson(Item("new1", "p"))}}}));
+                    {{"redistill_id", "r1"},
+                     {"from_generation", 1},
+                     {"generation", 2},
+                     {"role", {{"provider", "p"}, {"model", "m"}}},
+                     {"pairs", pairs}}}));
+  REQUIRE_OK(b.Add(
+      {be::kMemoryRedistillSummarized,
+       {{"redistill_id", "r1"}, {"index", 1}, {"ok", true}, {"cost_usd", 0.25}, {"item", ToJson(Item("new1", "p"))}}}));
   // Until it completes, planners still see generation 1.
   BOOST_TEST(Ids(SelectForPrompt(b.View(), "p", 10)) == (std::vector<std::string>{"old2", "old1"}));
   // A pair summarized twice is corruption, not a silent double count.
@@ -361,7 +364,8 @@ BOOST_AUTO_TEST_CASE(a_frozen_bank_is_shown_to_the_planners_and_never_written) {
   frozen.memory.scope = "problem";
   frozen.memory.bank.clear();
   BOOST_TEST(Mentions(Validate(frozen).message(), "memory.frozen"));
-  auto parsed = ParseCampaignSpec(json{{"problems", {p1}}, {"memory", {{"scope", "bank"}, {"bank", "b"}, {"frozen", "yes"}}}});
+  auto parsed =
+      ParseCampaignSpec(json{{"problems", {p1}}, {"memory", {{"scope", "bank"}, {"bank", "b"}, {"frozen", "yes"}}}});
   BOOST_TEST(!parsed.ok());
 }
 

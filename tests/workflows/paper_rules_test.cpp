@@ -41,10 +41,10 @@ BOOST_AUTO_TEST_CASE(memory_items_of_a_member_come_in_selection_order) {
   SearchParams sp;
   sp.TopK = 8;
   std::vector<Group> groups = {
-      G(0, 100, 0, {Ok("neg", 300)}),   // negative (1/3x)
-      G(0, 100, 1, {Ok("p11", 90)}),    // 1.11x
-      G(0, 100, 2, {Ok("p2", 50)}),     // 2x: member 0's best
-      G(1, 100, 0, {Ok("p3", 33)}),     // 3x: the best overall, member 1
+      G(0, 100, 0, {Ok("neg", 300)}),  // negative (1/3x)
+      G(0, 100, 1, {Ok("p11", 90)}),   // 1.11x
+      G(0, 100, 2, {Ok("p2", 50)}),    // 2x: member 0's best
+      G(1, 100, 0, {Ok("p3", 33)}),    // 3x: the best overall, member 1
   };
   std::vector<std::string> order;
   for (const MemoryPair& m : PaperMemoryPolicy().SelectPairs(groups, sp)) order.push_back(m.child_candidate_id);
@@ -159,8 +159,8 @@ BOOST_AUTO_TEST_CASE(paper_planners_see_the_latency_in_ms_and_no_empty_experienc
   const std::string kernel = Kernel("silu", 1);
   KernelContext paper{*info, world.hardware, world.sources[0].reference, kernel, PromptMode::kPaper};
   KernelContext def{*info, world.hardware, world.sources[0].reference, kernel, PromptMode::kDefault};
-  json profile = {{"flops", 200}, {"achieved_gflops", 0.04}, {"compute_utilization_pct", 2.5},
-                  {kPaperLatencyKey, 0.005}};
+  json profile = {
+      {"flops", 200}, {"achieved_gflops", 0.04}, {"compute_utilization_pct", 2.5}, {kPaperLatencyKey, 0.005}};
   Rng r1(1, "x"), r2(1, "x");
   ChatPrompt p = PlannerPrompt(paper, profile, {}, r1);
   BOOST_TEST(Mentions(p.user, "- achieved_gflops: 0.04\n"));
@@ -182,7 +182,7 @@ BOOST_AUTO_TEST_CASE(after_a_hard_timeout_the_plans_later_samples_are_skipped) {
     auto evaluate = s.evaluate;
     s.evaluate = [evaluate](const ActivityRequest& a) {
       if (a.activity_id.find("/n1/k0") == std::string::npos) return evaluate(a);
-      return json{{"status", "timeout"}, {"compiled", true}, {"correct", false},
+      return json{{"status", "timeout"},           {"compiled", true},   {"correct", false},
                   {"reason", "killed after 10 s"}, {"latency", nullptr}, {"profile", json::object()}};
     };
     // Plan n1's samples both have code (the default script gives n1/k0 none).
@@ -282,8 +282,7 @@ BOOST_AUTO_TEST_CASE(published_mean_counts_a_problem_without_a_correct_child_as_
   BOOST_TEST(report["published_geomean_speedup"]["value"].get<double>() == 0.0);
   BOOST_TEST(report["published_geomean_speedup"]["problems"].get<int>() == 2);
   // The geomean keeps counting it as no improvement (1).
-  BOOST_TEST(report["geomean"]["speedup"].get<double>() == std::sqrt(silu_v),
-             boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(report["geomean"]["speedup"].get<double>() == std::sqrt(silu_v), boost::test_tools::tolerance(1e-9));
 }
 
 // (7) experiments/full_complete_local/plot_trace.py:120-122: the mean over

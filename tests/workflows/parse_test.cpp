@@ -7,12 +7,10 @@
 namespace accelopt::workflows {
 namespace {
 
-const char kGood[] =
-    "extern \"C\" void silu(const float* x, float* out, int64_t M, int64_t N) {\n  // ...\n}\n";
+const char kGood[] = "extern \"C\" void silu(const float* x, float* out, int64_t M, int64_t N) {\n  // ...\n}\n";
 
 BOOST_AUTO_TEST_CASE(first_fenced_block_is_taken) {
-  const std::string reply = std::string("Sure.\n```cpp\n") + kGood +
-                            "```\nAnd a test:\n```cpp\nint main() {}\n```\n";
+  const std::string reply = std::string("Sure.\n```cpp\n") + kGood + "```\nAnd a test:\n```cpp\nint main() {}\n```\n";
   ParsedCode code = ParseExecutorReply(reply, "silu", "cpu");
   BOOST_TEST(code.ok());
   BOOST_TEST(code.code == kGood);
@@ -21,16 +19,13 @@ BOOST_AUTO_TEST_CASE(first_fenced_block_is_taken) {
 BOOST_AUTO_TEST_CASE(bad_replies_are_failures_with_reasons) {
   BOOST_TEST(ParseExecutorReply("I'd unroll it.", "silu", "cpu").failure == kNoCodeBlock);
   BOOST_TEST(ParseExecutorReply("", "silu", "cpu").failure == kNoCodeBlock);
-  BOOST_TEST(ParseExecutorReply(std::string("```cpp\n") + kGood, "silu", "cpu").failure ==
-             kTruncatedCode);
-  BOOST_TEST(ParseExecutorReply(std::string("```cpp\n") + kGood + "```", "gelu", "cpu").failure ==
-             kMissingFunction);
+  BOOST_TEST(ParseExecutorReply(std::string("```cpp\n") + kGood, "silu", "cpu").failure == kTruncatedCode);
+  BOOST_TEST(ParseExecutorReply(std::string("```cpp\n") + kGood + "```", "gelu", "cpu").failure == kMissingFunction);
   // Declaration only, or only mentioned in a comment or string.
-  BOOST_TEST(!DefinesExternCFunction(
-      "extern \"C\" void silu(const float* x, float* out, int64_t M, int64_t N);", "silu"));
+  BOOST_TEST(
+      !DefinesExternCFunction("extern \"C\" void silu(const float* x, float* out, int64_t M, int64_t N);", "silu"));
   BOOST_TEST(!DefinesExternCFunction("// extern \"C\" void silu(float* x) {}\n", "silu"));
-  BOOST_TEST(!DefinesExternCFunction("const char* s = \"extern \\\"C\\\" void silu() {}\";",
-                                     "silu"));
+  BOOST_TEST(!DefinesExternCFunction("const char* s = \"extern \\\"C\\\" void silu() {}\";", "silu"));
   // A longer name is not the function.
   BOOST_TEST(!DefinesExternCFunction("extern \"C\" void silu_fast(float* x) {}", "silu"));
   // No C linkage.
@@ -40,12 +35,11 @@ BOOST_AUTO_TEST_CASE(bad_replies_are_failures_with_reasons) {
 BOOST_AUTO_TEST_CASE(definitions_in_several_styles_are_found) {
   BOOST_TEST(DefinesExternCFunction(kGood, "silu"));
   BOOST_TEST(DefinesExternCFunction("extern \"C\" {\nvoid silu(float* x)\n{\n}\n}", "silu"));
-  BOOST_TEST(DefinesExternCFunction(
-      "static inline float f(float v) { return v; }\n"
-      "extern \"C\" void silu(const float* __restrict x, float* out) noexcept {\n}\n",
-      "silu"));
-  BOOST_TEST(DefinesExternCFunction("extern \"C\" void\nsilu (const float* x,\n  float* y)\n{}",
-                                    "silu"));
+  BOOST_TEST(
+      DefinesExternCFunction("static inline float f(float v) { return v; }\n"
+                             "extern \"C\" void silu(const float* __restrict x, float* out) noexcept {\n}\n",
+                             "silu"));
+  BOOST_TEST(DefinesExternCFunction("extern \"C\" void\nsilu (const float* x,\n  float* y)\n{}", "silu"));
   // Tilde fences and indented fences count.
   BOOST_TEST(ParseExecutorReply(std::string("~~~\n") + kGood + "~~~\n", "silu", "cpu").ok());
   BOOST_TEST(ParseExecutorReply(std::string("  ```c++\n") + kGood + "  ```\n", "silu", "cpu").ok());
@@ -68,14 +62,15 @@ BOOST_AUTO_TEST_CASE(nki_kernel_function_is_a_top_level_def) {
   BOOST_TEST(DefinesPythonFunction("def kernel (x, y):\n    return x\n", "kernel"));
   BOOST_TEST(DefinesPythonFunction("def\tkernel(\n    x,\n):\n    return x\n", "kernel"));
   // Several decorators, one with arguments spanning lines.
-  BOOST_TEST(DefinesPythonFunction("@nki.jit(\n    mode='baremetal')\n@other\ndef kernel(x):\n  pass\n",
-                                   "kernel"));
+  BOOST_TEST(DefinesPythonFunction("@nki.jit(\n    mode='baremetal')\n@other\ndef kernel(x):\n  pass\n", "kernel"));
   // Other definitions before it, a def of the same name indented in another.
-  BOOST_TEST(DefinesPythonFunction("def helper(a):\n    def kernel(b):\n        pass\n    return a\n\n"
-                                   "def kernel(x):\n    return helper(x)\n",
-                                   "kernel"));
+  BOOST_TEST(
+      DefinesPythonFunction("def helper(a):\n    def kernel(b):\n        pass\n    return a\n\n"
+                            "def kernel(x):\n    return helper(x)\n",
+                            "kernel"));
   // Docstrings before and in it do not hide it.
-  BOOST_TEST(DefinesPythonFunction("\"\"\"Module.\n\nIt's here.\"\"\"\ndef kernel(x):\n    \"\"\"Doc.\"\"\"\n", "kernel"));
+  BOOST_TEST(
+      DefinesPythonFunction("\"\"\"Module.\n\nIt's here.\"\"\"\ndef kernel(x):\n    \"\"\"Doc.\"\"\"\n", "kernel"));
 }
 
 BOOST_AUTO_TEST_CASE(nki_kernel_function_not_in_comments_strings_classes_or_other_names) {
@@ -118,8 +113,8 @@ BOOST_AUTO_TEST_CASE(nki_executor_reply_is_parsed_with_python_rules) {
   BOOST_TEST(as_cpu.failure == kMissingFunction);
   BOOST_TEST(as_cpu.detail == "the code does not define extern \"C\" kernel(...)");
   // A kernel that is a method says what is missing in Python's terms.
-  ParsedCode in_class = ParseExecutorReply(
-      "```python\nclass K:\n    def kernel(self, x):\n        return x\n```\n", "kernel", "nki");
+  ParsedCode in_class =
+      ParseExecutorReply("```python\nclass K:\n    def kernel(self, x):\n        return x\n```\n", "kernel", "nki");
   BOOST_TEST(in_class.failure == kMissingFunction);
   BOOST_TEST(in_class.detail == "the code does not define def kernel(...)");
   BOOST_TEST(ParseExecutorReply("```python\n" + std::string(kNkiGood), "kernel", "nki").failure == kTruncatedCode);
@@ -127,8 +122,9 @@ BOOST_AUTO_TEST_CASE(nki_executor_reply_is_parsed_with_python_rules) {
 }
 
 BOOST_AUTO_TEST_CASE(plans_parse_into_title_and_description) {
-  auto p = ParsePlannerReply("\n\n## **Plan: Tile the loop for L1**\nSplit N into blocks of 64.\n"
-                             "This keeps x in cache.\n");
+  auto p = ParsePlannerReply(
+      "\n\n## **Plan: Tile the loop for L1**\nSplit N into blocks of 64.\n"
+      "This keeps x in cache.\n");
   BOOST_REQUIRE(p.ok());
   BOOST_TEST(p->title == "Tile the loop for L1");
   BOOST_TEST(p->description == "Split N into blocks of 64.\nThis keeps x in cache.");
@@ -189,8 +185,9 @@ const char kKernel[] =
 
 BOOST_AUTO_TEST_CASE(reasoning_blocks_are_dropped_before_the_answer) {
   // A fenced block inside the reasoning is not the answer.
-  const std::string reply = std::string("<think>\nMaybe:\n```cpp\nextern \"C\" void silu() {}\n```\n"
-                                        "No, better vectorize.\n</think>\nHere it is:\n```cpp\n") +
+  const std::string reply = std::string(
+                                "<think>\nMaybe:\n```cpp\nextern \"C\" void silu() {}\n```\n"
+                                "No, better vectorize.\n</think>\nHere it is:\n```cpp\n") +
                             kKernel + "```\n";
   ParsedCode code = ParseExecutorReply(reply, "silu", "cpu");
   BOOST_TEST(code.ok());
@@ -199,8 +196,8 @@ BOOST_AUTO_TEST_CASE(reasoning_blocks_are_dropped_before_the_answer) {
   ParsedCode cut = ParseExecutorReply("<think>\nLet me think about the cache lines", "silu", "cpu");
   BOOST_TEST(cut.failure == kReasoningOnly);
   // A template that opened <think> in the prompt: only the closing tag.
-  ParsedCode closing = ParseExecutorReply(std::string("plan plan\n</think>\n```c\n") + kKernel + "```\n",
-                                          "silu", "cpu");
+  ParsedCode closing =
+      ParseExecutorReply(std::string("plan plan\n</think>\n```c\n") + kKernel + "```\n", "silu", "cpu");
   BOOST_TEST(closing.ok());
   auto plan = ParsePlannerReply("<think>hmm</think>\n**Vectorize the loop**\nUse AVX2.");
   BOOST_REQUIRE(plan.ok());
@@ -216,8 +213,8 @@ BOOST_AUTO_TEST_CASE(reasoning_blocks_are_dropped_before_the_answer) {
 
 BOOST_AUTO_TEST_CASE(the_block_that_defines_the_kernel_is_taken_whatever_its_tag) {
   // A usage example first, the kernel second, under a wrong language tag.
-  const std::string reply = std::string("Usage:\n```bash\ng++ -O3 silu.cpp\n```\nKernel:\n```python\n") +
-                            kKernel + "```\n";
+  const std::string reply =
+      std::string("Usage:\n```bash\ng++ -O3 silu.cpp\n```\nKernel:\n```python\n") + kKernel + "```\n";
   ParsedCode code = ParseExecutorReply(reply, "silu", "cpu");
   BOOST_TEST(code.ok());
   BOOST_TEST(code.code == kKernel);
@@ -250,8 +247,7 @@ BOOST_AUTO_TEST_CASE(cut_off_refused_and_empty_replies_are_named) {
   // Cut at max_tokens after a complete but unrelated block.
   const std::string cut = "```bash\nmake\n```\n```cpp\nextern \"C\" void silu(const float* x";
   BOOST_TEST(ParseExecutorReply(cut, "silu", "cpu").failure == kTruncatedCode);
-  BOOST_TEST(ParseExecutorReply("I'm sorry, but I can't help with that.", "silu", "cpu").failure ==
-             kRefused);
+  BOOST_TEST(ParseExecutorReply("I'm sorry, but I can't help with that.", "silu", "cpu").failure == kRefused);
   BOOST_TEST(ParseExecutorReply("I cannot write this kernel.", "silu", "cpu").failure == kRefused);
   BOOST_TEST(ParseExecutorReply("", "silu", "cpu").failure == kNoCodeBlock);
   BOOST_TEST(ParseExecutorReply("<think>ok</think>", "silu", "cpu").failure == kNoCodeBlock);

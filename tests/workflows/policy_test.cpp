@@ -41,9 +41,9 @@ std::vector<std::string> Origins(const std::vector<BeamPick>& picks) {
 BOOST_AUTO_TEST_CASE(beam_keeps_fastest_correct_sample_per_group_top_b) {
   PaperBeamPolicy policy;
   std::vector<Group> groups = {
-      G(0, 100, 0, {Ok("a0", 90), Ok("a1", 80)}),   // rep a1 (80)
-      G(0, 100, 1, {Failed("b0"), Ok("b1", 60)}),   // rep b1 (60); failed sample ignored
-      G(1, 120, 0, {Ok("c0", 70), Ok("c1", 75)}),   // rep c0 (70)
+      G(0, 100, 0, {Ok("a0", 90), Ok("a1", 80)}),  // rep a1 (80)
+      G(0, 100, 1, {Failed("b0"), Ok("b1", 60)}),  // rep b1 (60); failed sample ignored
+      G(1, 120, 0, {Ok("c0", 70), Ok("c1", 75)}),  // rep c0 (70)
   };
   auto picks = policy.Select(groups, 2);
   BOOST_TEST(Origins(picks) == (std::vector<std::string>{"b1", "c0"}));
@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_CASE(failed_groups_rank_last_with_parent_code_standing_in) {
   std::vector<Group> groups = {
       G(0, 10, 0, {Failed("a0"), Failed("a1")}),  // parent is very fast, still last
       G(1, 500, 0, {Ok("b0", 400)}),
-      G(2, 20, 0, {}),                            // planner failed: no samples
+      G(2, 20, 0, {}),  // planner failed: no samples
       G(3, 300, 0, {Ok("d0", 900)}),
       G(4, 30, 0, {NoCode("e0"), NoCode("e1")}),  // no code block: nothing evaluated
       G(5, 40, 0, {Failed("f0")}),
@@ -77,8 +77,7 @@ BOOST_AUTO_TEST_CASE(failed_groups_rank_last_with_parent_code_standing_in) {
   // Only B kept: the failed groups drop out first.
   BOOST_TEST(Origins(policy.Select(groups, 2)) == (std::vector<std::string>{"b0", "d0"}));
   // Fewer successes than B: failed groups fill in group order.
-  BOOST_TEST(Origins(policy.Select(groups, 3)) ==
-             (std::vector<std::string>{"b0", "d0", "beam0"}));
+  BOOST_TEST(Origins(policy.Select(groups, 3)) == (std::vector<std::string>{"b0", "d0", "beam0"}));
   // Nothing evaluated anywhere: the parents stand in rather than an empty beam.
   std::vector<Group> none = {G(0, 10, 0, {}), G(1, 20, 0, {NoCode("x")})};
   BOOST_TEST(Origins(policy.Select(none, 2)) == (std::vector<std::string>{"beam0", "beam1"}));
@@ -147,10 +146,10 @@ BOOST_AUTO_TEST_CASE(memory_keeps_best_if_any_beat_parent_else_worst) {
   PaperMemoryPolicy policy;
   SearchParams params;  // paper thresholds 1.04 / 1.15, TopK 8
   std::vector<Group> groups = {
-      G(0, 100, 0, {Ok("a0", 130), Ok("a1", 50)}),  // a1 beat the parent: keep a1 (2.0x)
-      G(0, 100, 1, {Ok("b0", 110), Ok("b1", 150)}), // none beat: keep worst b1 (0.667x)
-      G(0, 100, 2, {Ok("c0", 98), Ok("c1", 200)}),  // c0 beat (1.02x): kept, but too small
-      G(0, 100, 3, {Failed("d0"), Failed("d1")}),   // failed: no pair
+      G(0, 100, 0, {Ok("a0", 130), Ok("a1", 50)}),   // a1 beat the parent: keep a1 (2.0x)
+      G(0, 100, 1, {Ok("b0", 110), Ok("b1", 150)}),  // none beat: keep worst b1 (0.667x)
+      G(0, 100, 2, {Ok("c0", 98), Ok("c1", 200)}),   // c0 beat (1.02x): kept, but too small
+      G(0, 100, 3, {Failed("d0"), Failed("d1")}),    // failed: no pair
   };
   auto pairs = policy.SelectPairs(groups, params);
   BOOST_REQUIRE_EQUAL(pairs.size(), 2u);
@@ -210,9 +209,8 @@ BOOST_AUTO_TEST_CASE(memory_caps_positives_at_half_topk_and_fills_with_negatives
   BOOST_TEST(ids == (std::vector<std::string>{"p3", "p2", "n2", "n1", "n3"}));
   // Few positives: negatives fill the rest of TopK.
   params.TopK = 4;
-  std::vector<Group> few = {G(0, 100, 0, {Ok("p", 50)}), G(0, 100, 1, {Ok("n1", 200)}),
-                            G(0, 100, 2, {Ok("n2", 300)}), G(0, 100, 3, {Ok("n3", 400)}),
-                            G(0, 100, 4, {Ok("n4", 500)})};
+  std::vector<Group> few = {G(0, 100, 0, {Ok("p", 50)}), G(0, 100, 1, {Ok("n1", 200)}), G(0, 100, 2, {Ok("n2", 300)}),
+                            G(0, 100, 3, {Ok("n3", 400)}), G(0, 100, 4, {Ok("n4", 500)})};
   ids.clear();
   for (const auto& p : policy.SelectPairs(few, params)) ids.push_back(p.child_candidate_id);
   BOOST_TEST(ids == (std::vector<std::string>{"p", "n4", "n3", "n2"}));

@@ -32,8 +32,8 @@ PromptPreview SiluPreview(PromptMode mode) {
   in.source.baseline = ReadText(dir + "/baseline.cpp");
   in.hardware = *ReadJsonFile(golden + "calibration.json");
   in.profile = (*ReadJsonFile(golden + "silu.result.json"))["profile"];
-  auto memory = ParseImport(*ReadJsonFile(kShortenRoot + "/tests/workflows/data/accelopt_experience_list.json"),
-                            "auto", "golden");
+  auto memory = ParseImport(*ReadJsonFile(kShortenRoot + "/tests/workflows/data/accelopt_experience_list.json"), "auto",
+                            "golden");
   BOOST_REQUIRE(memory.ok());
   in.memory = *memory;
   in.mode = mode;

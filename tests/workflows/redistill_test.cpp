@@ -46,7 +46,8 @@ void CheckBuilderMatchesDecide(const CampaignSpec& spec, const Script& script) {
     for (const json& added : e.data.at("added")) {
       int m = -1;
       for (size_t k = 0; k < it->pairs.size(); ++k) {
-        if (activity_id::Summarize(pre, static_cast<int>(k)) == added.at("summarizer_activity")) m = static_cast<int>(k);
+        if (activity_id::Summarize(pre, static_cast<int>(k)) == added.at("summarizer_activity"))
+          m = static_cast<int>(k);
       }
       BOOST_REQUIRE(m >= 0);
       const std::string summ = activity_id::Summarize(pre, m);
@@ -54,7 +55,11 @@ void CheckBuilderMatchesDecide(const CampaignSpec& spec, const Script& script) {
       BOOST_REQUIRE(reply);
       auto summary = ParseSummarizerReply(*reply, /*published_rule=*/spec.mode != kModeDefault);
       REQUIRE_OK(summary.status());
-      MemoryItemOrigin origin{activity_id::MemoryItem(pre, m), st.problems[p].info.id, i, summ, it->pairs[m],
+      MemoryItemOrigin origin{activity_id::MemoryItem(pre, m),
+                              st.problems[p].info.id,
+                              i,
+                              summ,
+                              it->pairs[m],
                               added.value("derived_from", std::vector<std::string>{})};
       BOOST_TEST(ToJson(BuildMemoryItem(*summary, origin)) == added, "item " << added.at("id"));
       ++compared;
@@ -191,9 +196,9 @@ struct Driver {
   const BlobSource& blobs;
   const CampaignProblems& problems;
   RedistillState state;
-  std::vector<Event> log;                 // the bank's stream
-  std::vector<size_t> batch_ends;         // log sizes after each append
-  std::map<int, int> asked;               // pair -> calls made
+  std::vector<Event> log;          // the bank's stream
+  std::vector<size_t> batch_ends;  // log sizes after each append
+  std::map<int, int> asked;        // pair -> calls made
   std::vector<RedistillCall> calls_seen;
 
   Status Append(const RedistillCommand& cmd) {
@@ -310,8 +315,8 @@ BOOST_AUTO_TEST_CASE(a_start_takes_the_recorded_pairs_into_the_next_generation) 
   // The projection agrees; a second one is refused while it runs, and the
   // next one is r2 into generation 3.
   json banks = json::object();
-  REQUIRE_OK(ApplyBankEvent(banks, "b", 1, MemoryItemsAddedEvent("campaign", {MemoryItem{"x", kPositive, "t"}},
-                                                                  {{"campaign", "c1"}})));
+  REQUIRE_OK(ApplyBankEvent(
+      banks, "b", 1, MemoryItemsAddedEvent("campaign", {MemoryItem{"x", kPositive, "t"}}, {{"campaign", "c1"}})));
   REQUIRE_OK(ApplyBankEvent(banks, "b", 2, e));
   BankView running = *ReadBank(banks, "b");
   BOOST_TEST(RedistillCampaigns(running, Request(), {}).status().code() == Code::kFailedPrecondition);
@@ -353,11 +358,11 @@ BOOST_AUTO_TEST_CASE(the_fold_follows_one_redistillation_and_refuses_contradicti
   auto corrupt = [&](std::vector<Event> events) {
     return FoldRedistill("b", "r1", events).status().code() == Code::kCorruption;
   };
-  BOOST_TEST(corrupt({summarized("r1", 0, true)}));                                    // before the start
-  BOOST_TEST(corrupt({started, started}));                                             // twice
-  BOOST_TEST(corrupt({started, summarized("r1", 3, true)}));                           // out of range
-  BOOST_TEST(corrupt({started, summarized("r1", 1, true), summarized("r1", 1, false)}));  // twice
-  BOOST_TEST(corrupt({started, summarized("r1", 1, true), completed}));                // pairs left
+  BOOST_TEST(corrupt({summarized("r1", 0, true)}));                                            // before the start
+  BOOST_TEST(corrupt({started, started}));                                                     // twice
+  BOOST_TEST(corrupt({started, summarized("r1", 3, true)}));                                   // out of range
+  BOOST_TEST(corrupt({started, summarized("r1", 1, true), summarized("r1", 1, false)}));       // twice
+  BOOST_TEST(corrupt({started, summarized("r1", 1, true), completed}));                        // pairs left
   BOOST_TEST(corrupt({started, {be::kMemoryRedistillSummarized, {{"redistill_id", "r1"}}}}));  // no index
   std::vector<Event> all = {started, summarized("r1", 0, true), summarized("r1", 1, true), summarized("r1", 2, true),
                             completed};
@@ -381,7 +386,8 @@ BOOST_AUTO_TEST_CASE(the_decider_asks_every_pair_once_and_completes_with_the_las
 
   std::set<int> unaskable;
   for (size_t i = 0; i < pairs.size(); ++i) {
-    if (pairs[i].pair.fast_sha256 == pairs[0].pair.fast_sha256 || pairs[i].pair.slow_sha256 == pairs[0].pair.fast_sha256) {
+    if (pairs[i].pair.fast_sha256 == pairs[0].pair.fast_sha256 ||
+        pairs[i].pair.slow_sha256 == pairs[0].pair.fast_sha256) {
       unaskable.insert(static_cast<int>(i));
     }
   }
@@ -395,11 +401,15 @@ BOOST_AUTO_TEST_CASE(the_decider_asks_every_pair_once_and_completes_with_the_las
     BOOST_TEST(call.activity.activity_id == "redistill/b/r1/" + std::to_string(call.pair));
     BOOST_TEST(call.activity.role == kRoleSummarizer);
     BOOST_TEST((call.activity.kind == ActivityKind::kLlm));
-    const ChatPrompt prompt = SummarizerPrompt(c.sim.state().problems[rp.problem_index].info,
-                                               *c.sim.blobs().Get(rp.pair.slow_sha256),
-                                               *c.sim.blobs().Get(rp.pair.fast_sha256), rp.pair.speedup);
-    BOOST_TEST(call.activity.request == (json{{"provider", "other"}, {"model", "other-model"}, {"temperature", 0.5},
-                                              {"max_tokens", 700}, {"reasoning", "high"}, {"system", prompt.system},
+    const ChatPrompt prompt =
+        SummarizerPrompt(c.sim.state().problems[rp.problem_index].info, *c.sim.blobs().Get(rp.pair.slow_sha256),
+                         *c.sim.blobs().Get(rp.pair.fast_sha256), rp.pair.speedup);
+    BOOST_TEST(call.activity.request == (json{{"provider", "other"},
+                                              {"model", "other-model"},
+                                              {"temperature", 0.5},
+                                              {"max_tokens", 700},
+                                              {"reasoning", "high"},
+                                              {"system", prompt.system},
                                               {"user", prompt.user}}));
   }
   // One result per pair; the completion is last, in the batch of the last result.
@@ -447,8 +457,8 @@ BOOST_AUTO_TEST_CASE(the_decider_asks_every_pair_once_and_completes_with_the_las
   }
   // The bank's projection folds the same events into generation 2.
   json banks = json::object();
-  REQUIRE_OK(ApplyBankEvent(banks, "b", 1, MemoryItemsAddedEvent("campaign", {MemoryItem{"x", kPositive, "t"}},
-                                                                  {{"campaign", "c1"}})));
+  REQUIRE_OK(ApplyBankEvent(
+      banks, "b", 1, MemoryItemsAddedEvent("campaign", {MemoryItem{"x", kPositive, "t"}}, {{"campaign", "c1"}})));
   for (size_t k = 0; k < d.log.size(); ++k) REQUIRE_OK(ApplyBankEvent(banks, "b", k + 2, d.log[k]));
   const BankView v = *ReadBank(banks, "b");
   BOOST_TEST(v.generation == 2);

@@ -77,10 +77,11 @@ BOOST_AUTO_TEST_CASE(untrusted_text_is_escaped) {
 
 BOOST_AUTO_TEST_CASE(html_escape_and_numbers) {
   BOOST_TEST(HtmlEscape("a<b>&\"'") == "a&lt;b&gt;&amp;&quot;&#39;");
-  BOOST_TEST(HtmlEscape(std::string("x\x01y\xff" "z", 5)) == "xy\xEF\xBF\xBDz");
+  BOOST_TEST(HtmlEscape(std::string("x\x01y\xff"
+                                    "z",
+                                    5)) == "xy\xEF\xBF\xBDz");
   BOOST_TEST(HtmlEscape("µs") == "µs");
-  for (double v : {0.1, 12.5, 1e-7, 123456.789, 1.0 / 3})
-    BOOST_TEST(json::parse(HtmlNumber(v)).get<double>() == v);
+  for (double v : {0.1, 12.5, 1e-7, 123456.789, 1.0 / 3}) BOOST_TEST(json::parse(HtmlNumber(v)).get<double>() == v);
 }
 
 BOOST_AUTO_TEST_CASE(line_diff_keeps_common_lines) {

@@ -20,10 +20,8 @@ namespace {
 // What one sorted event list has that the other lacks, for the message.
 std::string Difference(const std::vector<std::string>& got, const std::vector<std::string>& want) {
   std::vector<std::string> extra, missing;
-  std::set_difference(got.begin(), got.end(), want.begin(), want.end(),
-                      std::back_inserter(extra));
-  std::set_difference(want.begin(), want.end(), got.begin(), got.end(),
-                      std::back_inserter(missing));
+  std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::back_inserter(extra));
+  std::set_difference(want.begin(), want.end(), got.begin(), got.end(), std::back_inserter(missing));
   std::string out;
   for (const auto& x : extra) out += "\n  extra: " + x.substr(0, 400);
   for (const auto& x : missing) out += "\n  missing: " + x.substr(0, 400);
@@ -32,8 +30,7 @@ std::string Difference(const std::vector<std::string>& got, const std::vector<st
 
 // Runs `spec` with `make_script` uninterrupted, then stopped at every event
 // boundary and resumed.
-void CheckResumeAtEveryBoundary(const CampaignSpec& spec,
-                                const std::function<Script(const World&)>& make_script) {
+void CheckResumeAtEveryBoundary(const CampaignSpec& spec, const std::function<Script(const World&)>& make_script) {
   const World world = MakeWorld();
   const auto MakeScript = make_script;
   // Keep a few activities in flight at every cut, as a real runtime would.
@@ -65,12 +62,11 @@ void CheckResumeAtEveryBoundary(const CampaignSpec& spec,
 
     BOOST_REQUIRE_MESSAGE(BuildReport(resumed.state()) == want_report,
                           "different final report after a stop at event " << cut);
-    BOOST_REQUIRE_MESSAGE(Canonical(resumed.log()) == want_events,
-                          "different events after a stop at event "
-                              << cut << ":" << Difference(Canonical(resumed.log()), want_events));
+    BOOST_REQUIRE_MESSAGE(
+        Canonical(resumed.log()) == want_events,
+        "different events after a stop at event " << cut << ":" << Difference(Canonical(resumed.log()), want_events));
     for (const auto& [id, count] : resumed.llm_requests()) {
-      BOOST_REQUIRE_MESSAGE(!answered.count(id),
-                            "LLM call " << id << " requested again after a stop at " << cut);
+      BOOST_REQUIRE_MESSAGE(!answered.count(id), "LLM call " << id << " requested again after a stop at " << cut);
       BOOST_REQUIRE_MESSAGE(count == 1, "LLM call " << id << " requested " << count << " times");
     }
   }

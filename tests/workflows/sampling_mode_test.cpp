@@ -32,10 +32,9 @@ BOOST_AUTO_TEST_CASE(sampling_draws_from_the_baseline_without_planner_or_memory)
     if (a.role != kRoleExecutor) return r;
     const std::string user = a.request.at("user").get<std::string>();
     const std::string fn = user.find("void silu(") != std::string::npos ? "silu" : "gelu";
-    const bool jump = a.activity_id.find("/it1/") != std::string::npos &&
-                      a.activity_id.find("/n0/k0") != std::string::npos;
-    if (a.activity_id.find("/n0/k0") != std::string::npos)
-      r.text = "```cpp\n" + Kernel(fn, jump ? 2 : 1) + "```\n";
+    const bool jump =
+        a.activity_id.find("/it1/") != std::string::npos && a.activity_id.find("/n0/k0") != std::string::npos;
+    if (a.activity_id.find("/n0/k0") != std::string::npos) r.text = "```cpp\n" + Kernel(fn, jump ? 2 : 1) + "```\n";
     return r;
   };
   Sim sim(spec, script, 5);
@@ -129,8 +128,7 @@ BOOST_AUTO_TEST_CASE(memory_scope_none_searches_without_memory) {
   for (const ProblemState& ps : sim.state().problems) {
     BOOST_TEST(ps.memory.empty());
     // Still a search: iteration 2's beam descends from iteration 1's children.
-    BOOST_TEST(LevelOf(*sim.blobs().Get(ps.iterations.back().beam[0].source_sha256)) ==
-               spec.search.T - 1);
+    BOOST_TEST(LevelOf(*sim.blobs().Get(ps.iterations.back().beam[0].source_sha256)) == spec.search.T - 1);
   }
 }
 

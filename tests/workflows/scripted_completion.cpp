@@ -11,8 +11,7 @@ ScriptedOutcome ScriptedCompletion(const CampaignSpec& spec, const Script& scrip
   if (a.kind == ActivityKind::kEvaluation) return {EvaluationCompletedEvent(a.activity_id, script.evaluate(a)), {}};
   ScriptedReply reply = script.llm(a);
   const RoleSpec& role = spec.Role(a.role);
-  const std::string prompt = a.request.at("system").get<std::string>() +
-                             a.request.at("user").get<std::string>();
+  const std::string prompt = a.request.at("system").get<std::string>() + a.request.at("user").get<std::string>();
   LlmUsage usage;
   if (script.worst_case_usage) {
     usage.input_tokens = PromptTokenBound(prompt.size());
@@ -29,8 +28,7 @@ ScriptedOutcome ScriptedCompletion(const CampaignSpec& spec, const Script& scrip
     return {std::move(e), reply.partial};
   }
   if (!reply.ok) return {LlmCallFailedEvent(a.activity_id, reply.error, usage, cost, 3), {}};
-  return {LlmCallCompletedEvent(a.activity_id, Sha256Hex(reply.text), usage, cost, 1.5, 1, role.provider,
-                                role.model),
+  return {LlmCallCompletedEvent(a.activity_id, Sha256Hex(reply.text), usage, cost, 1.5, 1, role.provider, role.model),
           reply.text};
 }
 

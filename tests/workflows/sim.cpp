@@ -8,10 +8,7 @@
 namespace accelopt::workflows::testing {
 
 Sim::Sim(CampaignSpec spec, Script script, uint64_t order_seed, size_t max_in_flight)
-    : spec_(std::move(spec)),
-      script_(std::move(script)),
-      order_seed_(order_seed),
-      max_in_flight_(max_in_flight) {}
+    : spec_(std::move(spec)), script_(std::move(script)), order_seed_(order_seed), max_in_flight_(max_in_flight) {}
 
 void Sim::PutBlob(const std::string& content) {
   if (!blobs_.Get(Sha256Hex(content))) blob_log_.emplace_back(log_.size(), content);
@@ -41,8 +38,7 @@ Status Sim::AppendToBank(const std::string& bank, const Event& e) {
   return AppendSide({MemoryBankStream(bank), e});
 }
 
-Status Sim::Start(const std::string& campaign_id, const std::vector<ProblemSource>& sources,
-                  const json& hardware) {
+Status Sim::Start(const std::string& campaign_id, const std::vector<ProblemSource>& sources, const json& hardware) {
   ACCELOPT_ASSIGN_OR_RETURN(Command start, StartCampaign(campaign_id, spec_, sources, hardware));
   for (const Blob& b : start.blobs) PutBlob(b.content);
   return Append(start.event);
@@ -74,8 +70,8 @@ Status Sim::RunOne(const ActivityRequest& a) {
     view.name = bank;
     if (auto read = ReadBank(banks_, bank); read.ok()) view = std::move(*read);
     json items = json::array();
-    for (const MemoryItem& m : SelectForPrompt(view, a.request.at("problem").get<std::string>(),
-                                               a.request.at("limit").get<int>())) {
+    for (const MemoryItem& m :
+         SelectForPrompt(view, a.request.at("problem").get<std::string>(), a.request.at("limit").get<int>())) {
       items.push_back(ToJson(m));
     }
     return Append(MemorySnapshotTakenEvent(a.activity_id, bank, view.version, view.generation, items));
@@ -93,9 +89,8 @@ Status Sim::RunToEnd(const std::function<void(const CampaignState&)>& on_event) 
       const auto t0 = std::chrono::steady_clock::now();
       auto decided = Decide(state_, blobs_);
       if (on_decide) {
-        on_decide(state_, std::chrono::duration_cast<std::chrono::nanoseconds>(
-                              std::chrono::steady_clock::now() - t0)
-                              .count());
+        on_decide(state_,
+                  std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
       }
       ACCELOPT_ASSIGN_OR_RETURN(std::vector<Command> cmds, std::move(decided));
       if (cmds.empty()) break;

@@ -41,8 +41,7 @@ class Sim {
   Sim(CampaignSpec spec, Script script, uint64_t order_seed, size_t max_in_flight = 1000);
 
   // Starts a fresh campaign (StartCampaign + append).
-  Status Start(const std::string& campaign_id, const std::vector<ProblemSource>& sources,
-               const json& hardware);
+  Status Start(const std::string& campaign_id, const std::vector<ProblemSource>& sources, const json& hardware);
   // Continues from the first `n` events of `other` (and the blobs stored with
   // them): folds them, then re-runs PendingActivities like a restarted daemon.
   Status ResumeFrom(const Sim& other, size_t n);

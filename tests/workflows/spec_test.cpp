@@ -101,8 +101,7 @@ BOOST_AUTO_TEST_CASE(zero_negative_and_malformed_parameters_are_named) {
   j = GoodSpecJson();
   j["seed"] = -1;
   BOOST_TEST(Mentions(ErrorOf(j), "seed"));
-  for (const char* cap : {"max_cost_usd", "max_tokens", "max_llm_calls", "max_evaluations",
-                          "max_wall_s"}) {
+  for (const char* cap : {"max_cost_usd", "max_tokens", "max_llm_calls", "max_evaluations", "max_wall_s"}) {
     j = GoodSpecJson();
     j["budget"][cap] = 0;
     if (std::string(cap) == "max_cost_usd") {
@@ -170,10 +169,9 @@ BOOST_AUTO_TEST_CASE(start_refuses_bad_input_before_anything_runs) {
   BOOST_TEST(Mentions(r.status().message(), "unknown problem 'suites/cpu/nosuch'"));
 
   // Unknown model through the hook.
-  r = StartCampaign("c1", spec, world.sources, world.hardware,
-                    [](const std::string& p, const std::string& m) {
-                      return m == "executor-model" ? NotFound("unknown model " + m) : Status::Ok();
-                    });
+  r = StartCampaign("c1", spec, world.sources, world.hardware, [](const std::string& p, const std::string& m) {
+    return m == "executor-model" ? NotFound("unknown model " + m) : Status::Ok();
+  });
   BOOST_REQUIRE(!r.ok());
   BOOST_TEST(Mentions(r.status().message(), "roles.executor: unknown model executor-model"));
 
@@ -187,24 +185,21 @@ BOOST_AUTO_TEST_CASE(start_refuses_bad_input_before_anything_runs) {
   BOOST_TEST(Mentions(r.status().message(), "cost"));
   poor = spec;
   poor.budget.max_tokens = 100;
-  BOOST_TEST(Mentions(StartCampaign("c1", poor, world.sources, world.hardware).status().message(),
-                      "tokens"));
+  BOOST_TEST(Mentions(StartCampaign("c1", poor, world.sources, world.hardware).status().message(), "tokens"));
   poor = spec;
   poor.budget.max_evaluations = 1;  // two problems need two baseline measurements
-  BOOST_TEST(Mentions(StartCampaign("c1", poor, world.sources, world.hardware).status().message(),
-                      "max_evaluations"));
+  BOOST_TEST(Mentions(StartCampaign("c1", poor, world.sources, world.hardware).status().message(), "max_evaluations"));
 
   // Bad campaign id, problem without a function in its baseline, bad hardware.
   BOOST_TEST(!StartCampaign("", spec, world.sources, world.hardware).ok());
   BOOST_TEST(!StartCampaign("a/b", spec, world.sources, world.hardware).ok());
   std::vector<ProblemSource> broken = world.sources;
   broken[0].baseline = "int main() {}";
-  BOOST_TEST(Mentions(StartCampaign("c1", spec, broken, world.hardware).status().message(),
-                      "baseline does not define"));
+  BOOST_TEST(
+      Mentions(StartCampaign("c1", spec, broken, world.hardware).status().message(), "baseline does not define"));
   broken = world.sources;
   broken[1].problem.erase("params");
-  BOOST_TEST(Mentions(StartCampaign("c1", spec, broken, world.hardware).status().message(),
-                      "suites/cpu/gelu"));
+  BOOST_TEST(Mentions(StartCampaign("c1", spec, broken, world.hardware).status().message(), "suites/cpu/gelu"));
   BOOST_TEST(!StartCampaign("c1", spec, world.sources, json::array()).ok());
   // problem.json goes through the one parser: unknown keys and wrong types
   // are refused naming the problem and the field.
@@ -215,7 +210,8 @@ BOOST_AUTO_TEST_CASE(start_refuses_bad_input_before_anything_runs) {
              "kind, name, shape)");
   broken = world.sources;
   broken[1].problem["flops"] = "many";
-  BOOST_TEST(Mentions(StartCampaign("c1", spec, broken, world.hardware).status().message(), "flops: must be a finite number"));
+  BOOST_TEST(
+      Mentions(StartCampaign("c1", spec, broken, world.hardware).status().message(), "flops: must be a finite number"));
 }
 
 // The signature comes from the one parser of problem.json
@@ -251,23 +247,25 @@ BOOST_AUTO_TEST_CASE(start_checks_an_nki_baseline_for_a_python_def) {
 
 BOOST_AUTO_TEST_CASE(signature_follows_the_contract) {
   const json normal = {{"kind", "normal"}};
-  json problem = {{"name", "rms"},
-                  {"backend", "cpu"},
-                  {"function", "rms"},
-                  {"params",
-                   {{{"name", "x"}, {"kind", "input"}, {"dtype", "float32"}, {"shape", {"M"}}, {"distribution", normal}},
-                    {{"name", "w"}, {"kind", "input"}, {"shape", {"M"}}, {"distribution", normal}},
-                    {{"name", "out"}, {"kind", "output"}, {"dtype", "float32"}, {"shape", {"M"}}},
-                    {{"name", "eps"}, {"kind", "scalar"}, {"dtype", "float32"}, {"value", 1e-6}},
-                    {{"name", "steps"}, {"kind", "scalar"}, {"dtype", "int64"}, {"value", 3}},
-                    {{"name", "M"}, {"kind", "dim"}}}},
-                  {"dims", {{"M", 8}}},
-                  {"flops", 24},
-                  {"bytes", 96}};
+  json problem = {
+      {"name", "rms"},
+      {"backend", "cpu"},
+      {"function", "rms"},
+      {"params",
+       {{{"name", "x"}, {"kind", "input"}, {"dtype", "float32"}, {"shape", {"M"}}, {"distribution", normal}},
+        {{"name", "w"}, {"kind", "input"}, {"shape", {"M"}}, {"distribution", normal}},
+        {{"name", "out"}, {"kind", "output"}, {"dtype", "float32"}, {"shape", {"M"}}},
+        {{"name", "eps"}, {"kind", "scalar"}, {"dtype", "float32"}, {"value", 1e-6}},
+        {{"name", "steps"}, {"kind", "scalar"}, {"dtype", "int64"}, {"value", 3}},
+        {{"name", "M"}, {"kind", "dim"}}}},
+      {"dims", {{"M", 8}}},
+      {"flops", 24},
+      {"bytes", 96}};
   auto sig = CSignature(problem);
   BOOST_REQUIRE_MESSAGE(sig.ok(), sig.status().ToString());
-  BOOST_TEST(*sig == "extern \"C\" void rms(const float* x, const float* w, float* out, "
-                     "float eps, int64_t steps, int64_t M);");
+  BOOST_TEST(*sig ==
+             "extern \"C\" void rms(const float* x, const float* w, float* out, "
+             "float eps, int64_t steps, int64_t M);");
   for (const char* dtype : {"bfloat16", "float64"}) {
     json bad = problem;
     bad["params"][1]["dtype"] = dtype;

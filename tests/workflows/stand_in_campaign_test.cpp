@@ -97,9 +97,10 @@ BOOST_AUTO_TEST_CASE(stand_in_figures_are_noted_once_and_write_no_memory) {
 BOOST_AUTO_TEST_CASE(stand_in_figures_and_measurements_are_never_ranked_together) {
   const World world = MakeWorld();
   // The beam (re-)measured, every candidate the stand-in's.
-  Sim mixed(StandInBankSpec(world), StandInScript(world, [](const ActivityRequest& a) {
-              return a.activity_id.find("/measure/") == std::string::npos;
-            }), 3, 4);
+  Sim mixed(StandInBankSpec(world),
+            StandInScript(
+                world, [](const ActivityRequest& a) { return a.activity_id.find("/measure/") == std::string::npos; }),
+            3, 4);
   REQUIRE_OK(mixed.Start("c3", world.sources, world.hardware));
   REQUIRE_OK(mixed.RunToEnd());
   BOOST_TEST(mixed.state().status == kStatusFailed);

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#define REQUIRE_OK(expr)                                  \
-  do {                                                    \
-    ::accelopt::Status _st = (expr);                      \
-    BOOST_REQUIRE_MESSAGE(_st.ok(), _st.ToString());      \
+#define REQUIRE_OK(expr)                             \
+  do {                                               \
+    ::accelopt::Status _st = (expr);                 \
+    BOOST_REQUIRE_MESSAGE(_st.ok(), _st.ToString()); \
   } while (0)
 
 namespace accelopt::workflows::testing {

@@ -15,7 +15,10 @@ json ProblemJson(const std::string& name, const std::string& function) {
           {"description", "out = f(x), elementwise"},
           {"function", function},
           {"params",
-           {{{"name", "x"}, {"kind", "input"}, {"dtype", "float32"}, {"shape", {"M", "N"}},
+           {{{"name", "x"},
+             {"kind", "input"},
+             {"dtype", "float32"},
+             {"shape", {"M", "N"}},
              {"distribution", {{"kind", "normal"}}}},
             {{"name", "out"}, {"kind", "output"}, {"dtype", "float32"}, {"shape", {"M", "N"}}},
             {{"name", "M"}, {"kind", "dim"}},
@@ -63,9 +66,8 @@ std::string Kernel(const std::string& function, int level, bool slow) {
   // The level and slowness are in the code too (not only in the comment), so
   // that kernels of different levels differ after normalization.
   return "// LEVEL=" + std::to_string(level) + (slow ? " SLOW" : "") +
-         "\n#include <cmath>\n#include <cstdint>\nstatic const int level_marker = " +
-         std::to_string(level) + ", slow_marker = " + (slow ? "1" : "0") +
-         ";\nextern \"C\" void " + function +
+         "\n#include <cmath>\n#include <cstdint>\nstatic const int level_marker = " + std::to_string(level) +
+         ", slow_marker = " + (slow ? "1" : "0") + ";\nextern \"C\" void " + function +
          "(const float* x, float* out, int64_t M, int64_t N) {\n"
          "  for (int64_t i = 0; i < M * N; ++i) out[i] = x[i] / (1.0f + std::exp(-x[i]));\n}\n";
 }
@@ -125,8 +127,7 @@ Script MakeScript(const World& w) {
       // The current kernel is the first LEVEL marker in the user prompt (the
       // reference has none).
       const int level = LevelOf(user);
-      r.text = "**Raise to level " + std::to_string(level + 1) +
-               "**\nRestructure the loop so that it vectorizes.\n";
+      r.text = "**Raise to level " + std::to_string(level + 1) + "**\nRestructure the loop so that it vectorizes.\n";
     } else if (a.role == kRoleExecutor) {
       const std::string function = FunctionIn(user);
       const int level = LevelOf(user);
@@ -142,11 +143,13 @@ Script MakeScript(const World& w) {
       }
     } else {
       if (user.find("SLOW") != std::string::npos) {
-        r.text = "**Avoid redundant passes**\nA second pass over the data doubles memory "
-                 "traffic.\n```cpp\nslow();\n```\n```cpp\nfast();\n```\n";
+        r.text =
+            "**Avoid redundant passes**\nA second pass over the data doubles memory "
+            "traffic.\n```cpp\nslow();\n```\n```cpp\nfast();\n```\n";
       } else {
-        r.text = "**Vectorize the inner loop**\nContiguous loads let the compiler use SIMD.\n"
-                 "```cpp\nfor (...) scalar;\n```\n```cpp\nfor (...) simd;\n```\n";
+        r.text =
+            "**Vectorize the inner loop**\nContiguous loads let the compiler use SIMD.\n"
+            "```cpp\nfor (...) scalar;\n```\n```cpp\nfor (...) simd;\n```\n";
       }
     }
     return r;
@@ -157,12 +160,9 @@ Script MakeScript(const World& w) {
     // As the judge: code without the problem's function (paper mode
     // evaluates it) does not link.
     if (!DefinesExternCFunction(source, problem.substr(problem.rfind('/') + 1))) {
-      return json{{"status", "compile_error"},
-                  {"compiled", false},
-                  {"correct", false},
-                  {"reason", "the kernel does not define the problem's function"},
-                  {"latency", nullptr},
-                  {"profile", json::object()}};
+      return json{{"status", "compile_error"}, {"compiled", false},
+                  {"correct", false},          {"reason", "the kernel does not define the problem's function"},
+                  {"latency", nullptr},        {"profile", json::object()}};
     }
     const double base = w.base_latency_us.at(problem);
     const int level = LevelOf(source);
@@ -174,8 +174,11 @@ Script MakeScript(const World& w) {
                 {"correct", true},
                 {"reason", ""},
                 {"latency",
-                 {{"median_us", latency}, {"min_us", latency}, {"mean_us", latency},
-                  {"spread", 0.01}, {"samples_us", {latency, latency}}}},
+                 {{"median_us", latency},
+                  {"min_us", latency},
+                  {"mean_us", latency},
+                  {"spread", 0.01},
+                  {"samples_us", {latency, latency}}}},
                 {"profile",
                  {{"bytes_dram", 3670016.0 / (level + 1)},
                   {"flops", 2293760.0},
@@ -230,8 +233,7 @@ Script MakeFaultyScript(const World& w) {
                 {"compiled", false},
                 {"correct", false},
                 {"reason", "expected ';' after top level declarator"},
-                {"error_text", "kernel.cpp:4:28: error: expected ';'\n" + std::string(10000, 'x') +
-                                   "\nEND-OF-ERROR"},
+                {"error_text", "kernel.cpp:4:28: error: expected ';'\n" + std::string(10000, 'x') + "\nEND-OF-ERROR"},
                 {"latency", nullptr},
                 {"profile", json::object()}};
   };

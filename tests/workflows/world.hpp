@@ -11,7 +11,6 @@
 
 #include "sim.hpp"
 
-
 namespace accelopt::workflows::testing {
 
 inline constexpr double kLevelFactor = 1.5;
@@ -20,7 +19,7 @@ struct World {
   std::vector<ProblemSource> sources;
   json hardware;
   std::map<std::string, double> base_latency_us;  // by problem id
-  double peak_fraction = 0.1;                      // peak latency = base * this
+  double peak_fraction = 0.1;                     // peak latency = base * this
 };
 
 World MakeWorld();

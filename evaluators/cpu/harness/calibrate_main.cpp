@@ -63,7 +63,9 @@ struct Trials {
 };
 
 // CPU time of the CPUs this process may use, from /proc/stat (jiffies).
-struct CpuTimes { double busy = 0, steal = 0; };
+struct CpuTimes {
+  double busy = 0, steal = 0;
+};
 static CpuTimes ReadCpuTimes() {
   CpuTimes out;
   cpu_set_t set;
@@ -112,13 +114,25 @@ static double FmaRun(int nthreads, long iters, double* flops, float* sink) {
     // Declared after the barrier: nothing here lives across a call, so the
     // compiler keeps every operand in registers (spilled operands cost ~30%).
     vf m, c;
-    for (int l = 0; l < kLanes; ++l) { m[l] = 0.999999f; c[l] = 1e-7f * (l + 1); }
+    for (int l = 0; l < kLanes; ++l) {
+      m[l] = 0.999999f;
+      c[l] = 1e-7f * (l + 1);
+    }
     vf a0 = m + 1, a1 = m + 2, a2 = m + 3, a3 = m + 4, a4 = m + 5, a5 = m + 6;
     vf a6 = m + 7, a7 = m + 8, a8 = m + 9, a9 = m + 10, a10 = m + 11, a11 = m + 12;
     for (long it = 0; it < iters; ++it) {
-      a0 = a0 * m + c; a1 = a1 * m + c; a2 = a2 * m + c; a3 = a3 * m + c;
-      a4 = a4 * m + c; a5 = a5 * m + c; a6 = a6 * m + c; a7 = a7 * m + c;
-      a8 = a8 * m + c; a9 = a9 * m + c; a10 = a10 * m + c; a11 = a11 * m + c;
+      a0 = a0 * m + c;
+      a1 = a1 * m + c;
+      a2 = a2 * m + c;
+      a3 = a3 * m + c;
+      a4 = a4 * m + c;
+      a5 = a5 * m + c;
+      a6 = a6 * m + c;
+      a7 = a7 * m + c;
+      a8 = a8 * m + c;
+      a9 = a9 * m + c;
+      a10 = a10 * m + c;
+      a11 = a11 * m + c;
     }
     vf s = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11));
     float tot = 0;
@@ -156,9 +170,17 @@ struct Arrays {
     b = static_cast<float*>(std::aligned_alloc(64, sz));
     c = static_cast<float*>(std::aligned_alloc(64, sz));
 #pragma omp parallel for schedule(static) num_threads(threads)
-    for (long i = 0; i < n; ++i) { a[i] = 0; b[i] = 1.0f + i % 7; c[i] = 2.0f; }
+    for (long i = 0; i < n; ++i) {
+      a[i] = 0;
+      b[i] = 1.0f + i % 7;
+      c[i] = 2.0f;
+    }
   }
-  ~Arrays() { std::free(a); std::free(b); std::free(c); }
+  ~Arrays() {
+    std::free(a);
+    std::free(b);
+    std::free(c);
+  }
 };
 
 // The three streaming passes.
@@ -260,10 +282,11 @@ int main(int argc, char** argv) {
   double g_all = 0, s_all = 0, g_one = 0, s_one = 0;
   PeakGflops(all, budget, &sink, &g_all, &s_all);
   PeakGflops(1, budget / 2, &sink, &g_one, &s_one);
-  std::printf("{\"peak_gflops\": %.3f, \"peak_gflops_all_cores\": %.3f, \"peak_gflops_one_core\": %.3f, "
-              "\"peak_spread_all_cores\": %.4f, \"peak_spread_one_core\": %.4f, "
-              "\"simd_bits\": %d, \"threads\": %d, \"budget_s\": %.3f, \"bandwidth\": [",
-              std::max(g_all, g_one), g_all, g_one, s_all, s_one, kVecBytes * 8, all, budget);
+  std::printf(
+      "{\"peak_gflops\": %.3f, \"peak_gflops_all_cores\": %.3f, \"peak_gflops_one_core\": %.3f, "
+      "\"peak_spread_all_cores\": %.4f, \"peak_spread_one_core\": %.4f, "
+      "\"simd_bits\": %d, \"threads\": %d, \"budget_s\": %.3f, \"bandwidth\": [",
+      std::max(g_all, g_one), g_all, g_one, s_all, s_one, kVecBytes * 8, all, budget);
   bool first = true;
   for (long bytes : sizes) {
     long n = std::max(64L, bytes / 12);
@@ -279,11 +302,12 @@ int main(int argc, char** argv) {
     Fastest(tri_one, rd_one, nt_one, &t_one, &sp_one);
     const double nt_gbps_all = 12.0 * n / nt_all.Best() / 1e9, triad_gbps_all = 12.0 * n / tri_all.Best() / 1e9;
     double bw_all = 12.0 * n / t_all / 1e9, bw_one = 12.0 * n / t_one / 1e9;
-    std::printf("%s{\"bytes\": %ld, \"gbps\": %.3f, \"gbps_all_cores\": %.3f, \"gbps_one_core\": %.3f, "
-                "\"spread_all_cores\": %.4f, \"spread_one_core\": %.4f, \"gbps_triad_all_cores\": %.3f, "
-                "\"gbps_nt_triad_all_cores\": %.3f}",
-                first ? "" : ", ", 12 * n, std::max(bw_all, bw_one), bw_all, bw_one, sp_all, sp_one, triad_gbps_all,
-                nt_gbps_all);
+    std::printf(
+        "%s{\"bytes\": %ld, \"gbps\": %.3f, \"gbps_all_cores\": %.3f, \"gbps_one_core\": %.3f, "
+        "\"spread_all_cores\": %.4f, \"spread_one_core\": %.4f, \"gbps_triad_all_cores\": %.3f, "
+        "\"gbps_nt_triad_all_cores\": %.3f}",
+        first ? "" : ", ", 12 * n, std::max(bw_all, bw_one), bw_all, bw_one, sp_all, sp_one, triad_gbps_all,
+        nt_gbps_all);
     first = false;
   }
   const double wall = Now() - wall0, own = OwnCpuSeconds() - own0;
@@ -293,8 +317,9 @@ int main(int argc, char** argv) {
   int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
   double others = std::max(0.0, (cpu1.busy - cpu0.busy) - own) / (wall * cpus);
   double steal = std::max(0.0, cpu1.steal - cpu0.steal) / (wall * cpus);
-  std::printf("], \"wall_s\": %.3f, \"cpu_s\": %.3f, \"cpus\": %d, \"others_cpu_fraction\": %.4f, "
-              "\"steal_fraction\": %.4f, \"sink\": %g}\n",
-              wall, own, cpus, std::min(1.0, others), std::min(1.0, steal), static_cast<double>(sink));
+  std::printf(
+      "], \"wall_s\": %.3f, \"cpu_s\": %.3f, \"cpus\": %d, \"others_cpu_fraction\": %.4f, "
+      "\"steal_fraction\": %.4f, \"sink\": %g}\n",
+      wall, own, cpus, std::min(1.0, others), std::min(1.0, steal), static_cast<double>(sink));
   return 0;
 }

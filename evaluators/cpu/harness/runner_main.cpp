@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   const std::string function = argv[1];
 
-  struct stat st{};
+  struct stat st {};
   if (fstat(kShmFd, &st) != 0 || st.st_size < static_cast<off_t>(kPage)) Die("no shared memory on fd 4");
   void* base = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, kShmFd, 0);
   if (base == MAP_FAILED) Die(std::string("mmap: ") + std::strerror(errno));

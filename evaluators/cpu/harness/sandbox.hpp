@@ -78,13 +78,19 @@ inline int LandlockRestrict(int allow_fd) {
   int abi = LandlockAbi();
   if (abi <= 0) return 0;
   RulesetAttr attr{};
-  attr.handled_access_fs = (1ULL << 13) - 1;            // ABI 1: execute ... make_sym
-  if (abi >= 2) attr.handled_access_fs |= 1ULL << 13;   // refer
-  if (abi >= 3) attr.handled_access_fs |= 1ULL << 14;   // truncate
-  if (abi >= 5) attr.handled_access_fs |= 1ULL << 15;   // ioctl_dev
+  attr.handled_access_fs = (1ULL << 13) - 1;           // ABI 1: execute ... make_sym
+  if (abi >= 2) attr.handled_access_fs |= 1ULL << 13;  // refer
+  if (abi >= 3) attr.handled_access_fs |= 1ULL << 14;  // truncate
+  if (abi >= 5) attr.handled_access_fs |= 1ULL << 15;  // ioctl_dev
   size_t size = sizeof(uint64_t);
-  if (abi >= 4) { attr.handled_access_net = 3; size = 2 * sizeof(uint64_t); }  // bind_tcp | connect_tcp
-  if (abi >= 6) { attr.scoped = 3; size = sizeof(RulesetAttr); }              // abstract unix | signal
+  if (abi >= 4) {
+    attr.handled_access_net = 3;
+    size = 2 * sizeof(uint64_t);
+  }  // bind_tcp | connect_tcp
+  if (abi >= 6) {
+    attr.scoped = 3;
+    size = sizeof(RulesetAttr);
+  }  // abstract unix | signal
   int rs = static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, size, 0));
   if (rs < 0) Die(std::string("landlock_create_ruleset: ") + std::strerror(errno));
   if (allow_fd >= 0) {
@@ -93,14 +99,18 @@ inline int LandlockRestrict(int allow_fd) {
       Die(std::string("landlock_add_rule: ") + std::strerror(errno));
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Die("PR_SET_NO_NEW_PRIVS failed");
-  if (syscall(SYS_landlock_restrict_self, rs, 0) != 0) Die(std::string("landlock_restrict_self: ") + std::strerror(errno));
+  if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
+    Die(std::string("landlock_restrict_self: ") + std::strerror(errno));
   close(rs);
   return abi;
 }
 
 // ---- seccomp ------------------------------------------------------------------
 
-struct Forbidden { int nr; const char* name; };
+struct Forbidden {
+  int nr;
+  const char* name;
+};
 inline Forbidden g_forbidden[256];
 inline int g_forbidden_count = 0;
 
@@ -134,40 +144,38 @@ inline void LoadFilter(scmp_filter_ctx ctx) {
 }
 
 inline void SeccompStage1() {
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_sigaction = OnSigsys;
   sa.sa_flags = SA_SIGINFO;
   sigaction(SIGSYS, &sa, nullptr);
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) Die("seccomp_init failed");
   const uint32_t T = SCMP_ACT_TRAP;
-  for (const char* s : {"execve", "execveat", "fork", "vfork", "socket", "socketpair", "connect", "bind", "listen",
-                        "accept", "accept4", "sendto", "sendmsg", "sendmmsg", "ptrace", "process_vm_readv",
-                        "process_vm_writev", "process_madvise", "pidfd_open", "pidfd_getfd",
-                        "pidfd_send_signal", "kcmp", "mount", "umount2", "unshare", "setns", "chroot",
-                        "pivot_root", "reboot", "init_module", "finit_module", "delete_module", "kexec_load",
-                        "io_uring_setup", "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir",
-                        "mkdirat", "rmdir", "truncate", "chmod", "fchmodat", "chown", "fchownat", "symlink",
-                        "symlinkat", "link", "linkat", "bpf", "perf_event_open", "userfaultfd", "setuid",
-                        "setgid", "setpgid", "setsid", "memfd_create", "creat", "name_to_handle_at",
-                        "open_by_handle_at", "sched_setaffinity", "sched_setscheduler", "sched_setattr",
-                        "setpriority", "migrate_pages", "move_pages", "mbind", "set_mempolicy", "ioprio_set",
-                        "setrlimit", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "tkill",
-                        // SysV and POSIX IPC: objects that outlive the runner
-                        // and reach other runners (Landlock does not cover them)
-                        "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget",
-                        "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend",
-                        "mq_timedreceive", "mq_notify", "mq_getsetattr", "memfd_secret",
-                        // Metadata of an open file (the kernel object is
-                        // one): extended attributes, mode, owner, times and
-                        // locks would carry data from one runner process to
-                        // the next; page-cache control (advice, residency)
-                        // would too, through which pages stay cached.
-                        "setxattr", "lsetxattr", "fsetxattr", "getxattr", "lgetxattr", "fgetxattr",
-                        "listxattr", "llistxattr", "flistxattr", "removexattr", "lremovexattr",
-                        "fremovexattr", "fchmod", "fchown", "lchown", "utime", "utimes", "utimensat",
-                        "futimesat", "flock", "fadvise64", "readahead", "mincore", "remap_file_pages",
-                        "fallocate", "ftruncate", "sync_file_range", "syncfs", "fsync", "fdatasync"}) {
+  for (const char* s :
+       {"execve", "execveat", "fork", "vfork", "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
+        "sendto", "sendmsg", "sendmmsg", "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise",
+        "pidfd_open", "pidfd_getfd", "pidfd_send_signal", "kcmp", "mount", "umount2", "unshare", "setns", "chroot",
+        "pivot_root", "reboot", "init_module", "finit_module", "delete_module", "kexec_load", "io_uring_setup",
+        "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "truncate", "chmod",
+        "fchmodat", "chown", "fchownat", "symlink", "symlinkat", "link", "linkat", "bpf", "perf_event_open",
+        "userfaultfd", "setuid", "setgid", "setpgid", "setsid", "memfd_create", "creat", "name_to_handle_at",
+        "open_by_handle_at", "sched_setaffinity", "sched_setscheduler", "sched_setattr", "setpriority", "migrate_pages",
+        "move_pages", "mbind", "set_mempolicy", "ioprio_set", "setrlimit", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+        "tkill",
+        // SysV and POSIX IPC: objects that outlive the runner
+        // and reach other runners (Landlock does not cover them)
+        "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop", "semtimedop",
+        "semctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
+        "memfd_secret",
+        // Metadata of an open file (the kernel object is
+        // one): extended attributes, mode, owner, times and
+        // locks would carry data from one runner process to
+        // the next; page-cache control (advice, residency)
+        // would too, through which pages stay cached.
+        "setxattr", "lsetxattr", "fsetxattr", "getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr",
+        "flistxattr", "removexattr", "lremovexattr", "fremovexattr", "fchmod", "fchown", "lchown", "utime", "utimes",
+        "utimensat", "futimesat", "flock", "fadvise64", "readahead", "mincore", "remap_file_pages", "fallocate",
+        "ftruncate", "sync_file_range", "syncfs", "fsync", "fdatasync"}) {
     Rule(ctx, T, s);
   }
   // The *xattrat calls (Linux 6.13), by number where this libseccomp does

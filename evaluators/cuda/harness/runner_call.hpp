@@ -28,7 +28,7 @@
 namespace accelopt_cuda {
 
 struct Buffer {
-  char kind = 0;           // 'i' input, 'o' output
+  char kind = 0;  // 'i' input, 'o' output
   size_t bytes = 0;
   void* device = nullptr;  // the runner's device copy
   char* host = nullptr;    // slot 0 of the buffer in the shared region
@@ -44,7 +44,8 @@ bool CallOnce(DeviceOps& dev, std::vector<Buffer>& buffers, uint32_t slot, const
     return false;
   };
   for (auto& b : buffers)
-    if (b.kind == 'i' && !dev.Upload(b.device, b.host + slot * b.slot_stride, b.bytes)) return fail("uploading the inputs");
+    if (b.kind == 'i' && !dev.Upload(b.device, b.host + slot * b.slot_stride, b.bytes))
+      return fail("uploading the inputs");
   for (auto& b : buffers)
     if (b.kind == 'o' && !dev.FillNaN(b.device, b.bytes)) return fail("NaN-filling the outputs");
   if (!dev.FlushL2()) return fail("flushing the L2");

@@ -71,7 +71,7 @@ template <typename Init>
   if (!visible || !*visible) RunnerDie("CUDA_VISIBLE_DEVICES is not set: the judge names the runner's one GPU");
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   const std::string function = argv[1];
-  struct stat st{};
+  struct stat st {};
   if (fstat(kShmFd, &st) != 0 || st.st_size < static_cast<off_t>(kPage)) RunnerDie("no shared memory on fd 4");
   void* base = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, kShmFd, 0);
   if (base == MAP_FAILED) RunnerDie(std::string("mmap: ") + std::strerror(errno));
@@ -118,7 +118,9 @@ template <typename Init>
     double ns = 0;
     switch (c.op) {
       case kNull:  // the same device work as a call, without the kernel
-        if (!accelopt_cuda::CallOnce(dev, buffers, 0, [] {}, &ns, &why)) RunnerDie("CUDA: " + why, 4);
+        if (!accelopt_cuda::CallOnce(
+                dev, buffers, 0, [] {}, &ns, &why))
+          RunnerDie("CUDA: " + why, 4);
         RunnerAnswer(c, 0, 0);
         break;
       case kLoad: {
@@ -147,7 +149,8 @@ template <typename Init>
         if (c.count < 1 || c.count > layout.max_batch) RunnerDie("bad batch size");
         double total = 0;
         for (uint32_t i = 0; i < c.count; ++i) {
-          if (!accelopt_cuda::CallOnce(dev, buffers, i, [&] { AcceloptCallKernel(fn, args.data()); }, &ns, &why))
+          if (!accelopt_cuda::CallOnce(
+                  dev, buffers, i, [&] { AcceloptCallKernel(fn, args.data()); }, &ns, &why))
             RunnerDie("CUDA: " + why, 4);
           total += ns;
         }

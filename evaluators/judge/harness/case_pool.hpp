@@ -33,7 +33,7 @@ namespace judge {
 // One case's inputs (every input, concatenated in parameter order) and its
 // reference outputs (double, every output concatenated), held by the judge.
 struct CaseData {
-  int index = -1;            // into job.cases
+  int index = -1;  // into job.cases
   std::vector<float> inputs;
   std::vector<double> ref;
   std::vector<float*> Inputs(const Job& job) { return InputPointers(job, inputs.data()); }

@@ -44,7 +44,9 @@ class CoreWarmer {
     state_.store(kWarm);
     syscall(SYS_futex, reinterpret_cast<int*>(&state_), FUTEX_WAKE_PRIVATE, 1 << 30, nullptr, nullptr, 0);
   }
-  void Rest() { if (!threads_.empty()) state_.store(kRest); }
+  void Rest() {
+    if (!threads_.empty()) state_.store(kRest);
+  }
   void Stop() {
     if (threads_.empty()) return;
     state_.store(kQuit);

@@ -48,21 +48,21 @@
 
 namespace accelopt_device_clock {
 
-constexpr double kClaimSlackS = 2e-6;        // per call: event resolution and clock granularity
-constexpr double kUnexplainedFactor = 1.5;   // per call: x the median kNull trip
+constexpr double kClaimSlackS = 2e-6;       // per call: event resolution and clock granularity
+constexpr double kUnexplainedFactor = 1.5;  // per call: x the median kNull trip
 // Per batch: the scheduling noise of a shared host. A runner that sleeps
 // through its kernel (a GPU sync; the fake's 20 ms) waits for a CPU to wake
 // on, and beside other work that is timeslices of milliseconds: under ctest
 // -j3 and a CPU hog on 2 cores the honest fake measured 1.07x the earlier
 // allowance (0.5 ms, 25% of the trip) where a quiet run measures 0.03x.
 constexpr double kUnexplainedAbsS = 5e-3;
-constexpr double kUnexplainedRel = 0.5;      // x the round trip, the same noise on long trips
+constexpr double kUnexplainedRel = 0.5;  // x the round trip, the same noise on long trips
 
 struct Verdict {
   std::string failure;  // "" accepted; "protocol" (claim above the clock) or "device_time" (below it)
   std::string message;
-  double sample_s = 0;            // accepted: device seconds per call (device_s / batch)
-  double unexplained_ratio = 0;   // (wall - device) / allowed; > 1 on the median fails (CheckUnexplained)
+  double sample_s = 0;           // accepted: device seconds per call (device_s / batch)
+  double unexplained_ratio = 0;  // (wall - device) / allowed; > 1 on the median fails (CheckUnexplained)
 };
 
 inline std::string DeviceClockUs(double s) {
@@ -92,8 +92,7 @@ inline Verdict CheckDeviceClaim(double device_s, double wall_s, uint32_t batch, 
                 DeviceClockUs(ceiling) + " possible): a runner's time must fit inside the judge's clock";
     return v;
   }
-  const double allowed =
-      n * null_median_s * kUnexplainedFactor + std::max(kUnexplainedAbsS, kUnexplainedRel * wall_s);
+  const double allowed = n * null_median_s * kUnexplainedFactor + std::max(kUnexplainedAbsS, kUnexplainedRel * wall_s);
   v.unexplained_ratio = (wall_s - device_s) / allowed;
   v.sample_s = device_s / n;
   return v;
@@ -111,8 +110,9 @@ inline Verdict CheckUnexplained(std::vector<double> ratios) {
     char b[64];
     std::snprintf(b, sizeof b, "%.2f", median);
     v.failure = "device_time";
-    v.message = std::string("the runner's reported device time leaves more of the judge's clock unaccounted for "
-                            "than its own work (copies, NaN fill, L2 flush, handshake) explains: a median of ") +
+    v.message = std::string(
+                    "the runner's reported device time leaves more of the judge's clock unaccounted for "
+                    "than its own work (copies, NaN fill, L2 flush, handshake) explains: a median of ") +
                 b + "x the allowance over " + std::to_string(ratios.size()) +
                 " calls; work ran outside the timed events or the time was under-reported";
   }

@@ -56,7 +56,10 @@ inline void FillDist(float* x, int64_t n, const Dist& d, uint64_t stream) {
     for (int64_t k = 0; k < n; k += 2) {
       double r = std::sqrt(-2 * std::log(U01(stream, k))), t = 2 * M_PI * U01(stream, k + 1);
       double v0 = mean + sd * r * std::cos(t), v1 = mean + sd * r * std::sin(t);
-      if (d.kind == "abs_normal") { v0 = std::fabs(v0) + d.b; v1 = std::fabs(v1) + d.b; }
+      if (d.kind == "abs_normal") {
+        v0 = std::fabs(v0) + d.b;
+        v1 = std::fabs(v1) + d.b;
+      }
       x[k] = static_cast<float>(v0);
       if (k + 1 < n) x[k + 1] = static_cast<float>(v1);
     }
@@ -75,7 +78,8 @@ inline void DrawInputs(const Job& job, const Case& c, const std::vector<float*>&
     const Param& p = job.params[i];
     if (p.kind != 'i') continue;
     Dist d = p.dist;
-    for (const auto& [idx, od] : c.overrides) if (idx == static_cast<int>(i)) d = od;
+    for (const auto& [idx, od] : c.overrides)
+      if (idx == static_cast<int>(i)) d = od;
     float* x = bufs[i];
     FillDist(x, p.elements, d, StreamSeed(c.seed, static_cast<int>(i), 0));
     if (c.perturb) {  // change a few elements somewhere inside; the rest stays bit-identical

@@ -54,7 +54,10 @@
 
 namespace judge {
 
-struct Dist { std::string kind = "normal"; double a = 0, b = 1; };
+struct Dist {
+  std::string kind = "normal";
+  double a = 0, b = 1;
+};
 struct Param {
   char kind = 'i';  // i input, o output, s scalar, d dim
   std::string name;
@@ -79,7 +82,7 @@ struct Job {
   std::vector<int> cores;  // empty: the judge's own affinity
   int threads = 0;         // 0: one per core
   int null_calls = 200;
-  bool device_clock = false;  // `clock device`
+  bool device_clock = false;     // `clock device`
   uint64_t judge_memory_mb = 0;  // 0: no limit of the judge's own
   bool runner_unlimited_as = false;
   std::vector<std::string> runner_env;  // NAME=VALUE, checked by ReadJob
@@ -117,12 +120,20 @@ inline Job ReadJob() {
     std::istringstream in(line);
     std::string key;
     if (!(in >> key)) continue;
-    if (key == "mode") in >> job.mode;
-    else if (key == "function") in >> job.function;
-    else if (key == "so") { in >> std::ws; std::getline(in, job.so_path); }
-    else if (key == "runner") { in >> std::ws; std::getline(in, job.runner_path); }
-    else if (key == "compare_so") { in >> std::ws; std::getline(in, job.compare_so_path); }
-    else if (key == "param") {
+    if (key == "mode")
+      in >> job.mode;
+    else if (key == "function")
+      in >> job.function;
+    else if (key == "so") {
+      in >> std::ws;
+      std::getline(in, job.so_path);
+    } else if (key == "runner") {
+      in >> std::ws;
+      std::getline(in, job.runner_path);
+    } else if (key == "compare_so") {
+      in >> std::ws;
+      std::getline(in, job.compare_so_path);
+    } else if (key == "param") {
       Param p;
       in >> p.kind >> p.name >> p.elements >> p.scalar_type >> p.value;
       if (p.kind == 'i') p.dist = ReadDist(in);
@@ -148,11 +159,16 @@ inline Job ReadJob() {
       in >> job.warmup >> job.min_time_s >> job.min_samples >> job.max_samples >> job.min_rounds >> job.max_rounds >>
           job.target_spread;
       if (!in) Die("bad timing line");
-    } else if (key == "tolerance") in >> job.tolerance;
-    else if (key == "threads") in >> job.threads;
-    else if (key == "pool_make_budget_s") in >> job.pool_make_budget_s;
-    else if (key == "null_calls") in >> job.null_calls;
-    else if (key == "judge_memory_mb") in >> job.judge_memory_mb;
+    } else if (key == "tolerance")
+      in >> job.tolerance;
+    else if (key == "threads")
+      in >> job.threads;
+    else if (key == "pool_make_budget_s")
+      in >> job.pool_make_budget_s;
+    else if (key == "null_calls")
+      in >> job.null_calls;
+    else if (key == "judge_memory_mb")
+      in >> job.judge_memory_mb;
     else if (key == "runner_address_space") {
       std::string v;
       in >> v;
@@ -169,17 +185,21 @@ inline Job ReadJob() {
       const std::string name = v.substr(0, eq);
       bool ok = eq != std::string::npos && !name.empty() && !(name[0] >= '0' && name[0] <= '9') &&
                 name != "OMP_NUM_THREADS" && name.rfind("LD_", 0) != 0;
-      for (char ch : name) ok = ok && (ch == '_' || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'));
-      if (!ok) Die("job: runner_env must be NAME=VALUE with a plain name other than OMP_NUM_THREADS and LD_*, not '" + v + "'");
+      for (char ch : name)
+        ok = ok && (ch == '_' || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'));
+      if (!ok)
+        Die("job: runner_env must be NAME=VALUE with a plain name other than OMP_NUM_THREADS and LD_*, not '" + v +
+            "'");
       job.runner_env.push_back(v);
     } else if (key == "clock") {
       std::string v;
       in >> v;
       if (v != "host" && v != "device") Die("job: clock must be host or device, not '" + v + "'");
       job.device_clock = v == "device";
-    }
-    else if (key == "cores") { for (int c; in >> c;) job.cores.push_back(c); }
-    else Die("unknown job key " + key);
+    } else if (key == "cores") {
+      for (int c; in >> c;) job.cores.push_back(c);
+    } else
+      Die("unknown job key " + key);
   }
   if (job.mode != "judge" && job.mode != "prepare") Die("mode must be judge or prepare");
   if (job.cases.empty()) Die("no cases");
@@ -195,7 +215,8 @@ inline void* AlignedAlloc(size_t bytes) {
 
 inline int64_t OutputElements(const Job& job) {
   int64_t n = 0;
-  for (const auto& p : job.params) if (p.kind == 'o') n += p.elements;
+  for (const auto& p : job.params)
+    if (p.kind == 'o') n += p.elements;
   return n;
 }
 
@@ -325,8 +346,8 @@ inline bool ReadCaseFile(const std::string& path, const std::vector<CasePart>& p
   char extra;
   ok = ok && read_all(&t, sizeof t) && read(fd, &extra, 1) == 0;
   close(fd);
-  return ok && std::memcmp(t.magic, kCaseMagic, 8) == 0 && t.name_tag == NameTag(path) &&
-         t.payload_bytes == payload && t.checksum == h;
+  return ok && std::memcmp(t.magic, kCaseMagic, 8) == 0 && t.name_tag == NameTag(path) && t.payload_bytes == payload &&
+         t.checksum == h;
 }
 
 }  // namespace judge

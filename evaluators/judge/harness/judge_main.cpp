@@ -65,10 +65,17 @@ namespace stats = accelopt::eval::stats;
 std::string JsonEscape(const std::string& s) {
   std::string o;
   for (unsigned char c : s) {
-    if (c == '"' || c == '\\') { o += '\\'; o += static_cast<char>(c); }
-    else if (c == '\n') o += "\\n";
-    else if (c < 0x20 || c >= 0x7f) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
-    else o += static_cast<char>(c);
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += static_cast<char>(c);
+    } else if (c == '\n')
+      o += "\\n";
+    else if (c < 0x20 || c >= 0x7f) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\u%04x", c);
+      o += b;
+    } else
+      o += static_cast<char>(c);
   }
   return o;
 }
@@ -77,9 +84,10 @@ std::string JsonEscape(const std::string& s) {
 // cores, device_time. phase: "handshake", "load", "case", "timing round N".
 [[noreturn]] void ReportFailure(const std::string& kind, int case_index, const std::string& phase,
                                 const std::string& msg) {
-  std::printf("ACCELOPT-JUDGE {\"ok\": false, \"failure\": \"%s\", \"case\": %d, \"phase\": \"%s\", "
-              "\"message\": \"%s\"}\n",
-              kind.c_str(), case_index, JsonEscape(phase).c_str(), JsonEscape(msg).c_str());
+  std::printf(
+      "ACCELOPT-JUDGE {\"ok\": false, \"failure\": \"%s\", \"case\": %d, \"phase\": \"%s\", "
+      "\"message\": \"%s\"}\n",
+      kind.c_str(), case_index, JsonEscape(phase).c_str(), JsonEscape(msg).c_str());
   std::fflush(stdout);
   _exit(0);
 }
@@ -129,7 +137,8 @@ class Judge {
     }
     std::string zero = ZeroNormOutput(job_, refs);
     if (!zero.empty()) {
-      Die("reference output '" + zero + "' is zero in every case: these cases cannot tell a kernel that writes "
+      Die("reference output '" + zero +
+          "' is zero in every case: these cases cannot tell a kernel that writes "
           "zeros from a correct one (a problem bug: give the inputs a distribution with a nonzero result)");
     }
   }
@@ -328,8 +337,13 @@ class Judge {
   double Sample(const std::vector<CaseData*>& cases, const std::string& phase, bool keep_compare) {
     if (!cmp_.link) return Batch(cand_, cases, phase);
     double other = 0, mine = 0;
-    if (samples_taken_++ % 2) { other = Batch(cmp_, cases, phase); mine = Batch(cand_, cases, phase); }
-    else { mine = Batch(cand_, cases, phase); other = Batch(cmp_, cases, phase); }
+    if (samples_taken_++ % 2) {
+      other = Batch(cmp_, cases, phase);
+      mine = Batch(cand_, cases, phase);
+    } else {
+      mine = Batch(cand_, cases, phase);
+      other = Batch(cmp_, cases, phase);
+    }
     if (keep_compare) {
       compare_round_.push_back(other * 1e9);
       round_pairs_.emplace_back(mine, other);
@@ -343,8 +357,10 @@ class Judge {
     for (int c : pool_.correctness()) {
       Stage("case " + std::to_string(c));
       CaseData d;
-      if (auto it = computed_.find(c); it != computed_.end()) d = std::move(it->second);
-      else pool_.Load(c, &d);
+      if (auto it = computed_.find(c); it != computed_.end())
+        d = std::move(it->second);
+      else
+        pool_.Load(c, &d);
       single_s_.push_back(Sample({&d}, "case", false));
     }
   }
@@ -402,9 +418,9 @@ class Judge {
       // The cases the rounds that always run will take (a quarter more for
       // slower calls), made before any timed call (CasePool::MakeAhead).
       const double per_sample_s = std::max(single, 1e-9) * batch_;
-      const size_t samples = static_cast<size_t>(std::clamp(
-          std::ceil(job_.min_time_s / per_sample_s), static_cast<double>(std::max(1, job_.min_samples)),
-          static_cast<double>(std::max(1, job_.max_samples))));
+      const size_t samples = static_cast<size_t>(std::clamp(std::ceil(job_.min_time_s / per_sample_s),
+                                                            static_cast<double>(std::max(1, job_.min_samples)),
+                                                            static_cast<double>(std::max(1, job_.max_samples))));
       const size_t rounds = static_cast<size_t>(std::max(1, std::min(job_.min_rounds, job_.max_rounds)));
       const size_t need = rounds * (static_cast<size_t>(std::max(0, job_.warmup)) + samples) * batch_;
       pool_.MakeAhead(std::min(pool_.pool_size(), need + need / 4 + batch_));
@@ -431,9 +447,8 @@ class Judge {
       round_pairs_.clear();
       // The rounds that always run share the pool: this round takes at most
       // its share, so the last of them still has cases.
-      const size_t round_quota = rounds_ < min_rounds
-                                     ? round_start_left / static_cast<size_t>(min_rounds - rounds_ + 1)
-                                     : round_start_left;
+      const size_t round_quota =
+          rounds_ < min_rounds ? round_start_left / static_cast<size_t>(min_rounds - rounds_ + 1) : round_start_left;
       std::vector<double> samples;
       double total = 0;
       while (static_cast<int>(samples.size()) < job_.max_samples &&
@@ -451,8 +466,9 @@ class Judge {
         --rounds_;
         break;
       }
-      if (samples.empty()) Die("the timing pool has no case left for a sample (" + std::to_string(pool_.pool_size()) +
-                               " pool cases, batches of " + std::to_string(batch_) + ")");
+      if (samples.empty())
+        Die("the timing pool has no case left for a sample (" + std::to_string(pool_.pool_size()) +
+            " pool cases, batches of " + std::to_string(batch_) + ")");
       ChargeRound(&samples);
       // Contention: the share of this round's runnable time that other
       // processes took from the runners (schedstat wait / (on CPU + wait)).
@@ -492,7 +508,8 @@ class Judge {
         kept_clean_ = !contended;
         kept_stolen_ = stolen;
       }
-      if (rounds_ >= job_.min_rounds && counted_rounds_ >= min_rounds && stats::Spread(best_) <= job_.target_spread) break;
+      if (rounds_ >= job_.min_rounds && counted_rounds_ >= min_rounds && stats::Spread(best_) <= job_.target_spread)
+        break;
     }
     rounds_ = std::min(rounds_, job_.max_rounds);
   }
@@ -524,9 +541,9 @@ class Judge {
     // (A device-clock runner's host threads — the CUDA runtime's, its spin
     // waits — are not the kernel's work: no cores check there.)
     if (!job_.device_clock && busy > static_cast<double>(cores_.size()) + 0.25) {
-      ReportFailure("cores", -1, "timing",
-                    "the kernel kept " + Num(busy, 3) + " cores busy but its slot allows " +
-                        std::to_string(cores_.size()));
+      ReportFailure(
+          "cores", -1, "timing",
+          "the kernel kept " + Num(busy, 3) + " cores busy but its slot allows " + std::to_string(cores_.size()));
     }
     std::string s, cs, cmp;
     std::string ratios;
@@ -547,12 +564,12 @@ class Judge {
         "\"device_unexplained_median\": %s, \"load_cpu_s\": %s, \"load_charged_s\": %s, "
         "\"references_healed\": %d, \"round_stolen_shares\": [%s], \"kept_round_contended\": %s, "
         "\"kept_stolen_share\": %s, \"contended_rounds\": %d}\n",
-        Num(max_error_).c_str(), rounds_, s.c_str(), cmp.c_str(), ratios.c_str(), Num(busy).c_str(), maxrss_kb_, threads_,
-        cs.c_str(), JsonEscape(cpus_allowed_).c_str(), calls_, batch_, Num(stats::Median(single_s_) * 1e9).c_str(),
-        Num(overhead_min_s_ * 1e9).c_str(), Num(overhead_median_s_ * 1e9).c_str(),
-        Num(stats::Median(tails_) * 1e9).c_str(), seccomp_ ? "true" : "false", landlock_abi_, pool_.pool_size(),
-        generations_, pool_limited_ ? "true" : "false", pool_.made(), job_.device_clock ? "device" : "host",
-        Num(device_claimed_s_).c_str(), Num(device_wall_s_).c_str(),
+        Num(max_error_).c_str(), rounds_, s.c_str(), cmp.c_str(), ratios.c_str(), Num(busy).c_str(), maxrss_kb_,
+        threads_, cs.c_str(), JsonEscape(cpus_allowed_).c_str(), calls_, batch_,
+        Num(stats::Median(single_s_) * 1e9).c_str(), Num(overhead_min_s_ * 1e9).c_str(),
+        Num(overhead_median_s_ * 1e9).c_str(), Num(stats::Median(tails_) * 1e9).c_str(), seccomp_ ? "true" : "false",
+        landlock_abi_, pool_.pool_size(), generations_, pool_limited_ ? "true" : "false", pool_.made(),
+        job_.device_clock ? "device" : "host", Num(device_claimed_s_).c_str(), Num(device_wall_s_).c_str(),
         unexplained_.empty() ? "null" : Num(stats::Median(unexplained_)).c_str(), Num(max_load_cpu_s_).c_str(),
         Num(load_charged_s_).c_str(), pool_.healed(), stolen.c_str(), !best_.empty() && !kept_clean_ ? "true" : "false",
         Num(kept_stolen_).c_str(), contended_rounds_);
@@ -561,7 +578,7 @@ class Judge {
   const Job& job_;
   const size_t np_;
   CasePool pool_;
-  std::vector<CaseData> slots_;  // the cases of the current batch
+  std::vector<CaseData> slots_;       // the cases of the current batch
   std::map<int, CaseData> computed_;  // correctness cases whose reference the judge computed ("-")
   std::vector<int> cores_;
   int threads_ = 1;
@@ -572,7 +589,7 @@ class Judge {
   long maxrss_kb_ = 0;
   std::vector<double> compare_round_, compare_best_;
   std::vector<double> pair_ratios_;  // every timed pair of every round: the other kernel's latency / the candidate's
-  std::vector<std::pair<double, double>> round_pairs_;  // this round's pairs (candidate s, other s), before charges
+  std::vector<std::pair<double, double>> round_pairs_;     // this round's pairs (candidate s, other s), before charges
   double cand_load_charge_s_ = 0, cmp_load_charge_s_ = 0;  // this generation's load-time work beyond the free part
   double max_load_cpu_s_ = 0, load_charged_s_ = 0;
   double overhead_min_s_ = 0, overhead_median_s_ = 0;
@@ -582,7 +599,7 @@ class Judge {
   std::vector<double> best_;
   std::vector<double> round_stolen_;  // each timing round's share of runnable time taken by other processes
   int contended_rounds_ = 0;          // rounds above kContendedShare
-  int counted_rounds_ = 0;              // rounds that count towards min_rounds: clean, or contended on a slot still busy
+  int counted_rounds_ = 0;            // rounds that count towards min_rounds: clean, or contended on a slot still busy
   bool kept_clean_ = false;           // the kept round (best_) is a clean one
   double kept_stolen_ = 0;
   std::mt19937_64 rng_{std::random_device{}()};
@@ -591,9 +608,9 @@ class Judge {
   long calls_ = 0;
   size_t samples_taken_ = 0;
   double device_claimed_s_ = 0, device_wall_s_ = 0;  // device clock: accepted claims and their round trips, summed
-  std::vector<double> unexplained_;                   // device clock: each call's unexplained_ratio
-  uint32_t batch_ = 1;  // calls per timed sample (Timing)
-  std::vector<double> single_s_;  // latencies of the correctness calls
+  std::vector<double> unexplained_;                  // device clock: each call's unexplained_ratio
+  uint32_t batch_ = 1;                               // calls per timed sample (Timing)
+  std::vector<double> single_s_;                     // latencies of the correctness calls
   int rounds_ = 0;
 };
 
@@ -614,8 +631,10 @@ int main() {
     if (as.rlim_max != RLIM_INFINITY && as.rlim_cur > as.rlim_max) as.rlim_cur = as.rlim_max;
     if (setrlimit(RLIMIT_AS, &as) != 0) judge::Die("cannot set the judge's memory limit");
   }
-  if (job.mode == "prepare") judge::Prepare(job);
-  else judge::Judge(job).Run();
+  if (job.mode == "prepare")
+    judge::Prepare(job);
+  else
+    judge::Judge(job).Run();
   std::fflush(stdout);
   _exit(0);
 }

@@ -43,7 +43,8 @@ inline RefArgs BuildRefArgs(const Job& job) {
 
 inline int64_t InputElements(const Job& job) {
   int64_t n = 0;
-  for (const auto& p : job.params) if (p.kind == 'i') n += p.elements;
+  for (const auto& p : job.params)
+    if (p.kind == 'i') n += p.elements;
   return n;
 }
 
@@ -120,6 +121,5 @@ inline void Prepare(const Job& job) {
   }
   std::printf("ACCELOPT-JUDGE {\"ok\": true}\n");
 }
-
 
 }  // namespace judge

@@ -29,32 +29,57 @@ constexpr rlim_t kRunnerTasks = 512;  // threads (tasks) a runner's namespace ma
 // its number on this machine; nullptr for any other number. The judge's
 // own table: a runner can choose which refused call it makes, not the text.
 inline const char* KnownSyscallName(long nr) {
-  struct Entry { long nr; const char* name; };
+  struct Entry {
+    long nr;
+    const char* name;
+  };
 #define ACCELOPT_SYSCALL(n) {SYS_##n, #n},
   static const Entry kNames[] = {
-      ACCELOPT_SYSCALL(execve) ACCELOPT_SYSCALL(execveat) ACCELOPT_SYSCALL(fork) ACCELOPT_SYSCALL(vfork)
-      ACCELOPT_SYSCALL(clone) ACCELOPT_SYSCALL(socket) ACCELOPT_SYSCALL(socketpair) ACCELOPT_SYSCALL(connect)
-      ACCELOPT_SYSCALL(bind) ACCELOPT_SYSCALL(listen) ACCELOPT_SYSCALL(accept) ACCELOPT_SYSCALL(accept4)
-      ACCELOPT_SYSCALL(sendto) ACCELOPT_SYSCALL(sendmsg) ACCELOPT_SYSCALL(ptrace) ACCELOPT_SYSCALL(kill)
-      ACCELOPT_SYSCALL(tgkill) ACCELOPT_SYSCALL(tkill) ACCELOPT_SYSCALL(open) ACCELOPT_SYSCALL(openat)
-      ACCELOPT_SYSCALL(openat2) ACCELOPT_SYSCALL(creat) ACCELOPT_SYSCALL(unlink) ACCELOPT_SYSCALL(unlinkat)
-      ACCELOPT_SYSCALL(rename) ACCELOPT_SYSCALL(renameat) ACCELOPT_SYSCALL(mkdir) ACCELOPT_SYSCALL(mkdirat)
-      ACCELOPT_SYSCALL(rmdir) ACCELOPT_SYSCALL(truncate) ACCELOPT_SYSCALL(chmod) ACCELOPT_SYSCALL(fchmod)
-      ACCELOPT_SYSCALL(fchmodat) ACCELOPT_SYSCALL(chown) ACCELOPT_SYSCALL(fchown) ACCELOPT_SYSCALL(lchown)
-      ACCELOPT_SYSCALL(fchownat) ACCELOPT_SYSCALL(setxattr) ACCELOPT_SYSCALL(lsetxattr) ACCELOPT_SYSCALL(fsetxattr)
-      ACCELOPT_SYSCALL(getxattr) ACCELOPT_SYSCALL(lgetxattr) ACCELOPT_SYSCALL(fgetxattr) ACCELOPT_SYSCALL(listxattr)
-      ACCELOPT_SYSCALL(llistxattr) ACCELOPT_SYSCALL(flistxattr) ACCELOPT_SYSCALL(removexattr)
-      ACCELOPT_SYSCALL(lremovexattr) ACCELOPT_SYSCALL(fremovexattr) ACCELOPT_SYSCALL(utime) ACCELOPT_SYSCALL(utimes)
-      ACCELOPT_SYSCALL(utimensat) ACCELOPT_SYSCALL(futimesat) ACCELOPT_SYSCALL(flock) ACCELOPT_SYSCALL(fcntl)
-      ACCELOPT_SYSCALL(fadvise64) ACCELOPT_SYSCALL(readahead) ACCELOPT_SYSCALL(mincore) ACCELOPT_SYSCALL(madvise)
-      ACCELOPT_SYSCALL(memfd_create) ACCELOPT_SYSCALL(mmap) ACCELOPT_SYSCALL(mprotect) ACCELOPT_SYSCALL(prctl)
-      ACCELOPT_SYSCALL(arch_prctl) ACCELOPT_SYSCALL(prlimit64) ACCELOPT_SYSCALL(setrlimit)
-      ACCELOPT_SYSCALL(sched_setaffinity) ACCELOPT_SYSCALL(setpriority) ACCELOPT_SYSCALL(shmget)
-      ACCELOPT_SYSCALL(shmat) ACCELOPT_SYSCALL(msgget) ACCELOPT_SYSCALL(semget) ACCELOPT_SYSCALL(mq_open)
-      ACCELOPT_SYSCALL(io_uring_setup) ACCELOPT_SYSCALL(bpf) ACCELOPT_SYSCALL(perf_event_open)
-      ACCELOPT_SYSCALL(userfaultfd) ACCELOPT_SYSCALL(mount) ACCELOPT_SYSCALL(unshare) ACCELOPT_SYSCALL(setns)
-      ACCELOPT_SYSCALL(process_vm_readv) ACCELOPT_SYSCALL(process_vm_writev) ACCELOPT_SYSCALL(pidfd_open)
-      ACCELOPT_SYSCALL(landlock_create_ruleset) ACCELOPT_SYSCALL(symlink) ACCELOPT_SYSCALL(link)};
+      ACCELOPT_SYSCALL(execve) ACCELOPT_SYSCALL(execveat) ACCELOPT_SYSCALL(fork) ACCELOPT_SYSCALL(
+          vfork) ACCELOPT_SYSCALL(clone) ACCELOPT_SYSCALL(socket) ACCELOPT_SYSCALL(socketpair) ACCELOPT_SYSCALL(connect)
+          ACCELOPT_SYSCALL(bind) ACCELOPT_SYSCALL(listen) ACCELOPT_SYSCALL(accept) ACCELOPT_SYSCALL(accept4)
+              ACCELOPT_SYSCALL(sendto) ACCELOPT_SYSCALL(sendmsg) ACCELOPT_SYSCALL(ptrace) ACCELOPT_SYSCALL(
+                  kill) ACCELOPT_SYSCALL(tgkill) ACCELOPT_SYSCALL(tkill) ACCELOPT_SYSCALL(open) ACCELOPT_SYSCALL(openat)
+                  ACCELOPT_SYSCALL(openat2) ACCELOPT_SYSCALL(creat) ACCELOPT_SYSCALL(unlink) ACCELOPT_SYSCALL(unlinkat)
+                      ACCELOPT_SYSCALL(rename) ACCELOPT_SYSCALL(renameat) ACCELOPT_SYSCALL(mkdir) ACCELOPT_SYSCALL(
+                          mkdirat) ACCELOPT_SYSCALL(rmdir) ACCELOPT_SYSCALL(truncate) ACCELOPT_SYSCALL(chmod)
+                          ACCELOPT_SYSCALL(fchmod) ACCELOPT_SYSCALL(fchmodat) ACCELOPT_SYSCALL(chown)
+                              ACCELOPT_SYSCALL(fchown) ACCELOPT_SYSCALL(lchown) ACCELOPT_SYSCALL(fchownat)
+                                  ACCELOPT_SYSCALL(setxattr) ACCELOPT_SYSCALL(lsetxattr) ACCELOPT_SYSCALL(fsetxattr)
+                                      ACCELOPT_SYSCALL(getxattr) ACCELOPT_SYSCALL(lgetxattr) ACCELOPT_SYSCALL(
+                                          fgetxattr) ACCELOPT_SYSCALL(listxattr) ACCELOPT_SYSCALL(llistxattr)
+                                          ACCELOPT_SYSCALL(flistxattr) ACCELOPT_SYSCALL(removexattr) ACCELOPT_SYSCALL(
+                                              lremovexattr) ACCELOPT_SYSCALL(fremovexattr) ACCELOPT_SYSCALL(utime)
+                                              ACCELOPT_SYSCALL(utimes) ACCELOPT_SYSCALL(utimensat) ACCELOPT_SYSCALL(
+                                                  futimesat) ACCELOPT_SYSCALL(flock) ACCELOPT_SYSCALL(fcntl)
+                                                  ACCELOPT_SYSCALL(fadvise64) ACCELOPT_SYSCALL(
+                                                      readahead) ACCELOPT_SYSCALL(mincore) ACCELOPT_SYSCALL(madvise)
+                                                      ACCELOPT_SYSCALL(memfd_create) ACCELOPT_SYSCALL(
+                                                          mmap) ACCELOPT_SYSCALL(mprotect) ACCELOPT_SYSCALL(prctl)
+                                                          ACCELOPT_SYSCALL(arch_prctl) ACCELOPT_SYSCALL(prlimit64)
+                                                              ACCELOPT_SYSCALL(setrlimit) ACCELOPT_SYSCALL(
+                                                                  sched_setaffinity) ACCELOPT_SYSCALL(setpriority)
+                                                                  ACCELOPT_SYSCALL(shmget) ACCELOPT_SYSCALL(
+                                                                      shmat) ACCELOPT_SYSCALL(msgget)
+                                                                      ACCELOPT_SYSCALL(semget) ACCELOPT_SYSCALL(
+                                                                          mq_open) ACCELOPT_SYSCALL(io_uring_setup)
+                                                                          ACCELOPT_SYSCALL(bpf) ACCELOPT_SYSCALL(
+                                                                              perf_event_open)
+                                                                              ACCELOPT_SYSCALL(
+                                                                                  userfaultfd) ACCELOPT_SYSCALL(mount)
+                                                                                  ACCELOPT_SYSCALL(
+                                                                                      unshare) ACCELOPT_SYSCALL(setns)
+                                                                                      ACCELOPT_SYSCALL(process_vm_readv)
+                                                                                          ACCELOPT_SYSCALL(
+                                                                                              process_vm_writev)
+                                                                                              ACCELOPT_SYSCALL(
+                                                                                                  pidfd_open)
+                                                                                                  ACCELOPT_SYSCALL(
+                                                                                                      landlock_create_ruleset)
+                                                                                                      ACCELOPT_SYSCALL(
+                                                                                                          symlink)
+                                                                                                          ACCELOPT_SYSCALL(
+                                                                                                              link)};
 #undef ACCELOPT_SYSCALL
   for (const Entry& e : kNames)
     if (e.nr == nr) return e.name;
@@ -69,12 +94,11 @@ class RunnerLink {
   std::string failure_kind, failure_message;
 
   struct Trip {
-    double wall_s = 0;  // judge clock: before continuing the runner -> after it stopped again
-    double cpu_s = 0;   // runner CPU time (all threads) over the same interval
-    double reply_s = 0; // judge clock: before continuing -> reply read (the stop not included)
+    double wall_s = 0;   // judge clock: before continuing the runner -> after it stopped again
+    double cpu_s = 0;    // runner CPU time (all threads) over the same interval
+    double reply_s = 0;  // judge clock: before continuing -> reply read (the stop not included)
     uint32_t status = 0;
     uint64_t device_ns = 0;  // device-clock runners (job `clock device`): the runner's claim, unchecked here
-
   };
 
   // Starts the runner on `cores` with `threads` OpenMP threads; so_fd and
@@ -105,8 +129,8 @@ class RunnerLink {
       // no dup2 below overwrites a descriptor still to be moved.
       int src[6] = {devnull, diag[1], so_fd, shm_fd, cmd[0], rep[1]};
       for (int& s : src) s = fcntl(s, F_DUPFD_CLOEXEC, 16);  // above 0..6 (RLIMIT_NOFILE is 64)
-      const int dst[6] = {0, 1, accelopt_wire::kSoFd, accelopt_wire::kShmFd, accelopt_wire::kCommandFd,
-                          accelopt_wire::kReplyFd};
+      const int dst[6] = {
+          0, 1, accelopt_wire::kSoFd, accelopt_wire::kShmFd, accelopt_wire::kCommandFd, accelopt_wire::kReplyFd};
       for (int k = 0; k < 6; ++k)
         if (src[k] < 0 || dup2(src[k], dst[k]) < 0) _exit(126);
       if (dup2(1, 2) < 0) _exit(126);
@@ -156,7 +180,8 @@ class RunnerLink {
   bool RoundTrip(uint32_t op, Trip* trip, uint32_t count = 1) {
     if (!failure_kind.empty()) return false;
     char junk;
-    if (read(rep_, &junk, 1) == 1) return Fail("protocol", "the runner wrote on the result channel without being asked");
+    if (read(rep_, &junk, 1) == 1)
+      return Fail("protocol", "the runner wrote on the result channel without being asked");
     const uint64_t seq = ++seq_;
     if (op != accelopt_wire::kNull) candidate_ran_ = true;  // from here on its text is the candidate's
     accelopt_wire::Command c{op, count, seq};
@@ -167,7 +192,10 @@ class RunnerLink {
     if (warmer_) warmer_->Rest();
     double cpu0 = RunnerCpu();
     const double t0 = Now();
-    if (!running_) { kill(pid_, SIGCONT); running_ = true; }
+    if (!running_) {
+      kill(pid_, SIGCONT);
+      running_ = true;
+    }
     if (write(cmd_, &c, sizeof c) != static_cast<ssize_t>(sizeof c)) return Ended();
     // A device-clock runner answers with a DeviceReply (the Reply first).
     accelopt_wire::DeviceReply dr{};
@@ -183,8 +211,10 @@ class RunnerLink {
       if (fds[2].revents) DrainDiag();
       if (fds[0].revents & POLLIN) {
         ssize_t n = read(rep_, reinterpret_cast<char*>(&dr) + got, want - got);
-        if (n > 0) got += static_cast<size_t>(n);
-        else if (n == 0) return Ended();
+        if (n > 0)
+          got += static_cast<size_t>(n);
+        else if (n == 0)
+          return Ended();
         continue;
       }
       if (fds[1].revents) return Ended();
@@ -279,7 +309,10 @@ class RunnerLink {
     kill(pid_, SIGSTOP);
     siginfo_t si{};
     Wait(WSTOPPED | WEXITED, &si);
-    if (si.si_code == CLD_STOPPED) { running_ = false; return true; }
+    if (si.si_code == CLD_STOPPED) {
+      running_ = false;
+      return true;
+    }
     return Died(si);
   }
 
@@ -345,11 +378,13 @@ class RunnerLink {
     if (si.si_code == CLD_EXITED) {
       int code = si.si_status;
       if (!own.empty() && code != 77)
-        return Fail("exited", "the runner exited (code " + std::to_string(code) + ") before loading the kernel: " + own);
+        return Fail("exited",
+                    "the runner exited (code " + std::to_string(code) + ") before loading the kernel: " + own);
       if (code == 77) return Fail("sandbox", "a forbidden system call" + ForbiddenCallName());
       if (code == 3) {
-        return Fail("load_error", "the kernel could not be loaded: dynamic linking failed or a load-time "
-                                  "constructor ended the process");
+        return Fail("load_error",
+                    "the kernel could not be loaded: dynamic linking failed or a load-time "
+                    "constructor ended the process");
       }
       return Fail("exited", "the kernel exited (code " + std::to_string(code) + ") instead of returning");
     }
@@ -398,7 +433,7 @@ class RunnerLink {
   clockid_t cpu_clock_{};
   bool running_ = false, reaped_ = false, device_clock_ = false;
   bool candidate_ran_ = false;  // a command other than kNull was sent: candidate code may have run
-  long maxrss_kb_ = 0;  // peak resident memory, once reaped
+  long maxrss_kb_ = 0;          // peak resident memory, once reaped
   uint64_t seq_ = 0;
   std::string diag_text_;
 };

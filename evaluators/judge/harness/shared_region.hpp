@@ -25,7 +25,7 @@ struct Shared {
   int fd = -1;
   char* base = nullptr;
   size_t bytes = 0;
-  std::vector<float*> buf;  // per param: slot 0; nullptr for scalars and dims
+  std::vector<float*> buf;     // per param: slot 0; nullptr for scalars and dims
   std::vector<size_t> stride;  // inputs and outputs: floats from one slot to the next
   uint32_t max_batch = 1;
 
@@ -112,9 +112,9 @@ inline std::vector<int> AllowedCores() {
   CPU_ZERO(&set);
   std::vector<int> cores;
   if (sched_getaffinity(0, sizeof set, &set) != 0) Die("sched_getaffinity failed");
-  for (int c = 0; c < CPU_SETSIZE; ++c) if (CPU_ISSET(c, &set)) cores.push_back(c);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cores.push_back(c);
   return cores;
 }
-
 
 }  // namespace judge

@@ -35,7 +35,7 @@
 namespace accelopt_wire {
 
 constexpr uint32_t kMagic = 0x41434a57;  // "ACJW"
-constexpr uint32_t kVersion = 2;  // 2: inputs have max_batch slots too; one region per runner
+constexpr uint32_t kVersion = 2;         // 2: inputs have max_batch slots too; one region per runner
 constexpr int kMaxParams = 64;
 constexpr int kSoFd = 3, kShmFd = 4, kCommandFd = 5, kReplyFd = 6;
 constexpr uint64_t kPage = 4096;
@@ -84,7 +84,7 @@ struct Header {
   uint32_t magic;
   uint32_t version;
   uint32_t nparams;
-  uint32_t max_batch;    // slots per input and output (>= 1)
+  uint32_t max_batch;  // slots per input and output (>= 1)
   uint64_t region_bytes;
   ParamSlot params[kMaxParams];
 };

@@ -33,14 +33,24 @@ class FakeDevice : public DeviceOps {
     allocations_.push_back(p);
     return p;
   }
-  bool Upload(void* d, const void* h, size_t n) override { return Op("upload " + Name(d), [&] { std::memcpy(d, h, n); }); }
+  bool Upload(void* d, const void* h, size_t n) override {
+    return Op("upload " + Name(d), [&] { std::memcpy(d, h, n); });
+  }
   bool Download(void* h, const void* d, size_t n) override {
     return Op("download " + Name(d), [&] { std::memcpy(h, d, n); });
   }
-  bool FillNaN(void* d, size_t n) override { return Op("nan " + Name(d), [&] { std::memset(d, 0xff, n); }); }
-  bool FlushL2() override { return Op("flush", [] {}); }
-  bool Start() override { return Op("start", [] {}); }
-  bool Stop(double* ns) override { return Op("stop", [&] { *ns = kFakeNs; }); }
+  bool FillNaN(void* d, size_t n) override {
+    return Op("nan " + Name(d), [&] { std::memset(d, 0xff, n); });
+  }
+  bool FlushL2() override {
+    return Op("flush", [] {});
+  }
+  bool Start() override {
+    return Op("start", [] {});
+  }
+  bool Stop(double* ns) override {
+    return Op("stop", [&] { *ns = kFakeNs; });
+  }
   bool Synchronize() override {
     return Op("sync", [&] {
       for (auto& w : late_work) w();

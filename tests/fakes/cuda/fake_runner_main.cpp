@@ -54,7 +54,8 @@ class HostClockedFakeDevice : public accelopt_cuda::fake::FakeDevice {
 int main(int argc, char** argv) {
   const std::string self = argc > 0 ? argv[0] : "";
   const std::string mode = self.substr(self.rfind('_') + 1);
-  if (mode != "honest" && mode != "under" && mode != "over") accelopt_cuda_runner::RunnerDie("unknown fake mode " + mode);
+  if (mode != "honest" && mode != "under" && mode != "over")
+    accelopt_cuda_runner::RunnerDie("unknown fake mode " + mode);
   HostClockedFakeDevice dev(mode);
   accelopt_cuda_runner::RunnerLoop(argc, argv, dev, [] { return true; });
 }

@@ -54,7 +54,10 @@ EvalResult FakeBackend::Evaluate(const EvalRequest& request, const std::atomic<b
   auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(delay);
   bool cancelled = false;
   while (std::chrono::steady_clock::now() < end) {
-    if (cancel && cancel->load()) { cancelled = true; break; }
+    if (cancel && cancel->load()) {
+      cancelled = true;
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   {
@@ -65,10 +68,22 @@ EvalResult FakeBackend::Evaluate(const EvalRequest& request, const std::atomic<b
   return result;
 }
 
-int FakeBackend::calls() const { std::lock_guard<std::mutex> l(mu_); return calls_; }
-int FakeBackend::calls_for_rule(size_t i) const { std::lock_guard<std::mutex> l(mu_); return i < rule_calls_.size() ? rule_calls_[i] : 0; }
-int FakeBackend::max_concurrent() const { std::lock_guard<std::mutex> l(mu_); return max_running_; }
-std::vector<EvalRequest> FakeBackend::requests() const { std::lock_guard<std::mutex> l(mu_); return requests_; }
+int FakeBackend::calls() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return calls_;
+}
+int FakeBackend::calls_for_rule(size_t i) const {
+  std::lock_guard<std::mutex> l(mu_);
+  return i < rule_calls_.size() ? rule_calls_[i] : 0;
+}
+int FakeBackend::max_concurrent() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return max_running_;
+}
+std::vector<EvalRequest> FakeBackend::requests() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return requests_;
+}
 
 EvalResult FakeBackend::Ok(double median_us, double spread) {
   EvalResult r;

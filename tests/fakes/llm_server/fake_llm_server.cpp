@@ -45,7 +45,6 @@ struct FakeLlmServer::Conn {
 
 namespace {
 
-
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -112,7 +111,8 @@ bool ParseCall(const std::string& target, const json& body, FakeCall* call) {
 
 json ErrorBody(const std::string& api, int status, const std::string& message) {
   if (api == "anthropic") {
-    return {{"type", "error"}, {"error", {{"type", status == 429 ? "rate_limit_error" : "api_error"}, {"message", message}}}};
+    return {{"type", "error"},
+            {"error", {{"type", status == 429 ? "rate_limit_error" : "api_error"}, {"message", message}}}};
   }
   if (api == "bedrock") return {{"message", message}};
   return {{"error", {{"message", message}, {"type", "fake_error"}, {"code", status}}}};
@@ -124,7 +124,8 @@ json ReplyBody(const std::string& api, const FakeCall& call, const FakeReply& r,
   const int64_t cached = r.cached_tokens;
   if (api == "anthropic") {
     json content = json::array();
-    if (!r.reasoning.empty()) content.push_back({{"type", "thinking"}, {"thinking", r.reasoning}, {"signature", "fake"}});
+    if (!r.reasoning.empty())
+      content.push_back({{"type", "thinking"}, {"thinking", r.reasoning}, {"signature", "fake"}});
     content.push_back({{"type", "text"}, {"text", r.text}});
     return {{"id", "msg_fake_" + std::to_string(seq)},
             {"type", "message"},
@@ -140,8 +141,11 @@ json ReplyBody(const std::string& api, const FakeCall& call, const FakeReply& r,
     content.push_back({{"text", r.text}});
     return {{"output", {{"message", {{"role", "assistant"}, {"content", content}}}}},
             {"stopReason", r.finish_reason == "length" ? "max_tokens" : "end_turn"},
-            {"usage", {{"inputTokens", in - cached}, {"outputTokens", out}, {"totalTokens", in + out},
-                       {"cacheReadInputTokens", cached}}},
+            {"usage",
+             {{"inputTokens", in - cached},
+              {"outputTokens", out},
+              {"totalTokens", in + out},
+              {"cacheReadInputTokens", cached}}},
             {"metrics", {{"latencyMs", 1}}}};
   }
   json message = {{"role", "assistant"}, {"content", r.text}};
@@ -151,8 +155,11 @@ json ReplyBody(const std::string& api, const FakeCall& call, const FakeReply& r,
           {"created", 1700000000},
           {"model", call.model},
           {"choices", json::array({{{"index", 0}, {"message", message}, {"finish_reason", r.finish_reason}}})},
-          {"usage", {{"prompt_tokens", in}, {"completion_tokens", out}, {"total_tokens", in + out},
-                     {"prompt_tokens_details", {{"cached_tokens", cached}}}}}};
+          {"usage",
+           {{"prompt_tokens", in},
+            {"completion_tokens", out},
+            {"total_tokens", in + out},
+            {"prompt_tokens_details", {{"cached_tokens", cached}}}}}};
 }
 
 json MissingFieldsBody(const std::string& api, int64_t seq) {
@@ -175,8 +182,7 @@ FakeLlmServer::FakeLlmServer(const json& script, uint16_t port) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::listen(listen_fd_, 128) != 0) {
+  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(listen_fd_, 128) != 0) {
     ::close(listen_fd_);
     throw std::runtime_error("fake-llm-server: cannot bind 127.0.0.1:" + std::to_string(port));
   }
@@ -266,7 +272,8 @@ void FakeLlmServer::Serve(std::shared_ptr<Conn> conn) {
       json counts = json::object();
       {
         std::lock_guard lock(mu_);
-        for (size_t i = 0; i < script_.rules().size(); ++i) counts[script_.rules()[i].name] = script_.served(static_cast<int>(i));
+        for (size_t i = 0; i < script_.rules().size(); ++i)
+          counts[script_.rules()[i].name] = script_.served(static_cast<int>(i));
         counts["_total"] = total_;
         counts["_unmatched"] = unmatched_;
       }
@@ -294,15 +301,20 @@ void FakeLlmServer::Serve(std::shared_ptr<Conn> conn) {
           if (index < 0) ++unmatched_;
           json headers = json::object();
           for (const auto& f : req) headers[Lower(std::string(f.name_string()))] = std::string(f.value());
-          records_.push_back({{"api", call.api}, {"path", target}, {"model", call.model},
-                              {"system", call.system}, {"user", call.user},
+          records_.push_back({{"api", call.api},
+                              {"path", target},
+                              {"model", call.model},
+                              {"system", call.system},
+                              {"user", call.user},
                               {"rule", index >= 0 ? json(rule.name) : json()},
-                              {"headers", headers}, {"body", req.body()}});
+                              {"headers", headers},
+                              {"body", req.body()}});
         }
         bool close_now = false;
         if (index < 0) {
-          send(404, ErrorBody(call.api, 404, body.ok() ? "fake-llm-server: no rule matched"
-                                                       : "fake-llm-server: request body is not JSON"));
+          send(404,
+               ErrorBody(call.api, 404,
+                         body.ok() ? "fake-llm-server: no rule matched" : "fake-llm-server: request body is not JSON"));
         } else if (rule.latency_ms > 0 && !SleepMs(rule.latency_ms)) {
           close_now = true;
         } else {
@@ -315,17 +327,19 @@ void FakeLlmServer::Serve(std::shared_ptr<Conn> conn) {
           } else if (f.status != 0) {
             if (f.retry_after_s) res.set(http::field::retry_after, std::to_string(*f.retry_after_s));
             if (f.retry_after_ms) res.set("retry-after-ms", std::to_string(*f.retry_after_ms));
-            send(f.status, f.body ? *f.body
-                                  : ErrorBody(call.api, f.status,
-                                              f.message.empty() ? "fake fault " + std::to_string(f.status) : f.message));
+            send(f.status, f.body
+                               ? *f.body
+                               : ErrorBody(call.api, f.status,
+                                           f.message.empty() ? "fake fault " + std::to_string(f.status) : f.message));
           } else if (f.kind == "reset") {
             linger lg{1, 0};
             ::setsockopt(conn->socket.native_handle(), SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
             close_now = true;
           } else if (f.kind == "stall") {
             std::string full = Dump(ReplyBody(call.api, call, reply, seq));
-            std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
-                               std::to_string(full.size()) + "\r\n\r\n" + full.substr(0, full.size() / 2);
+            std::string head =
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(full.size()) +
+                "\r\n\r\n" + full.substr(0, full.size() / 2);
             net::write(conn->socket, net::buffer(head), ec);
             SleepMs(f.stall_ms.value_or(24LL * 3600 * 1000));
             close_now = true;

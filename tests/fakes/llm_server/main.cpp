@@ -23,8 +23,9 @@ int main(int argc, char** argv) {
     } else if (a == "--port" && i + 1 < argc) {
       port = std::atoi(argv[++i]);
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: fake-llm-server --script FILE [--port N]\n"
-                  "A fake OpenAI/Anthropic/Bedrock server for tests; prints its port.\n");
+      std::printf(
+          "usage: fake-llm-server --script FILE [--port N]\n"
+          "A fake OpenAI/Anthropic/Bedrock server for tests; prints its port.\n");
       return 0;
     } else {
       std::fprintf(stderr, "fake-llm-server: unknown argument %s\n", a.c_str());

@@ -8,7 +8,6 @@
 namespace accelopt::fakes {
 namespace {
 
-
 Status CheckKeys(const json& j, const std::string& path, std::initializer_list<const char*> allowed) {
   if (!j.is_object()) return InvalidArgument(path + ": expected an object");
   std::set<std::string> ok(allowed.begin(), allowed.end());
@@ -55,8 +54,8 @@ Status ParseFault(const json& j, const std::string& path, FakeFault* f) {
   if (j.is_string()) {
     f->kind = j.get<std::string>();
   } else {
-    ACCELOPT_RETURN_IF_ERROR(CheckKeys(j, path, {"kind", "status", "message", "retry_after_s",
-                                                 "retry_after_ms", "stall_ms", "bytes", "body"}));
+    ACCELOPT_RETURN_IF_ERROR(CheckKeys(
+        j, path, {"kind", "status", "message", "retry_after_s", "retry_after_ms", "stall_ms", "bytes", "body"}));
     if (j.contains("body")) f->body = j["body"];
     ACCELOPT_RETURN_IF_ERROR(Read(j, "kind", &f->kind, path));
     ACCELOPT_RETURN_IF_ERROR(Read(j, "status", &f->status, path));
@@ -66,9 +65,8 @@ Status ParseFault(const json& j, const std::string& path, FakeFault* f) {
     ACCELOPT_RETURN_IF_ERROR(ReadOpt(j, "stall_ms", &f->stall_ms, path));
     ACCELOPT_RETURN_IF_ERROR(Read(j, "bytes", &f->bytes, path));
   }
-  static const std::set<std::string> kKinds = {"429", "500", "503", "status", "reset", "stall",
-                                               "invalid_json", "missing_fields", "empty", "length",
-                                               "huge"};
+  static const std::set<std::string> kKinds = {
+      "429", "500", "503", "status", "reset", "stall", "invalid_json", "missing_fields", "empty", "length", "huge"};
   if (!kKinds.count(f->kind)) return InvalidArgument(path + ": unknown fault kind '" + f->kind + "'");
   if (f->kind == "429") f->status = 429;
   if (f->kind == "500") f->status = 500;
@@ -98,9 +96,9 @@ Result<FakeScript> FakeScript::Parse(const json& j) {
     if (r.contains("match")) {
       const json& m = r["match"];
       const std::string mp = path + ".match";
-      ACCELOPT_RETURN_IF_ERROR(CheckKeys(m, mp, {"role", "system_contains", "user_contains",
-                                                 "system_regex", "user_regex", "model", "api",
-                                                 "nth", "times"}));
+      ACCELOPT_RETURN_IF_ERROR(CheckKeys(
+          m, mp,
+          {"role", "system_contains", "user_contains", "system_regex", "user_regex", "model", "api", "nth", "times"}));
       ACCELOPT_RETURN_IF_ERROR(Read(m, "role", &rule.role, mp));
       ACCELOPT_RETURN_IF_ERROR(Read(m, "system_contains", &rule.system_contains, mp));
       ACCELOPT_RETURN_IF_ERROR(Read(m, "user_contains", &rule.user_contains, mp));
@@ -114,8 +112,9 @@ Result<FakeScript> FakeScript::Parse(const json& j) {
     if (r.contains("reply")) {
       const json& rp = r["reply"];
       const std::string pp = path + ".reply";
-      ACCELOPT_RETURN_IF_ERROR(CheckKeys(rp, pp, {"text", "reasoning", "finish_reason",
-                                                  "input_tokens", "output_tokens", "cached_tokens", "no_usage"}));
+      ACCELOPT_RETURN_IF_ERROR(CheckKeys(
+          rp, pp,
+          {"text", "reasoning", "finish_reason", "input_tokens", "output_tokens", "cached_tokens", "no_usage"}));
       ACCELOPT_RETURN_IF_ERROR(Read(rp, "no_usage", &rule.reply.no_usage, pp));
       ACCELOPT_RETURN_IF_ERROR(Read(rp, "text", &rule.reply.text, pp));
       ACCELOPT_RETURN_IF_ERROR(Read(rp, "reasoning", &rule.reply.reasoning, pp));
