@@ -39,6 +39,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,6 +206,17 @@ inline Job ReadJob() {
   if (job.cases.empty()) Die("no cases");
   if (job.params.size() > 64) Die("too many parameters");
   return job;
+}
+
+// The judge's own address-space limit (judge_memory_mb): the soft limit
+// only, so a runner it starts may be given more (up to the hard limit).
+inline void LimitJudgeMemory(const Job& job) {
+  if (job.judge_memory_mb == 0) return;
+  rlimit as{};
+  getrlimit(RLIMIT_AS, &as);
+  as.rlim_cur = static_cast<rlim_t>(job.judge_memory_mb) << 20;
+  if (as.rlim_max != RLIM_INFINITY && as.rlim_cur > as.rlim_max) as.rlim_cur = as.rlim_max;
+  if (setrlimit(RLIMIT_AS, &as) != 0) Die("cannot set the judge's memory limit");
 }
 
 inline void* AlignedAlloc(size_t bytes) {

@@ -51,6 +51,7 @@
 #include "evaluators/judge/harness/device_clock.hpp"
 #include "evaluators/judge/harness/references.hpp"
 #include "evaluators/judge/harness/shared_region.hpp"
+#include "evaluators/judge/harness/verdict_line.hpp"
 #include "evaluators/judge/harness/inputs.hpp"
 #include "evaluators/judge/harness/job.hpp"
 #include "evaluators/judge/harness/runner_link.hpp"
@@ -61,36 +62,6 @@ namespace judge {
 namespace {
 
 namespace stats = accelopt::eval::stats;
-
-std::string JsonEscape(const std::string& s) {
-  std::string o;
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += static_cast<char>(c);
-    } else if (c == '\n')
-      o += "\\n";
-    else if (c < 0x20 || c >= 0x7f) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      o += b;
-    } else
-      o += static_cast<char>(c);
-  }
-  return o;
-}
-
-// kind: wrong_result, load_error, exited, crashed, memory, sandbox, protocol,
-// cores, device_time. phase: "handshake", "load", "case", "timing round N".
-[[noreturn]] void ReportFailure(const std::string& kind, int case_index, const std::string& phase,
-                                const std::string& msg) {
-  std::printf(
-      "ACCELOPT-JUDGE {\"ok\": false, \"failure\": \"%s\", \"case\": %d, \"phase\": \"%s\", "
-      "\"message\": \"%s\"}\n",
-      kind.c_str(), case_index, JsonEscape(phase).c_str(), JsonEscape(msg).c_str());
-  std::fflush(stdout);
-  _exit(0);
-}
 
 // One runner process and the region it alone maps.
 struct Runner {
@@ -150,25 +121,22 @@ class Judge {
     const bool first = generations_ == 0;
     Retire(&cand_);
     Retire(&cmp_);
-    cand_.shm = CreateShared(job_);
-    cand_.link = std::make_unique<RunnerLink>();
-    {
-      const int fd = OpenObject(job_.so_path, "kernel object");
-      cand_.link->Start(job_, fd, cand_.shm.fd, cores_, threads_);
-      close(fd);
-    }
-    cand_.link->set_warmer(&warmer_);
-    if (!job_.compare_so_path.empty()) {
-      cmp_.shm = CreateShared(job_);
-      cmp_.link = std::make_unique<RunnerLink>();
-      const int fd = OpenObject(job_.compare_so_path, "comparison kernel");
-      cmp_.link->Start(job_, fd, cmp_.shm.fd, cores_, threads_);
-      close(fd);
-      cmp_.link->set_warmer(&warmer_);
-    }
+    StartRunner(&cand_, job_.so_path, "kernel object");
+    if (!job_.compare_so_path.empty()) StartRunner(&cmp_, job_.compare_so_path, "comparison kernel");
     ++generations_;
     if (first) CalibrateHandshake();
     Load(first);
+  }
+
+  // One runner process of `path`, with a new region and its own open file
+  // description of the object (OpenObject), watched by the warmer.
+  void StartRunner(Runner* r, const std::string& path, const char* what) {
+    r->shm = CreateShared(job_);
+    r->link = std::make_unique<RunnerLink>();
+    const int fd = OpenObject(path, what);
+    r->link->Start(job_, fd, r->shm.fd, cores_, threads_);
+    close(fd);
+    r->link->set_warmer(&warmer_);
   }
 
   // A new open file description of `path` (read-only) for one runner.
@@ -545,14 +513,8 @@ class Judge {
           "cores", -1, "timing",
           "the kernel kept " + Num(busy, 3) + " cores busy but its slot allows " + std::to_string(cores_.size()));
     }
-    std::string s, cs, cmp;
-    std::string ratios;
-    for (size_t i = 0; i < compare_best_.size(); ++i) cmp += (i ? "," : "") + Num(compare_best_[i], 10);
-    for (size_t i = 0; i < pair_ratios_.size(); ++i) ratios += (i ? "," : "") + Num(pair_ratios_[i], 10);
-    for (size_t i = 0; i < best_.size(); ++i) s += (i ? "," : "") + Num(best_[i], 10);
+    std::string cs;
     for (size_t i = 0; i < cores_.size(); ++i) cs += (i ? "," : "") + std::to_string(cores_[i]);
-    std::string stolen;
-    for (size_t i = 0; i < round_stolen_.size(); ++i) stolen += (i ? "," : "") + Num(round_stolen_[i], 4);
     std::printf(
         "ACCELOPT-JUDGE {\"ok\": true, \"max_rel_error\": %s, \"rounds\": %d, "
         "\"samples_ns\": [%s], \"compare_samples_ns\": [%s], \"pair_ratios\": [%s], \"avg_cores_busy\": %s, "
@@ -564,15 +526,16 @@ class Judge {
         "\"device_unexplained_median\": %s, \"load_cpu_s\": %s, \"load_charged_s\": %s, "
         "\"references_healed\": %d, \"round_stolen_shares\": [%s], \"kept_round_contended\": %s, "
         "\"kept_stolen_share\": %s, \"contended_rounds\": %d}\n",
-        Num(max_error_).c_str(), rounds_, s.c_str(), cmp.c_str(), ratios.c_str(), Num(busy).c_str(), maxrss_kb_,
-        threads_, cs.c_str(), JsonEscape(cpus_allowed_).c_str(), calls_, batch_,
-        Num(stats::Median(single_s_) * 1e9).c_str(), Num(overhead_min_s_ * 1e9).c_str(),
-        Num(overhead_median_s_ * 1e9).c_str(), Num(stats::Median(tails_) * 1e9).c_str(), seccomp_ ? "true" : "false",
-        landlock_abi_, pool_.pool_size(), generations_, pool_limited_ ? "true" : "false", pool_.made(),
-        job_.device_clock ? "device" : "host", Num(device_claimed_s_).c_str(), Num(device_wall_s_).c_str(),
+        Num(max_error_).c_str(), rounds_, NumList(best_, 10).c_str(), NumList(compare_best_, 10).c_str(),
+        NumList(pair_ratios_, 10).c_str(), Num(busy).c_str(), maxrss_kb_, threads_, cs.c_str(),
+        JsonEscape(cpus_allowed_).c_str(), calls_, batch_, Num(stats::Median(single_s_) * 1e9).c_str(),
+        Num(overhead_min_s_ * 1e9).c_str(), Num(overhead_median_s_ * 1e9).c_str(),
+        Num(stats::Median(tails_) * 1e9).c_str(), seccomp_ ? "true" : "false", landlock_abi_, pool_.pool_size(),
+        generations_, pool_limited_ ? "true" : "false", pool_.made(), job_.device_clock ? "device" : "host",
+        Num(device_claimed_s_).c_str(), Num(device_wall_s_).c_str(),
         unexplained_.empty() ? "null" : Num(stats::Median(unexplained_)).c_str(), Num(max_load_cpu_s_).c_str(),
-        Num(load_charged_s_).c_str(), pool_.healed(), stolen.c_str(), !best_.empty() && !kept_clean_ ? "true" : "false",
-        Num(kept_stolen_).c_str(), contended_rounds_);
+        Num(load_charged_s_).c_str(), pool_.healed(), NumList(round_stolen_, 4).c_str(),
+        !best_.empty() && !kept_clean_ ? "true" : "false", Num(kept_stolen_).c_str(), contended_rounds_);
   }
 
   const Job& job_;
@@ -624,13 +587,7 @@ int main() {
   // exits at start).
   signal(SIGPIPE, SIG_IGN);
   judge::Job job = judge::ReadJob();
-  if (job.judge_memory_mb > 0) {  // soft limit only: the hard one stays, so a runner may be given more
-    rlimit as{};
-    getrlimit(RLIMIT_AS, &as);
-    as.rlim_cur = static_cast<rlim_t>(job.judge_memory_mb) << 20;
-    if (as.rlim_max != RLIM_INFINITY && as.rlim_cur > as.rlim_max) as.rlim_cur = as.rlim_max;
-    if (setrlimit(RLIMIT_AS, &as) != 0) judge::Die("cannot set the judge's memory limit");
-  }
+  judge::LimitJudgeMemory(job);
   if (job.mode == "prepare")
     judge::Prepare(job);
   else
