@@ -1,6 +1,6 @@
 // eval_bench: how repeatable and how costly is one cpu evaluation?
 //
-//   eval_bench [--runs N] [--cache-dir DIR] [--stock] [problem_dir kernel.cpp]...
+//   eval_bench [--runs N] [--cache-dir DIR] [--stock [--sync]] [problem_dir kernel.cpp]...
 //
 // Default kernels: the suite's silu baseline (memory bound, ~30 ms), the test
 // matmul baseline (compute bound) and the test silu baseline (small, ~0.5 ms).
@@ -20,6 +20,12 @@
 // full (the idle time a campaign has while the model writes), and prints
 // that wait apart: it is not on the evaluation's critical path. Without it,
 // every evaluation makes its own timing cases (accelopt-eval, the tests).
+// --sync (with --stock): after the stock is full, sync(2) before the
+// evaluation, so the stock's case files are written back before it and not
+// during it (the page cache flushes dirty pages ~30 s after they were
+// written, into whatever runs then); the sync's time is printed apart.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -46,12 +52,13 @@ static std::string ReadText(const std::string& path) {
 
 int main(int argc, char** argv) {
   if (accelopt::bench::PrintedHelp(
-          argc, argv, "usage: eval_bench [--runs N] [--cache-dir DIR] [--stock] [problem_dir kernel.cpp]...\n"))
+          argc, argv,
+          "usage: eval_bench [--runs N] [--cache-dir DIR] [--stock [--sync]] [problem_dir kernel.cpp]...\n"))
     return 0;
   int runs = 10;
   std::string cache = std::string(ACCELOPT_BINARY_DIR) + "/eval-bench-cache";
   std::vector<std::pair<std::string, std::string>> kernels;
-  bool stock = false;
+  bool stock = false, sync_stock = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--stock"))
       stock = true;
@@ -76,13 +83,18 @@ int main(int argc, char** argv) {
   o.refill_stock = stock;
   cpu::CpuBackend backend(o);
   // --stock: the idle time before an evaluation in which the stock fills.
-  double idle_s = 0;
+  double idle_s = 0, sync_s = 0;
   auto wait_for_stock = [&] {
     const auto w0 = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     for (int k = 0; k < 6000 && !backend.StockFilled(); ++k)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     idle_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    if (sync_stock) {
+      const auto s0 = std::chrono::steady_clock::now();
+      ::sync();
+      sync_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+    }
   };
   auto t0 = std::chrono::steady_clock::now();
   auto cal = backend.GetCalibration();
@@ -165,7 +177,11 @@ int main(int argc, char** argv) {
     if (stock) {
       std::printf("%-20s stock: %.2f s of idle refill per evaluation (before it, not counted above)\n", name.c_str(),
                   idle_s / std::max(1, 2 * runs));
+      if (sync_stock)
+        std::printf("%-20s sync: %.2f s per evaluation (before it, not counted above)\n", name.c_str(),
+                    sync_s / std::max(1, 2 * runs));
       idle_s = 0;
+      sync_s = 0;
     }
   }
   std::printf(
