@@ -11,14 +11,11 @@
 #include <sstream>
 
 #include "base/subprocess.hpp"
+#include "evaluators/cpu/embedded.hpp"
 #include "evaluators/cpu/hardware.hpp"
 
 namespace accelopt::eval::cpu {
 namespace fs = std::filesystem;
-
-namespace embedded {
-extern const char* const kCalibrateMain;  // harness/calibrate_main.cpp (cpu_embedded.cpp, from embedded.cpp.in)
-}
 
 namespace {
 

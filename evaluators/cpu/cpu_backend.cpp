@@ -12,6 +12,7 @@
 #include "base/env.hpp"
 #include "base/log.hpp"
 #include "base/subprocess.hpp"
+#include "evaluators/cpu/embedded.hpp"
 #include "evaluators/judge/judge_verdict.hpp"
 #include "evaluators/judge/cpp_rules.hpp"
 #include "evaluators/judge/object_check.hpp"
@@ -34,7 +35,8 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
 // problem's kernel glue; full RELRO (no writable GOT), and every library a
 // candidate may need already loaded, so loading it opens no file but its own.
 judge::HarnessCache::RunnerBuild CpuRunnerBuild() {
-  return {"evaluators/cpu/harness/runner_main.cpp",
+  return {embedded::kRunnerFiles,
+          "evaluators/cpu/harness/runner_main.cpp",
           {"-std=c++17", "-O2", "-fopenmp"},
           {"-Wl,-z,now", "-Wl,-z,relro", "-Wl,--no-as-needed", "-lmvec", "-lm", "-lgcc_s", "-lseccomp"}};
 }

@@ -1,6 +1,6 @@
 // Source files embedded in the library at build time (see
 // evaluators/CMakeLists.txt), so a backend needs no install path to build
-// the judge and the cpu runner.
+// the judge. A backend's runner embeds its own (cpu/embedded.hpp).
 #pragma once
 
 #include <string_view>
@@ -13,9 +13,8 @@ struct File {
   std::string_view content;
 };
 
-// Every file the judge and the cpu runner (the cpu backend's RunnerBuild,
-// harness_builder.hpp) are compiled from: judge/harness/, cpu/harness/ (but
-// calibrate_main.cpp), evaluators/stats.hpp and evaluators/output_compare.hpp.
+// Every file the shared judge is compiled from: judge/harness/,
+// evaluators/stats.hpp and evaluators/output_compare.hpp.
 extern const std::vector<File> kHarnessFiles;
 
 }  // namespace accelopt::eval::judge::embedded

@@ -306,7 +306,16 @@ Result<HarnessCache::Objects> HarnessCache::MainObjects(const std::atomic<bool>*
   for (const auto& f : embedded::kHarnessFiles) all += std::string(f.path) + "\n" + std::string(f.content) + "\n";
   std::string key = Sha256Hex(all + "|" + kHarnessFlagsText + compiler_).substr(0, 24);
   fs::path dir = fs::path(cache_dir_) / "harness" / ("main-" + key);
-  Objects objs{(dir / "judge_main.o").string(), (dir / "runner_main.o").string()};
+  // The backend's runner object is named by its own sources and flags: two
+  // backends share the judge's folder (and its object), not their runners.
+  std::string runner_key;
+  if (runner_) {
+    std::string r;
+    for (const auto& f : runner_->files) r += std::string(f.path) + "\n" + std::string(f.content) + "\n";
+    for (const auto& flag : runner_->compile_flags) r += flag + " ";
+    runner_key = Sha256Hex(r).substr(0, 16);
+  }
+  Objects objs{(dir / "judge_main.o").string(), runner_ ? (dir / ("runner-" + runner_key + ".o")).string() : ""};
   auto lock = KeyLock(dir.string());
   MutexLock guard(lock.get());
   Env* env = env_;
@@ -322,7 +331,9 @@ Result<HarnessCache::Objects> HarnessCache::MainObjects(const std::atomic<bool>*
   // the cache folder.
   std::erase_if(units, [env](const Unit& u) { return env->Exists(u.object); });
   if (units.empty()) return objs;
-  for (const auto& f : embedded::kHarnessFiles) {
+  std::vector<embedded::File> files = embedded::kHarnessFiles;
+  if (runner_) files.insert(files.end(), runner_->files.begin(), runner_->files.end());
+  for (const auto& f : files) {
     fs::path file = dir / std::string(f.path);
     ACCELOPT_RETURN_IF_ERROR(env->CreateDirs(file.parent_path().string()));
     ACCELOPT_RETURN_IF_ERROR(env->WriteFileAtomic(file.string(), std::string(f.content)));
@@ -348,9 +359,9 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
   // Keyed by everything that makes a case: the problem's identity (dims,
   // dtypes, distributions), its reference source and the judge's objects;
   // two suites' problems of one name share nothing.
-  std::string key =
-      Sha256Hex(objs.judge_o + "|" + judge_glue + "|" + runner_glue + "|" + reference + "|" + ProblemIdentity(problem))
-          .substr(0, 24);
+  std::string key = Sha256Hex(objs.judge_o + "|" + objs.runner_o + "|" + judge_glue + "|" + runner_glue + "|" +
+                              reference + "|" + ProblemIdentity(problem))
+                        .substr(0, 24);
   fs::path dir = fs::path(cache_dir_) / "harness" / (problem.name + "-" + key);
   Built built{(dir / "judge").string(), runner_ ? (dir / "runner").string() : "", dir.string(), false};
   auto lock = KeyLock(dir.string());

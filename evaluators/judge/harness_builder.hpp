@@ -31,6 +31,7 @@
 #include "base/env.hpp"
 #include "base/status.hpp"
 #include "evaluators/judge/reference_cache.hpp"
+#include "evaluators/judge/embedded.hpp"
 #include "evaluators/problem.hpp"
 #include "evaluators/protocol.hpp"
 
@@ -101,7 +102,8 @@ class HarnessCache {
   // whose runner is built elsewhere (cuda's runner_main.cpp with nvcc,
   // triton's runner.py) gives none and Get builds the judge alone.
   struct RunnerBuild {
-    std::string source;                      // its main, a path among the embedded harness files
+    std::vector<embedded::File> files;       // its own sources, written beside the judge's harness files
+    std::string source;                      // its main, a path among `files`
     std::vector<std::string> compile_flags;  // for its main's object
     std::vector<std::string> link_flags;     // after the glue and the object
   };
