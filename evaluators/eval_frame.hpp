@@ -1,7 +1,9 @@
-// The frame every backend's Evaluate runs in (cpu, cuda, triton): the clock
-// from the start, the result found so far, how a step fails or the whole
-// evaluation finishes, the cancel flag, the problem's load and the
-// evaluation's own work folder. A backend's Evaluate is then only its steps.
+// The frame the cpu, cuda and triton backends' Evaluate runs in (nki's has
+// its own steps and budget, evaluators/nki/evaluate.cpp; the Slurm executor
+// submits a job per request): the clock from the start, the result found so
+// far, how a step fails or the whole evaluation finishes, the cancel flag,
+// the problem's load and the evaluation's own work folder. A backend's
+// Evaluate is then only its steps.
 //
 //   EvalFrame f(env, cancel);
 //   auto problem = f.LoadProblemFor(request, root, "cuda");
