@@ -363,11 +363,18 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   if (!harness.ok()) return f.FailStep(harness.status());
   auto secret = harnesses_.Secret();
   if (!secret.ok()) return f.Fail(EvalStatus::kInternalError, "judge secret: " + secret.status().message());
-  std::vector<judge::CaseSpec> cases = judge::MakeCases(*problem, s, *secret, [env] { return env->RandomU64(); });
+  double call_s = 0;
+  {
+    MutexLock lock(&call_s_mu_);
+    if (auto it = call_s_.find(harness->dir); it != call_s_.end()) call_s = it->second;
+  }
+  std::vector<judge::CaseSpec> cases = judge::MakeCases(
+      *problem, s, *secret, [env] { return env->RandomU64(); }, call_s);
+  const size_t pool_size = judge::TimingPoolSize(*problem, s, call_s);
   size_t from_stock = 0;
   auto refs = harnesses_.References(*problem, *harness, cases, work + "/pool", cancel, &from_stock);
   if (!refs.ok()) return f.FailStep(refs.status(), /*whole_reason=*/true);
-  if (stock_) stock_->Want(*problem, *harness);
+  if (stock_) stock_->Want(*problem, *harness, pool_size);
   result.profile["timing_cases_from_stock"] = static_cast<double>(from_stock);
   check_s += f.SecondsSince(t_check);
   result.timings.check_s = check_s;
@@ -389,6 +396,10 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   result.runner_diagnostics = judged.runner_diagnostics;  // for a human; never in a prompt
   if (!judged.passed) return f.Fail(judged.status, judged.reason, judged.error_text);
   const json& h = judged.verdict;
+  if (const double single_ns = h.value("single_call_ns", 0.0); single_ns > 0) {
+    MutexLock lock(&call_s_mu_);
+    call_s_[harness->dir] = single_ns * 1e-9;
+  }
   result.sandbox["seccomp"] = h.value("seccomp", false);
   result.sandbox["landlock_abi"] = h.value("landlock_abi", 0);
   result.sandbox["cores"] = h.value("cores", json::array());

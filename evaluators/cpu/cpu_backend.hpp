@@ -29,6 +29,7 @@
 // works in its own folder under <cache_dir>/work/.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -97,6 +98,11 @@ class CpuBackend : public Backend {
   std::unique_ptr<judge::StockKeeper> stock_;  // with refill_stock; after harnesses_ (destroyed first)
   Mutex calibration_mu_;
   std::optional<Calibration> calibration_ ACCELOPT_GUARDED_BY(calibration_mu_);
+  // Each problem's call time as its last evaluation measured it (the
+  // correctness calls' median, s), by harness folder: sizes its next timing
+  // pool (judge::TimingPoolSize). In memory only; a restart measures again.
+  Mutex call_s_mu_;
+  std::map<std::string, double> call_s_ ACCELOPT_GUARDED_BY(call_s_mu_);
 };
 
 }  // namespace accelopt::eval::cpu

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -66,18 +67,26 @@ std::string ProblemIdentity(const Problem& p) {
   return Sha256Hex(os.str()).substr(0, 24);
 }
 
-int TimingPoolSize(const Problem& problem) {
+int TimingPoolSize(const Problem& problem, const EvalSettings& settings, double call_s) {
   uint64_t bytes = 0;
   for (const auto& prm : problem.params) {
     if (prm.kind == ParamKind::kInput) bytes += 4 * static_cast<uint64_t>(prm.elements);
     if (prm.kind == ParamKind::kOutput) bytes += 8 * static_cast<uint64_t>(prm.elements);
   }
-  const uint64_t n = kPoolBytes / std::max<uint64_t>(bytes, 1);
-  return static_cast<int>(std::clamp<uint64_t>(n, kMinPool, kMaxPool));
+  bytes = std::max<uint64_t>(bytes, 1);
+  const int by_bytes = static_cast<int>(std::clamp<uint64_t>(kPoolBytes / bytes, kMinPool, kMaxPool));
+  if (!(call_s > 0)) return by_bytes;
+  // Cases for max_rounds rounds of min_time_s (and min_samples) each, plus
+  // their warm-up calls, a tenth more for slower calls.
+  const double per_round =
+      std::max(1, settings.warmup) + std::max(static_cast<double>(settings.min_samples), settings.min_time_s / call_s);
+  const double by_time = 1.1 * std::max(1, settings.max_rounds) * per_round;
+  const double cap = static_cast<double>(std::min<uint64_t>(kCheapPoolBytes / bytes, kMaxCheapPool));
+  return std::max(by_bytes, static_cast<int>(std::min(std::ceil(by_time), cap)));
 }
 
 std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& settings, const std::string& secret,
-                                const std::function<uint64_t()>& random) {
+                                const std::function<uint64_t()>& random, double call_s) {
   const std::string identity = ProblemIdentity(problem);
   auto pooled = [&](const std::string& label) {
     return SecretSeed(secret, identity, label, random() % static_cast<uint64_t>(kSeedPool));
@@ -119,7 +128,8 @@ std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& sett
     f.fresh = true;
     cases.push_back(f);
   }
-  for (int i = 0; n > 0 && i < TimingPoolSize(problem); ++i) {
+  const int pool = TimingPoolSize(problem, settings, call_s);
+  for (int i = 0; n > 0 && i < pool; ++i) {
     CaseSpec p;
     p.label = "timing pool case " + std::to_string(i);
     p.seed = SecretSeed(secret, identity, "timing pool", random());  // fresh: used in this evaluation only

@@ -58,9 +58,16 @@ struct CaseSpec {
 constexpr int kSeedPool = 8;                // secret seeds per named case; their references are cached
 constexpr double kFreshCaseMaxFlops = 5e8;  // a fresh case (reference computed per evaluation) up to this size
 // The timing pool: as many cases as kPoolBytes of cached inputs (fp32) and
-// references (fp64) hold, at least kMinPool and at most kMaxPool.
+// references (fp64) hold, at least kMinPool and at most kMaxPool. When an
+// earlier evaluation measured the problem's calls (call_s, the correctness
+// calls' median), a pool of cheap calls grows to what max_rounds timing
+// rounds of min_time_s take (each case is timed once per evaluation, so a
+// round of 0.4 ms calls had only 5 samples), up to kCheapPoolBytes and
+// kMaxCheapPool; it never shrinks below the size without call_s.
 constexpr uint64_t kPoolBytes = 192ULL << 20;
 constexpr int kMinPool = 16, kMaxPool = 256;
+constexpr uint64_t kCheapPoolBytes = 768ULL << 20;
+constexpr int kMaxCheapPool = 1024;
 constexpr int kPreparedPool = 8;  // pool cases made before the judge runs; the others on first use
 
 // What makes a problem's cases, as a hash: the function, every parameter
@@ -69,21 +76,22 @@ constexpr int kPreparedPool = 8;  // pool cases made before the judge runs; the 
 // problem's name alone (two suites may have a problem of one name).
 std::string ProblemIdentity(const Problem& problem);
 
-// The number of timing pool cases of `problem`.
-int TimingPoolSize(const Problem& problem);
+// The number of timing pool cases of `problem` under `settings`; call_s: a
+// call's time measured by an earlier evaluation (0: none).
+int TimingPoolSize(const Problem& problem, const EvalSettings& settings = {}, double call_s = 0);
 
 // The cases of one evaluation, in order: seeds[0], seeds[0] with inputs
 // perturbed in place (if settings.perturbation), seeds[1..], the problem's
 // adversarial cases (if settings.adversarial), one fresh case for problems of
 // at most kFreshCaseMaxFlops — all correctness cases ('c') — then the
-// TimingPoolSize() timing pool cases ('p', when settings.seeds is not
+// TimingPoolSize(problem, settings, call_s) timing pool cases ('p', when settings.seeds is not
 // empty). Every named case's seed is H(secret, problem identity, label, pool
 // index) with a pool index drawn per evaluation from `random`; the fresh
 // case's seed is random(); a timing pool case's seed is H(secret, problem
 // identity, "timing pool", random()): drawn for this evaluation (a case
 // claimed from the stock brings its own inputs; References).
 std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& settings, const std::string& secret,
-                                const std::function<uint64_t()>& random);
+                                const std::function<uint64_t()>& random, double call_s = 0);
 
 // The generated glue: AcceloptCallKernel for the runner, AcceloptCallReference
 // for the judge, with the problem's documented signatures.

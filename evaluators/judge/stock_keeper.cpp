@@ -17,10 +17,10 @@ StockKeeper::~StockKeeper() {
   thread_.join();
 }
 
-void StockKeeper::Want(const Problem& problem, const HarnessCache::Built& harness) {
+void StockKeeper::Want(const Problem& problem, const HarnessCache::Built& harness, size_t target) {
   {
     MutexLock lock(&mu_);
-    wanted_[harness.dir] = Wanted{problem, harness};
+    wanted_[harness.dir] = Wanted{problem, harness, target};
   }
   cv_.notify_all();
 }
@@ -62,7 +62,7 @@ void StockKeeper::Loop() {
       job = wanted_.begin()->second;
       cancel_ = false;
     }
-    const size_t target = static_cast<size_t>(TimingPoolSize(job.problem));
+    const size_t target = job.target;
     auto have = cache_->RefillStock(job.problem, job.harness, target, chunk_, &cancel_);
     MutexLock lock(&mu_);
     if (!have.ok()) {

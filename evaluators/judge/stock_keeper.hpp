@@ -32,8 +32,8 @@ class StockKeeper {
   StockKeeper& operator=(const StockKeeper&) = delete;
 
   // An evaluation of `problem` (with its built harness) ended: its stock is
-  // to be filled up to TimingPoolSize(problem).
-  void Want(const Problem& problem, const HarnessCache::Built& harness);
+  // to be filled up to `target` cases (the evaluation's TimingPoolSize).
+  void Want(const Problem& problem, const HarnessCache::Built& harness, size_t target);
   // Brackets every evaluation: while one runs, no refill runs.
   void EvaluationStarted();
   void EvaluationEnded();
@@ -51,6 +51,7 @@ class StockKeeper {
   struct Wanted {
     Problem problem;
     HarnessCache::Built harness;
+    size_t target = 0;
   };
   std::map<std::string, Wanted> wanted_ ACCELOPT_GUARDED_BY(mu_);  // by harness folder
   int active_ ACCELOPT_GUARDED_BY(mu_) = 0;

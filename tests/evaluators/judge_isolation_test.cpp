@@ -5,6 +5,7 @@
 // heals from deleted and damaged entries without blaming a kernel.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "evaluators/judge/case_stock.hpp"
+#include "evaluators/judge/harness_builder.hpp"
 
 #include "tests/evaluators/cpu_test_util.hpp"
 
@@ -213,6 +215,27 @@ BOOST_AUTO_TEST_CASE(every_timing_case_is_used_in_one_evaluation_at_most) {
   BOOST_TEST(from_stock[0] == 0);
   BOOST_TEST(from_stock[1] > 0);
   BOOST_TEST(from_stock[2] > 0);
+}
+
+// Each case is timed once per evaluation, so a cheap call's rounds ran out
+// of cases (test silu: 0.38 ms calls, 128 cases for 3 rounds, 5 samples a
+// round). Once a call's time is known the pool holds max_rounds rounds of
+// min_time_s, within 768 MiB of cases; it never shrinks below the size by
+// bytes, and an evaluation then claims that many cases (and the stock is
+// filled to it).
+BOOST_AUTO_TEST_CASE(a_cheap_problem_s_pool_holds_its_rounds_and_no_pool_shrinks) {
+  auto silu = LoadProblem(Src() + "/tests/evaluators/problems/silu", Env::Default());
+  BOOST_REQUIRE_MESSAGE(silu.ok(), silu.status().ToString());
+  const EvalSettings d;  // 1 warm-up call, min_time_s 0.1, max_rounds 5
+  const int by_bytes = judge::TimingPoolSize(*silu, d);
+  BOOST_TEST(by_bytes == 128);                                 // 192 MiB / (4 + 8 bytes) x 131072 elements
+  BOOST_TEST(judge::TimingPoolSize(*silu, d, 0.4e-3) == 512);  // wants 1.1 x 5 x 251; 768 MiB hold 512
+  BOOST_TEST(judge::TimingPoolSize(*silu, d, 2e-3) == 281);    // 1.1 x 5 x (1 + 50) = 280.5, rounded up
+  BOOST_TEST(judge::TimingPoolSize(*silu, d, 0.02) == by_bytes);
+  BOOST_TEST(judge::TimingPoolSize(*silu, QuickSettings(), 0.4e-3) == by_bytes);  // 1 round of 0.02 s: 59
+  const auto cases = judge::MakeCases(
+      *silu, d, "a secret", [] { return uint64_t{7}; }, 0.4e-3);
+  BOOST_TEST(std::count_if(cases.begin(), cases.end(), [](const judge::CaseSpec& c) { return c.role == 'p'; }) == 512);
 }
 
 // The cache's size limit: old judge versions go first, then the least
