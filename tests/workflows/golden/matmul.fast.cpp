@@ -1,7 +1,7 @@
 #include <cstdint>
 
-extern "C" void matmul(const float* __restrict lhs, const float* __restrict rhs, float* __restrict out, int64_t M,
-                       int64_t K, int64_t N) {
+extern "C" void matmul(const float* __restrict lhs, const float* __restrict rhs, float* __restrict out,
+                       int64_t M, int64_t K, int64_t N) {
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < M; ++i) {
     for (int64_t j = 0; j < N; ++j) out[i * N + j] = 0.0f;
