@@ -62,14 +62,23 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--stock"))
       stock = true;
+    else if (!std::strcmp(argv[i], "--sync"))
+      sync_stock = true;
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
       runs = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--cache-dir") && i + 1 < argc)
       cache = argv[++i];
-    else if (i + 1 < argc) {
+    else if (argv[i][0] != '-' && i + 1 < argc) {
       kernels.emplace_back(argv[i], argv[i + 1]);
       ++i;
+    } else {
+      std::fprintf(stderr, "eval_bench: unknown or incomplete argument '%s' (--help)\n", argv[i]);
+      return 2;
     }
+  }
+  if (sync_stock && !stock) {
+    std::fprintf(stderr, "eval_bench: --sync needs --stock\n");
+    return 2;
   }
   const std::string src = ACCELOPT_SOURCE_DIR;
   if (kernels.empty()) {

@@ -374,7 +374,7 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   size_t from_stock = 0;
   auto refs = harnesses_.References(*problem, *harness, cases, work + "/pool", cancel, &from_stock);
   if (!refs.ok()) return f.FailStep(refs.status(), /*whole_reason=*/true);
-  if (stock_) stock_->Want(*problem, *harness, pool_size);
+  if (stock_) stock_->Want(*problem, *harness, pool_size, s);
   result.profile["timing_cases_from_stock"] = static_cast<double>(from_stock);
   check_s += f.SecondsSince(t_check);
   result.timings.check_s = check_s;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "base/env.hpp"
@@ -82,7 +83,12 @@ int TimingPoolSize(const Problem& problem, const EvalSettings& settings, double 
       std::max(1, settings.warmup) + std::max(static_cast<double>(settings.min_samples), settings.min_time_s / call_s);
   const double by_time = 1.1 * std::max(1, settings.max_rounds) * per_round;
   const double cap = static_cast<double>(std::min<uint64_t>(kCheapPoolBytes / bytes, kMaxCheapPool));
-  return std::max(by_bytes, static_cast<int>(std::min(std::ceil(by_time), cap)));
+  // Whatever the bytes, the rounds that always run (min_rounds) get their
+  // warm-up and min_samples each: a large problem's 16 cases shared by 3
+  // rounds gave rounds of 4 samples.
+  const double needed = 1.1 * std::max(1, std::min(settings.min_rounds, settings.max_rounds)) * per_round;
+  return std::max({by_bytes, static_cast<int>(std::min(std::ceil(needed), static_cast<double>(kMaxPool))),
+                   static_cast<int>(std::min(std::ceil(by_time), cap))});
 }
 
 std::vector<CaseSpec> MakeCases(const Problem& problem, const EvalSettings& settings, const std::string& secret,
@@ -414,6 +420,19 @@ Result<HarnessCache::Built> HarnessCache::Get(const Problem& problem, const std:
   return built;
 }
 
+namespace {
+
+// A correctness case's cached reference: named by its seed, perturbation and
+// overridden distributions (what makes its inputs).
+std::string CorrectnessCasePath(const std::string& harness_dir, const CaseSpec& c) {
+  std::ostringstream id;
+  id << c.seed << "|" << c.perturb;
+  for (const auto& [i, d] : c.overrides) id << "|" << i << ":" << DistText(d);
+  return (fs::path(harness_dir) / "refs" / (Sha256Hex(id.str()).substr(0, 24) + ".bin")).string();
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> HarnessCache::References(const Problem& problem, const Built& harness,
                                                           const std::vector<CaseSpec>& cases,
                                                           const std::string& pool_dir, const std::atomic<bool>* cancel,
@@ -439,10 +458,7 @@ Result<std::vector<std::string>> HarnessCache::References(const Problem& problem
     if (c.role == 'p') {
       paths.push_back(next_claim < claimed.size() ? claimed[next_claim++] : pool_dir + "/" + FreshCaseName(env_));
     } else {
-      std::ostringstream id;
-      id << c.seed << "|" << c.perturb;
-      for (const auto& [i, d] : c.overrides) id << "|" << i << ":" << DistText(d);
-      paths.push_back((fs::path(harness.dir) / "refs" / (Sha256Hex(id.str()).substr(0, 24) + ".bin")).string());
+      paths.push_back(CorrectnessCasePath(harness.dir, c));
     }
     // Pool cases not claimed from the stock are made by the judge itself
     // the first time one is used (judge_main.cpp, case_pool.hpp): an
@@ -479,6 +495,35 @@ Status HarnessCache::RunPrepare(const Problem& problem, const Built& harness, co
                            r.stderr_data.substr(0, 4000));
   }
   return Status::Ok();
+}
+
+Result<size_t> HarnessCache::WarmReferences(const Problem& problem, const Built& harness, const EvalSettings& settings,
+                                            size_t chunk, const std::atomic<bool>* cancel) {
+  ACCELOPT_ASSIGN_OR_RETURN(std::string secret, Secret());
+  std::vector<CaseSpec> missing;
+  std::vector<std::string> paths;
+  std::set<std::string> seen;
+  for (uint64_t k = 0; k < static_cast<uint64_t>(kSeedPool); ++k) {
+    // The cases an evaluation gets when every draw picks seed k of its label.
+    for (const CaseSpec& c : MakeCases(problem, settings, secret, [k] { return k; })) {
+      if (c.role == 'p' || c.fresh) continue;
+      std::string path = CorrectnessCasePath(harness.dir, c);
+      if (!seen.insert(path).second || env_->Exists(path)) continue;
+      missing.push_back(c);
+      paths.push_back(std::move(path));
+    }
+  }
+  if (missing.empty()) return size_t{0};
+  const size_t n = std::min(chunk, missing.size());
+  missing.resize(n);
+  paths.resize(n);
+  auto lock = KeyLock(harness.dir + "/refs");
+  MutexLock guard(lock.get());
+  Status st = RunPrepare(problem, harness, missing, paths, cancel);
+  if (!st.ok() && st.code() != Code::kCancelled) return st;
+  size_t left = seen.size();
+  for (const auto& path : seen) left -= env_->Exists(path) ? 1 : 0;
+  return left;
 }
 
 Result<size_t> HarnessCache::RefillStock(const Problem& problem, const Built& harness, size_t target, size_t chunk,

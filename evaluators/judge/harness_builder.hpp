@@ -63,7 +63,9 @@ constexpr double kFreshCaseMaxFlops = 5e8;  // a fresh case (reference computed 
 // calls' median), a pool of cheap calls grows to what max_rounds timing
 // rounds of min_time_s take (each case is timed once per evaluation, so a
 // round of 0.4 ms calls had only 5 samples), up to kCheapPoolBytes and
-// kMaxCheapPool; it never shrinks below the size without call_s.
+// kMaxCheapPool; and any pool, whatever its bytes, holds what the rounds
+// that always run (min_rounds) take with their warm-up and min_samples. It
+// never shrinks below the size without call_s.
 constexpr uint64_t kPoolBytes = 192ULL << 20;
 constexpr int kMinPool = 16, kMaxPool = 256;
 constexpr uint64_t kCheapPoolBytes = 768ULL << 20;
@@ -142,6 +144,15 @@ class HarnessCache {
   Result<std::vector<std::string>> References(const Problem& problem, const Built& harness,
                                               const std::vector<CaseSpec>& cases, const std::string& pool_dir,
                                               const std::atomic<bool>* cancel, size_t* from_stock = nullptr);
+
+  // Computes, while the evaluator is idle, the references of correctness
+  // cases that evaluations under `settings` may draw and that are not cached
+  // yet: every label's kSeedPool secret seeds (an evaluation draws one of
+  // them at random; a miss costs a reference on its critical path). At most
+  // `chunk` per call; returns how many are still missing then. Cancelled
+  // (`cancel`): keeps the references finished so far.
+  Result<size_t> WarmReferences(const Problem& problem, const Built& harness, const EvalSettings& settings,
+                                size_t chunk, const std::atomic<bool>* cancel);
 
   // Adds up to `chunk` never-used timing cases (fresh secret-keyed seeds) to
   // the problem's stock while it holds fewer than `target`; returns how many

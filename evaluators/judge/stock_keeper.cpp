@@ -17,10 +17,11 @@ StockKeeper::~StockKeeper() {
   thread_.join();
 }
 
-void StockKeeper::Want(const Problem& problem, const HarnessCache::Built& harness, size_t target) {
+void StockKeeper::Want(const Problem& problem, const HarnessCache::Built& harness, size_t target,
+                       const EvalSettings& settings) {
   {
     MutexLock lock(&mu_);
-    wanted_[harness.dir] = Wanted{problem, harness, target};
+    wanted_[harness.dir] = Wanted{problem, harness, target, settings, false};
   }
   cv_.notify_all();
 }
@@ -61,6 +62,17 @@ void StockKeeper::Loop() {
       }
       job = wanted_.begin()->second;
       cancel_ = false;
+    }
+    if (!job.references_warm) {
+      auto left = cache_->WarmReferences(job.problem, job.harness, job.settings, chunk_, &cancel_);
+      MutexLock lock(&mu_);
+      if (!left.ok()) {
+        LogWarning("correctness references of '" + job.problem.name + "': " + left.status().ToString());
+        wanted_.erase(job.harness.dir);  // tried again after its next evaluation
+      } else if (*left == 0 && wanted_.count(job.harness.dir)) {
+        wanted_[job.harness.dir].references_warm = true;
+      }
+      continue;
     }
     const size_t target = job.target;
     auto have = cache_->RefillStock(job.problem, job.harness, target, chunk_, &cancel_);

@@ -1,7 +1,8 @@
 // Keeps the problems' stocks of never-used timing cases filled
-// (case_stock.hpp) while the evaluator is idle: a thread of its own that
-// runs HarnessCache::RefillStock for the problems evaluated lately, a chunk
-// of cases at a time, only while no evaluation runs and after `idle_s` of
+// (case_stock.hpp), and their correctness references computed, while the
+// evaluator is idle: a thread of its own that runs
+// HarnessCache::WarmReferences and then HarnessCache::RefillStock for the
+// problems evaluated lately, a chunk of cases at a time, only while no evaluation runs and after `idle_s` of
 // quiet; an evaluation that starts cancels the refill in progress (the
 // cases it finished stay). So the references of fresh timing cases cost
 // idle time (an LLM call between evaluations), not an evaluation's.
@@ -31,9 +32,12 @@ class StockKeeper {
   StockKeeper(const StockKeeper&) = delete;
   StockKeeper& operator=(const StockKeeper&) = delete;
 
-  // An evaluation of `problem` (with its built harness) ended: its stock is
-  // to be filled up to `target` cases (the evaluation's TimingPoolSize).
-  void Want(const Problem& problem, const HarnessCache::Built& harness, size_t target);
+  // An evaluation of `problem` (with its built harness) under `settings`
+  // ended: the correctness references such evaluations may draw are to be
+  // computed, and its stock filled up to `target` cases (the evaluation's
+  // TimingPoolSize).
+  void Want(const Problem& problem, const HarnessCache::Built& harness, size_t target,
+            const EvalSettings& settings = {});
   // Brackets every evaluation: while one runs, no refill runs.
   void EvaluationStarted();
   void EvaluationEnded();
@@ -52,6 +56,8 @@ class StockKeeper {
     Problem problem;
     HarnessCache::Built harness;
     size_t target = 0;
+    EvalSettings settings;
+    bool references_warm = false;  // every correctness reference computed
   };
   std::map<std::string, Wanted> wanted_ ACCELOPT_GUARDED_BY(mu_);  // by harness folder
   int active_ ACCELOPT_GUARDED_BY(mu_) = 0;

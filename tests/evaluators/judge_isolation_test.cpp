@@ -233,9 +233,61 @@ BOOST_AUTO_TEST_CASE(a_cheap_problem_s_pool_holds_its_rounds_and_no_pool_shrinks
   BOOST_TEST(judge::TimingPoolSize(*silu, d, 2e-3) == 281);    // 1.1 x 5 x (1 + 50) = 280.5, rounded up
   BOOST_TEST(judge::TimingPoolSize(*silu, d, 0.02) == by_bytes);
   BOOST_TEST(judge::TimingPoolSize(*silu, QuickSettings(), 0.4e-3) == by_bytes);  // 1 round of 0.02 s: 59
+  // A large problem (suite silu, 88 MiB a case: 16 by bytes, 8 within 768
+  // MiB): the 3 rounds that always run still get 1 warm-up and 5 samples
+  // each, 1.1 x 3 x 6 = 19.8 cases.
+  auto big = LoadProblem(Src() + "/suites/cpu/silu", Env::Default());
+  BOOST_REQUIRE_MESSAGE(big.ok(), big.status().ToString());
+  BOOST_TEST(judge::TimingPoolSize(*big, d) == 16);
+  BOOST_TEST(judge::TimingPoolSize(*big, d, 0.022) == 20);
   const auto cases = judge::MakeCases(
       *silu, d, "a secret", [] { return uint64_t{7}; }, 0.4e-3);
   BOOST_TEST(std::count_if(cases.begin(), cases.end(), [](const judge::CaseSpec& c) { return c.role == 'p'; }) == 512);
+}
+
+// An evaluation draws each correctness case's seed from kSeedPool secret
+// seeds; a reference not cached yet was computed on its critical path
+// (suite silu: 2.5 s of an evaluation's checks). The stock keeper's idle
+// work computes them all (HarnessCache::WarmReferences), a chunk at a time.
+BOOST_AUTO_TEST_CASE(idle_time_computes_every_correctness_reference_an_evaluation_may_draw) {
+  Env* env = Env::Default();
+  const std::string cache = FreshDir("warm-refs");
+  auto silu = LoadProblem(Src() + "/tests/evaluators/problems/silu", env);
+  BOOST_REQUIRE_MESSAGE(silu.ok(), silu.status().ToString());
+  judge::HarnessCache harnesses(cache, "g++", env);
+  auto built = harnesses.Get(*silu, nullptr);
+  BOOST_REQUIRE_MESSAGE(built.ok(), built.status().ToString());
+  auto secret = harnesses.Secret();
+  BOOST_REQUIRE(secret.ok());
+  const EvalSettings d;
+  // What evaluations may draw: every correctness case under each seed index.
+  std::set<std::string> drawable;
+  for (uint64_t k = 0; k < static_cast<uint64_t>(judge::kSeedPool); ++k)
+    for (const auto& c : judge::MakeCases(*silu, d, *secret, [k] { return k; }))
+      if (c.role == 'c' && !c.fresh) drawable.insert(std::to_string(c.seed) + (c.perturb ? "p" : "") + c.label);
+  BOOST_REQUIRE(drawable.size() >= 2u * judge::kSeedPool);
+  auto refs = [&] {
+    size_t n = 0;
+    if (fs::exists(built->dir + "/refs"))
+      for (const auto& f : fs::directory_iterator(built->dir + "/refs")) n += f.path().extension() == ".bin" ? 1 : 0;
+    return n;
+  };
+  const size_t before = refs();
+  auto left = harnesses.WarmReferences(*silu, *built, d, 4, nullptr);  // one chunk of 4
+  BOOST_REQUIRE_MESSAGE(left.ok(), left.status().ToString());
+  BOOST_TEST(refs() == before + 4);
+  BOOST_TEST(*left == drawable.size() - refs());
+  for (int k = 0; k < 100 && *left > 0; ++k) {
+    left = harnesses.WarmReferences(*silu, *built, d, 4, nullptr);
+    BOOST_REQUIRE_MESSAGE(left.ok(), left.status().ToString());
+  }
+  BOOST_TEST(*left == 0u);
+  BOOST_TEST(refs() == drawable.size());
+  // Warm: nothing left to compute.
+  auto again = harnesses.WarmReferences(*silu, *built, d, 4, nullptr);
+  BOOST_REQUIRE(again.ok());
+  BOOST_TEST(*again == 0u);
+  BOOST_TEST(refs() == drawable.size());
 }
 
 // The cache's size limit: old judge versions go first, then the least
