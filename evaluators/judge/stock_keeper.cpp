@@ -1,5 +1,7 @@
 #include "evaluators/judge/stock_keeper.hpp"
 
+#include <algorithm>
+
 #include "base/log.hpp"
 
 namespace accelopt::eval::judge {
@@ -21,7 +23,12 @@ void StockKeeper::Want(const Problem& problem, const HarnessCache::Built& harnes
                        const EvalSettings& settings) {
   {
     MutexLock lock(&mu_);
-    wanted_[harness.dir] = Wanted{problem, harness, target, settings, false};
+    // The largest pool any evaluation of this harness wanted: evaluations
+    // under other settings (a 1-round check beside the default rounds) must
+    // not shrink the stock below what the other kind claims.
+    size_t& most = most_wanted_[harness.dir];
+    most = std::max(most, target);
+    wanted_[harness.dir] = Wanted{problem, harness, most, settings, false};
   }
   cv_.notify_all();
 }

@@ -35,7 +35,8 @@ class StockKeeper {
   // An evaluation of `problem` (with its built harness) under `settings`
   // ended: the correctness references such evaluations may draw are to be
   // computed, and its stock filled up to `target` cases (the evaluation's
-  // TimingPoolSize).
+  // TimingPoolSize), or to the largest target an earlier evaluation of the
+  // same harness wanted, if larger.
   void Want(const Problem& problem, const HarnessCache::Built& harness, size_t target,
             const EvalSettings& settings = {});
   // Brackets every evaluation: while one runs, no refill runs.
@@ -59,7 +60,8 @@ class StockKeeper {
     EvalSettings settings;
     bool references_warm = false;  // every correctness reference computed
   };
-  std::map<std::string, Wanted> wanted_ ACCELOPT_GUARDED_BY(mu_);  // by harness folder
+  std::map<std::string, Wanted> wanted_ ACCELOPT_GUARDED_BY(mu_);       // by harness folder
+  std::map<std::string, size_t> most_wanted_ ACCELOPT_GUARDED_BY(mu_);  // by harness folder: largest target
   int active_ ACCELOPT_GUARDED_BY(mu_) = 0;
   bool stop_ ACCELOPT_GUARDED_BY(mu_) = false;
   std::chrono::steady_clock::time_point last_end_ ACCELOPT_GUARDED_BY(mu_){};

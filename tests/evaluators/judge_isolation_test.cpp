@@ -14,6 +14,7 @@
 
 #include "evaluators/judge/case_stock.hpp"
 #include "evaluators/judge/harness_builder.hpp"
+#include "evaluators/judge/stock_keeper.hpp"
 
 #include "tests/evaluators/cpu_test_util.hpp"
 
@@ -288,6 +289,37 @@ BOOST_AUTO_TEST_CASE(idle_time_computes_every_correctness_reference_an_evaluatio
   BOOST_REQUIRE(again.ok());
   BOOST_TEST(*again == 0u);
   BOOST_TEST(refs() == drawable.size());
+}
+
+// Evaluations of one problem under two settings (eval_bench's 1-round and
+// default timing; 16 and 20 cases for suite silu) wanted stocks of two sizes:
+// a stock refilled to the last one wanted left the larger evaluation short,
+// and it made the missing cases on its own clock (suite silu: +1.5 s a
+// evaluation, rounds with a cold cache between samples). The stock is
+// refilled to the largest size wanted.
+BOOST_AUTO_TEST_CASE(the_stock_is_refilled_to_the_largest_pool_any_evaluation_wanted) {
+  Env* env = Env::Default();
+  const std::string cache = FreshDir("most-wanted");
+  auto silu = LoadProblem(Src() + "/tests/evaluators/problems/silu", env);
+  BOOST_REQUIRE_MESSAGE(silu.ok(), silu.status().ToString());
+  judge::HarnessCache harnesses(cache, "g++", env);
+  auto built = harnesses.Get(*silu, nullptr);
+  BOOST_REQUIRE_MESSAGE(built.ok(), built.status().ToString());
+  const std::string stock = built->dir + "/stock";
+  judge::StockKeeper keeper(&harnesses, 8, 0.0);
+  auto settle = [&] {
+    for (int k = 0; k < 1200 && !keeper.Idle(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    BOOST_REQUIRE_MESSAGE(keeper.Idle(), "the keeper did not finish in 120 s");
+  };
+  keeper.Want(*silu, *built, 12);
+  settle();
+  BOOST_TEST(judge::StockCount(env, stock) == 12u);
+  auto claimed = judge::ClaimStock(env, stock, 10, cache + "/claimed");  // an evaluation of 10 cases
+  BOOST_REQUIRE(claimed.ok());
+  BOOST_TEST(judge::StockCount(env, stock) == 2u);
+  keeper.Want(*silu, *built, 4);  // then one that wanted 4
+  settle();
+  BOOST_TEST(judge::StockCount(env, stock) == 12u);
 }
 
 // The cache's size limit: old judge versions go first, then the least
