@@ -397,8 +397,14 @@ EvalResult CpuBackend::Evaluate(const EvalRequest& request, const std::atomic<bo
   if (!judged.passed) return f.Fail(judged.status, judged.reason, judged.error_text);
   const json& h = judged.verdict;
   if (const double single_ns = h.value("single_call_ns", 0.0); single_ns > 0) {
-    MutexLock lock(&call_s_mu_);
-    call_s_[harness->dir] = single_ns * 1e-9;
+    {
+      MutexLock lock(&call_s_mu_);
+      call_s_[harness->dir] = single_ns * 1e-9;
+    }
+    // The next evaluation's pool, now that the call's time is known (the
+    // first evaluation of a problem sized its pool by bytes alone): the
+    // stock is filled to it before that evaluation, not made on its clock.
+    if (stock_) stock_->Want(*problem, *harness, judge::TimingPoolSize(*problem, s, single_ns * 1e-9), s);
   }
   result.sandbox["seccomp"] = h.value("seccomp", false);
   result.sandbox["landlock_abi"] = h.value("landlock_abi", 0);

@@ -82,10 +82,9 @@ int TimingPoolSize(const Problem& problem, const EvalSettings& settings, double 
   const double per_round =
       std::max(1, settings.warmup) + std::max(static_cast<double>(settings.min_samples), settings.min_time_s / call_s);
   const double by_time = 1.1 * std::max(1, settings.max_rounds) * per_round;
-  const double cap = static_cast<double>(std::min<uint64_t>(kCheapPoolBytes / bytes, kMaxCheapPool));
+  const double cap = static_cast<double>(std::min<uint64_t>(kRoundsPoolBytes / bytes, kMaxRoundsPool));
   // Whatever the bytes, the rounds that always run (min_rounds) get their
-  // warm-up and min_samples each: a large problem's 16 cases shared by 3
-  // rounds gave rounds of 4 samples.
+  // warm-up and min_samples each.
   const double needed = 1.1 * std::max(1, std::min(settings.min_rounds, settings.max_rounds)) * per_round;
   return std::max({by_bytes, static_cast<int>(std::min(std::ceil(needed), static_cast<double>(kMaxPool))),
                    static_cast<int>(std::min(std::ceil(by_time), cap))});

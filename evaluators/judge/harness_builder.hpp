@@ -62,14 +62,15 @@ constexpr double kFreshCaseMaxFlops = 5e8;  // a fresh case (reference computed 
 // earlier evaluation measured the problem's calls (call_s, the correctness
 // calls' median), a pool of cheap calls grows to what max_rounds timing
 // rounds of min_time_s take (each case is timed once per evaluation, so a
-// round of 0.4 ms calls had only 5 samples), up to kCheapPoolBytes and
-// kMaxCheapPool; and any pool, whatever its bytes, holds what the rounds
-// that always run (min_rounds) take with their warm-up and min_samples. It
-// never shrinks below the size without call_s.
+// round of 0.4 ms calls had only 5 samples; a large problem's 16 cases gave
+// 3 rounds of 4 samples where the judge wanted up to 5 rounds), up to
+// kRoundsPoolBytes and kMaxRoundsPool; and any pool, whatever its bytes,
+// holds what the rounds that always run (min_rounds) take with their
+// warm-up and min_samples. It never shrinks below the size without call_s.
 constexpr uint64_t kPoolBytes = 192ULL << 20;
 constexpr int kMinPool = 16, kMaxPool = 256;
-constexpr uint64_t kCheapPoolBytes = 768ULL << 20;
-constexpr int kMaxCheapPool = 1024;
+constexpr uint64_t kRoundsPoolBytes = 3ULL << 30;
+constexpr int kMaxRoundsPool = 512;
 constexpr int kPreparedPool = 8;  // pool cases made before the judge runs; the others on first use
 
 // What makes a problem's cases, as a hash: the function, every parameter

@@ -221,7 +221,7 @@ BOOST_AUTO_TEST_CASE(every_timing_case_is_used_in_one_evaluation_at_most) {
 // Each case is timed once per evaluation, so a cheap call's rounds ran out
 // of cases (test silu: 0.38 ms calls, 128 cases for 3 rounds, 5 samples a
 // round). Once a call's time is known the pool holds max_rounds rounds of
-// min_time_s, within 768 MiB of cases; it never shrinks below the size by
+// min_time_s, within 3 GiB and 512 cases; it never shrinks below the size by
 // bytes, and an evaluation then claims that many cases (and the stock is
 // filled to it).
 BOOST_AUTO_TEST_CASE(a_cheap_problem_s_pool_holds_its_rounds_and_no_pool_shrinks) {
@@ -230,17 +230,22 @@ BOOST_AUTO_TEST_CASE(a_cheap_problem_s_pool_holds_its_rounds_and_no_pool_shrinks
   const EvalSettings d;  // 1 warm-up call, min_time_s 0.1, max_rounds 5
   const int by_bytes = judge::TimingPoolSize(*silu, d);
   BOOST_TEST(by_bytes == 128);                                 // 192 MiB / (4 + 8 bytes) x 131072 elements
-  BOOST_TEST(judge::TimingPoolSize(*silu, d, 0.4e-3) == 512);  // wants 1.1 x 5 x 251; 768 MiB hold 512
+  BOOST_TEST(judge::TimingPoolSize(*silu, d, 0.4e-3) == 512);  // wants 1.1 x 5 x 251; at most 512
   BOOST_TEST(judge::TimingPoolSize(*silu, d, 2e-3) == 281);    // 1.1 x 5 x (1 + 50) = 280.5, rounded up
   BOOST_TEST(judge::TimingPoolSize(*silu, d, 0.02) == by_bytes);
   BOOST_TEST(judge::TimingPoolSize(*silu, QuickSettings(), 0.4e-3) == by_bytes);  // 1 round of 0.02 s: 59
-  // A large problem (suite silu, 88 MiB a case: 16 by bytes, 8 within 768
-  // MiB): the 3 rounds that always run still get 1 warm-up and 5 samples
-  // each, 1.1 x 3 x 6 = 19.8 cases.
+  // A large problem (suite silu, 84 MiB a case: 16 by bytes): 22 ms calls
+  // fill 5 rounds of 1 warm-up and 5 samples, 1.1 x 5 x 6 = 33 cases (3 GiB
+  // hold 36); rope (256 MiB a case: 3 GiB hold 12) still gets what the 3
+  // rounds that always run take, 1.1 x 3 x 6 = 19.8 cases.
   auto big = LoadProblem(Src() + "/suites/cpu/silu", Env::Default());
   BOOST_REQUIRE_MESSAGE(big.ok(), big.status().ToString());
   BOOST_TEST(judge::TimingPoolSize(*big, d) == 16);
-  BOOST_TEST(judge::TimingPoolSize(*big, d, 0.022) == 20);
+  BOOST_TEST(judge::TimingPoolSize(*big, d, 0.022) == 33);
+  auto rope = LoadProblem(Src() + "/suites/cpu/rope_single_freq_apply", Env::Default());
+  BOOST_REQUIRE_MESSAGE(rope.ok(), rope.status().ToString());
+  BOOST_TEST(judge::TimingPoolSize(*rope, d) == 16);
+  BOOST_TEST(judge::TimingPoolSize(*rope, d, 0.05) == 20);
   const auto cases = judge::MakeCases(
       *silu, d, "a secret", [] { return uint64_t{7}; }, 0.4e-3);
   BOOST_TEST(std::count_if(cases.begin(), cases.end(), [](const judge::CaseSpec& c) { return c.role == 'p'; }) == 512);
@@ -320,6 +325,43 @@ BOOST_AUTO_TEST_CASE(the_stock_is_refilled_to_the_largest_pool_any_evaluation_wa
   keeper.Want(*silu, *built, 4);  // then one that wanted 4
   settle();
   BOOST_TEST(judge::StockCount(env, stock) == 12u);
+}
+
+// A problem's first evaluation sizes its pool by bytes (its calls are not
+// measured yet); the stock it leaves behind is the size the next
+// evaluation takes once they are (here 128 by bytes, ~250 by time), not the
+// first one's: the second evaluation made the difference on its own clock
+// (suite silu: 17 cases, +9 s).
+BOOST_AUTO_TEST_CASE(the_stock_after_a_first_evaluation_is_the_size_the_next_one_takes) {
+  const std::string cache = FreshDir("next-size");
+  CpuBackendOptions o;
+  o.env = Env::Default();
+  o.root = Src();
+  o.cache_dir = cache;
+  o.calibration = GenerousCalibration();
+  o.refill_stock = true;
+  CpuBackend backend(o);
+  auto silu = LoadProblem(Src() + "/tests/evaluators/problems/silu", Env::Default());
+  BOOST_REQUIRE_MESSAGE(silu.ok(), silu.status().ToString());
+  EvalSettings s = QuickSettings();
+  s.min_rounds = 1;
+  s.max_rounds = 3;
+  s.min_time_s = 0.03;
+  BOOST_REQUIRE(judge::TimingPoolSize(*silu, s) == 128);
+  const std::string baseline = ReadText(Src() + "/tests/evaluators/problems/silu/baseline.cpp");
+  EvalResult r = backend.Evaluate(Request("tests/evaluators/problems/silu", baseline, s), nullptr);
+  BOOST_REQUIRE_MESSAGE(r.status == EvalStatus::kOk, Shown(r));
+  const double call_s = r.profile.at("single_call_us") * 1e-6;
+  const size_t next = static_cast<size_t>(judge::TimingPoolSize(*silu, s, call_s));
+  BOOST_TEST_MESSAGE("call " << call_s * 1e6 << " us, next pool " << next);
+  BOOST_REQUIRE(next > 128u);  // 1.1 x 3 x (1 + 0.03 / call): ~250 at 0.4 ms
+  for (int k = 0; k < 1800 && !backend.StockFilled(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  BOOST_REQUIRE_MESSAGE(backend.StockFilled(), "the stock was not filled in 180 s");
+  std::string stock;
+  for (const auto& h : fs::directory_iterator(cache + "/harness"))
+    if (fs::exists(h.path() / "stock")) stock = (h.path() / "stock").string();
+  BOOST_REQUIRE(!stock.empty());
+  BOOST_TEST(judge::StockCount(Env::Default(), stock) == next);
 }
 
 // The cache's size limit: old judge versions go first, then the least
