@@ -480,10 +480,11 @@ Result<std::vector<std::string>> HarnessCache::References(const Problem& problem
 }
 
 Status HarnessCache::RunPrepare(const Problem& problem, const Built& harness, const std::vector<CaseSpec>& cases,
-                                const std::vector<std::string>& paths, const std::atomic<bool>* cancel) {
+                                const std::vector<std::string>& paths, const std::atomic<bool>* cancel, bool durable) {
   ProcessSpec spec;
   spec.argv = {harness.judge};
   spec.stdin_data = JobText(problem, "prepare", "", "", cases, paths, EvalSettings{});
+  if (durable) spec.stdin_data += "durable 1\n";
   spec.timeout = std::chrono::seconds(600);
   spec.cancel = cancel;
   spec.clear_env = true;
@@ -518,7 +519,7 @@ Result<size_t> HarnessCache::WarmReferences(const Problem& problem, const Built&
   paths.resize(n);
   auto lock = KeyLock(harness.dir + "/refs");
   MutexLock guard(lock.get());
-  Status st = RunPrepare(problem, harness, missing, paths, cancel);
+  Status st = RunPrepare(problem, harness, missing, paths, cancel, /*durable=*/true);
   if (!st.ok() && st.code() != Code::kCancelled) return st;
   size_t left = seen.size();
   for (const auto& path : seen) left -= env_->Exists(path) ? 1 : 0;
@@ -550,7 +551,7 @@ Result<size_t> HarnessCache::RefillStock(const Problem& problem, const Built& ha
     cases.push_back(p);
     paths.push_back(stock + "/" + FreshCaseName(env_));
   }
-  Status st = RunPrepare(problem, harness, cases, paths, cancel);
+  Status st = RunPrepare(problem, harness, cases, paths, cancel, /*durable=*/true);
   const size_t now_have = StockCount(env_, stock);  // a cancelled refill keeps what it finished
   if (!st.ok() && st.code() != Code::kCancelled) return st;
   return now_have;

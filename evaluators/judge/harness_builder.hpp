@@ -170,9 +170,11 @@ class HarnessCache {
 
  private:
   static constexpr int64_t kEvictEveryUs = 60'000'000;
-  // Runs the judge in prepare mode on `cases`, writing `paths`.
+  // Runs the judge in prepare mode on `cases`, writing `paths`; durable:
+  // the files are on disk before it returns (the idle refills: their write
+  // back must not land in the next evaluation).
   Status RunPrepare(const Problem& problem, const Built& harness, const std::vector<CaseSpec>& cases,
-                    const std::vector<std::string>& paths, const std::atomic<bool>* cancel);
+                    const std::vector<std::string>& paths, const std::atomic<bool>* cancel, bool durable = false);
   void MaybeEvict(const std::string& version, const std::string& in_use);
   std::shared_ptr<Mutex> KeyLock(const std::string& key);
   struct Objects {

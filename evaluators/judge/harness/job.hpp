@@ -19,6 +19,11 @@
 //   tolerance X   cores ID...   threads N   null_calls N
 //   pool_make_budget_s X     seconds this evaluation may spend computing timing
 //                            pool cases not yet cached (default 0: cached ones only)
+//   durable 1                prepare: every case file written is on disk
+//                            (fdatasync) before the judge answers; the idle
+//                            refills ask for it, so that the page cache does
+//                            not write their gigabytes back during the next
+//                            evaluation's timed calls
 //   clock host|device        host (default): a sample is the judge's round trip;
 //                            device: the runner answers with DeviceReply (wire.hpp)
 //                            and a sample is its device time, bounded by the
@@ -89,6 +94,7 @@ struct Job {
   std::vector<std::string> runner_env;  // NAME=VALUE, checked by ReadJob
   uint64_t runner_file_size_mb = 0;
   double pool_make_budget_s = 0;
+  bool durable = false;  // `durable 1`: case files fdatasync'ed (prepare)
 };
 
 [[noreturn]] inline void Die(const std::string& msg) {
@@ -166,6 +172,8 @@ inline Job ReadJob() {
       in >> job.threads;
     else if (key == "pool_make_budget_s")
       in >> job.pool_make_budget_s;
+    else if (key == "durable")
+      in >> job.durable;
     else if (key == "null_calls")
       in >> job.null_calls;
     else if (key == "judge_memory_mb")
@@ -318,7 +326,9 @@ struct CaseTrailer {
 };
 constexpr char kCaseMagic[8] = {'A', 'C', 'C', 'A', 'S', 'E', '0', '2'};
 
-inline void WriteCaseFile(const std::string& path, const std::vector<CasePart>& parts) {
+// durable: the file's data is on disk (fdatasync) before it is renamed into
+// place.
+inline void WriteCaseFile(const std::string& path, const std::vector<CasePart>& parts, bool durable = false) {
   CaseTrailer t{};
   std::memcpy(t.magic, kCaseMagic, 8);
   t.name_tag = NameTag(path);
@@ -342,6 +352,7 @@ inline void WriteCaseFile(const std::string& path, const std::vector<CasePart>& 
   };
   for (const auto& part : parts) write_all(part.data, part.bytes);
   write_all(&t, sizeof t);
+  if (durable && fdatasync(fd) != 0) Die("fdatasync " + tmp + ": " + std::strerror(errno));
   close(fd);
   if (rename(tmp.c_str(), path.c_str()) != 0) Die("rename " + tmp + ": " + std::strerror(errno));
 }

@@ -117,7 +117,7 @@ inline void Prepare(const Job& job) {
     DrawInputs(job, cs, fin);
     all = ReferenceOf(job, fin, c);
     parts.back().data = all.data();
-    WriteCaseFile(path, parts);
+    WriteCaseFile(path, parts, job.durable);
   }
   std::printf("ACCELOPT-JUDGE {\"ok\": true}\n");
 }
