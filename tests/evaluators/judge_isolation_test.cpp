@@ -251,18 +251,30 @@ BOOST_AUTO_TEST_CASE(a_cheap_problem_s_pool_holds_its_rounds_and_no_pool_shrinks
   BOOST_TEST(std::count_if(cases.begin(), cases.end(), [](const judge::CaseSpec& c) { return c.role == 'p'; }) == 512);
 }
 
+// The test silu problem with its judge built in a fresh cache folder.
+struct SiluHarness {
+  explicit SiluHarness(const std::string& name)
+      : silu(LoadProblem(Src() + "/tests/evaluators/problems/silu", env)), harnesses(FreshDir(name), "g++", env) {
+    BOOST_REQUIRE_MESSAGE(silu.ok(), silu.status().ToString());
+    built = harnesses.Get(*silu, nullptr);
+    BOOST_REQUIRE_MESSAGE(built.ok(), built.status().ToString());
+  }
+  Env* env = Env::Default();
+  Result<Problem> silu;
+  judge::HarnessCache harnesses;
+  Result<judge::HarnessCache::Built> built = NotFound("not built");
+};
+
 // An evaluation draws each correctness case's seed from kSeedPool secret
 // seeds; a reference not cached yet was computed on its critical path
 // (suite silu: 2.5 s of an evaluation's checks). The stock keeper's idle
 // work computes them all (HarnessCache::WarmReferences), a chunk at a time.
 BOOST_AUTO_TEST_CASE(idle_time_computes_every_correctness_reference_an_evaluation_may_draw) {
-  Env* env = Env::Default();
-  const std::string cache = FreshDir("warm-refs");
-  auto silu = LoadProblem(Src() + "/tests/evaluators/problems/silu", env);
-  BOOST_REQUIRE_MESSAGE(silu.ok(), silu.status().ToString());
-  judge::HarnessCache harnesses(cache, "g++", env);
-  auto built = harnesses.Get(*silu, nullptr);
-  BOOST_REQUIRE_MESSAGE(built.ok(), built.status().ToString());
+  SiluHarness h("warm-refs");
+  Env* env = h.env;
+  auto& silu = h.silu;
+  auto& harnesses = h.harnesses;
+  auto& built = h.built;
   auto secret = harnesses.Secret();
   BOOST_REQUIRE(secret.ok());
   const EvalSettings d;
@@ -303,13 +315,11 @@ BOOST_AUTO_TEST_CASE(idle_time_computes_every_correctness_reference_an_evaluatio
 // evaluation, rounds with a cold cache between samples). The stock is
 // refilled to the largest size wanted.
 BOOST_AUTO_TEST_CASE(the_stock_is_refilled_to_the_largest_pool_any_evaluation_wanted) {
-  Env* env = Env::Default();
-  const std::string cache = FreshDir("most-wanted");
-  auto silu = LoadProblem(Src() + "/tests/evaluators/problems/silu", env);
-  BOOST_REQUIRE_MESSAGE(silu.ok(), silu.status().ToString());
-  judge::HarnessCache harnesses(cache, "g++", env);
-  auto built = harnesses.Get(*silu, nullptr);
-  BOOST_REQUIRE_MESSAGE(built.ok(), built.status().ToString());
+  SiluHarness h("most-wanted");
+  Env* env = h.env;
+  auto& silu = h.silu;
+  auto& harnesses = h.harnesses;
+  auto& built = h.built;
   const std::string stock = built->dir + "/stock";
   judge::StockKeeper keeper(&harnesses, 8, 0.0);
   auto settle = [&] {
@@ -319,7 +329,7 @@ BOOST_AUTO_TEST_CASE(the_stock_is_refilled_to_the_largest_pool_any_evaluation_wa
   keeper.Want(*silu, *built, 12);
   settle();
   BOOST_TEST(judge::StockCount(env, stock) == 12u);
-  auto claimed = judge::ClaimStock(env, stock, 10, cache + "/claimed");  // an evaluation of 10 cases
+  auto claimed = judge::ClaimStock(env, stock, 10, built->dir + "/claimed");  // an evaluation of 10 cases
   BOOST_REQUIRE(claimed.ok());
   BOOST_TEST(judge::StockCount(env, stock) == 2u);
   keeper.Want(*silu, *built, 4);  // then one that wanted 4
