@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -52,6 +54,10 @@ class PosixEnv : public Env {
   }
 
   int64_t ProcessId() override { return static_cast<int64_t>(::getpid()); }
+  bool ProcessAlive(int64_t pid) override {
+    if (pid <= 0 || pid > std::numeric_limits<pid_t>::max()) return false;
+    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+  }
   std::string ExecutablePath() override {
     std::error_code ec;
     auto p = fs::read_symlink("/proc/self/exe", ec);

@@ -94,6 +94,10 @@ class Env {
   // kernel release (uname -r) and the clock ticks per second that
   // /proc/stat and /proc/<pid>/stat count in (sysconf(_SC_CLK_TCK)).
   virtual int64_t ProcessId() = 0;
+  // Whether a process with this pid exists in this pid namespace (kill(pid,
+  // 0): alive, or alive under another user). A pid can be reused: true says
+  // "some process has it", not "the one that had it".
+  virtual bool ProcessAlive(int64_t pid) = 0;
   virtual std::string ExecutablePath() = 0;
   virtual std::string KernelRelease() = 0;
   virtual int64_t ClockTicksPerSecond() = 0;
@@ -134,6 +138,7 @@ class EnvWrapper : public Env {
   std::optional<std::string> GetEnvVar(const std::string& n) override { return target_->GetEnvVar(n); }
   Result<ProcessResult> RunProcess(const ProcessSpec& s) override { return target_->RunProcess(s); }
   int64_t ProcessId() override { return target_->ProcessId(); }
+  bool ProcessAlive(int64_t pid) override { return target_->ProcessAlive(pid); }
   std::string ExecutablePath() override { return target_->ExecutablePath(); }
   std::string KernelRelease() override { return target_->KernelRelease(); }
   int64_t ClockTicksPerSecond() override { return target_->ClockTicksPerSecond(); }

@@ -1,5 +1,6 @@
 #include "evaluators/eval_frame.hpp"
 
+#include <cctype>
 #include <filesystem>
 #include <utility>
 
@@ -47,6 +48,27 @@ std::string EvalFrame::WorkDirName(const std::string& cache_dir, const std::stri
   return (fs::path(cache_dir) / "work" /
           (prefix + std::to_string(env_->ProcessId()) + "-" + std::to_string(env_->RandomU64() % 1000000000000ULL)))
       .string();
+}
+
+int SweepOrphanWorkDirs(Env* env, const std::string& cache_dir) {
+  const std::string root = (fs::path(cache_dir) / "work").string();
+  auto names = env->ListDir(root);
+  if (!names.ok()) return 0;
+  int removed = 0;
+  for (const std::string& name : *names) {
+    // "<prefix><pid>-<random>": the pid is the digits before the last '-'.
+    const size_t dash = name.rfind('-');
+    if (dash == std::string::npos || dash == 0 || dash + 1 == name.size()) continue;
+    size_t start = dash;
+    while (start > 0 && std::isdigit(static_cast<unsigned char>(name[start - 1]))) --start;
+    if (start == dash || dash - start > 18) continue;
+    if (name.find_first_not_of("0123456789", dash + 1) != std::string::npos) continue;
+    if (start > 0 && name[start - 1] != '-') continue;  // a prefix ends with '-' ("triton-")
+    const int64_t pid = std::stoll(name.substr(start, dash - start));
+    if (pid == env->ProcessId() || env->ProcessAlive(pid)) continue;
+    if (env->RemoveAll((fs::path(root) / name).string()).ok()) ++removed;
+  }
+  return removed;
 }
 
 }  // namespace accelopt::eval

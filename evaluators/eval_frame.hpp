@@ -65,6 +65,18 @@ class EvalFrame {
   const int64_t t_start_;
 };
 
+// Removes the work folders under <cache_dir>/work that no running process
+// owns: "<prefix><pid>-<random>" whose pid is not alive (Env::ProcessAlive).
+// An evaluation removes its own folder when it ends (WorkDirCleanup); a
+// process killed during one (SIGKILL, a crash, an OOM kill) leaves it, with
+// its compiled kernel and its timing cases (~140 MB for a test problem, GBs
+// for a suite's). Each backend sweeps when it is made. Folders of live pids,
+// and names that are not of this form, are left alone. A cache shared by
+// processes in different pid namespaces must not be swept (each daemon's
+// cache is its own: <state_dir>/cache/<backend>). Returns how many were
+// removed; errors are ignored (the next sweep tries again).
+int SweepOrphanWorkDirs(Env* env, const std::string& cache_dir);
+
 // Removes `dir` (through `env`) when it goes out of scope, unless `keep`.
 struct WorkDirCleanup {
   Env* env;

@@ -47,6 +47,9 @@ CpuBackend::CpuBackend(CpuBackendOptions options)
     : options_(std::move(options)),
       harnesses_(options_.cache_dir, options_.compiler, options_.env, options_.reference_cache_max_bytes,
                  CpuRunnerBuild()) {
+  // Before the keeper starts: the work folders of evaluations whose process
+  // was killed (their timing cases are GBs for a suite's problems).
+  if (options_.env && !options_.cache_dir.empty()) SweepOrphanWorkDirs(options_.env, options_.cache_dir);
   if (options_.refill_stock) stock_ = std::make_unique<judge::StockKeeper>(&harnesses_);
   if (options_.calibration_path.empty())
     options_.calibration_path = (fs::path(options_.cache_dir) / "calibration.json").string();

@@ -35,7 +35,10 @@ const std::map<std::string, std::string>& RunnerSources() {
 CudaBackend::CudaBackend(CudaBackendOptions options)
     : options_(std::move(options)),
       harnesses_(options_.cache_dir, options_.compiler, options_.env),
-      gpus_(options_.devices) {}
+      gpus_(options_.devices) {
+  // The work folders of evaluations whose process was killed.
+  if (options_.env && !options_.cache_dir.empty()) SweepOrphanWorkDirs(options_.env, options_.cache_dir);
+}
 
 Result<std::string> CudaBackend::Runner(const Problem& problem, const std::atomic<bool>* cancel) {
   Env* const env = options_.env;

@@ -22,7 +22,10 @@ const char* RunnerSource() { return embedded::kRunnerPy; }
 TritonBackend::TritonBackend(TritonBackendOptions options)
     : options_(std::move(options)),
       harnesses_(options_.cache_dir, options_.compiler, options_.env),
-      gpus_(options_.devices) {}
+      gpus_(options_.devices) {
+  // The work folders of evaluations whose process was killed.
+  if (options_.env && !options_.cache_dir.empty()) SweepOrphanWorkDirs(options_.env, options_.cache_dir);
+}
 
 Result<std::string> TritonBackend::Runner() {
   Env* const env = options_.env;
