@@ -59,8 +59,8 @@ BOOST_AUTO_TEST_CASE(only_the_folders_of_dead_processes_go) {
   BOOST_TEST(!Has(cache, dead + "-123"));
   BOOST_TEST(!Has(cache, dead + "-456"));
   BOOST_TEST(!Has(cache, "triton-" + dead + "-7"));
-  for (const std::string& kept : {self + "-9", std::string("1-5"), std::string("notes"), "x" + dead + "-3",
-                                  dead + "-abc"})
+  for (const std::string& kept :
+       {self + "-9", std::string("1-5"), std::string("notes"), "x" + dead + "-3", dead + "-abc"})
     BOOST_TEST(Has(cache, kept), kept << " was removed");
   // Nothing left to sweep; a cache without a work folder is no error.
   BOOST_TEST(SweepOrphanWorkDirs(env, cache) == 0);
